@@ -1,0 +1,230 @@
+"""The one manifest of the course: lessons, exercises in lesson order, points, seeds,
+tolerances and the limits of the sandboxed worker.
+
+Checks read every number they need from here (never literals of their own), so an
+instructor can re-weight an exercise or loosen a tolerance in one place. Each value
+carries a one-line description, printed by `python -m graders config`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent  # the project folder: exercises/, reference/, graders/
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A number with the sentence that says what it is for."""
+
+    value: float | int
+    description: str
+
+
+@dataclass(frozen=True)
+class Check:
+    """One graded check: a pytest test `test_<id>` in graders/<lesson>/<slug>.py."""
+
+    id: str
+    points: float
+    description: str
+    hidden: bool = False  # hidden checks use fresh inputs and never reach students
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: the same slug names its stub, reference, checks and notebook section."""
+
+    slug: str
+    title: str
+    section: str  # where in the lesson to look; feedback points here
+    checks: tuple[Check, ...]
+    seeds: dict[str, Setting] = field(default_factory=dict)
+    tolerances: dict[str, Setting] = field(default_factory=dict)
+
+    @property
+    def points(self) -> float:
+        return sum(check.points for check in self.checks)
+
+    def check(self, check_id: str) -> Check:
+        for check in self.checks:
+            if check.id == check_id:
+                return check
+        known = ", ".join(c.id for c in self.checks)
+        raise KeyError(f"{self.slug} has no check {check_id!r} in course_config.py (it has: {known})")
+
+    def seed(self, name: str) -> int:
+        return int(self._setting(self.seeds, name, "seed").value)
+
+    def tolerance(self, name: str) -> float:
+        return float(self._setting(self.tolerances, name, "tolerance").value)
+
+    def _setting(self, table: dict[str, Setting], name: str, kind: str) -> Setting:
+        if name not in table:
+            raise KeyError(f"{self.slug} has no {kind} {name!r} in course_config.py (it has: {', '.join(table)})")
+        return table[name]
+
+
+@dataclass(frozen=True)
+class Lesson:
+    number: int
+    title: str
+    folder: str  # the sub-folder of exercises/, reference/ and graders/
+    text: str  # the lesson's text, in shared course material
+    exercises: tuple[Exercise, ...]
+
+    @property
+    def points(self) -> float:
+        return sum(exercise.points for exercise in self.exercises)
+
+    def exercise(self, slug: str) -> Exercise:
+        for exercise in self.exercises:
+            if exercise.slug == slug:
+                return exercise
+        raise KeyError(f"lesson {self.number} has no exercise {slug!r} in course_config.py")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one call of student code may use inside the sandboxed worker."""
+
+    call_seconds: Setting
+    import_seconds: Setting
+    memory_mb: Setting
+    output_kb: Setting
+    message_mb: Setting
+
+
+LIMITS = Limits(
+    call_seconds=Setting(10.0, "wall-clock seconds one call of a student function may take"),
+    import_seconds=Setting(10.0, "wall-clock seconds the import of a student module may take"),
+    memory_mb=Setting(2048, "memory (MiB) a worker may add on top of what torch itself maps"),
+    output_kb=Setting(64, "printed output (KiB) kept from one call; the rest is counted and dropped"),
+    message_mb=Setting(256, "largest answer (MiB) a worker may send back to the grader"),
+)
+
+
+# Exercises still being written: each gets its checks (and so its place in the lesson) when
+# its stub, reference and checks land. Their planned points add up, with the exercises
+# above, to the lesson's 100: dtypes_and_devices 5, shape_bugs 8, views 6,
+# neuron_chain_rule 5, finite_differences 7, forward_vs_reverse 6, learning_rate 12,
+# grad_accumulation 6, linear_module 6, stopping_gradients 7, micrograd 10,
+# quadratic_fit 7, sin_exp_derivative 10, quick_check 5.
+
+# ---- dtypes_and_devices (begin)
+DTYPES_AND_DEVICES = Exercise(slug="dtypes_and_devices", title="", section="", checks=())
+# ---- dtypes_and_devices (end)
+
+# ---- shape_bugs (begin)
+SHAPE_BUGS = Exercise(slug="shape_bugs", title="", section="", checks=())
+# ---- shape_bugs (end)
+
+# ---- views (begin)
+VIEWS = Exercise(slug="views", title="", section="", checks=())
+# ---- views (end)
+
+# ---- neuron_chain_rule (begin)
+NEURON_CHAIN_RULE = Exercise(slug="neuron_chain_rule", title="", section="", checks=())
+# ---- neuron_chain_rule (end)
+
+# ---- finite_differences (begin)
+FINITE_DIFFERENCES = Exercise(slug="finite_differences", title="", section="", checks=())
+# ---- finite_differences (end)
+
+# ---- forward_vs_reverse (begin)
+FORWARD_VS_REVERSE = Exercise(slug="forward_vs_reverse", title="", section="", checks=())
+# ---- forward_vs_reverse (end)
+
+# ---- learning_rate (begin)
+LEARNING_RATE = Exercise(slug="learning_rate", title="", section="", checks=())
+# ---- learning_rate (end)
+
+# ---- grad_accumulation (begin)
+GRAD_ACCUMULATION = Exercise(slug="grad_accumulation", title="", section="", checks=())
+# ---- grad_accumulation (end)
+
+# ---- linear_module (begin)
+LINEAR_MODULE = Exercise(slug="linear_module", title="", section="", checks=())
+# ---- linear_module (end)
+
+# ---- stopping_gradients (begin)
+STOPPING_GRADIENTS = Exercise(slug="stopping_gradients", title="", section="", checks=())
+# ---- stopping_gradients (end)
+
+# ---- micrograd (begin)
+MICROGRAD = Exercise(slug="micrograd", title="", section="", checks=())
+# ---- micrograd (end)
+
+# ---- quadratic_fit (begin)
+QUADRATIC_FIT = Exercise(slug="quadratic_fit", title="", section="", checks=())
+# ---- quadratic_fit (end)
+
+# ---- quick_check (begin)
+QUICK_CHECK = Exercise(slug="quick_check", title="", section="", checks=())
+# ---- quick_check (end)
+
+
+# ---- sin_exp_derivative (begin)
+SIN_EXP_DERIVATIVE = Exercise(
+    slug="sin_exp_derivative",
+    title="The derivative of sin(x)·e^(−x), by autograd and by hand",
+    section='"Try it yourself", exercise 3 (and "Autograd: gradients for free")',
+    checks=(
+        Check("f_on_lesson_grid", 1, "f(x) equals sin(x)·e^(−x) on the lesson's 50 points in [0, 5]"),
+        Check("autograd_derivative_on_lesson_grid", 2, "autograd_derivative matches torch.autograd on the lesson's grid"),
+        Check("autograd_derivative_uses_autograd", 1, "autograd_derivative calls backward (or autograd.grad)"),
+        Check("autograd_derivative_is_clean", 1, "the result is detached, same shape and dtype; the caller's x is untouched"),
+        Check("analytic_derivative_on_lesson_grid", 1, "analytic_derivative equals e^(−x)(cos x − sin x) on the lesson's grid"),
+        Check("analytic_derivative_without_autograd", 1, "analytic_derivative computes the formula without autograd"),
+        Check("max_abs_difference_is_small", 0.5, "the largest float32 difference on the lesson's grid is below 1e-6"),
+        Check("derivatives_on_fresh_points", 1, "both derivatives on random points, float64 and 2-D inputs", hidden=True),
+        Check("derivatives_near_stationary_points", 1, "both derivatives near π/4 and 5π/4, where they are zero", hidden=True),
+        Check("max_abs_difference_on_other_grids", 0.5, "max_abs_difference builds the grid from its arguments and "
+              "uses the two derivative functions", hidden=True),
+    ),
+    seeds={"fresh_points": Setting(20261202, "seed of the hidden checks' random points")},
+    tolerances={
+        "float32": Setting(1e-5, "absolute and relative tolerance for float32 values and gradients"),
+        "float64": Setting(1e-10, "absolute and relative tolerance for float64 values and gradients"),
+        "max_difference": Setting(1e-6, "largest allowed float32 gap between the autograd and analytic derivatives"),
+    },
+)
+# ---- sin_exp_derivative (end)
+
+
+LESSON_01 = Lesson(
+    number=1,
+    title="Tensors and autograd",
+    folder="lesson01",
+    text="tensors-and-autograd.txt",
+    # In the order the lesson teaches them; an exercise with no checks yet is left out.
+    exercises=tuple(exercise for exercise in (
+        DTYPES_AND_DEVICES,
+        SHAPE_BUGS,
+        VIEWS,
+        NEURON_CHAIN_RULE,
+        FINITE_DIFFERENCES,
+        FORWARD_VS_REVERSE,
+        LEARNING_RATE,
+        GRAD_ACCUMULATION,
+        LINEAR_MODULE,
+        STOPPING_GRADIENTS,
+        MICROGRAD,
+        QUADRATIC_FIT,
+        SIN_EXP_DERIVATIVE,
+        QUICK_CHECK,
+    ) if exercise.checks),
+)
+
+LESSONS: tuple[Lesson, ...] = (LESSON_01,)
+
+
+def find_exercise(folder: str, slug: str) -> tuple[Lesson, Exercise] | None:
+    """The lesson and exercise that a file `<folder>/<slug>.py` belongs to, if any."""
+    for lesson in LESSONS:
+        if lesson.folder == folder:
+            for exercise in lesson.exercises:
+                if exercise.slug == slug:
+                    return lesson, exercise
+    return None

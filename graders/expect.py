@@ -1,0 +1,67 @@
+"""The assertions checks are written with. Each compares a student's value with the
+expected one and, when they differ, looks through the exercise's mistakes for the one
+that explains the difference before failing with a message in the standard shape."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import torch
+
+from graders.compare import describe, number_problem, tensor_problem
+from graders.feedback import fail
+from graders.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
+from graders.student import Returned
+
+
+def expect_tensor(returned: Returned, expected: torch.Tensor, *, rtol: float, atol: float, section: str,
+                  hint: str = "", what: str = "the result", requires_grad: bool | None = False,
+                  suspects: Iterable[Suspect] = (), scaled: Mapping[float, Mistake] | None = None) -> None:
+    """The returned tensor equals `expected` in type, shape, dtype, requires_grad and values.
+
+    `suspects` are wrong variants run on the same input; `scaled` names mistakes that
+    give a known multiple of the right gradient (2.0: accumulated twice, -1.0: sign, ...).
+    """
+    __tracebackhide__ = True
+    got = returned.value
+    problem = tensor_problem(got, expected, rtol=rtol, atol=atol, requires_grad=requires_grad, what=what)
+    if problem is None:
+        return
+    mistake = first_matching_variant(got, suspects, rtol=rtol, atol=atol)
+    if mistake is None and scaled and type(got) is torch.Tensor and got.shape == expected.shape:
+        signature = gradient_signature(got, expected)
+        mistake = next((m for factor, m in scaled.items() if is_scaled(signature, factor)), None)
+    _fail_with(returned, problem, describe(got), describe(expected), mistake, hint, section)
+
+
+def expect_number(returned: Returned, expected: float, *, rtol: float, atol: float, section: str,
+                  hint: str = "", what: str = "the result", suspects: Iterable[Suspect] = ()) -> None:
+    """The returned value is a Python number close to `expected`."""
+    __tracebackhide__ = True
+    got = returned.value
+    problem = number_problem(got, expected, rtol=rtol, atol=atol, what=what)
+    if problem is None:
+        return
+    mistake = None
+    for suspect in suspects:
+        if number_problem(got, float(suspect.value), rtol=rtol, atol=atol) is None:
+            mistake = suspect.mistake
+            break
+    _fail_with(returned, problem, describe(got), describe(expected), mistake, hint, section)
+
+
+def fail_with_mistake(returned: Returned, summary: str, mistake: Mistake, got: Any = None) -> None:
+    """Fail a check with a mistake already recognised by the check itself."""
+    __tracebackhide__ = True
+    fail(summary, call=returned.call, got=describe(got) if got is not None else "", mistake=mistake.name,
+         meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+
+
+def _fail_with(returned: Returned, problem: str, got: str, expected: str, mistake: Mistake | None,
+               hint: str, section: str) -> None:
+    __tracebackhide__ = True
+    summary = f"{returned.call.split('(')[0]}: {problem}."
+    if mistake is not None:
+        fail(summary, call=returned.call, got=got, expected=expected, mistake=mistake.name,
+             meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+    fail(summary, call=returned.call, got=got, expected=expected, hint=hint, section=section)

@@ -1,0 +1,60 @@
+"""The one shape of every failure message: what was called, what came back, what was
+expected, what it most likely means, one hint, and where in the lesson to look."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """Why a check failed, in parts that every front end can lay out its own way."""
+
+    summary: str  # one sentence: what is wrong
+    call: str = ""  # the call that was made, e.g. "f(x) with x = torch.linspace(0, 5, 50)"
+    got: str = ""  # what it returned (or raised)
+    expected: str = ""  # what the reference gives on the same input
+    meaning: str = ""  # what this most likely means: the named mistake's explanation
+    hint: str = ""  # one thing to try
+    section: str = ""  # where in the lesson to look
+    mistake: str | None = None  # the catalogue name of the mistake, when one was recognised
+    not_implemented: bool = False  # the student has not started this function yet
+    files: tuple[str, ...] = field(default_factory=tuple)  # e.g. a plot written for this failure
+
+    def text(self) -> str:
+        lines = [self.summary]
+        for label, value in (("called", self.call), ("returned", self.got), ("expected", self.expected)):
+            if value:
+                lines.append(_labelled(label, value))
+        if self.mistake:
+            lines.append(_labelled("mistake", f"{self.mistake}. {self.meaning}".strip()))
+        elif self.meaning:
+            lines.append(_labelled("meaning", self.meaning))
+        if self.hint:
+            lines.append(_labelled("hint", self.hint))
+        for path in self.files:
+            lines.append(_labelled("see", path))
+        if self.section:
+            lines.append(_labelled("lesson", self.section))
+        return "\n".join(lines)
+
+
+def _labelled(label: str, value: str) -> str:
+    indent = " " * 12
+    first, *rest = value.splitlines() or [""]
+    return f"  {label + ':':<10}{first}" + "".join(f"\n{indent}{line}" for line in rest)
+
+
+class CheckFailed(AssertionError):
+    """Raised by a check; pytest shows `feedback.text()` instead of a traceback into the grader."""
+
+    def __init__(self, feedback: Feedback) -> None:
+        super().__init__(feedback.text())
+        self.feedback = feedback
+
+
+def fail(summary: str, **parts: object) -> NoReturn:
+    """Fail the current check with a message in the standard shape."""
+    __tracebackhide__ = True
+    raise CheckFailed(Feedback(summary, **parts))  # type: ignore[arg-type]

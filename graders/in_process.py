@@ -1,0 +1,52 @@
+"""`--in-process`: run the submission inside pytest, for debugging with breakpoints.
+
+It answers exactly as a worker does (values still go through `wire`, so the checks see
+the same plain data), but with no sandbox: no time limit, no memory limit, and student
+code shares the grader's process. For finding a bug, never for grading.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from graders import wire, worker
+from graders.sandbox import Outcome, outcome_from_reply
+
+
+class _PrintThrough:
+    """Leaves print() alone, so a student sees their output while debugging."""
+
+    def reset(self) -> None:
+        pass
+
+    def take(self) -> dict[str, Any]:
+        return {"output": "", "output_dropped": 0}
+
+
+class InProcess:
+    def __init__(self, module_path: Path) -> None:
+        self.module_path = module_path
+        self.module: Any = None
+        self.alive = False
+
+    def start(self) -> Outcome:
+        name = f"student_{self.module_path.stem}"
+        self.module, reply = worker.import_student(self.module_path, name, _PrintThrough())  # type: ignore[arg-type]
+        sys.path.remove(str(self.module_path.parent))
+        self.alive = self.module is not None
+        return outcome_from_reply(wire.unpack(wire.pack(reply)))
+
+    def request(self, message: dict, seconds: float | None = None) -> Outcome:
+        request = wire.unpack(wire.pack(message))  # fresh copies, as a worker would get
+        reply = worker.answer(request, self.module, str(self.module_path), _PrintThrough())  # type: ignore[arg-type]
+        try:
+            packed = wire.pack(reply)
+        except Exception as error:  # noqa: BLE001 - the same fallback the worker uses
+            packed = wire.pack({"status": "unreadable", "detail": f"{type(error).__name__}: {error}"})
+        return outcome_from_reply(wire.unpack(packed))
+
+    def stop(self) -> None:
+        sys.modules.pop(f"student_{self.module_path.stem}", None)
+        self.alive = False

@@ -1,0 +1,285 @@
+"""The pytest front end: `pytest exercises/` grades the student's modules.
+
+Collecting `exercises/<lesson>/<slug>.py` yields the checks of `graders/<lesson>/<slug>.py`
+instead of importing the student's file: the submission is only ever imported by a
+worker process. Each check's result goes into one `SubmissionResult`, printed as a grade
+table at the end and written as JSON with `--json`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterator
+
+import pytest
+
+import course_config
+from graders.feedback import CheckFailed
+from graders.results import CheckResult, ExerciseResult, SubmissionResult, tally
+from graders.sandbox import Budget
+from graders.student import Student
+
+SUBMISSION_HELP = ("grade the modules under this folder (laid out like exercises/, e.g. "
+                   "DIR/lesson01/<slug>.py) instead of exercises/")
+JSON_HELP = "write the results (submission, exercises, checks) as JSON to this file"
+IN_PROCESS_HELP = ("run the submission inside pytest so that breakpoint() works: for debugging "
+                   "only, with no time or memory limit and no protection of the grade")
+PLOTS_HELP = "folder where a failing check writes its plots (default: plots/ in the current folder)"
+CALL_SECONDS_HELP = "seconds one call of a student function may take (default: course_config.LIMITS)"
+POINTS_MARKER = "points(n): the check is worth n points; set by @check from course_config.py"
+HIDDEN_MARKER = "hidden: the check uses fresh inputs and is not released to students"
+IN_PROCESS_BANNER = ("graders: --in-process: the submission runs inside pytest, without limits; "
+                     "scores from this run are for debugging, not for grading")
+MISSING_FOLDER = "--submission {value}: no folder {path}; give the folder that holds {lesson}/<exercise>.py"
+MISSING_FILE = "{file} does not exist: the submission has no file for this exercise."
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("graders", "course autograder")
+    group.addoption("--submission", dest="graders_submission", metavar="DIR", help=SUBMISSION_HELP)
+    group.addoption("--json", dest="graders_json", metavar="PATH", help=JSON_HELP)
+    group.addoption("--in-process", dest="graders_in_process", action="store_true", default=None,
+                    help=IN_PROCESS_HELP)
+    group.addoption("--call-timeout", dest="graders_call_seconds", metavar="SECONDS", help=CALL_SECONDS_HELP)
+    group.addoption("--plots", dest="graders_plots", metavar="DIR", help=PLOTS_HELP)
+    parser.addini("graders_submission", SUBMISSION_HELP)
+    parser.addini("graders_json", JSON_HELP)
+    parser.addini("graders_in_process", IN_PROCESS_HELP, type="bool", default=False)
+    parser.addini("graders_call_seconds", CALL_SECONDS_HELP)
+    parser.addini("graders_plots", PLOTS_HELP)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", POINTS_MARKER)
+    config.addinivalue_line("markers", HIDDEN_MARKER)
+    config.pluginmanager.register(GradingSession(config), "graders-session")
+
+
+def _setting(config: pytest.Config, name: str) -> Any:
+    """Command line first, then the ini file."""
+    value = config.getoption(name)
+    return value if value is not None else config.getini(name) or None
+
+
+def _positive_seconds(value: str, where: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise pytest.UsageError(f"{where} {value!r}: give a number of seconds, e.g. 5") from None
+    if not seconds > 0:
+        raise pytest.UsageError(f"{where} {value!r}: the number of seconds must be above 0")
+    return seconds
+
+
+class GradingSession:
+    """Holds the submission being graded and collects the result of every check."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.in_process = bool(_setting(config, "graders_in_process"))
+        seconds = _setting(config, "graders_call_seconds")
+        limits = course_config.LIMITS
+        self.budget = Budget(
+            call_seconds=_positive_seconds(str(seconds), "--call-timeout") if seconds else float(limits.call_seconds.value),
+            import_seconds=float(limits.import_seconds.value),
+            memory_mb=int(limits.memory_mb.value),
+            output_kb=int(limits.output_kb.value),
+            message_mb=int(limits.message_mb.value),
+        )
+        self.submission = self._submission_folder()
+        plots = _setting(config, "graders_plots") or "plots"
+        self.plots = Path(config.invocation_params.dir) / Path(plots).expanduser()
+        self.results: dict[str, ExerciseResult] = {}
+        self.lesson_number = 1
+
+    def _submission_folder(self) -> Path | None:
+        value = _setting(self.config, "graders_submission")
+        if value is None:
+            return None
+        path = Path(value).expanduser()
+        path = path if path.is_absolute() else Path(self.config.invocation_params.dir) / path
+        if not path.is_dir():
+            lesson = course_config.LESSONS[0].folder
+            raise pytest.UsageError(MISSING_FOLDER.format(value=value, path=path, lesson=lesson))
+        return path
+
+    def module_path(self, stub: Path, lesson: course_config.Lesson) -> Path:
+        if self.submission is None:
+            return stub
+        if (self.submission / lesson.folder).is_dir() or self.submission.name != lesson.folder:
+            return self.submission / lesson.folder / stub.name
+        return self.submission / stub.name  # DIR given as the lesson folder itself
+
+    # --------------------------------------------------------------- hooks
+
+    def pytest_report_header(self) -> list[str]:
+        where = str(self.submission) if self.submission else "exercises/ (your files)"
+        lines = [f"graders: grading {where}; limit {self.budget.call_seconds:g} s per call"]
+        return lines + ([IN_PROCESS_BANNER] if self.in_process else [])
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+        if file_path.suffix != ".py" or file_path.parent.parent.name != "exercises":
+            return None
+        found = course_config.find_exercise(file_path.parent.name, file_path.stem)
+        if found is None:
+            return None
+        return ExerciseModule.from_parent(parent, path=file_path)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Iterator[Any]:
+        report = yield
+        exercise_module = item.getparent(ExerciseModule)
+        points_mark = item.get_closest_marker("points")
+        if exercise_module is None or points_mark is None:
+            return report
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self._record(item, exercise_module, points_mark.args[0], report, call)
+        return report
+
+    def _record(self, item: pytest.Item, module: "ExerciseModule", points: float,
+                report: pytest.TestReport, call: pytest.CallInfo) -> None:
+        lesson, exercise = module.lesson, module.exercise
+        self.lesson_number = lesson.number
+        result = self.results.setdefault(exercise.slug, ExerciseResult(exercise.slug, exercise.title, 0, 0, False))
+        check = CheckResult(id=item.name.removeprefix("test_"), points=points, score=0.0, passed=report.passed,
+                            message="", hidden=item.get_closest_marker("hidden") is not None)
+        if report.passed:
+            check.score = float(points)
+        elif report.skipped:
+            return
+        elif call.excinfo is not None and isinstance(call.excinfo.value, CheckFailed):
+            feedback = call.excinfo.value.feedback
+            check.message, check.mistake = feedback.text(), feedback.mistake
+            check.not_implemented, check.files = feedback.not_implemented, list(feedback.files)
+            report.longrepr = check.message
+        else:
+            error = call.excinfo.value if call.excinfo is not None else None
+            check.message = f"internal error in the grader (not your fault; please report it): {error!r}"
+        result.checks.append(check)
+        tally(result)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.results:
+            return
+        tr = terminalreporter
+        tr.section(f"Lesson {self.lesson_number}: points")
+        for result in self.ordered():
+            status = "   not implemented yet" if result.not_implemented and result.score == 0 else ""
+            tr.write_line(f"{result.slug}: {_points(result.score)} / {_points(result.max_score)} points{status}")
+            if status:
+                continue
+            for check in result.checks:
+                mark = "PASS" if check.passed else "FAIL"
+                extra = f"   ({check.mistake})" if check.mistake else ""
+                hidden = " [hidden]" if check.hidden else ""
+                tr.write_line(f"  {mark}  {check.id}{hidden}: {_points(check.score)} / {_points(check.points)}{extra}")
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        path = _setting(self.config, "graders_json")
+        if path:
+            target = Path(path)
+            target = target if target.is_absolute() else Path(self.config.invocation_params.dir) / target
+            self.submission_result().write(target)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if self.results and reporter is not None:
+            total = self.submission_result()
+            reporter.write_line(f"Lesson {total.lesson}: {_points(total.score)} / {_points(total.max_score)} points")
+
+    def ordered(self) -> list[ExerciseResult]:
+        order = [e.slug for lesson in course_config.LESSONS for e in lesson.exercises]
+        return sorted(self.results.values(), key=lambda r: order.index(r.slug))
+
+    def submission_result(self) -> SubmissionResult:
+        exercises = self.ordered()
+        where = str(self.submission) if self.submission else "exercises"
+        return SubmissionResult(where, self.lesson_number, sum(e.score for e in exercises),
+                                sum(e.max_score for e in exercises), not self.in_process, exercises)
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+class ExerciseModule(pytest.Module):
+    """A student's exercise file, collected as the checks written for it."""
+
+    @property
+    def lesson(self) -> course_config.Lesson:
+        return course_config.find_exercise(self.path.parent.name, self.path.stem)[0]  # type: ignore[index]
+
+    @property
+    def exercise(self) -> course_config.Exercise:
+        return course_config.find_exercise(self.path.parent.name, self.path.stem)[1]  # type: ignore[index]
+
+    def _getobj(self) -> ModuleType:
+        return importlib.import_module(f"graders.{self.lesson.folder}.{self.exercise.slug}")
+
+
+def _session(request: pytest.FixtureRequest) -> GradingSession:
+    return request.config.pluginmanager.get_plugin("graders-session")
+
+
+def _exercise_module(request: pytest.FixtureRequest) -> ExerciseModule:
+    node = request.node.getparent(ExerciseModule)
+    if node is None:
+        raise RuntimeError("the student and reference fixtures are only for checks under exercises/")
+    return node
+
+
+@pytest.fixture(scope="module")
+def student(request: pytest.FixtureRequest) -> Iterator[Student]:
+    """The submission's module for this exercise, run in a sandboxed worker."""
+    session, node = _session(request), _exercise_module(request)
+    path = session.module_path(node.path, node.lesson)
+    display = _display(path)
+    catalogue = list(getattr(node.obj, "MISTAKES", []))
+    make_backend = None
+    if session.in_process:
+        from graders.in_process import InProcess
+
+        make_backend = lambda: InProcess(path)  # noqa: E731
+    handle = Student(path, display, session.budget, catalogue, make_backend, section=node.exercise.section)
+    if not path.is_file():
+        from graders.feedback import Feedback
+
+        handle._import_failure = Feedback(MISSING_FILE.format(file=display),
+                                          hint="Copy the stub from exercises/ into the submission and complete it.")
+    yield handle
+    handle.close()
+
+
+@pytest.fixture(scope="module")
+def reference(request: pytest.FixtureRequest) -> ModuleType:
+    """The reference solution of this exercise, imported in the grader (it is trusted code)."""
+    node = _exercise_module(request)
+    path = course_config.ROOT / "reference" / node.lesson.folder / f"{node.exercise.slug}.py"
+    spec = importlib.util.spec_from_file_location(f"reference_{node.lesson.folder}_{node.exercise.slug}", path)
+    assert spec is not None and spec.loader is not None, f"no reference at {path}"
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def exercise(request: pytest.FixtureRequest) -> course_config.Exercise:
+    """This exercise's entry in course_config.py: its seeds and tolerances."""
+    return _exercise_module(request).exercise
+
+
+@pytest.fixture(scope="session")
+def plots_folder(request: pytest.FixtureRequest) -> Path:
+    """Where a failing check writes a plot (--plots DIR); the check creates the folder when it writes."""
+    return _session(request).plots
+
+
+def _display(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)

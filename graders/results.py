@@ -1,0 +1,57 @@
+"""The one result model: submission → exercises → checks. Every front end (the pytest
+summary, `--json`, nbgrader, CSV and the like) reads this and nothing else."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class CheckResult:
+    id: str  # the check's id in course_config.py (its test is `test_<id>`)
+    points: float  # what the check is worth
+    score: float  # what the submission earned on it: `points` if passed, else 0
+    passed: bool
+    message: str  # the feedback text; empty when passed
+    hidden: bool  # hidden checks use fresh inputs and are not shown to students before grading
+    mistake: str | None = None  # the name of the recognised mistake, if any
+    not_implemented: bool = False  # failed only because the function still raises NotImplementedError
+    files: list[str] = field(default_factory=list)  # files written for this check (e.g. a plot)
+
+
+@dataclass
+class ExerciseResult:
+    slug: str  # names the stub, reference, checks module and notebook section
+    title: str
+    score: float  # sum of its checks' scores
+    max_score: float  # sum of its checks' points (of the checks that ran)
+    not_implemented: bool  # every failed check failed only because nothing is written yet
+    checks: list[CheckResult] = field(default_factory=list)
+
+
+@dataclass
+class SubmissionResult:
+    submission: str  # the folder whose modules were graded
+    lesson: int
+    score: float  # total earned over the exercises that ran
+    max_score: float  # total possible over the checks that ran
+    trusted: bool  # False when graded with --in-process (student code shared the grader's process)
+    exercises: list[ExerciseResult] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2)
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_json() + "\n")
+
+
+def tally(exercise: ExerciseResult) -> ExerciseResult:
+    """Fill an exercise's totals from its checks."""
+    exercise.score = sum(c.score for c in exercise.checks)
+    exercise.max_score = sum(c.points for c in exercise.checks)
+    failed = [c for c in exercise.checks if not c.passed]
+    exercise.not_implemented = bool(failed) and all(c.not_implemented for c in failed)
+    return exercise

@@ -1,0 +1,201 @@
+"""What a check holds to call a student's functions: the `student` fixture.
+
+`student.call("f", x)` runs `f(x)` in the worker and gives back a `Returned` with the
+value as plain data. Every way the call can go wrong (not written yet, a misspelled
+name, an exception, an endless loop, a crash, an import that fails) becomes a standard
+feedback message here, so the checks themselves only compare values.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from graders.feedback import CheckFailed, Feedback, fail
+from graders.mistakes import Mistake
+from graders.sandbox import Budget, Outcome, StudentError, Worker
+from graders.tracing import TraceEvent
+
+NOT_IMPLEMENTED = "`{function}` is not implemented yet: it still raises NotImplementedError."
+NOT_IMPLEMENTED_HINT = "Replace the `raise NotImplementedError` in {file} with your own code."
+MISSING = "`{function}` is not defined in {file}: did you rename it?"
+IMPORT_FAILED = "{file} could not be imported, so none of its functions could be checked."
+TIMEOUT = "{call} did not return within {seconds:g} s and was stopped."
+TIMEOUT_HINT = "Look for a loop that never ends (a `while` whose condition never becomes false)."
+TIMED_OUT_BEFORE = "{call} was not run: `{function}` already ran out of time in an earlier check."
+DIED = "{call} did not come back: {detail}"
+RAISED = "{call} raised {error}."
+OUT_OF_MEMORY = "{call} ran out of memory (the limit is {memory_mb} MiB beyond what torch itself uses)."
+EXITED = "{call} tried to end the program with {message}."
+EXITED_HINT = "A function gives its answer with `return`; remove the call to sys.exit() / exit()."
+UNREADABLE = "{call} returned a value that could not be sent back to the grader ({detail})."
+BROKEN = "{call} could not be graded: {detail}"
+
+
+class Backend(Protocol):
+    def start(self) -> Outcome: ...
+    def request(self, message: dict, seconds: float | None = None) -> Outcome: ...
+    def stop(self) -> None: ...
+    @property
+    def alive(self) -> bool: ...
+
+
+@dataclass
+class Returned:
+    """A student's function came back with a value (or, when allowed, an exception)."""
+
+    call: str  # how the call is shown in messages
+    value: Any = None
+    args: list | None = None  # the arguments as they were after the call (when asked for)
+    error: StudentError | None = None
+    trace: list[TraceEvent] = field(default_factory=list)
+    output: str = ""
+    output_dropped: int = 0
+    seconds: float = 0.0
+
+    def calls_to(self, *names: str) -> list[TraceEvent]:
+        """Trace events whose torch name ends with one of `names` (e.g. "Tensor.backward")."""
+        return [e for e in self.trace if any(e.name == n or e.name.endswith("." + n) for n in names)]
+
+
+class Student:
+    """One exercise module of one submission, imported lazily in a worker (or in-process)."""
+
+    def __init__(self, module_path: Path, display_path: str, budget: Budget,
+                 mistakes: list[Mistake], make_backend: Callable[[], Backend] | None = None,
+                 section: str = "") -> None:
+        self.module_path = module_path
+        self.display_path = display_path
+        self.budget = budget
+        self.mistakes = mistakes
+        self.section = section
+        self._make_backend = make_backend or (lambda: Worker(module_path, module_path.stem, budget))
+        self._backend: Backend | None = None
+        self._import_failure: Feedback | None = None
+        self._timed_out: set[str] = set()
+
+    def call(self, function: str, *args: Any, shown_as: str | None = None, trace: bool = False,
+             return_args: bool = False, allow_raise: bool = False, **kwargs: Any) -> Returned:
+        """Run `function(*args, **kwargs)` from the student's module and return its value."""
+        __tracebackhide__ = True
+        shown = shown_as or _default_call_text(function, args, kwargs)
+        message = {"op": "call", "function": function, "args": list(args), "kwargs": kwargs,
+                   "trace": trace, "return_args": return_args}
+        return self._request(function, shown, message, allow_raise)
+
+    def run(self, driver: Callable, *args: Any, shown_as: str, trace: bool = False,
+            allow_raise: bool = False, **kwargs: Any) -> Returned:
+        """Run a grader-written `driver(module, *args)` in the worker, for checks that must
+        build objects there (a student's class, a function passed as an argument)."""
+        __tracebackhide__ = True
+        name = f"{driver.__module__}:{driver.__qualname__}"
+        message = {"op": "run", "driver": name, "args": list(args), "kwargs": kwargs, "trace": trace}
+        return self._request(driver.__qualname__, shown_as, message, allow_raise)
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.stop()
+            self._backend = None
+
+    # ------------------------------------------------------------------ internals
+
+    def _request(self, function: str, shown: str, message: dict, allow_raise: bool) -> Returned:
+        __tracebackhide__ = True
+        if function in self._timed_out:
+            fail(TIMED_OUT_BEFORE.format(call=shown, function=function), hint=TIMEOUT_HINT, section=self.section)
+        backend = self._ready_backend()
+        outcome = backend.request(message)
+        return self._returned(function, shown, outcome, allow_raise)
+
+    def _ready_backend(self) -> Backend:
+        __tracebackhide__ = True
+        if self._import_failure is not None:
+            raise CheckFailed(self._import_failure)
+        if self._backend is not None and self._backend.alive:
+            return self._backend
+        backend = self._make_backend()
+        outcome = backend.start()
+        if outcome.status != "ready":
+            self._import_failure = self._import_feedback(outcome)
+            raise CheckFailed(self._import_failure)
+        self._backend = backend
+        return backend
+
+    def _import_feedback(self, outcome: Outcome) -> Feedback:
+        summary = IMPORT_FAILED.format(file=self.display_path)
+        if outcome.status == "timeout":
+            return Feedback(summary, got=f"the import did not finish within {self.budget.import_seconds:g} s",
+                            hint="Code at the top level of the file runs on import: move it into a function.")
+        if outcome.status == "died":
+            return Feedback(summary, got=outcome.detail, hint="Code at the top level runs on import; remove os._exit().")
+        if outcome.error is not None:
+            error = outcome.error
+            hint = ("Fix the syntax error on the line shown." if error.type in ("SyntaxError", "IndentationError")
+                    else EXITED_HINT if error.type == "SystemExit"
+                    else "Install or remove the missing import." if error.type in ("ImportError", "ModuleNotFoundError")
+                    else "Code at the top level of the file runs on import; fix the error shown.")
+            return Feedback(summary, got=_error_text(error), hint=hint)
+        return Feedback(summary, got=outcome.detail)
+
+    def _returned(self, function: str, shown: str, outcome: Outcome, allow_raise: bool) -> Returned:
+        __tracebackhide__ = True
+        section = self.section
+        if outcome.status == "returned":
+            return Returned(shown, outcome.value, outcome.args, None, outcome.trace, outcome.output,
+                            outcome.output_dropped, outcome.seconds)
+        if outcome.status == "missing":
+            close = difflib.get_close_matches(function, outcome.public, n=3)
+            found = f"Functions in your file: {', '.join(close or outcome.public) or 'none'}." if outcome.public else ""
+            fail(MISSING.format(function=function, file=self.display_path), got=found,
+                 hint=f"Keep the name `{function}` exactly as the stub defines it.", section=section)
+        if outcome.status == "timeout":
+            self._timed_out.add(function)
+            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), hint=TIMEOUT_HINT, section=section)
+        if outcome.status == "died":
+            fail(DIED.format(call=shown, detail=outcome.detail), section=section)
+        if outcome.status == "unreadable":
+            fail(UNREADABLE.format(call=shown, detail=outcome.detail),
+                 hint="Return tensors, numbers, strings, lists, tuples or dicts.", section=section)
+        if outcome.status != "raised" or outcome.error is None:
+            fail(BROKEN.format(call=shown, detail=outcome.detail or outcome.status), section=section)
+        return self._raised(function, shown, outcome, allow_raise)
+
+    def _raised(self, function: str, shown: str, outcome: Outcome, allow_raise: bool) -> Returned:
+        __tracebackhide__ = True
+        error = outcome.error
+        assert error is not None
+        if error.not_implemented:
+            raiser = error.frames[-1][2] if error.frames else function
+            fail(NOT_IMPLEMENTED.format(function=raiser), not_implemented=True,
+                 hint=NOT_IMPLEMENTED_HINT.format(file=self.display_path), section=self.section)
+        if error.type == "SystemExit":
+            fail(EXITED.format(call=shown, message=error.message), hint=EXITED_HINT, section=self.section)
+        if error.type == "MemoryError" or re.search(r"can't allocate memory|not enough memory", error.message):
+            fail(OUT_OF_MEMORY.format(call=shown, memory_mb=self.budget.memory_mb), got=_error_text(error),
+                 hint="Look for a tensor or list that grows without end, or a size typed with too many zeros.",
+                 section=self.section)
+        if allow_raise:
+            return Returned(shown, error=error, trace=outcome.trace, output=outcome.output,
+                            output_dropped=outcome.output_dropped, seconds=outcome.seconds)
+        for mistake in self.mistakes:
+            if mistake.matches_error(error.type, error.message):
+                fail(RAISED.format(call=shown, error=error.type), call=shown, got=_error_text(error),
+                     mistake=mistake.name, meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+        fail(RAISED.format(call=shown, error=error.type), got=_error_text(error), section=self.section,
+             hint="Read the error and the line it points to in your file.")
+
+
+def _error_text(error: StudentError) -> str:
+    lines = [f"{error.type}: {error.message}"]
+    lines += [f"{name}, line {line}, in {function}: {source}" for name, line, function, source in error.frames]
+    return "\n".join(lines)
+
+
+def _default_call_text(function: str, args: tuple, kwargs: dict) -> str:
+    from graders.compare import describe
+
+    parts = [describe(a, 3) for a in args] + [f"{k}={describe(v, 3)}" for k, v in kwargs.items()]
+    return f"{function}({', '.join(parts)})"

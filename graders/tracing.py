@@ -1,0 +1,77 @@
+"""Which torch calls a student's function made, and on which of its lines.
+
+Runs in the worker. A `TorchFunctionMode` sees every torch function and Tensor method,
+property reads such as `.data` and `.grad`, and entering or leaving `torch.no_grad()`
+(as `_set_grad_enabled`). Each call is attributed to the innermost frame of the
+student's file, so a check can say "line 12 uses .data", or "this must call backward".
+The trace is data sent to the grader; deciding what it means happens there.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass
+
+from torch.overrides import TorchFunctionMode, resolve_name
+
+_MAX_EVENTS = 5000  # distinct (name, line) pairs kept; a long loop repeats the same few
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """One kind of torch call, where the student's code made it, and how often."""
+
+    name: str  # e.g. "torch.Tensor.backward", "torch.autograd.grad", "torch.Tensor.data.__get__"
+    line: int  # line in the student's file; 0 if no student frame was on the stack
+    count: int
+    grad_enabled: bool  # whether autograd was recording at the first such call
+
+
+def call_name(func: object) -> str:
+    name = resolve_name(func)
+    if name:
+        return name
+    module = getattr(func, "__module__", None) or "?"
+    return f"{module}.{getattr(func, '__qualname__', repr(func))}"
+
+
+class Recorder(TorchFunctionMode):
+    """Counts torch calls by name and student line while it is active."""
+
+    def __init__(self, student_file: str) -> None:
+        super().__init__()
+        self.student_file = student_file
+        self.counts: Counter[tuple[str, int]] = Counter()
+        self.grad_enabled: dict[tuple[str, int], bool] = {}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        import torch
+
+        key = (call_name(func), self._student_line())
+        if key in self.counts or len(self.counts) < _MAX_EVENTS:
+            self.counts[key] += 1
+            self.grad_enabled.setdefault(key, torch.is_grad_enabled())
+        return func(*args, **(kwargs or {}))
+
+    def _student_line(self) -> int:
+        frame = sys._getframe(2)
+        while frame is not None:
+            if frame.f_code.co_filename == self.student_file:
+                return frame.f_lineno
+            frame = frame.f_back
+        return 0
+
+    def events(self) -> list[list]:
+        """The trace as plain data: [name, line, count, grad_enabled] rows."""
+        return [[name, line, count, self.grad_enabled[(name, line)]] for (name, line), count in self.counts.items()]
+
+
+def events_from_wire(rows: object) -> list[TraceEvent]:
+    """Rebuild a trace on the grader side, dropping rows that are not of the expected shape."""
+    events = []
+    for row in rows if isinstance(rows, list) else []:
+        if (isinstance(row, list) and len(row) == 4 and type(row[0]) is str and type(row[1]) is int
+                and type(row[2]) is int and type(row[3]) is bool):
+            events.append(TraceEvent(*row))
+    return events

@@ -1,0 +1,297 @@
+"""Plain data across the process boundary, without pickle.
+
+The worker runs student code, so everything it sends is untrusted. A message is JSON
+(which can only describe data) plus raw byte blobs for tensor and array contents. The
+grader rebuilds every tensor itself with `torch.frombuffer`, from a whitelisted dtype
+and a validated shape, so what it holds is always an exact `torch.Tensor` that no
+student class ever touched. Anything else a student returns arrives as `Unsupported`,
+a description that compares equal to nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils.weak import WeakIdKeyDictionary
+
+_DTYPES: dict[str, torch.dtype] = {
+    str(dtype): dtype
+    for dtype in (
+        torch.float16, torch.bfloat16, torch.float32, torch.float64,
+        torch.complex64, torch.complex128, torch.bool, torch.uint8,
+        torch.int8, torch.int16, torch.int32, torch.int64,
+    )
+}
+_NUMPY_DTYPES = {"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+                 "complex64", "complex128"}
+_MAX_DEPTH = 64
+
+
+class WireError(Exception):
+    """A message that does not follow the format: the worker is broken or hostile."""
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """A value of a type that may not cross (a student class, a Tensor subclass, ...)."""
+
+    type_name: str
+    text: str  # the worker's repr of it, cut short: for messages only
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = object.__hash__
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A number of a type other than Python's own (numpy.float64, numpy.int64, ...)."""
+
+    value: float | int | complex
+    type_name: str
+
+
+@dataclass(frozen=True)
+class TensorOrigin:
+    """What the student's tensor was, beyond its values: its autograd state."""
+
+    requires_grad: bool
+    is_leaf: bool
+    grad_fn: str | None
+    grad: torch.Tensor | None
+    is_parameter: bool
+
+
+# Keyed by identity: a tensor's own == is elementwise and cannot serve as a dict key.
+_origins = WeakIdKeyDictionary()
+
+
+def origin(tensor: torch.Tensor) -> TensorOrigin | None:
+    """The autograd state of a tensor as it was on the student's side, if it came from there."""
+    return _origins.get(tensor)
+
+
+# ---------------------------------------------------------------- encoding (either side)
+
+def pack(value: Any) -> bytes:
+    """One message: 4-byte JSON length, JSON, then the blobs it points into."""
+    blobs: list[bytes] = []
+    tree = _encode(value, blobs, 0)
+    header = json.dumps(tree, allow_nan=False).encode()
+    return struct.pack("!I", len(header)) + header + b"".join(blobs)
+
+
+def _encode(value: Any, blobs: list[bytes], depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        return {"unsupported": "nesting", "text": f"nested deeper than {_MAX_DEPTH} levels"}
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if kind is int:
+        return value if abs(value) < 2**53 else {"int": str(value)}
+    if kind is float:
+        return value if math.isfinite(value) else {"float": repr(value)}
+    if kind is complex:
+        return {"complex": [repr(value.real), repr(value.imag)]}
+    if kind is list:
+        return [_encode(item, blobs, depth + 1) for item in value]
+    if kind is tuple:
+        return {"tuple": [_encode(item, blobs, depth + 1) for item in value]}
+    if kind is dict:
+        return {"dict": [[_encode(k, blobs, depth + 1), _encode(v, blobs, depth + 1)] for k, v in value.items()]}
+    if kind is torch.Tensor or kind is torch.nn.Parameter:
+        return _encode_tensor(value, blobs, depth)
+    if kind is torch.Size:
+        return {"size": [int(n) for n in value]}
+    if kind is torch.dtype:
+        return {"dtype": str(value)}
+    if kind is torch.device:
+        return {"device": str(value)}
+    if kind is np.ndarray and str(value.dtype) in _NUMPY_DTYPES:
+        data = np.ascontiguousarray(value).tobytes()
+        blobs.append(data)
+        return {"ndarray": {"dtype": str(value.dtype), "shape": list(value.shape), "blob": len(blobs) - 1}}
+    if isinstance(value, np.generic) and str(value.dtype) in _NUMPY_DTYPES:
+        return {"scalar": _encode(value.item(), blobs, depth + 1), "type": f"numpy.{kind.__name__}"}
+    return {"unsupported": _type_name(value), "text": _safe_repr(value)}
+
+
+def _encode_tensor(tensor: torch.Tensor, blobs: list[bytes], depth: int) -> Any:
+    if tensor.layout != torch.strided or str(tensor.dtype) not in _DTYPES or tensor.is_quantized:
+        return {"unsupported": f"tensor ({tensor.dtype}, {tensor.layout})", "text": ""}
+    flat = tensor.detach().to("cpu").contiguous().reshape(-1)
+    blobs.append(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
+    grad = tensor.grad if tensor.is_leaf else None
+    return {"tensor": {
+        "dtype": str(tensor.dtype),
+        "shape": list(tensor.shape),
+        "blob": len(blobs) - 1,
+        "requires_grad": tensor.requires_grad,
+        "is_leaf": tensor.is_leaf,
+        "grad_fn": type(tensor.grad_fn).__name__ if tensor.grad_fn is not None else None,
+        "grad": _encode(grad, blobs, depth + 1) if type(grad) is torch.Tensor else None,
+        "parameter": type(tensor) is torch.nn.Parameter,
+    }}
+
+
+def _type_name(value: Any) -> str:
+    kind = type(value)
+    module = getattr(kind, "__module__", "") or ""
+    name = getattr(kind, "__qualname__", "?")
+    return name if module in ("builtins", "") else f"{module}.{name}"
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        text = object.__repr__(value) if isinstance(value, torch.Tensor) else repr(value)
+    except BaseException:  # a student's __repr__ may raise anything
+        text = "<repr failed>"
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+# ---------------------------------------------------------------- decoding (grader side)
+
+def unpack(message: bytes) -> Any:
+    """Rebuild a value from a message, trusting nothing in it."""
+    if len(message) < 4:
+        raise WireError("message shorter than its header")
+    (length,) = struct.unpack("!I", message[:4])
+    if length > len(message) - 4:
+        raise WireError("header longer than the message")
+    try:
+        tree = json.loads(message[4:4 + length])
+    except ValueError as error:
+        raise WireError(f"header is not JSON: {error}") from None
+    data = memoryview(message)[4 + length:]
+    return _Decoder(data).decode(tree, 0)
+
+
+class _Decoder:
+    def __init__(self, data: memoryview) -> None:
+        self.data = data
+        self.offsets = [0]
+
+    def decode(self, tree: Any, depth: int) -> Any:
+        if depth > _MAX_DEPTH + 2:
+            raise WireError("nested too deep")
+        if tree is None or type(tree) in (bool, str, int, float):
+            return tree
+        if type(tree) is list:
+            return [self.decode(item, depth + 1) for item in tree]
+        if type(tree) is not dict or len(tree) not in (1, 2):
+            raise WireError(f"unexpected node {str(tree)[:80]}")
+        if "tuple" in tree:
+            return tuple(self.decode(item, depth + 1) for item in self._list(tree["tuple"]))
+        if "dict" in tree:
+            pairs = [self._pair(pair) for pair in self._list(tree["dict"])]
+            return {self._key(self.decode(k, depth + 1)): self.decode(v, depth + 1) for k, v in pairs}
+        if "int" in tree:
+            return int(self._str(tree["int"]))
+        if "float" in tree:
+            return float(self._str(tree["float"]))
+        if "complex" in tree:
+            real, imag = self._list(tree["complex"])
+            return complex(float(self._str(real)), float(self._str(imag)))
+        if "tensor" in tree:
+            return self._tensor(tree["tensor"], depth)
+        if "ndarray" in tree:
+            return self._ndarray(tree["ndarray"])
+        if "size" in tree:
+            return torch.Size([self._count(n) for n in self._list(tree["size"])])
+        if "dtype" in tree:
+            name = self._str(tree["dtype"])
+            if name not in _DTYPES:
+                raise WireError(f"unknown dtype {name[:40]}")
+            return _DTYPES[name]
+        if "device" in tree:
+            return torch.device(self._str(tree["device"]))
+        if "scalar" in tree:
+            value = self.decode(tree["scalar"], depth + 1)
+            if type(value) not in (int, float, bool, complex):
+                raise WireError("scalar that is not a number")
+            return Scalar(value, self._str(tree.get("type", "?")))
+        if "unsupported" in tree:
+            return Unsupported(self._str(tree["unsupported"]), self._str(tree.get("text", "")))
+        raise WireError(f"unknown node {sorted(tree)[:3]}")
+
+    def _tensor(self, spec: Any, depth: int) -> torch.Tensor:
+        if type(spec) is not dict:
+            raise WireError("tensor spec is not an object")
+        name = self._str(spec.get("dtype"))
+        if name not in _DTYPES:
+            raise WireError(f"unknown tensor dtype {name[:40]}")
+        dtype = _DTYPES[name]
+        shape = [self._count(n) for n in self._list(spec.get("shape"))]
+        blob = self._blob(spec.get("blob"), math.prod(shape) * dtype.itemsize)
+        tensor = (torch.frombuffer(bytearray(blob), dtype=dtype) if len(blob) else torch.empty(0, dtype=dtype)).reshape(shape)
+        requires_grad = spec.get("requires_grad") is True
+        if requires_grad and (dtype.is_floating_point or dtype.is_complex):
+            tensor.requires_grad_(True)
+        grad = spec.get("grad")
+        grad_tensor = self.decode(grad, depth + 1) if grad is not None else None
+        if grad_tensor is not None and type(grad_tensor) is not torch.Tensor:
+            raise WireError("grad that is not a tensor")
+        grad_fn = spec.get("grad_fn")
+        _origins[tensor] = TensorOrigin(
+            requires_grad=requires_grad,
+            is_leaf=spec.get("is_leaf") is not False,
+            grad_fn=self._str(grad_fn) if grad_fn is not None else None,
+            grad=grad_tensor,
+            is_parameter=spec.get("parameter") is True,
+        )
+        return tensor
+
+    def _ndarray(self, spec: Any) -> np.ndarray:
+        if type(spec) is not dict or self._str(spec.get("dtype")) not in _NUMPY_DTYPES:
+            raise WireError("bad ndarray spec")
+        dtype = np.dtype(spec["dtype"])
+        shape = [self._count(n) for n in self._list(spec.get("shape"))]
+        blob = self._blob(spec.get("blob"), math.prod(shape) * dtype.itemsize)
+        return np.frombuffer(bytearray(blob), dtype=dtype).reshape(shape).copy()
+
+    def _blob(self, index: Any, size: int) -> bytes:
+        # Blobs are laid end to end in the order they are referenced.
+        if type(index) is not int or index != len(self.offsets) - 1:
+            raise WireError("blob out of order")
+        start = self.offsets[-1]
+        if start + size > len(self.data):
+            raise WireError("blob runs past the end of the message")
+        self.offsets.append(start + size)
+        return bytes(self.data[start:start + size])
+
+    @staticmethod
+    def _list(value: Any) -> list:
+        if type(value) is not list:
+            raise WireError("expected a list")
+        return value
+
+    @staticmethod
+    def _pair(value: Any) -> list:
+        if type(value) is not list or len(value) != 2:
+            raise WireError("expected a key-value pair")
+        return value
+
+    @staticmethod
+    def _str(value: Any) -> str:
+        if type(value) is not str:
+            raise WireError("expected a string")
+        return value
+
+    @staticmethod
+    def _count(value: Any) -> int:
+        if type(value) is not int or value < 0 or value > 2**40:
+            raise WireError("bad dimension size")
+        return value
+
+    @staticmethod
+    def _key(value: Any) -> Any:
+        if type(value) not in (str, int, float, bool, tuple) and value is not None:
+            raise WireError("dict key of an unhashable kind")
+        return value

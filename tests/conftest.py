@@ -1,0 +1,85 @@
+"""Shared fixtures: grade a submission through a real pytest run of the plugin, with real
+worker processes, and read back the JSON result model."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+import course_config
+
+pytest_plugins = ["pytester"]
+
+ROOT = course_config.ROOT
+SUBMISSIONS = Path(__file__).parent / "submissions"
+
+
+@dataclass
+class Graded:
+    """The outcome of one grading run: its exit code, printed output and JSON result."""
+
+    exit_code: int
+    output: str
+    result: dict
+
+    def exercise(self, slug: str) -> dict:
+        return next(e for e in self.result["exercises"] if e["slug"] == slug)
+
+    def checks(self, slug: str) -> dict[str, dict]:
+        return {c["id"]: c for c in self.exercise(slug)["checks"]}
+
+    def failed(self, slug: str) -> set[str]:
+        return {i for i, c in self.checks(slug).items() if not c["passed"]}
+
+
+@pytest.fixture
+def grade(pytester: pytest.Pytester, tmp_path: Path) -> Callable[..., Graded]:
+    """grade({slug: source text or Path}, *extra pytest args) -> Graded (run in-process)."""
+    counter = iter(range(1000))
+
+    def run(files: dict[str, str | Path] | Path, *args: str) -> Graded:
+        if isinstance(files, Path):
+            folder = files
+        else:
+            folder = tmp_path / f"submission{next(counter)}"
+            (folder / "lesson01").mkdir(parents=True)
+            for slug, source in files.items():
+                text = source.read_text() if isinstance(source, Path) else source
+                (folder / "lesson01" / f"{slug}.py").write_text(text)
+        out = tmp_path / f"result{next(counter)}.json"
+        selected = [a for a in args]
+        outcome = pytester.runpytest_inprocess(str(ROOT / "exercises"), "--submission", str(folder),
+                                               "--json", str(out), "-p", "no:cacheprovider", *selected)
+        text = outcome.stdout.str()
+        result = json.loads(out.read_text()) if out.exists() else {}
+        return Graded(outcome.ret, text, result)
+
+    return run
+
+
+@dataclass(frozen=True)
+class MistakeSubmission:
+    """A wrong solution from tests/submissions/<slug>/, with what it must cost and be called."""
+
+    slug: str
+    path: Path
+    mistake: str  # the name the grader must give it
+    fails: frozenset[str]  # exactly the checks it must fail
+    named: frozenset[str]  # the failed checks whose message must name the mistake
+
+
+def mistake_submissions() -> list[MistakeSubmission]:
+    found = []
+    for path in sorted(SUBMISSIONS.glob("*/*.py")):
+        header = dict(re.findall(r"^# (mistake|fails|named): (.+)$", path.read_text(), re.MULTILINE))
+        if "mistake" not in header:
+            continue
+        fails = frozenset(c.strip() for c in header.get("fails", "").split(",") if c.strip())
+        named = frozenset(c.strip() for c in header["named"].split(",")) if "named" in header else fails
+        found.append(MistakeSubmission(path.parent.name, path, header["mistake"].strip(), fails, named))
+    return found
