@@ -19,6 +19,7 @@ import pytest
 
 import course_config
 from graders.feedback import CheckFailed
+from graders.recording import LIVE, RECORD, RECORDING, reference_for
 from graders.results import CheckResult, ExerciseResult, SubmissionResult, tally
 from graders.sandbox import Budget
 from graders.student import Student
@@ -28,6 +29,8 @@ SUBMISSION_HELP = ("grade the modules under this folder (laid out like exercises
 JSON_HELP = "write the results (submission, exercises, checks) as JSON to this file"
 IN_PROCESS_HELP = ("run the submission inside pytest so that breakpoint() works: for debugging "
                    "only, with no time or memory limit and no protection of the grade")
+RECORD_HELP = "record every expected value the checks compute from the reference into this file"
+REPLAY_HELP = "take expected values from this recorded file instead of the reference (student bundles)"
 PLOTS_HELP = "folder where a failing check writes its plots (default: plots/ in the current folder)"
 CALL_SECONDS_HELP = "seconds one call of a student function may take (default: course_config.LIMITS)"
 POINTS_MARKER = "points(n): the check is worth n points; set by @check from course_config.py"
@@ -46,6 +49,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=IN_PROCESS_HELP)
     group.addoption("--call-timeout", dest="graders_call_seconds", metavar="SECONDS", help=CALL_SECONDS_HELP)
     group.addoption("--plots", dest="graders_plots", metavar="DIR", help=PLOTS_HELP)
+    group.addoption("--record-expected", dest="graders_record", metavar="PATH", help=RECORD_HELP)
+    group.addoption("--replay-expected", dest="graders_replay", metavar="PATH", help=REPLAY_HELP)
     parser.addini("graders_submission", SUBMISSION_HELP)
     parser.addini("graders_json", JSON_HELP)
     parser.addini("graders_in_process", IN_PROCESS_HELP, type="bool", default=False)
@@ -178,7 +183,20 @@ class GradingSession:
                 hidden = " [hidden]" if check.hidden else ""
                 tr.write_line(f"  {mark}  {check.id}{hidden}: {_points(check.score)} / {_points(check.points)}{extra}")
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        replay = self.config.getoption("graders_replay")
+        if replay:
+            if not Path(replay).is_file():
+                raise pytest.UsageError(f"--replay-expected {replay}: no such file")
+            RECORDING.load(Path(replay))
+        elif self.config.getoption("graders_record"):
+            RECORDING.start_recording()
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        record = self.config.getoption("graders_record")
+        if record and RECORDING.mode == RECORD:
+            RECORDING.save(Path(record))
+        RECORDING.mode = LIVE
         path = _setting(self.config, "graders_json")
         if path:
             target = Path(path)
@@ -255,15 +273,20 @@ def student(request: pytest.FixtureRequest) -> Iterator[Student]:
 
 
 @pytest.fixture(scope="module")
-def reference(request: pytest.FixtureRequest) -> ModuleType:
-    """The reference solution of this exercise, imported in the grader (it is trusted code)."""
+def reference(request: pytest.FixtureRequest) -> Any:
+    """The reference solution of this exercise, imported in the grader (it is trusted code);
+    with --record-expected / --replay-expected, its calls go through the recording."""
     node = _exercise_module(request)
     path = course_config.ROOT / "reference" / node.lesson.folder / f"{node.exercise.slug}.py"
-    spec = importlib.util.spec_from_file_location(f"reference_{node.lesson.folder}_{node.exercise.slug}", path)
-    assert spec is not None and spec.loader is not None, f"no reference at {path}"
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+
+    def load() -> ModuleType:
+        spec = importlib.util.spec_from_file_location(f"reference_{node.lesson.folder}_{node.exercise.slug}", path)
+        assert spec is not None and spec.loader is not None, f"no reference at {path}"
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return reference_for(node.exercise.slug, load)
 
 
 @pytest.fixture(scope="module")

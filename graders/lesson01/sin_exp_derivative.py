@@ -19,6 +19,7 @@ from graders.compare import describe, number_problem
 from graders.expect import expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
 from graders.mistakes import Mistake, Suspect
+from graders.recording import expected
 from graders.student import Returned, Student
 from graders.wire import origin
 
@@ -83,6 +84,7 @@ def lesson_grid() -> torch.Tensor:
     return torch.linspace(0, 5, 50)
 
 
+@expected
 def autograd_truth(reference: ModuleType, x: torch.Tensor) -> torch.Tensor:
     """The derivative of the reference f by torch.autograd, in this (trusted) process."""
     leaf = x.detach().clone().requires_grad_(True)
@@ -90,9 +92,16 @@ def autograd_truth(reference: ModuleType, x: torch.Tensor) -> torch.Tensor:
     return leaf.grad.detach()
 
 
-def suspects(x: torch.Tensor) -> list[Suspect]:
+@expected
+def wrong_derivatives(x: torch.Tensor) -> list[torch.Tensor]:
+    """What the product-rule and sign mistakes give on x."""
     e = torch.exp(-x)
-    return [Suspect(PRODUCT_RULE_MISSED, torch.cos(x) * e), Suspect(SIGN_ERROR, e * (torch.cos(x) + torch.sin(x)))]
+    return [torch.cos(x) * e, e * (torch.cos(x) + torch.sin(x))]
+
+
+def suspects(x: torch.Tensor) -> list[Suspect]:
+    missed, sign = wrong_derivatives(x)
+    return [Suspect(PRODUCT_RULE_MISSED, missed), Suspect(SIGN_ERROR, sign)]
 
 
 def tolerance(x: torch.Tensor) -> dict[str, float]:
