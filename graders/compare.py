@@ -19,7 +19,7 @@ def describe(value: Any, limit: int = 6) -> str:
         grad = ", requires_grad=True" if value.requires_grad or (info and info.requires_grad) else ""
         return f"tensor of shape {tuple(value.shape)}, {_dtype(value.dtype)}{grad}: {_preview(value, limit)}"
     if isinstance(value, wire.Unsupported):
-        kind = "a Tensor subclass" if "tensor" in value.type_name.lower() else "an object"
+        kind = "a Tensor subclass" if value.tensor_subclass else "an object"
         shown = f" {value.text}" if value.text else ""
         return f"{kind} of type {value.type_name}{shown}"
     if isinstance(value, wire.Scalar):
@@ -64,7 +64,7 @@ def _element(value: Any) -> str:
 def tensor_problem(got: Any, expected: torch.Tensor, *, rtol: float, atol: float,
                    requires_grad: bool | None = False, what: str = "the result") -> str | None:
     """The first way in which `got` differs from `expected`, or None when it matches."""
-    if isinstance(got, wire.Unsupported) and "tensor" in got.type_name.lower():
+    if isinstance(got, wire.Unsupported) and got.tensor_subclass:
         return (f"{what} is a Tensor subclass ({got.type_name}), not a plain torch.Tensor: "
                 "return an ordinary tensor")
     if type(got) is not torch.Tensor:

@@ -32,7 +32,8 @@ IN_PROCESS_HELP = ("run the submission inside pytest so that breakpoint() works:
 RECORD_HELP = "record every expected value the checks compute from the reference into this file"
 REPLAY_HELP = "take expected values from this recorded file instead of the reference (student bundles)"
 PLOTS_HELP = "folder where a failing check writes its plots (default: plots/ in the current folder)"
-CALL_SECONDS_HELP = "seconds one call of a student function may take (default: course_config.LIMITS)"
+CALL_SECONDS_HELP = ("seconds one call of a student function, or the import of their module, may take "
+                     "(default: course_config.LIMITS)")
 POINTS_MARKER = "points(n): the check is worth n points; set by @check from course_config.py"
 HIDDEN_MARKER = "hidden: the check uses fresh inputs and is not released to students"
 IN_PROCESS_BANNER = ("graders: --in-process: the submission runs inside pytest, without limits; "
@@ -88,9 +89,10 @@ class GradingSession:
         self.in_process = bool(_setting(config, "graders_in_process"))
         seconds = _setting(config, "graders_call_seconds")
         limits = course_config.LIMITS
+        call_seconds = _positive_seconds(str(seconds), "--call-timeout") if seconds else None
         self.budget = Budget(
-            call_seconds=_positive_seconds(str(seconds), "--call-timeout") if seconds else float(limits.call_seconds.value),
-            import_seconds=float(limits.import_seconds.value),
+            call_seconds=call_seconds or float(limits.call_seconds.value),
+            import_seconds=call_seconds or float(limits.import_seconds.value),
             memory_mb=int(limits.memory_mb.value),
             output_kb=int(limits.output_kb.value),
             message_mb=int(limits.message_mb.value),

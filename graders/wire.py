@@ -43,6 +43,7 @@ class Unsupported:
 
     type_name: str
     text: str  # the worker's repr of it, cut short: for messages only
+    tensor_subclass: bool = False  # a subclass of torch.Tensor: its methods are the student's
 
     def __eq__(self, other: object) -> bool:
         return False
@@ -120,6 +121,8 @@ def _encode(value: Any, blobs: list[bytes], depth: int) -> Any:
         return {"ndarray": {"dtype": str(value.dtype), "shape": list(value.shape), "blob": len(blobs) - 1}}
     if isinstance(value, np.generic) and str(value.dtype) in _NUMPY_DTYPES:
         return {"scalar": _encode(value.item(), blobs, depth + 1), "type": f"numpy.{kind.__name__}"}
+    if isinstance(value, torch.Tensor):
+        return {"unsupported": _type_name(value), "text": "", "subclass_of": "torch.Tensor"}
     return {"unsupported": _type_name(value), "text": _safe_repr(value)}
 
 
@@ -185,7 +188,7 @@ class _Decoder:
             return tree
         if type(tree) is list:
             return [self.decode(item, depth + 1) for item in tree]
-        if type(tree) is not dict or len(tree) not in (1, 2):
+        if type(tree) is not dict or len(tree) not in (1, 2, 3):
             raise WireError(f"unexpected node {str(tree)[:80]}")
         if "tuple" in tree:
             return tuple(self.decode(item, depth + 1) for item in self._list(tree["tuple"]))
@@ -218,7 +221,8 @@ class _Decoder:
                 raise WireError("scalar that is not a number")
             return Scalar(value, self._str(tree.get("type", "?")))
         if "unsupported" in tree:
-            return Unsupported(self._str(tree["unsupported"]), self._str(tree.get("text", "")))
+            return Unsupported(self._str(tree["unsupported"]), self._str(tree.get("text", "")),
+                               tree.get("subclass_of") == "torch.Tensor")
         raise WireError(f"unknown node {sorted(tree)[:3]}")
 
     def _tensor(self, spec: Any, depth: int) -> torch.Tensor:

@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 import torch
 
 from graders import wire
+from graders.no_fork import forbid_new_processes
 from graders.tracing import Recorder
 
 _EXIT_INTERNAL_ERROR = 70
@@ -77,6 +78,7 @@ def _enter_sandbox(sock: socket.socket, scratch: Path, limits: WorkerLimits) -> 
     mapped = _mapped_bytes()
     if mapped:
         _set_limit(resource.RLIMIT_AS, mapped + limits.memory_mb * 2**20)
+    forbid_new_processes()  # last: the steps above need no new process, student code gets none
 
 
 def _set_limit(kind: int, value: int) -> None:

@@ -1,0 +1,74 @@
+"""How much grading costs beyond importing torch, measured as a ratio in one run.
+
+Times `pytest exercises/ --submission reference` (the whole lesson, every check, real
+workers) against `python -c "import torch"`, alternating the two so that a noisy machine
+slows both alike, and prints the medians and their ratio (goal: at most 2.0). Then times
+single runs of a few hostile submissions, to show what a broken student costs.
+
+    python benchmarks/grading_speed.py [--repeat 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOAL = 2.0
+SLUG = "sin_exp_derivative"
+ANALYTIC_BODY = "    return torch.exp(-x) * (torch.cos(x) - torch.sin(x))\n"
+HOSTILE = {
+    "infinite loop (--call-timeout 2)": "    while True:\n        pass\n",
+    "os._exit(0) inside a function": "    import os\n    os._exit(0)\n",
+    "memory bomb": "    hoard = []\n    while True:\n        hoard.append(bytearray(10**8))\n",
+}
+
+
+def seconds(command: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started
+
+
+def grade_command(target: str, submission: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", target, "--submission", str(submission), "-q",
+            "-p", "no:cacheprovider", *extra]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7, help="timed runs of each side (default 7)")
+    options = parser.parse_args()
+
+    torch_only = [sys.executable, "-c", "import torch"]
+    grading = grade_command("exercises", ROOT / "reference")
+    seconds(torch_only), seconds(grading)  # warm the file cache before timing
+    torch_times, grading_times = [], []
+    for run in range(options.repeat):
+        torch_times.append(seconds(torch_only))
+        grading_times.append(seconds(grading))
+        print(f"  run {run + 1}/{options.repeat}: import torch {torch_times[-1]:.2f} s, "
+              f"grading {grading_times[-1]:.2f} s", flush=True)
+    floor, cost = statistics.median(torch_times), statistics.median(grading_times)
+    ratio = cost / floor
+    print(f"import torch:                 median {floor:.2f} s")
+    print(f"grade the reference (lesson): median {cost:.2f} s")
+    print(f"ratio: {ratio:.2f} (goal: at most {GOAL}) -> {'OK' if ratio <= GOAL else 'OVER'}")
+
+    reference = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
+    with tempfile.TemporaryDirectory() as scratch:
+        for name, body in HOSTILE.items():
+            folder = Path(scratch) / name.split()[0] / "lesson01"
+            folder.mkdir(parents=True)
+            (folder / f"{SLUG}.py").write_text(reference.replace(ANALYTIC_BODY, body))
+            took = seconds(grade_command(f"exercises/lesson01/{SLUG}.py", folder.parent, "--call-timeout", "2"))
+            print(f"hostile run, {name}: {took:.2f} s for the whole {SLUG} exercise")
+
+
+if __name__ == "__main__":
+    main()

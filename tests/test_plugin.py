@@ -1,0 +1,121 @@
+"""The pytest front end as students and instructors use it: `pytest exercises/` and its options."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import course_config
+from conftest import ROOT
+from graders import plugin, student
+
+SLUG = "sin_exp_derivative"
+STUB = ROOT / "exercises" / "lesson01" / f"{SLUG}.py"
+REFERENCE = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
+
+
+def run_inprocess(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_inprocess(str(STUB), "-p", "no:cacheprovider", *args)
+
+
+def test_untouched_stubs_score_zero_and_say_not_implemented_yet(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    result = run_inprocess(pytester, "--json", str(out))
+    assert result.ret == 1
+    result.stdout.fnmatch_lines([f"{SLUG}: 0 / * points   not implemented yet", "Lesson 1: 0 / * points"])
+    assert "Traceback" not in result.stdout.str()
+    data = json.loads(out.read_text())
+    assert data["score"] == 0 and all(c["not_implemented"] for e in data["exercises"] for c in e["checks"])
+
+
+def test_the_reference_earns_full_marks_and_the_json_says_so(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    result = run_inprocess(pytester, "--submission", str(ROOT / "reference"), "--json", str(out))
+    assert result.ret == 0
+    data = json.loads(out.read_text())
+    assert data["score"] == data["max_score"] == course_config.SIN_EXP_DERIVATIVE.points
+    assert data["trusted"] is True
+    check = data["exercises"][0]["checks"][0]
+    assert set(check) >= {"id", "points", "score", "passed", "message", "hidden", "mistake"}
+    assert result.stdout.lines[-1] == f"Lesson 1: {course_config.SIN_EXP_DERIVATIVE.points:g} / " \
+                                      f"{course_config.SIN_EXP_DERIVATIVE.points:g} points"
+
+
+def test_the_submission_may_name_the_lesson_folder_itself(pytester: pytest.Pytester) -> None:
+    result = run_inprocess(pytester, "--submission", str(ROOT / "reference" / "lesson01"))
+    assert result.ret == 0
+
+
+def test_a_missing_submission_folder_is_a_usage_error_that_names_it(pytester: pytest.Pytester) -> None:
+    result = run_inprocess(pytester, "--submission", "no_such_folder")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--submission no_such_folder: no folder*"])
+
+
+def test_a_bad_call_timeout_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = run_inprocess(pytester, "--call-timeout", "soon")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--call-timeout 'soon': give a number of seconds*"])
+
+
+def test_a_missing_exercise_file_says_so(grade, tmp_path: Path) -> None:
+    folder = tmp_path / "empty"
+    (folder / "lesson01").mkdir(parents=True)
+    graded = grade(folder, only=[SLUG])
+    assert "does not exist: the submission has no file for this exercise" in graded.checks(SLUG)["f_on_lesson_grid"]["message"]
+
+
+def test_a_misspelled_function_is_named_with_its_file(grade) -> None:
+    graded = grade({SLUG: REFERENCE.replace("def f(x", "def ff(x")})
+    message = graded.checks(SLUG)["f_on_lesson_grid"]["message"]
+    assert "`f` is not defined in" in message and f"lesson01/{SLUG}.py" in message and "ff" in message
+
+
+def test_k_selects_checks_and_x_stops_at_the_first_failure(pytester: pytest.Pytester) -> None:
+    result = run_inprocess(pytester, "-k", "analytic", "-q")
+    result.assert_outcomes(failed=2)
+    result = run_inprocess(pytester, "-x", "-q")
+    result.assert_outcomes(failed=1)
+
+
+def test_junitxml_carries_the_feedback(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    xml = tmp_path / "junit.xml"
+    run_inprocess(pytester, "--junitxml", str(xml))
+    assert "not implemented yet" in xml.read_text()
+
+
+def test_markers_are_documented(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_inprocess("--markers")
+    result.stdout.fnmatch_lines([f"@pytest.mark.{plugin.POINTS_MARKER}", f"@pytest.mark.{plugin.HIDDEN_MARKER}"])
+
+
+def test_in_process_debugging_grades_the_same_and_says_it_is_not_for_grading(pytester: pytest.Pytester,
+                                                                           tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    result = run_inprocess(pytester, "--submission", str(ROOT / "reference"), "--in-process", "--json", str(out))
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"*{plugin.IN_PROCESS_BANNER}*"])
+    assert json.loads(out.read_text())["trusted"] is False
+
+
+def test_a_failure_message_has_the_standard_parts(grade) -> None:
+    graded = grade({SLUG: REFERENCE.replace("torch.cos(x) - torch.sin(x)", "torch.cos(x) + torch.sin(x)")})
+    message = graded.checks(SLUG)["analytic_derivative_on_lesson_grid"]["message"]
+    for label in ("called:", "returned:", "expected:", "mistake:", "hint:", "lesson:"):
+        assert label in message
+
+
+def test_not_implemented_messages_come_from_module_constants() -> None:
+    assert "not implemented yet" in student.NOT_IMPLEMENTED
+
+
+def test_pytest_exercises_runs_as_a_command(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "pytest", str(STUB), "-p", "no:cacheprovider", "-q",
+                           "--submission", str(ROOT / "reference")], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1].startswith("Lesson 1: ")
