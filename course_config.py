@@ -157,7 +157,39 @@ MICROGRAD = Exercise(slug="micrograd", title="", section="", checks=())
 # ---- micrograd (end)
 
 # ---- quadratic_fit (begin)
-QUADRATIC_FIT = Exercise(slug="quadratic_fit", title="", section="", checks=())
+QUADRATIC_FIT = Exercise(
+    slug="quadratic_fit",
+    title="Fit a quadratic by gradient descent",
+    section='"Try it yourself", exercise 2 (and "Worked example: fitting a line by gradient descent")',
+    checks=(
+        Check("make_quadratic_data_follows_recipe", 1, "make_quadratic_data() gives the recipe's X and y "
+              "(seed 0, n 100, noise 0.3)"),
+        Check("fit_is_close_to_true_coefficients", 1, "60 steps at lr 0.1 on the lesson's data land within 0.1 of "
+              "(0.5, −1, 1)"),
+        Check("fit_matches_reference", 1, "after 60 steps at lr 0.1, (a, b, c) equal the reference's on the same data"),
+        Check("fit_reaches_least_squares", 1, "after 200 steps at lr 0.1, (a, b, c) equal the least-squares fit"),
+        Check("fit_uses_autograd", 0.5, "fit_quadratic calls backward (or autograd.grad)"),
+        Check("make_quadratic_data_with_other_arguments", 0.5, "make_quadratic_data with another n, seed and noise",
+              hidden=True),
+        Check("fit_on_other_coefficients", 1, "fit_quadratic on float64 data from y = −2x² + 0.3x + 4 matches the "
+              "reference", hidden=True),
+        Check("fit_follows_lr_and_steps", 1, "fit_quadratic with other rates and step counts matches the reference",
+              hidden=True),
+    ),
+    seeds={
+        "lesson": Setting(0, "seed of the lesson's data: make_quadratic_data's default"),
+        "other_data": Setting(20261204, "seed passed to make_quadratic_data by the hidden data check"),
+        "other_coefficients": Setting(20261205, "seed of the hidden check's data from y = −2x² + 0.3x + 4"),
+    },
+    tolerances={
+        "data": Setting(1e-6, "absolute and relative tolerance for X and y against the reference's"),
+        "true_coefficients": Setting(0.1, "largest allowed gap between the learned and the true (0.5, −1, 1)"),
+        "reference": Setting(1e-4, "largest allowed gap between the learned (a, b, c) and the reference's"),
+        "least_squares": Setting(1e-5, "largest allowed gap to the least-squares fit after 200 steps (measured: 4e-7)"),
+        "mistake_match": Setting(1e-3, "largest gap between an answer and a mistake's output for the mistake to be named"),
+        "diverged": Setting(1e3, "a coefficient beyond this (or nan or inf) means gradient descent blew up"),
+    },
+)
 # ---- quadratic_fit (end)
 
 # ---- quick_check (begin)

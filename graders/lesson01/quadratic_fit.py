@@ -1,0 +1,305 @@
+"""Checks of `quadratic_fit` ("Try it yourself" 2).
+
+Oracles: the reference run on the same data and settings, and the least-squares fit by
+numpy in float64. Public checks use the lesson's data, make_quadratic_data() with its
+defaults; hidden ones use another seed, size and noise, float64 data from other
+coefficients, and other rates and step counts. A wrong fit is named by running wrong
+variants of gradient descent on the same data and finding the one the answer equals.
+
+Runs are kept short because a step costs ~80 µs: on the lesson's data lr 0.1 is within
+0.01 of the least-squares fit after 60 steps and at float32's floor (4e-7) after 200;
+the lesson's own 500 would cost 40 ms a call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from types import ModuleType
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+from course_config import QUADRATIC_FIT as EXERCISE
+from graders.check import checks_for
+from graders.compare import describe, number_problem
+from graders.expect import expect_tensor
+from graders.feedback import fail
+from graders.mistakes import Mistake, Suspect
+from graders.recording import RECORD, RECORDING, expected
+from graders.student import Returned, Student
+
+check = checks_for("lesson01", EXERCISE.slug)
+
+TRY_IT = '"Try it yourself", exercise 2'
+WORKED_EXAMPLE = '"Worked example: fitting a line by gradient descent"'
+
+GRADIENTS_NOT_ZEROED = Mistake(
+    "gradients never zeroed",
+    "Your (a, b, c) are what gradient descent gives when .grad is never cleared: backward() adds each new "
+    "gradient to the ones before, so every update uses the sum of all gradients so far and the parameters "
+    "keep swinging around the best fit instead of settling on it.",
+    "After each update, still inside torch.no_grad(), call a.grad.zero_(), b.grad.zero_() and c.grad.zero_() "
+    "(or optimiser.zero_grad() once per step).",
+    WORKED_EXAMPLE + ", where it explains w.grad.zero_()",
+)
+SHAPE_BROADCAST = Mistake(
+    "(100, 1) vs (100,) broadcast",
+    "A tensor of shape (n, 1) combined with one of shape (n,) broadcasts to (n, n), with no error. In the loss, "
+    "pred − y then compares all n² pairs of points, so the best fit is the constant mean of y (a = b = 0); "
+    "in the data, noise drawn with shape (n,) turns y into an (n, n) table.",
+    "Keep X, y and the prediction all of shape (n, 1): do not flatten or squeeze one of them, and print "
+    "pred.shape and y.shape before computing the loss.",
+    '"Common pitfalls", on shape mismatches that broadcast silently',
+)
+RATE_TOO_HIGH = Mistake(
+    "learning rate above the stable limit",
+    "Your coefficients blew up (nan, inf or huge numbers), as gradient descent does when each step is too long: "
+    "it jumps past the minimum to a point farther away than where it started, and the error grows every step. "
+    "On the lesson's data any rate above about 0.255 does this; a loss summed instead of averaged does too, "
+    "since it makes every step n times longer.",
+    "Use the lr the caller passes (do not overwrite it with a rate of your own), and average the squared "
+    "errors with .mean().",
+    '"Try it yourself", exercise 1, where the learning rate 1.1 is tried',
+)
+NO_REQUIRES_GRAD = Mistake(
+    "parameters without requires_grad",
+    "PyTorch says \"element 0 of tensors does not require grad and does not have a grad_fn\": a, b and c were "
+    "made without requires_grad=True, so autograd recorded nothing and backward() has nothing to differentiate.",
+    "Create each parameter as a tracked leaf: a = torch.zeros(1, requires_grad=True).",
+    '"Autograd: gradients for free"',
+    error_pattern=r"element 0 of tensors does not require grad and does not have a grad_fn",
+)
+MISTAKES = [GRADIENTS_NOT_ZEROED, SHAPE_BROADCAST, RATE_TOO_HIGH, NO_REQUIRES_GRAD]
+
+# The wrong variants of gradient descent tried on a failing answer, in this order: a run
+# that never zeroes its gradients can oscillate widely, so it is tried before "blew up".
+_VARIANTS: list[tuple[Mistake, dict[str, Any]]] = [
+    (GRADIENTS_NOT_ZEROED, {"zero_grads": False}),
+    (SHAPE_BROADCAST, {"flat_target": True}),
+    (RATE_TOO_HIGH, {"lr": 1.0}),  # any blown-up run stands for every rate past the limit
+]
+
+LESSON_DATA = "X, y = make_quadratic_data() (100 points, seed 0, noise 0.3)"
+TRUE_COEFFICIENTS = (0.5, -1.0, 1.0)
+LESSON_LR = 0.1
+# After 60 steps the fit is within 0.06 of (0.5, −1, 1) and 0.01 of its limit but still
+# moving, so the path itself (start at zero, step size, mean) is compared, not only its end.
+PATH_STEPS = 60
+CONVERGED_STEPS = 200
+TRACED_STEPS = 3  # enough to see backward() being called, cheap under tracing
+OTHER_DATA_ARGUMENTS = {"n": 37, "noise": 0.1}
+OTHER_COEFFICIENTS, OTHER_N, OTHER_NOISE, OTHER_STEPS = (-2.0, 0.3, 4.0), 64, 0.2, 150
+OTHER_SETTINGS = ((0.05, 40), (0.2, 30))  # (lr, steps), both below the lesson data's limit of 0.255
+BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
+
+
+def _lesson_arguments() -> dict[str, Any]:
+    return {"n": 100, "seed": EXERCISE.seed("lesson"), "noise": 0.3}
+
+
+def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zero_grads: bool = True,
+             flat_target: bool = False) -> tuple[float, float, float]:
+    """Gradient descent on a, b, c, optionally with one of the catalogued mistakes built in."""
+    target = y.reshape(-1) if flat_target else y
+    a, b, c = (torch.zeros(1, requires_grad=True) for _ in range(3))
+    for _ in range(steps):
+        loss = ((a * X**2 + b * X + c - target) ** 2).mean()
+        if not torch.isfinite(loss):  # blown up: the rest of the run is nan anyway
+            return (math.nan, math.nan, math.nan)
+        loss.backward()
+        with torch.no_grad():
+            for parameter in (a, b, c):
+                parameter -= lr * parameter.grad
+                if zero_grads:
+                    parameter.grad.zero_()
+    return a.item(), b.item(), c.item()
+
+
+@expected
+def mistaken_fits(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> list[tuple[float, float, float]]:
+    """What each variant in _VARIANTS returns on these data and settings."""
+    return [_descend(X, y, **{"lr": lr, "steps": steps, **change}) for _, change in _VARIANTS]
+
+
+def _wrong_fits(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> Callable[[], list]:
+    """The variants' results, run only for an answer that fails, except while recording:
+    then they run at once, so that students' copies of the checks carry them too."""
+    if RECORDING.mode == RECORD:
+        runs = mistaken_fits(X, y, lr, steps)
+        return lambda: runs
+    return lambda: mistaken_fits(X, y, lr, steps)
+
+
+@expected
+def least_squares(X: torch.Tensor, y: torch.Tensor) -> tuple[float, float, float]:
+    """The exact minimiser of the mean squared error, by numpy in float64."""
+    x = X.detach().to(torch.float64).numpy().reshape(-1)
+    design = np.stack([x**2, x, np.ones_like(x)], axis=1)
+    solution = np.linalg.lstsq(design, y.detach().to(torch.float64).numpy().reshape(-1), rcond=None)[0]
+    return tuple(float(v) for v in solution)
+
+
+@expected
+def data_with_flat_noise(n: int, seed: int, noise: float) -> torch.Tensor:
+    """The y of the recipe with its noise drawn as shape (n,): an (n, n) table."""
+    generator = torch.Generator().manual_seed(seed)  # same stream as torch.manual_seed(seed)
+    X = torch.rand(n, 1, generator=generator) * 4 - 2
+    return 0.5 * X**2 - X + 1 + noise * torch.randn(n, generator=generator)
+
+
+def _other_coefficient_data() -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("other_coefficients"))
+    X = torch.rand(OTHER_N, 1, generator=generator, dtype=torch.float64) * 4 - 2
+    a, b, c = OTHER_COEFFICIENTS
+    noise = torch.randn(OTHER_N, 1, generator=generator, dtype=torch.float64)
+    return X, a * X**2 + b * X + c + OTHER_NOISE * noise
+
+
+def _coefficients_problem(got: Any, want: tuple[float, ...], atol: float) -> str | None:
+    if type(got) not in (tuple, list) or len(got) != 3:
+        return f"the result should be a tuple of three Python floats (a, b, c) but is {describe(got)}"
+    for name, value, target in zip("abc", got, want):
+        problem = number_problem(value, target, rtol=0, atol=atol, what=name)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _blew_up(values: Any, limit: float) -> bool:
+    return any(not math.isfinite(v) or abs(v) > limit for v in values)
+
+
+def _named_mistake(got: Any, variants: list[tuple[float, float, float]]) -> Mistake | None:
+    """The first variant whose outcome the answer shares: the same blow-up, or the same values."""
+    if type(got) not in (tuple, list) or len(got) != 3 or any(type(v) not in (int, float) for v in got):
+        return None
+    close, limit = EXERCISE.tolerance("mistake_match"), EXERCISE.tolerance("diverged")
+    for (mistake, _), wrong in zip(_VARIANTS, variants):
+        if _blew_up(wrong, limit):
+            if _blew_up(got, limit):
+                return mistake
+        elif all(abs(v - w) <= close * (1 + abs(w)) for v, w in zip(got, wrong)):
+            return mistake
+    return None
+
+
+def _expect_fit(returned: Returned, want: tuple[float, ...], atol: float,
+                variants: Callable[[], list], hint: str, meaning: str = "") -> None:
+    __tracebackhide__ = True
+    problem = _coefficients_problem(returned.value, want, atol)
+    if problem is None:
+        return
+    summary = f"fit_quadratic: {problem}."
+    got, expected_text = describe(returned.value), f"{describe(tuple(want))}, each within {atol:g}"
+    mistake = _named_mistake(returned.value, variants())
+    if mistake is not None:
+        fail(summary, call=returned.call, got=got, expected=expected_text, mistake=mistake.name,
+             meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+    fail(summary, call=returned.call, got=got, expected=expected_text, meaning=meaning, hint=hint, section=TRY_IT)
+
+
+def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], flat_y: torch.Tensor) -> None:
+    __tracebackhide__ = True
+    value = returned.value
+    if type(value) not in (tuple, list) or len(value) != 2:
+        fail("make_quadratic_data must return the pair (X, y).", call=returned.call, got=describe(value),
+             expected="(X, y): two float32 tensors of shape (n, 1)", hint="End the function with `return X, y`.",
+             section=TRY_IT)
+    tolerance = EXERCISE.tolerance("data")
+    hint = "Follow the docstring's three lines exactly: seed first, then X from torch.rand, then y from torch.randn."
+    for name, got, target, suspects in (("X", value[0], want[0], ()),
+                                        ("y", value[1], want[1], (Suspect(SHAPE_BROADCAST, flat_y),))):
+        expect_tensor(dataclasses.replace(returned, value=got), target, rtol=tolerance, atol=tolerance,
+                      requires_grad=False, what=name, suspects=suspects, hint=hint, section=TRY_IT)
+
+
+def _fit_call(student: Student, X: torch.Tensor, y: torch.Tensor, data_text: str, **settings: float) -> Returned:
+    arguments = "".join(f", {name}={value:g}" for name, value in settings.items())
+    return student.call("fit_quadratic", X, y, shown_as=f"fit_quadratic(X, y{arguments}) with {data_text}",
+                        **settings)
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_make_quadratic_data_follows_recipe(student: Student, reference: ModuleType) -> None:
+    returned = student.call("make_quadratic_data", shown_as="make_quadratic_data()")
+    _expect_data(returned, reference.make_quadratic_data(), data_with_flat_noise(**_lesson_arguments()))
+
+
+@check
+def test_fit_is_close_to_true_coefficients(student: Student, reference: ModuleType) -> None:
+    X, y = reference.make_quadratic_data()
+    returned = _fit_call(student, X, y, LESSON_DATA, lr=LESSON_LR, steps=PATH_STEPS)
+    _expect_fit(returned, TRUE_COEFFICIENTS, EXERCISE.tolerance("true_coefficients"),
+                _wrong_fits(X, y, LESSON_LR, PATH_STEPS),
+                hint="Start a, b, c at zero; each step: prediction, mean squared error, backward(), update, zero.")
+
+
+@check
+def test_fit_matches_reference(student: Student, reference: ModuleType) -> None:
+    X, y = reference.make_quadratic_data()
+    returned = _fit_call(student, X, y, LESSON_DATA, lr=LESSON_LR, steps=PATH_STEPS)
+    _expect_fit(returned, reference.fit_quadratic(X, y, lr=LESSON_LR, steps=PATH_STEPS),
+                EXERCISE.tolerance("reference"), _wrong_fits(X, y, LESSON_LR, PATH_STEPS),
+                hint="Start a, b and c at exactly zero, make exactly `steps` updates of −lr × gradient, "
+                     "and use the mean (not the sum) of the squared errors.")
+
+
+@check
+def test_fit_reaches_least_squares(student: Student, reference: ModuleType) -> None:
+    X, y = reference.make_quadratic_data()
+    returned = _fit_call(student, X, y, LESSON_DATA, lr=LESSON_LR, steps=CONVERGED_STEPS)
+    _expect_fit(returned, least_squares(X, y), EXERCISE.tolerance("least_squares"),
+                _wrong_fits(X, y, LESSON_LR, CONVERGED_STEPS),
+                hint=f"At lr 0.1, {CONVERGED_STEPS} steps bring a, b and c to the least-squares fit; check that "
+                     "your loop runs `steps` times and returns the final values.")
+
+
+@check
+def test_fit_uses_autograd(student: Student, reference: ModuleType) -> None:
+    X, y = reference.make_quadratic_data()
+    returned = student.call("fit_quadratic", X, y, lr=LESSON_LR, steps=TRACED_STEPS, trace=True,
+                            shown_as=f"fit_quadratic(X, y, lr=0.1, steps={TRACED_STEPS}) with {LESSON_DATA}")
+    if not returned.calls_to(*BACKWARD_CALLS):
+        fail("fit_quadratic never calls backward() or torch.autograd.grad.", call=returned.call,
+             meaning="The exercise is to let autograd find the gradients of the loss; a closed-form solution "
+                     "or derivatives worked out by hand skip the very thing it practises.",
+             hint="Make a, b, c with requires_grad=True, compute the loss, call loss.backward(), read a.grad.",
+             section='"Autograd: gradients for free"')
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_make_quadratic_data_with_other_arguments(student: Student, reference: ModuleType) -> None:
+    arguments = {**OTHER_DATA_ARGUMENTS, "seed": EXERCISE.seed("other_data")}
+    shown = "make_quadratic_data(" + ", ".join(f"{k}={v}" for k, v in arguments.items()) + ")"
+    returned = student.call("make_quadratic_data", shown_as=shown, **arguments)
+    _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments))
+
+
+@check
+def test_fit_on_other_coefficients(student: Student, reference: ModuleType) -> None:
+    X, y = _other_coefficient_data()
+    a, b, c = OTHER_COEFFICIENTS
+    returned = _fit_call(student, X, y, f"{OTHER_N} float64 points of y = {a:g}x² + {b:g}x + {c:g} plus noise",
+                         lr=LESSON_LR, steps=OTHER_STEPS)
+    lesson_like = _coefficients_problem(returned.value, TRUE_COEFFICIENTS, EXERCISE.tolerance("true_coefficients"))
+    meaning = ("Your answer is close to the lesson's (0.5, −1, 1) although these data follow other coefficients: "
+               "the fit must be learned from the X and y passed in." if lesson_like is None else "")
+    _expect_fit(returned, reference.fit_quadratic(X, y, lr=LESSON_LR, steps=OTHER_STEPS),
+                EXERCISE.tolerance("reference"), _wrong_fits(X, y, LESSON_LR, OTHER_STEPS), meaning=meaning,
+                hint="Learn a, b and c from the X and y arguments; do not rebuild or hard-code the lesson's data.")
+
+
+@check
+def test_fit_follows_lr_and_steps(student: Student, reference: ModuleType) -> None:
+    X, y = reference.make_quadratic_data()
+    for lr, steps in OTHER_SETTINGS:
+        returned = _fit_call(student, X, y, LESSON_DATA, lr=lr, steps=steps)
+        _expect_fit(returned, reference.fit_quadratic(X, y, lr=lr, steps=steps), EXERCISE.tolerance("reference"),
+                    _wrong_fits(X, y, lr, steps),
+                    hint="Use the lr and steps arguments as given: `steps` updates, each of −lr × gradient.")
