@@ -129,7 +129,8 @@ def _encode(value: Any, blobs: list[bytes], depth: int) -> Any:
 def _encode_tensor(tensor: torch.Tensor, blobs: list[bytes], depth: int) -> Any:
     if tensor.layout != torch.strided or str(tensor.dtype) not in _DTYPES or tensor.is_quantized:
         return {"unsupported": f"tensor ({tensor.dtype}, {tensor.layout})", "text": ""}
-    flat = tensor.detach().to("cpu").contiguous().reshape(-1)
+    # A fresh dense copy: .contiguous() keeps odd strides such as a size-1 expanded dim.
+    flat = tensor.detach().to("cpu").reshape(-1).clone(memory_format=torch.contiguous_format)
     blobs.append(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
     grad = tensor.grad if tensor.is_leaf else None
     return {"tensor": {

@@ -83,3 +83,8 @@ def forged(header: object, blob: bytes = b"") -> bytes:
 def test_malformed_or_forged_messages_are_refused(message: bytes) -> None:
     with pytest.raises(wire.WireError):
         wire.unpack(message)
+
+
+def test_a_tensor_with_a_zero_stride_crosses() -> None:
+    expanded = torch.tensor(2.0).expand(1)
+    assert torch.equal(roundtrip(expanded), torch.tensor([2.0]))
