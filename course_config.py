@@ -125,7 +125,28 @@ VIEWS = Exercise(slug="views", title="", section="", checks=())
 # ---- views (end)
 
 # ---- neuron_chain_rule (begin)
-NEURON_CHAIN_RULE = Exercise(slug="neuron_chain_rule", title="", section="", checks=())
+NEURON_CHAIN_RULE = Exercise(
+    slug="neuron_chain_rule",
+    title="A single neuron, differentiated by autograd and by the chain rule",
+    section='"Autograd: gradients for free" (the single artificial neuron and its chain rule)',
+    checks=(
+        Check("neuron_on_lesson_case", 1, "neuron(w, inp) gives the lesson's 0.9526 for w = [1, −2, 0.5], "
+              "inp = [3, 1, 4]"),
+        Check("neuron_keeps_the_graph", 0.5, "backward() through neuron fills w.grad with the lesson's "
+              "[0.1355, 0.0452, 0.1807]"),
+        Check("grad_by_hand_on_lesson_case", 1.5, "neuron_grad_by_hand gives the lesson's [0.1355, 0.0452, 0.1807]"),
+        Check("grad_by_hand_without_autograd", 0.5, "neuron_grad_by_hand uses no backward() or autograd.grad"),
+        Check("neuron_on_fresh_inputs", 0.5, "neuron on random weights and inputs of other sizes, float64",
+              hidden=True),
+        Check("grad_by_hand_on_fresh_inputs", 1, "neuron_grad_by_hand on random weights and inputs of other sizes, "
+              "float64, against torch.autograd", hidden=True),
+    ),
+    seeds={"fresh_inputs": Setting(20261204, "seed of the hidden checks' random weights and inputs")},
+    tolerances={
+        "float32": Setting(1e-5, "absolute and relative tolerance for float32 outputs and gradients"),
+        "float64": Setting(1e-10, "absolute and relative tolerance for float64 outputs and gradients"),
+    },
+)
 # ---- neuron_chain_rule (end)
 
 # ---- finite_differences (begin)
@@ -141,7 +162,33 @@ LEARNING_RATE = Exercise(slug="learning_rate", title="", section="", checks=())
 # ---- learning_rate (end)
 
 # ---- grad_accumulation (begin)
-GRAD_ACCUMULATION = Exercise(slug="grad_accumulation", title="", section="", checks=())
+GRAD_ACCUMULATION = Exercise(
+    slug="grad_accumulation",
+    title="Gradients accumulate: forgetting zero_grad(), and using it on purpose",
+    section='"Worked example" (the x.grad = 6, 12, 18 loop) and the companion\'s "zero_grad — reset between steps"',
+    checks=(
+        Check("repeated_backward_on_lesson_case", 1, "repeated_backward_grads(3.0, 3) gives the lesson's 6, 12, 18"),
+        Check("accumulated_gradient_even_split", 1, "the lesson's 100 points in 4 micro-batches of 25 give the "
+              "full-batch autograd gradient"),
+        Check("accumulated_gradient_uneven_split", 1, "the lesson's 100 points in 3 micro-batches (34, 33, 33) give "
+              "the full-batch autograd gradient"),
+        Check("backward_once_per_micro_batch", 0.5, "accumulated_gradient calls backward() once per micro-batch"),
+        Check("accumulated_gradient_is_clean", 0.5, "the result is detached, shaped like w, same dtype; the "
+              "caller's w is untouched"),
+        Check("repeated_backward_at_fresh_points", 0.5, "repeated_backward_grads at other points and numbers of "
+              "calls", hidden=True),
+        Check("accumulated_gradient_on_fresh_data", 1.5, "random float32 and float64 data, other sizes, even and "
+              "uneven splits, against full-batch torch.autograd", hidden=True),
+    ),
+    seeds={
+        "lesson_data": Setting(42, "the lesson's torch.manual_seed(42), which makes its 100 noisy points"),
+        "fresh_data": Setting(20261203, "seed of the hidden checks' random points, weights and data"),
+    },
+    tolerances={
+        "float32": Setting(1e-5, "absolute and relative tolerance for float32 gradients"),
+        "float64": Setting(1e-10, "absolute and relative tolerance for float64 gradients"),
+    },
+)
 # ---- grad_accumulation (end)
 
 # ---- linear_module (begin)

@@ -1,0 +1,261 @@
+"""Checks of `grad_accumulation` ("Forgetting zero_grad()", and accumulating on purpose).
+
+Oracles: the reference for the x² loop, and one backward pass of torch.autograd on the
+full-batch loss for the accumulated gradient. Public checks use the lesson's x0 = 3 and
+the worked example's 100 points (seed 42) with a column of ones, at w = 0; hidden ones
+use other points, sizes, splits and float64.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import torch
+
+from course_config import GRAD_ACCUMULATION as EXERCISE
+from graders.check import checks_for
+from graders.compare import describe, number_problem
+from graders.expect import expect_tensor
+from graders.feedback import fail
+from graders.mistakes import Mistake, Suspect
+from graders.recording import expected
+from graders.student import Returned, Student
+from graders.wire import origin
+
+check = checks_for("lesson01", EXERCISE.slug)
+
+WORKED = '"Worked example", the loop that prints x.grad = 6.0, 12.0, 18.0'
+COMPANION = 'the companion\'s "zero_grad() -- Reset Between Steps" (gradient accumulation across micro-batches)'
+
+CLEARED_BETWEEN_CALLS = Mistake(
+    "gradient cleared between backward calls",
+    "Every value you recorded is the plain derivative 2·x0: x.grad was zeroed, or x was made afresh, before "
+    "each backward pass. This function is meant to show what happens when nobody clears it.",
+    "Create x once, before the loop, and leave x.grad alone inside it: the lesson's loop gives 6, 12, 18.",
+    WORKED,
+)
+NOT_SCALED = Mistake(
+    "micro-batch losses not scaled",
+    "Your gradient is about k times too large for k micro-batches: each micro-batch loss was its own mean, and "
+    "backward() added the k gradients together. A sum of k means is not the mean over the whole batch.",
+    "Divide each micro-batch's sum of squared errors by N, the number of rows in the whole batch.",
+    COMPANION,
+)
+MEAN_OF_MEANS = Mistake(
+    "micro-batch means divided by k",
+    "Your gradient is that of the average of the micro-batch means (each mean divided by the number of "
+    "micro-batches). That equals the full-batch mean only when every micro-batch has the same size; with "
+    "unequal groups the rows of the smaller ones weigh a little more than they should.",
+    "Weight each micro-batch by its share of the rows: its sum of squared errors divided by N, not its mean "
+    "divided by k.",
+    COMPANION,
+)
+ZEROED_BETWEEN_MICRO_BATCHES = Mistake(
+    "gradient zeroed between micro-batches",
+    "Your gradient is that of the last micro-batch alone: .grad was cleared (zero_() or set to None), or the "
+    "leaf was made afresh, before each backward pass, so every pass threw away the ones before it.",
+    "Make the leaf copy of w once, before the loop, and let backward() add into leaf.grad; clear gradients "
+    "between optimiser steps, never between the micro-batches of one step.",
+    COMPANION,
+)
+MODIFIED_W = Mistake(
+    "modified the caller's w",
+    "After your function ran, the w the caller passed in had changed: it now requires grad, holds a .grad, or "
+    "has other values. Whoever calls this function (a training loop) does not expect its weights to change.",
+    "Work on a leaf copy: leaf = w.detach().clone().requires_grad_(True), and return leaf.grad.detach().",
+    COMPANION,
+)
+MISTAKES = [CLEARED_BETWEEN_CALLS, NOT_SCALED, MEAN_OF_MEANS, ZEROED_BETWEEN_MICRO_BATCHES, MODIFIED_W]
+_BY_NAME = {mistake.name: mistake for mistake in MISTAKES}
+
+LESSON_DATA = ("w = torch.zeros(2), X = the worked example's 100 points with a column of ones (shape (100, 2)), "
+               "y = their targets (shape (100,))")
+BACKWARD_CALLS = ("Tensor.backward", "autograd.backward")
+
+
+def lesson_data() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The worked example's points, made as the lesson makes them, as (w, X, y) for X @ w."""
+    generator = torch.Generator().manual_seed(EXERCISE.seed("lesson_data"))
+    x = torch.rand(100, 1, generator=generator) * 4 - 2
+    y = 3 * x - 2 + 0.3 * torch.randn(100, 1, generator=generator)
+    # The column of ones turns the lesson's X * w + b into X @ (w, b).
+    return torch.zeros(2), torch.cat([x, torch.ones(100, 1)], dim=1), y[:, 0]
+
+
+@expected
+def full_batch_gradient(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """One backward pass of torch.autograd on the full-batch mean squared error."""
+    leaf = w.detach().clone().requires_grad_(True)
+    ((X @ leaf - y) ** 2).mean().backward()
+    return leaf.grad.detach()
+
+
+@expected
+def cleared_grads(x0: float, calls: int) -> list[float]:
+    """What the loop records when .grad is cleared before every pass: 2·x0 each time."""
+    return [2 * x0] * calls
+
+
+def _weighted_gradient(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """The gradient of Σ weights_r · (x_r · w − y_r)²: every variant below is one choice of weights."""
+    return 2 * X.T @ (weights * (X @ w - y))
+
+
+@expected
+def wrong_gradients(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> dict[str, list[torch.Tensor]]:
+    """The gradients each micro-batch mistake gives, for tensor_split's and chunk's group sizes."""
+    rows = X.shape[0]
+    indices = torch.arange(rows)
+    splits = {tuple(len(p) for p in indices.tensor_split(k)), tuple(len(p) for p in indices.chunk(k))}
+    found: dict[str, list[torch.Tensor]] = {
+        m.name: [] for m in (NOT_SCALED, MEAN_OF_MEANS, ZEROED_BETWEEN_MICRO_BATCHES)}
+    for sizes in sorted(splits):
+        counts = torch.tensor(sizes)
+        per_row = torch.repeat_interleave(counts, counts).to(w.dtype)  # each row's micro-batch size
+        last = torch.zeros(rows, dtype=w.dtype)
+        last[rows - sizes[-1]:] = 1
+        found[NOT_SCALED.name].append(_weighted_gradient(w, X, y, 1 / per_row))
+        found[MEAN_OF_MEANS.name].append(_weighted_gradient(w, X, y, 1 / (k * per_row)))
+        # Only the last micro-batch counts, with whichever scaling the student chose.
+        for scale in (1 / rows, 1 / (k * sizes[-1]), 1 / sizes[-1]):
+            found[ZEROED_BETWEEN_MICRO_BATCHES.name].append(_weighted_gradient(w, X, y, last * scale))
+    return found
+
+
+def _tolerance(t: torch.Tensor) -> dict[str, float]:
+    value = EXERCISE.tolerance("float64" if t.dtype == torch.float64 else "float32")
+    return {"rtol": value, "atol": value}
+
+
+def expect_gradient(returned: Returned, w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> None:
+    __tracebackhide__ = True
+    suspects = [Suspect(_BY_NAME[name], value) for name, values in wrong_gradients(w, X, y, k).items()
+                for value in values]
+    expect_tensor(returned, full_batch_gradient(w, X, y), **_tolerance(w), requires_grad=None, suspects=suspects,
+                  scaled={float(k): NOT_SCALED} if k > 1 else None, section=COMPANION, what="the gradient",
+                  hint="With micro_batches=1 your function must give the ordinary full-batch gradient; check "
+                       "that first, then split.")
+
+
+def expect_grads(returned: Returned, reference: ModuleType, x0: float, calls: int) -> None:
+    """The list of x.grad values, compared number by number."""
+    __tracebackhide__ = True
+    wanted = reference.repeated_backward_grads(x0, calls)
+    cleared = cleared_grads(x0, calls)  # computed up front, so that it is recorded for replay too
+    got = returned.value
+    tolerance = EXERCISE.tolerance("float32")
+    hint = "Record x.grad.item() after each y.backward(), without clearing x.grad."
+    if type(got) not in (list, tuple) or len(got) != calls:
+        fail(f"repeated_backward_grads must return a list of {calls} numbers, one per backward pass.",
+             call=returned.call, got=describe(got), expected=describe(wanted), hint=hint, section=WORKED)
+    for i, (value, right) in enumerate(zip(got, wanted)):
+        problem = number_problem(value, right, rtol=tolerance, atol=tolerance, what=f"x.grad after call {i + 1}")
+        if problem is None:
+            continue
+        if all(number_problem(v, c, rtol=tolerance, atol=tolerance) is None for v, c in zip(got, cleared)):
+            fail(f"repeated_backward_grads: {problem}.", call=returned.call, got=describe(got),
+                 expected=describe(wanted), mistake=CLEARED_BETWEEN_CALLS.name,
+                 meaning=CLEARED_BETWEEN_CALLS.explanation, hint=CLEARED_BETWEEN_CALLS.hint, section=WORKED)
+        fail(f"repeated_backward_grads: {problem}.", call=returned.call, got=describe(got), expected=describe(wanted),
+             hint=hint, section=WORKED)
+
+
+def _backward_count(returned: Returned) -> int:
+    return sum(event.count for event in returned.calls_to(*BACKWARD_CALLS))
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_repeated_backward_on_lesson_case(student: Student, reference: ModuleType) -> None:
+    expect_grads(student.call("repeated_backward_grads", 3.0, 3), reference, 3.0, 3)
+
+
+@check
+def test_accumulated_gradient_even_split(student: Student) -> None:
+    w, X, y = lesson_data()
+    returned = student.call("accumulated_gradient", w, X, y, 4,
+                            shown_as=f"accumulated_gradient(w, X, y, micro_batches=4) with {LESSON_DATA}")
+    expect_gradient(returned, w, X, y, 4)
+
+
+@check
+def test_accumulated_gradient_uneven_split(student: Student) -> None:
+    w, X, y = lesson_data()
+    returned = student.call("accumulated_gradient", w, X, y, 3,
+                            shown_as=f"accumulated_gradient(w, X, y, micro_batches=3) with {LESSON_DATA}")
+    expect_gradient(returned, w, X, y, 3)
+
+
+@check
+def test_backward_once_per_micro_batch(student: Student) -> None:
+    w, X, y = lesson_data()
+    for k in (4, 7):
+        returned = student.call("accumulated_gradient", w, X, y, k, trace=True,
+                                shown_as=f"accumulated_gradient(w, X, y, micro_batches={k}) with {LESSON_DATA}")
+        count = _backward_count(returned)
+        if count != k:
+            grad_calls = returned.calls_to("autograd.grad")
+            meaning = ("torch.autograd.grad returns gradients instead of adding them into .grad, so nothing "
+                       "accumulates." if grad_calls else
+                       "One backward pass on the whole batch gives the right numbers, but the exercise is to get "
+                       "them by letting .grad add up micro-batch by micro-batch." if count == 1 else
+                       "Each micro-batch needs exactly one backward pass: split X and y into micro_batches groups.")
+            fail(f"accumulated_gradient called backward() {count} time(s) for {k} micro-batches; expected {k}.",
+                 call=returned.call, meaning=meaning, section=COMPANION,
+                 hint="Loop over zip(torch.tensor_split(X, micro_batches), torch.tensor_split(y, micro_batches)) "
+                      "and call .backward() on each group's loss.")
+
+
+@check
+def test_accumulated_gradient_is_clean(student: Student) -> None:
+    w, X, y = lesson_data()
+    returned = student.call("accumulated_gradient", w, X, y, 3, return_args=True,
+                            shown_as=f"accumulated_gradient(w, X, y, micro_batches=3) with {LESSON_DATA}")
+    after = returned.args[0] if returned.args else None
+    info = origin(after) if type(after) is torch.Tensor else None
+    if info is not None and (info.requires_grad or info.grad is not None or not torch.equal(after.detach(), w)):
+        fail("accumulated_gradient changed the w it was given.", call=returned.call,
+             got=f"w after the call: {describe(after)}", expected=f"w unchanged: {describe(w)}",
+             mistake=MODIFIED_W.name, meaning=MODIFIED_W.explanation, hint=MODIFIED_W.hint, section=MODIFIED_W.section)
+    value = returned.value
+    if type(value) is not torch.Tensor:
+        fail("accumulated_gradient must return a torch.Tensor.", call=returned.call, got=describe(value),
+             section=COMPANION)
+    value_info = origin(value)
+    if value_info is not None and value_info.requires_grad:
+        fail("accumulated_gradient returned a tensor that requires grad.", call=returned.call, got=describe(value),
+             hint="Return leaf.grad.detach(): a plain tensor, not part of any autograd graph.", section=COMPANION)
+    if value.shape != w.shape or value.dtype != w.dtype:
+        fail("accumulated_gradient must return a tensor of w's shape and dtype.", call=returned.call,
+             got=f"shape {tuple(value.shape)}, {value.dtype}", expected=f"shape {tuple(w.shape)}, {w.dtype}",
+             hint="Return the leaf's .grad: it always has the leaf's shape and dtype.", section=COMPANION)
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_repeated_backward_at_fresh_points(student: Student, reference: ModuleType) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_data"))
+    fresh = round(float(torch.rand(1, generator=generator)) * 10 - 5, 3)
+    for x0, calls in ((-1.5, 5), (0.25, 1), (fresh, 4)):
+        returned = student.call("repeated_backward_grads", x0, calls,
+                                shown_as=f"repeated_backward_grads({x0}, {calls})")
+        expect_grads(returned, reference, x0, calls)
+
+
+@check
+def test_accumulated_gradient_on_fresh_data(student: Student) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_data"))
+    # (rows, features, micro_batches, dtype): even first, then uneven, then one row per micro-batch.
+    for rows, features, k, dtype in ((12, 3, 4, torch.float64), (50, 5, 7, torch.float64),
+                                     (23, 4, 5, torch.float32), (9, 2, 9, torch.float64)):
+        X = torch.randn(rows, features, generator=generator, dtype=dtype)
+        y = X @ torch.randn(features, generator=generator, dtype=dtype) + 0.5 * torch.randn(
+            rows, generator=generator, dtype=dtype)
+        w = torch.randn(features, generator=generator, dtype=dtype)
+        text = str(dtype).removeprefix("torch.")
+        returned = student.call("accumulated_gradient", w, X, y, k,
+                                shown_as=f"accumulated_gradient(w, X, y, micro_batches={k}) with {rows} random "
+                                         f"{text} rows of {features} features and a random w")
+        expect_gradient(returned, w, X, y, k)

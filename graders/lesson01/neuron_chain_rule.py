@@ -1,0 +1,222 @@
+"""Checks of `neuron_chain_rule` (the single neuron of "Autograd: gradients for free").
+
+Oracles: the reference neuron for the output, and torch.autograd on the reference neuron
+for the gradient. Public checks use the lesson's w = [1, −2, 0.5] and inp = [3, 1, 4];
+hidden ones use seeded random weights and inputs of other sizes, float32 and float64.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import torch
+
+from course_config import NEURON_CHAIN_RULE as EXERCISE
+from graders.check import checks_for
+from graders.compare import describe
+from graders.expect import expect_tensor
+from graders.feedback import fail
+from graders.mistakes import Mistake, Suspect
+from graders.recording import expected
+from graders.student import Returned, Student
+from graders.wire import origin
+
+check = checks_for("lesson01", EXERCISE.slug)
+
+AUTOGRAD = '"Autograd: gradients for free", the single artificial neuron'
+CHAIN_RULE = '"Autograd: gradients for free", the chain rule worked out below the neuron'
+
+FORGOT_ONE_MINUS_SIGMA = Mistake(
+    "forgot the (1 − σ) factor",
+    "Your gradient equals σ(z)·inp. The derivative of the sigmoid is σ(z)·(1 − σ(z)), not σ(z) itself; "
+    "near z = 3, where σ is close to 1, leaving out (1 − σ) makes the gradient about 20 times too large.",
+    "Multiply by (1 − σ(z)) as well: σ(z) * (1 - σ(z)) * inp.",
+    CHAIN_RULE,
+)
+NO_INP = Mistake(
+    "σ′(z) without inp",
+    "Your gradient is σ′(z) = σ(z)·(1 − σ(z)) alone, the same number for every weight. That is d out / d z; "
+    "the chain rule still needs d z / d w, which for z = w · inp is inp.",
+    "Multiply σ′(z) by inp, so that each weight's gradient is scaled by its own input.",
+    CHAIN_RULE,
+)
+W_FOR_INP = Mistake(
+    "w in place of inp",
+    "Your gradient equals σ′(z)·w. The derivative of z = w · inp with respect to w is inp, the thing w is "
+    "multiplied by, not w itself.",
+    "Use inp as the last factor: σ(z) * (1 - σ(z)) * inp.",
+    CHAIN_RULE,
+)
+SIGN_FLIPPED = Mistake(
+    "sign of (1 − σ) flipped",
+    "Your gradient is minus the right one: σ(z)·(σ(z) − 1)·inp. The sigmoid is increasing, so raising a "
+    "weight whose input is positive must raise the output.",
+    "Write the factor as (1 - σ(z)), not (σ(z) - 1).",
+    CHAIN_RULE,
+)
+NO_SUM = Mistake(
+    "forgot the sum in w · inp",
+    "Your neuron returns σ(w * inp), one value per weight: the products were never added up. A neuron "
+    "squashes a single number, the weighted sum z = w · inp.",
+    "Sum the products before the sigmoid: torch.sigmoid((w * inp).sum()).",
+    AUTOGRAD,
+)
+GRAPH_CUT = Mistake(
+    "graph cut in neuron",
+    "Your neuron returns the right number, but backward() cannot reach w through it: the value left the "
+    "autograd graph (.item(), float(), math.exp, torch.tensor(...) or .detach() on the way).",
+    "Use torch operations on w itself, e.g. torch.sigmoid((w * inp).sum()), and keep the result a tensor.",
+    AUTOGRAD,
+)
+MISTAKES = [FORGOT_ONE_MINUS_SIGMA, NO_INP, W_FOR_INP, SIGN_FLIPPED, NO_SUM, GRAPH_CUT]
+
+LESSON_CASE = "w = torch.tensor([1.0, -2.0, 0.5]), inp = torch.tensor([3.0, 1.0, 4.0])"
+AUTOGRAD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
+
+
+def lesson_case() -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.tensor([1.0, -2.0, 0.5]), torch.tensor([3.0, 1.0, 4.0])
+
+
+def fresh_cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
+    """Seeded random weights and inputs; z stays moderate so that σ′(z) is not vanishingly small."""
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_inputs"))
+    cases = []
+    for size, dtype in ((5, torch.float64), (1, torch.float32), (8, torch.float64)):
+        w = torch.randn(size, generator=generator, dtype=dtype) * 0.7
+        inp = torch.randn(size, generator=generator, dtype=dtype)
+        cases.append((f"{size} random {str(dtype).removeprefix('torch.')} weights and inputs", w, inp))
+    return cases
+
+
+@expected
+def autograd_gradient(reference: ModuleType, w: torch.Tensor, inp: torch.Tensor) -> torch.Tensor:
+    """d out / d w by torch.autograd through the reference neuron, in this (trusted) process."""
+    leaf = w.detach().clone().requires_grad_(True)
+    reference.neuron(leaf, inp).backward()
+    return leaf.grad.detach()
+
+
+@expected
+def wrong_gradients(w: torch.Tensor, inp: torch.Tensor) -> dict[str, list[torch.Tensor]]:
+    """What each chain-rule mistake returns on (w, inp)."""
+    s = torch.sigmoid((w * inp).sum())
+    slope = s * (1 - s)
+    return {
+        FORGOT_ONE_MINUS_SIGMA.name: [s * inp],
+        # Either the bare 0-d σ′, or σ′ copied to every weight.
+        NO_INP.name: [slope, slope * torch.ones_like(w)],
+        W_FOR_INP.name: [slope * w],
+        SIGN_FLIPPED.name: [-slope * inp],
+    }
+
+
+@expected
+def unsummed_neuron(w: torch.Tensor, inp: torch.Tensor) -> torch.Tensor:
+    return torch.sigmoid(w * inp)
+
+
+def _tolerance(t: torch.Tensor) -> dict[str, float]:
+    value = EXERCISE.tolerance("float64" if t.dtype == torch.float64 else "float32")
+    return {"rtol": value, "atol": value}
+
+
+def _mistakes_by_name() -> dict[str, Mistake]:
+    return {mistake.name: mistake for mistake in MISTAKES}
+
+
+def expect_neuron(returned: Returned, reference: ModuleType, w: torch.Tensor, inp: torch.Tensor) -> None:
+    __tracebackhide__ = True
+    expect_tensor(returned, reference.neuron(w, inp), **_tolerance(w), requires_grad=None, what="the output",
+                  suspects=[Suspect(NO_SUM, unsummed_neuron(w, inp))], section=AUTOGRAD,
+                  hint="z = w · inp is one number; return torch.sigmoid of it as a 0-d tensor.")
+
+
+def expect_hand_gradient(returned: Returned, reference: ModuleType, w: torch.Tensor, inp: torch.Tensor) -> None:
+    __tracebackhide__ = True
+    by_name = _mistakes_by_name()
+    suspects = [Suspect(by_name[name], value) for name, values in wrong_gradients(w, inp).items() for value in values]
+    expect_tensor(returned, autograd_gradient(reference, w, inp), **_tolerance(w), requires_grad=None,
+                  what="the gradient", suspects=suspects, section=CHAIN_RULE,
+                  hint="Chain the two local derivatives: d out / d z = σ(z)·(1 − σ(z)), d z / d w = inp.")
+
+
+def backward_through_neuron(module: ModuleType, w: torch.Tensor, inp: torch.Tensor) -> dict:
+    """Runs in the worker: the lesson's out = neuron(w, inp); out.backward(); read w.grad."""
+    leaf = w.detach().clone().requires_grad_(True)
+    out = module.neuron(leaf, inp)
+    if type(out) is not torch.Tensor:
+        return {"out": out, "requires_grad": False, "grad": None}
+    if out.dim() == 0 and out.requires_grad:
+        out.backward()
+    return {"out": out.detach(), "requires_grad": out.requires_grad, "grad": leaf.grad}
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_neuron_on_lesson_case(student: Student, reference: ModuleType) -> None:
+    w, inp = lesson_case()
+    expect_neuron(student.call("neuron", w, inp, shown_as=f"neuron(w, inp) with {LESSON_CASE}"), reference, w, inp)
+
+
+@check
+def test_neuron_keeps_the_graph(student: Student, reference: ModuleType) -> None:
+    w, inp = lesson_case()
+    shown = f"out = neuron(w, inp); out.backward() with {LESSON_CASE}, w requiring grad"
+    returned = student.run(backward_through_neuron, w, inp, shown_as=shown)
+    got = returned.value if type(returned.value) is dict else {}
+    out = got.get("out")
+    if type(out) is not torch.Tensor or out.dim() != 0:
+        if type(out) is torch.Tensor and out.shape == w.shape:
+            fail("neuron returned one value per weight, so there is no single output to call backward() on.",
+                 call=shown, got=describe(out), mistake=NO_SUM.name, meaning=NO_SUM.explanation, hint=NO_SUM.hint,
+                 section=NO_SUM.section)
+        fail("neuron must return a 0-d tensor, so that out.backward() can run.", call=shown, got=describe(out),
+             hint="Return torch.sigmoid(z) with z a 0-d tensor; do not call .item() on it.", section=AUTOGRAD)
+    if got.get("grad") is None:
+        summary = ("After out.backward(), w.grad is still None: autograd could not follow neuron back to w."
+                   if got.get("requires_grad") else
+                   "neuron's output does not require grad although w does, so out.backward() cannot reach w.")
+        fail(summary, call=shown, got=f"out = {describe(out)}, w.grad = None", mistake=GRAPH_CUT.name,
+             meaning=GRAPH_CUT.explanation, hint=GRAPH_CUT.hint, section=GRAPH_CUT.section)
+    expect_tensor(Returned(shown, got["grad"]), autograd_gradient(reference, w, inp), **_tolerance(w),
+                  requires_grad=None, what="w.grad", section=AUTOGRAD,
+                  hint="neuron should be σ(w · inp) built from torch operations; autograd then does the rest.")
+
+
+@check
+def test_grad_by_hand_on_lesson_case(student: Student, reference: ModuleType) -> None:
+    w, inp = lesson_case()
+    returned = student.call("neuron_grad_by_hand", w, inp, shown_as=f"neuron_grad_by_hand(w, inp) with {LESSON_CASE}")
+    expect_hand_gradient(returned, reference, w, inp)
+
+
+@check
+def test_grad_by_hand_without_autograd(student: Student) -> None:
+    w, inp = lesson_case()
+    returned = student.call("neuron_grad_by_hand", w, inp, trace=True,
+                            shown_as=f"neuron_grad_by_hand(w, inp) with {LESSON_CASE}")
+    used = returned.calls_to(*AUTOGRAD_CALLS)
+    info = origin(returned.value) if type(returned.value) is torch.Tensor else None
+    if used or (info is not None and info.requires_grad):
+        where = f" (line {used[0].line})" if used and used[0].line else ""
+        fail(f"neuron_grad_by_hand uses autograd{where}; it must be the chain rule worked out by hand.",
+             call=returned.call, section=CHAIN_RULE,
+             meaning="The point of this function is to check autograd's answer against your own derivation.",
+             hint="Compute s = torch.sigmoid((w * inp).sum()) and return s * (1 - s) * inp, with no backward().")
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_neuron_on_fresh_inputs(student: Student, reference: ModuleType) -> None:
+    for text, w, inp in fresh_cases():
+        expect_neuron(student.call("neuron", w, inp, shown_as=f"neuron(w, inp) with {text}"), reference, w, inp)
+
+
+@check
+def test_grad_by_hand_on_fresh_inputs(student: Student, reference: ModuleType) -> None:
+    for text, w, inp in fresh_cases():
+        returned = student.call("neuron_grad_by_hand", w, inp, shown_as=f"neuron_grad_by_hand(w, inp) with {text}")
+        expect_hand_gradient(returned, reference, w, inp)

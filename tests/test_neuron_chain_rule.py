@@ -1,0 +1,26 @@
+"""The neuron_chain_rule checks reproduce the lesson's printed numbers, and their mistake
+variants differ from the right gradient on every input the checks use."""
+
+from __future__ import annotations
+
+import torch
+
+from graders.lesson01 import neuron_chain_rule as checks
+from reference.lesson01 import neuron_chain_rule as reference
+
+
+def test_the_lesson_case_gives_the_printed_numbers() -> None:
+    w, inp = checks.lesson_case()
+    # The lesson prints "out = 0.9526" and "d out / d w = tensor([0.1355, 0.0452, 0.1807])".
+    assert round(reference.neuron(w, inp).item(), 4) == 0.9526
+    assert [round(v, 4) for v in checks.autograd_gradient(reference, w, inp).tolist()] == [0.1355, 0.0452, 0.1807]
+    assert torch.allclose(reference.neuron_grad_by_hand(w, inp), checks.autograd_gradient(reference, w, inp))
+
+
+def test_no_variant_is_mistaken_for_the_right_answer() -> None:
+    cases = [("lesson", *checks.lesson_case())] + checks.fresh_cases()
+    for _, w, inp in cases:
+        right = checks.autograd_gradient(reference, w, inp)
+        for name, values in checks.wrong_gradients(w, inp).items():
+            for value in values:
+                assert value.shape != right.shape or not torch.allclose(value, right, rtol=1e-4, atol=1e-4), name
