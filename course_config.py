@@ -117,7 +117,41 @@ DTYPES_AND_DEVICES = Exercise(slug="dtypes_and_devices", title="", section="", c
 # ---- dtypes_and_devices (end)
 
 # ---- shape_bugs (begin)
-SHAPE_BUGS = Exercise(slug="shape_bugs", title="", section="", checks=())
+SHAPE_BUGS = Exercise(
+    slug="shape_bugs",
+    title="Shape bugs: broadcasting rules and a loss that refuses to broadcast",
+    section='"Common pitfalls" (shape mismatches) and "Shapes and Broadcasting" in the companion text',
+    checks=(
+        Check("broadcast_shape_lesson_cases", 1, "broadcast_shape on the course texts' pairs: (3, 4) with (4,), "
+              "(100, 1) with (100,), (1, 1, 8, 8) with (8, 8), (32, 3, 224, 224) with (3, 1, 1)"),
+        Check("broadcast_shape_generated_pairs", 1.5, "broadcast_shape agrees with torch.broadcast_shapes on "
+              "generated pairs, compatible or not, with size-0 and size-1 dimensions and different ranks"),
+        Check("broadcast_shape_error_names_shapes", 0.5, "shapes that do not broadcast raise ValueError "
+              "naming both shapes"),
+        Check("silently_broadcasts_lesson_cases", 1, "silently_broadcasts flags (100, 1) with (100,) and "
+              "nothing that keeps pred's shape or fails loudly"),
+        Check("mse_loss_matches_torch", 1, "mse_loss equals torch's mse_loss, gradient included, on the "
+              "worked example's data"),
+        Check("mse_loss_refuses_mismatched_shapes", 1, "mse_loss(pred (100, 1), y (100,)) raises ValueError "
+              "naming both shapes"),
+        Check("broadcast_shape_fresh_pairs", 1, "broadcast_shape on 400 other generated pairs, ranks up to 8 "
+              "and sizes up to 7", hidden=True),
+        Check("silently_broadcasts_fresh_pairs", 0.5, "silently_broadcasts on generated pairs", hidden=True),
+        Check("mse_loss_fresh_inputs", 0.5, "mse_loss on float64 and 2-D inputs, and four other mismatches",
+              hidden=True),
+    ),
+    seeds={
+        "lesson_data": Setting(42, "the worked example's torch.manual_seed, which draws its 100 points X, y"),
+        "generated_pairs": Setting(1202, "seed of the public checks' generated shape pairs"),
+        "fresh_pairs": Setting(20261202, "seed of the hidden checks' generated shape pairs"),
+        "fresh_tensors": Setting(7, "seed of the hidden checks' random pred and target tensors"),
+        "shuffle": Setting(3, "seed of the permutation that shuffles the targets in the metamorphic test"),
+    },
+    tolerances={
+        "float32": Setting(1e-5, "absolute and relative tolerance for float32 losses and gradients"),
+        "float64": Setting(1e-10, "absolute and relative tolerance for float64 losses and gradients"),
+    },
+)
 # ---- shape_bugs (end)
 
 # ---- views (begin)

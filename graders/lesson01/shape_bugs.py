@@ -1,0 +1,513 @@
+"""Checks of `shape_bugs` ("Common pitfalls": shape mismatches that broadcast silently).
+
+Oracles: torch's own broadcasting on every pair of shapes, and `torch.nn.functional.mse_loss`
+differentiated by `torch.autograd`, both in this process. Hundreds of pairs go to the
+worker in one request (a driver below loops over them there), so a check costs one round
+trip. Wrong answers are matched against wrong variants of the rules run on the same pairs.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from types import ModuleType
+from typing import Any, Callable
+
+import torch
+import torch.nn.functional as F
+
+from course_config import SHAPE_BUGS as EXERCISE
+from graders.check import checks_for
+from graders.compare import describe
+from graders.expect import expect_tensor
+from graders.feedback import fail
+from graders.mistakes import Mistake
+from graders.recording import expected
+from graders.student import Returned, Student
+
+check = checks_for("lesson01", EXERCISE.slug)
+
+Shape = tuple[int, ...]
+Pair = tuple[Shape, Shape]
+
+RULES = '"Shapes and Broadcasting" in the companion text (the three rules, read right to left)'
+PITFALL = '"Common pitfalls", the bullet on shape mismatches that broadcast silently'
+WORKED = '"Worked example: fitting a line by gradient descent", the line that computes the loss'
+
+LEFT_TO_RIGHT = Mistake(
+    "shapes read left to right",
+    "Your answers are those of lining the two shapes up on their first dimension. Broadcasting "
+    "lines them up on their last one, so (3, 4) goes with (4,) and not with (3,).",
+    "Compare a[-1] with b[-1], then a[-2] with b[-2], and so on; pad the shorter shape with 1s on the left.",
+    RULES,
+)
+MISSING_AS_INCOMPATIBLE = Mistake(
+    "missing dimension treated as incompatible",
+    "Your function refuses shapes of different lengths. A dimension missing on the left counts as a "
+    "size 1 (rule 3), so (3, 4) and (4,) broadcast to (3, 4).",
+    "Before comparing, pad the shorter shape on the left with 1s until both have the same length.",
+    RULES,
+)
+SIZE_ZERO = Mistake(
+    "size-0 dimension broadcast wrongly",
+    "Your answers are right except where a dimension has size 0. Only a 1 is stretched: 0 against 1 "
+    "gives 0 (the 1 is stretched to nothing), and 0 against 3 does not broadcast at all.",
+    "Do not take max() of the two sizes: keep the size that is not 1, and refuse two sizes that differ "
+    "when neither is 1.",
+    RULES,
+)
+LOSS_RESHAPES = Mistake(
+    "loss reshapes silently",
+    "Your mse_loss returned the loss of the flattened tensors instead of raising. Reshaping hides the "
+    "bug in the caller's code instead of reporting it, and it is wrong whenever the caller mixed up "
+    "two dimensions.",
+    "Compare pred.shape with target.shape first and raise ValueError(...) naming both when they differ.",
+    PITFALL,
+)
+LOSS_BROADCASTS = Mistake(
+    "loss broadcasts silently",
+    "Your mse_loss returned a number for shapes that differ, and shuffling the targets did not change "
+    "it: pred - target broadcast to a table of every prediction against every target, and the loss "
+    "averages all those pairs (10,000 meaningless ones for the lesson's (100, 1) and (100,)).",
+    "Compare pred.shape with target.shape first and raise ValueError(...) naming both when they differ.",
+    PITFALL,
+)
+MISTAKES = [LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE, SIZE_ZERO, LOSS_RESHAPES, LOSS_BROADCASTS]
+
+LESSON_PAIRS: list[Pair] = [((3, 4), (4,)), ((100, 1), (100,)), ((1, 1, 8, 8), (8, 8)),
+                            ((32, 3, 224, 224), (3, 1, 1))]
+# Every wrong variant above also refuses these, so this check grades the error alone.
+ERROR_PAIRS: list[Pair] = [((3, 4), (2, 4)), ((5, 1, 4), (3, 5))]
+SILENT_PAIRS: list[Pair] = [((100, 1), (100,)), ((100,), (100, 1)), ((100, 1), (100, 1)), ((100,), (100,)),
+                            ((3, 4), (4,)), ((3, 4), (3,))]
+# (count, largest rank, largest size) of the generated pairs.
+PUBLIC_SPACE, HIDDEN_SPACE = (300, 4, 5), (400, 6, 7)
+
+
+# ---------------------------------------------------------------- drivers (run in the worker)
+
+def _attempt(function: Callable, *args: Any) -> list:
+    """["returned", value] or ["raised", type name, message]; an untouched stub still says so."""
+    try:
+        return ["returned", function(*args)]
+    except NotImplementedError:
+        raise
+    except Exception as error:  # noqa: BLE001 - any error is an answer to grade
+        try:
+            message = str(error)[:300]
+        except Exception:  # noqa: BLE001
+            message = "<unreadable message>"
+        return ["raised", type(error).__name__, message]
+
+
+def broadcast_many(module: ModuleType, pairs: list[Pair]) -> list[list]:
+    return [_attempt(module.broadcast_shape, a, b) for a, b in pairs]
+
+
+def _torch_shape(a: Shape, b: Shape) -> Shape:
+    """torch's broadcast of two shapes; raises RuntimeError where torch refuses them.
+
+    torch.broadcast_shapes documents itself as this very expression, but its first call
+    imports torch.fx (0.65 s); stride-0 views of one number cost nothing to build.
+    """
+    one = torch.empty(())
+    return tuple(torch.broadcast_tensors(one.expand(a), one.expand(b))[0].shape)
+
+
+def _torch_broadcast_shape(a: Shape, b: Shape) -> Shape:
+    try:
+        return _torch_shape(a, b)
+    except RuntimeError:
+        raise ValueError(f"shapes {a} and {b} do not broadcast") from None
+
+
+def silently_many(module: ModuleType, pairs: list[Pair]) -> list[list]:
+    """silently_broadcasts on each pair, with the student's broadcast_shape swapped for torch's
+    so that a mistake there costs only broadcast_shape's checks."""
+    own = vars(module).get("broadcast_shape")
+    module.broadcast_shape = _torch_broadcast_shape
+    try:
+        return [_attempt(module.silently_broadcasts, a, b) for a, b in pairs]
+    finally:
+        if own is None:
+            del module.broadcast_shape
+        else:
+            module.broadcast_shape = own
+
+
+def loss_probe(module: ModuleType, pred: torch.Tensor, target: torch.Tensor, order: torch.Tensor) -> dict:
+    """The loss, its gradient w.r.t. pred, and the loss once more with the targets shuffled."""
+    leaf = pred.detach().clone().requires_grad_(True)
+    first = _attempt(module.mse_loss, leaf, target)
+    probe = {"first": first, "grad": None, "shuffled": None}
+    if first[0] == "returned":
+        loss = first[1]
+        if type(loss) is torch.Tensor and loss.requires_grad and loss.numel() == 1:
+            loss.backward()
+            probe["grad"] = leaf.grad
+        probe["shuffled"] = _attempt(module.mse_loss, pred.detach().clone(), target[order])
+    return probe
+
+
+# ---------------------------------------------------------------- expected values (grader side)
+
+def generated_pairs(seed: int, count: int, max_rank: int, max_size: int) -> list[Pair]:
+    """Distinct pairs of shapes, about two thirds of them compatible, rich in sizes 0 and 1 and rank gaps."""
+    rng = random.Random(seed)
+    sizes = [0, 1, 1, 2, 3] + list(range(max_size + 1))
+    pairs: dict[Pair, None] = {}  # a dict keeps the order and drops repeats
+    while len(pairs) < count:
+        a = [rng.choice(sizes) for _ in range(rng.randint(0, max_rank))]
+        b = a[rng.randint(0, len(a)):] if rng.random() < 0.6 else a[:]  # a suffix of a, or all of it
+        b = [s if rng.random() < 0.5 else rng.choice((1, 1, 0, rng.choice(sizes))) for s in b]
+        b = [rng.choice(sizes) for _ in range(rng.randint(1, 2) if rng.random() < 0.3 else 0)] + b
+        pairs[(tuple(a), tuple(b)) if rng.random() < 0.5 else (tuple(b), tuple(a))] = None
+    return list(pairs)
+
+
+def _torch_or_none(a: Shape, b: Shape) -> Shape | None:
+    try:
+        return _torch_shape(a, b)
+    except RuntimeError:
+        return None
+
+
+def _zero_as_one(a: Shape, b: Shape, zero_stretches: bool) -> Shape | None:
+    """The rules with max() as the result size; with zero_stretches, 0 also matches anything."""
+    rank = max(len(a), len(b))
+    a, b = (1,) * (rank - len(a)) + a, (1,) * (rank - len(b)) + b
+    stretchy = (0, 1) if zero_stretches else (1,)
+    if any(x != y and x not in stretchy and y not in stretchy for x, y in zip(a, b)):
+        return None
+    return tuple(max(x, y) for x, y in zip(a, b))
+
+
+@expected
+def torch_answers(pairs: list[Pair]) -> list[Shape | None]:
+    """torch's broadcast shape of each pair; None where torch refuses it."""
+    return [_torch_or_none(a, b) for a, b in pairs]
+
+
+@expected
+def wrong_answers(pairs: list[Pair]) -> dict[str, list[Shape | None]]:
+    """What each wrong variant of the rules gives on each pair."""
+    def left_to_right(a: Shape, b: Shape) -> Shape | None:
+        # Lining up on the left is lining up the reversed shapes on the right.
+        result = _torch_or_none(a[::-1], b[::-1])
+        return None if result is None else result[::-1]
+
+    return {
+        LEFT_TO_RIGHT.name: [left_to_right(a, b) for a, b in pairs],
+        MISSING_AS_INCOMPATIBLE.name: [_torch_or_none(a, b) if len(a) == len(b) else None for a, b in pairs],
+        "zero max": [_zero_as_one(a, b, False) for a, b in pairs],
+        "zero stretches": [_zero_as_one(a, b, True) for a, b in pairs],
+    }
+
+
+@expected
+def silent_answers(pairs: list[Pair]) -> list[bool]:
+    return [(r := _torch_or_none(a, b)) is not None and r != a for a, b in pairs]
+
+
+@expected
+def torch_loss(pred: torch.Tensor, target: torch.Tensor) -> list[torch.Tensor]:
+    """torch's mse_loss and its gradient with respect to pred."""
+    leaf = pred.detach().clone().requires_grad_(True)
+    loss = F.mse_loss(leaf, target)
+    loss.backward()
+    return [loss.detach(), leaf.grad]
+
+
+@expected
+def wrong_losses(pred: torch.Tensor, target: torch.Tensor) -> dict[str, float | None]:
+    """What a loss that broadcasts, or one that flattens both sides, gives (None where it cannot)."""
+    broadcast = _torch_or_none(tuple(pred.shape), tuple(target.shape)) is not None
+    return {
+        LOSS_BROADCASTS.name: ((pred - target) ** 2).mean().item() if broadcast else None,
+        LOSS_RESHAPES.name: F.mse_loss(pred.reshape(-1), target.reshape(-1)).item()
+        if pred.numel() == target.numel() else None,
+    }
+
+
+# ---------------------------------------------------------------- reading the worker's answers
+
+class _Answer:
+    """One call's outcome: the value it returned, or the error it raised."""
+
+    def __init__(self, raw: Any) -> None:
+        ok = type(raw) is list and len(raw) in (2, 3) and raw[0] in ("returned", "raised")
+        self.raised = ok and raw[0] == "raised" and len(raw) == 3
+        self.value = raw[1] if ok and not self.raised else None
+        self.error_type = str(raw[1]) if self.raised else ""
+        self.message = str(raw[2]) if self.raised else ""
+
+    def shape(self) -> Shape | None | object:
+        """The returned shape, None when it raised, or a fresh object (equal to nothing) for any other value."""
+        if self.raised:
+            return None
+        if type(self.value) in (tuple, torch.Size) and all(type(n) is int for n in self.value):
+            return tuple(self.value)
+        return object()
+
+    def shown(self) -> str:
+        return f"raised {self.error_type}: {self.message}" if self.raised else f"returned {describe(self.value)}"
+
+
+def _answers(returned: Returned, count: int) -> list[_Answer]:
+    __tracebackhide__ = True
+    if type(returned.value) is not list or len(returned.value) != count:
+        fail(f"{returned.call} could not be graded: the answers did not come back as sent.", call=returned.call,
+             hint="Do not change the grader's modules from your code.", section=EXERCISE.section)
+    return [_Answer(raw) for raw in returned.value]
+
+
+def _names_shape(message: str, shape: Shape) -> bool:
+    """Whether the sizes of `shape` appear in order, e.g. "(3, 4)", "[3, 4]" or "torch.Size([3, 4])"."""
+    sizes = r"\D{1,4}".join(str(n) for n in shape) if shape else r"\(\)"
+    return re.search(rf"(?<!\d){sizes}(?!\d)", message) is not None
+
+
+def _shown_shape(shape: Shape | None) -> str:
+    return "raises ValueError" if shape is None else f"returns {shape}"
+
+
+# ---------------------------------------------------------------- assertions
+
+def expect_shapes(returned: Returned, pairs: list[Pair]) -> None:
+    """Every pair's answer is torch's shape (any raised error where torch refuses)."""
+    __tracebackhide__ = True
+    answers = _answers(returned, len(pairs))
+    # The variants are computed even when all is well, so that a recording holds them for replay.
+    got, truth, variants = [answer.shape() for answer in answers], torch_answers(pairs), wrong_answers(pairs)
+    wrong = [i for i, (g, t) in enumerate(zip(got, truth)) if g != t]
+    if not wrong:
+        return
+    mistake = _diagnose(pairs, got, wrong, variants)
+    shown = wrong[:3]
+    odd = sum(got[i] is not None and type(got[i]) is not tuple for i in wrong)
+    summary = (f"broadcast_shape should return a tuple of ints, but on {odd} of {len(pairs)} pairs it "
+               "returned something else." if odd and mistake is None else
+               f"broadcast_shape is wrong on {len(wrong)} of {len(pairs)} pairs of shapes.")
+    fail(summary, call=returned.call,
+         got="\n".join(f"broadcast_shape{pairs[i]} {answers[i].shown()}" for i in shown),
+         expected="\n".join(f"broadcast_shape{pairs[i]} {_shown_shape(truth[i])}" for i in shown),
+         mistake=mistake.name if mistake else None, meaning=mistake.explanation if mistake else "",
+         hint=mistake.hint if mistake else "Return a tuple of Python ints, e.g. tuple(result)." if odd else
+         "Work one example from the list by hand with the three rules, reading from the right.",
+         section=mistake.section if mistake else RULES)
+
+
+def _diagnose(pairs: list[Pair], got: list, wrong: list[int], variants: dict[str, list]) -> Mistake | None:
+    by_variant = {LEFT_TO_RIGHT.name: LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE.name: MISSING_AS_INCOMPATIBLE,
+                  "zero max": SIZE_ZERO, "zero stretches": SIZE_ZERO}
+    for name, answers in variants.items():
+        if all(g == a for g, a in zip(got, answers)):
+            return by_variant[name]
+    # Right on every pair without a 0 and wrong only on pairs with one: a size-0 rule of its own.
+    if all(0 in pairs[i][0] or 0 in pairs[i][1] for i in wrong):
+        return SIZE_ZERO
+    return None
+
+
+def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
+    __tracebackhide__ = True
+    answers = _answers(returned, len(pairs))
+    truth = silent_answers(pairs)
+    wrong = [i for i, (a, t) in enumerate(zip(answers, truth)) if a.raised or type(a.value) is not bool
+             or a.value != t]
+    if not wrong:
+        return
+    shown = wrong[:3]
+    fail(f"silently_broadcasts is wrong on {len(wrong)} of {len(pairs)} pairs of shapes.", call=returned.call,
+         got="\n".join(f"silently_broadcasts{pairs[i]} {answers[i].shown()}" for i in shown),
+         expected="\n".join(f"silently_broadcasts{pairs[i]} returns {truth[i]}" for i in shown),
+         hint="Broadcast the two shapes; the answer is True only when they broadcast and the result "
+              "differs from pred_shape. Return False when broadcast_shape raises ValueError.",
+         section=PITFALL)
+
+
+def expect_value_error(who: str, call: str, answer: _Answer, shapes: Pair, section: str) -> None:
+    """The call raised ValueError and its message names both shapes; `who` is the call in brief."""
+    __tracebackhide__ = True
+    hint = 'raise ValueError(f"... {a} and {b} ...") with the two shapes in the message.'
+    if not answer.raised:
+        fail(f"{who} should raise ValueError, but it {answer.shown()}.", call=call, got=answer.shown(),
+             expected=f"ValueError naming {shapes[0]} and {shapes[1]}", hint=hint.capitalize(), section=section)
+    if answer.error_type != "ValueError":
+        fail(f"{who} raised {answer.error_type}; it should raise ValueError.", call=call, got=answer.shown(),
+             expected=f"ValueError naming {shapes[0]} and {shapes[1]}",
+             hint=f"Check the shapes yourself before anything else can fail, and {hint}", section=section)
+    missing = [s for s in shapes if not _names_shape(answer.message, s)]
+    if missing:
+        fail(f"{who} raised ValueError, but its message does not name {missing[0]}.", call=call,
+             got=answer.shown(), expected=f"a message that names both {shapes[0]} and {shapes[1]}",
+             meaning="Whoever meets this error needs both shapes to find which tensor is wrong.",
+             hint=hint, section=section)
+
+
+def _tolerance(tensor: torch.Tensor) -> dict[str, float]:
+    value = EXERCISE.tolerance("float64" if tensor.dtype == torch.float64 else "float32")
+    return {"rtol": value, "atol": value}
+
+
+def _probe(student: Student, pred: torch.Tensor, target: torch.Tensor, shown_as: str) -> tuple[Returned, dict]:
+    __tracebackhide__ = True
+    shuffle = torch.Generator().manual_seed(EXERCISE.seed("shuffle"))
+    order = torch.randperm(target.shape[0], generator=shuffle)
+    returned = student.run(loss_probe, pred, target, order, shown_as=shown_as)
+    probe = returned.value
+    if type(probe) is not dict or set(probe) != {"first", "grad", "shuffled"}:
+        fail(f"{shown_as} could not be graded: the answer did not come back as sent.", call=shown_as,
+             hint="Do not change the grader's modules from your code.", section=PITFALL)
+    return returned, probe
+
+
+def expect_loss(student: Student, pred: torch.Tensor, target: torch.Tensor, shown_as: str) -> None:
+    """Equal shapes: the loss and its gradient w.r.t. pred are torch's."""
+    __tracebackhide__ = True
+    returned, probe = _probe(student, pred, target, shown_as)
+    first = _Answer(probe["first"])
+    if first.raised:
+        fail(f"mse_loss raised {first.error_type}, but pred and target have the same shape "
+             f"{tuple(pred.shape)}.", call=shown_as,
+             got=first.shown(), hint="Raise only when pred.shape != target.shape.", section=PITFALL)
+    loss, grad = torch_loss(pred, target)
+    expect_tensor(Returned(shown_as, first.value), loss, **_tolerance(pred), requires_grad=True, what="the loss",
+                  section=WORKED, hint="The mean squared error is ((pred - target) ** 2).mean(), "
+                                        "kept as a tensor (no .item()) so that backward() can reach pred.")
+    expect_tensor(Returned(f"the gradient of {shown_as} with respect to pred", probe["grad"]), grad,
+                  **_tolerance(pred), requires_grad=None, what="the gradient", section=WORKED,
+                  hint="Build the loss from pred with torch operations only, without .detach() or .item().")
+
+
+def expect_refusal(student: Student, pred: torch.Tensor, target: torch.Tensor, shown_as: str) -> None:
+    """Different shapes: ValueError naming both; a returned loss is diagnosed by shuffling the targets."""
+    __tracebackhide__ = True
+    returned, probe = _probe(student, pred, target, shown_as)
+    first, shapes = _Answer(probe["first"]), (tuple(pred.shape), tuple(target.shape))
+    who = f"mse_loss on shapes {shapes[0]} and {shapes[1]}"
+    wrong, tolerance = wrong_losses(pred, target), _tolerance(pred)["rtol"]  # before any return: see expect_shapes
+    if first.raised:
+        expect_value_error(who, shown_as, first, shapes, PITFALL)
+        return
+    loss, shuffled = _number(first.value), _number(_Answer(probe["shuffled"]).value)
+    summary = f"mse_loss returned a loss for shapes {shapes[0]} and {shapes[1]}; it should raise ValueError."
+    same = lambda x, y: x is not None and y is not None and math.isclose(x, y, rel_tol=tolerance,  # noqa: E731
+                                                                         abs_tol=tolerance)
+    # The metamorphic test: a loss over every (prediction, target) pair ignores their order.
+    if same(loss, wrong[LOSS_BROADCASTS.name]) and same(loss, shuffled):
+        fail(summary, call=shown_as, got=f"a loss of {loss:.6g}, and {shuffled:.6g} again with the targets "
+             "shuffled",
+             expected=f"ValueError naming {shapes[0]} and {shapes[1]} (pred - target would have shape "
+             f"{_torch_or_none(*shapes)})", mistake=LOSS_BROADCASTS.name,
+             meaning=LOSS_BROADCASTS.explanation, hint=LOSS_BROADCASTS.hint, section=LOSS_BROADCASTS.section)
+    if same(loss, wrong[LOSS_RESHAPES.name]):
+        fail(summary, call=shown_as, got=describe(first.value), expected=f"ValueError naming {shapes[0]} and "
+             f"{shapes[1]}", mistake=LOSS_RESHAPES.name, meaning=LOSS_RESHAPES.explanation,
+             hint=LOSS_RESHAPES.hint, section=LOSS_RESHAPES.section)
+    expect_value_error(who, shown_as, first, shapes, PITFALL)
+
+
+def _number(value: Any) -> float | None:
+    """A returned one-element tensor or Python number as a float; None for anything else."""
+    if type(value) is torch.Tensor and value.numel() == 1 and not value.is_complex():
+        return float(value.detach().reshape(()))
+    return float(value) if type(value) in (int, float) else None
+
+
+# ---------------------------------------------------------------- the lesson's data
+
+FITTED = (2.965, -2.0)  # the w and b the worked example learns
+LESSON_FIT = (f"pred = {FITTED[0]} * X - {-FITTED[1]} on the worked example's X and y "
+              f"(seed {EXERCISE.seed('lesson_data')})")
+
+
+def lesson_data() -> tuple[torch.Tensor, torch.Tensor]:
+    """X (100, 1) and y (100, 1), drawn as the worked example draws them."""
+    generator = torch.Generator().manual_seed(EXERCISE.seed("lesson_data"))
+    X = torch.rand(100, 1, generator=generator) * 4 - 2
+    return X, 3 * X - 2 + 0.3 * torch.randn(100, 1, generator=generator)
+
+
+def _pairs_text(name: str, seed_name: str, pairs: list[Pair]) -> str:
+    rank = max(len(s) for pair in pairs for s in pair)
+    size = max(n for pair in pairs for s in pair for n in s)
+    return (f"{name}(a, b) on {len(pairs)} pairs of shapes generated with seed {EXERCISE.seed(seed_name)} "
+            f"(ranks 0 to {rank}, sizes 0 to {size})")
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_broadcast_shape_lesson_cases(student: Student) -> None:
+    returned = student.run(broadcast_many, LESSON_PAIRS, shown_as="broadcast_shape(a, b) for the pairs "
+                           + ", ".join(f"{a} and {b}" for a, b in LESSON_PAIRS))
+    expect_shapes(returned, LESSON_PAIRS)
+
+
+@check
+def test_broadcast_shape_generated_pairs(student: Student) -> None:
+    pairs = generated_pairs(EXERCISE.seed("generated_pairs"), *PUBLIC_SPACE)
+    shown = _pairs_text("broadcast_shape", "generated_pairs", pairs)
+    returned = student.run(broadcast_many, pairs, shown_as=shown)
+    expect_shapes(returned, pairs)
+
+
+@check
+def test_broadcast_shape_error_names_shapes(student: Student) -> None:
+    returned = student.run(broadcast_many, ERROR_PAIRS, shown_as="broadcast_shape on shapes that do not broadcast")
+    for pair, answer in zip(ERROR_PAIRS, _answers(returned, len(ERROR_PAIRS))):
+        expect_value_error(f"broadcast_shape{pair}", f"broadcast_shape{pair}", answer, pair, RULES)
+
+
+@check
+def test_silently_broadcasts_lesson_cases(student: Student) -> None:
+    returned = student.run(silently_many, SILENT_PAIRS, shown_as="silently_broadcasts(pred_shape, target_shape) "
+                           "for " + ", ".join(f"{a} and {b}" for a, b in SILENT_PAIRS))
+    expect_bools(returned, SILENT_PAIRS)
+
+
+@check
+def test_mse_loss_matches_torch(student: Student) -> None:
+    X, y = lesson_data()
+    expect_loss(student, torch.zeros(100, 1), y, "mse_loss(pred, y) with pred = zeros(100, 1) and the worked "
+                "example's y (step 0, where the lesson prints loss 15.4288)")
+    expect_loss(student, X * FITTED[0] + FITTED[1], y, f"mse_loss(pred, y) with {LESSON_FIT}, both (100, 1)")
+
+
+@check
+def test_mse_loss_refuses_mismatched_shapes(student: Student) -> None:
+    X, y = lesson_data()
+    expect_refusal(student, X * FITTED[0] + FITTED[1], y.reshape(-1),
+                   f"mse_loss(pred, y) with {LESSON_FIT}, pred of shape (100, 1) and y of shape (100,)")
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_broadcast_shape_fresh_pairs(student: Student) -> None:
+    pairs = generated_pairs(EXERCISE.seed("fresh_pairs"), *HIDDEN_SPACE)
+    returned = student.run(broadcast_many, pairs, shown_as=_pairs_text("broadcast_shape", "fresh_pairs", pairs))
+    expect_shapes(returned, pairs)
+
+
+@check
+def test_silently_broadcasts_fresh_pairs(student: Student) -> None:
+    pairs = generated_pairs(EXERCISE.seed("fresh_pairs"), *HIDDEN_SPACE)
+    returned = student.run(silently_many, pairs, shown_as=_pairs_text("silently_broadcasts", "fresh_pairs", pairs))
+    expect_bools(returned, pairs)
+
+
+@check
+def test_mse_loss_fresh_inputs(student: Student) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_tensors"))
+    draw = lambda *shape, dtype=torch.float32: torch.randn(*shape, generator=generator, dtype=dtype)  # noqa: E731
+    expect_loss(student, draw(7, 3, dtype=torch.float64), draw(7, 3, dtype=torch.float64),
+                "mse_loss(pred, target) with random pred and target of shape (7, 3), float64")
+    expect_loss(student, draw(50) * 3, draw(50),
+                "mse_loss(pred, target) with random pred and target of shape (50,)")
+    for pred_shape, target_shape in (((32, 1), (32,)), ((4,), (4, 1)), ((3,), (4,)), ((6, 2), (2,))):
+        expect_refusal(student, draw(*pred_shape), draw(*target_shape),
+                       f"mse_loss(pred, target) with random pred of shape {pred_shape} and target of shape "
+                       f"{target_shape}")
