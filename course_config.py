@@ -113,7 +113,32 @@ LIMITS = Limits(
 # quadratic_fit 7, sin_exp_derivative 10, quick_check 5.
 
 # ---- dtypes_and_devices (begin)
-DTYPES_AND_DEVICES = Exercise(slug="dtypes_and_devices", title="", section="", checks=())
+DTYPES_AND_DEVICES = Exercise(
+    slug="dtypes_and_devices",
+    title="Dtypes and devices: float32 features, int64 labels, every tensor on one device",
+    section='"Tensors" (dtype and device), "Common pitfalls" (mixing dtypes) and, in the companion, '
+            '"Devices: CPU, CUDA, MPS"',
+    checks=(
+        Check("features_are_float32", 1, "to_features turns the lesson's float64 NumPy arrays into float32 tensors"),
+        Check("labels_are_int64", 1, "to_labels gives int64 labels from integer and whole-number float arrays"),
+        Check("pick_device_prefers_cuda_then_mps", 1, "pick_device gives cuda, else mps, else cpu, with each "
+              "backend made available or not in turn"),
+        Check("move_batch_moves_every_tensor", 1, "move_batch sends every tensor of the batch to cpu and to meta, "
+              "keeping keys, dtypes, shapes and the values that are not tensors"),
+        Check("conversions_on_fresh_arrays", 0.5, "to_features and to_labels on random arrays of other shapes and "
+              "dtypes (float32, int32, int64)", hidden=True),
+        Check("move_batch_on_fresh_batches", 0.5, "move_batch on a batch with other keys, dtypes (float64, bool) "
+              "and values that are not tensors", hidden=True),
+    ),
+    seeds={
+        "fresh_arrays": Setting(20261203, "seed of the hidden check's random NumPy arrays"),
+        "fresh_batches": Setting(20261204, "seed of the hidden check's random batch"),
+    },
+    tolerances={
+        "values": Setting(0.0, "allowed gap between converted or moved values and the reference's: "
+                               "casting and moving are exact"),
+    },
+)
 # ---- dtypes_and_devices (end)
 
 # ---- shape_bugs (begin)
@@ -155,7 +180,30 @@ SHAPE_BUGS = Exercise(
 # ---- shape_bugs (end)
 
 # ---- views (begin)
-VIEWS = Exercise(slug="views", title="", section="", checks=())
+VIEWS = Exercise(
+    slug="views",
+    title="Views and copies: reshape without copying, and tell shared memory from equal values",
+    section='"Reshape vs. View vs. Contiguous" in the companion text (and "Operations, broadcasting and '
+            'reshaping")',
+    checks=(
+        Check("as_grid_is_a_view", 1.5, "as_grid(torch.arange(12), rows) for 3 and 2 rows: the right grid, "
+              "sharing x's storage"),
+        Check("flatten_contiguous_is_a_view", 1, "flatten of the lesson's contiguous 3×4 x: the right values, "
+              "as a view of x"),
+        Check("flatten_non_contiguous", 1, "flatten(x.T) and flatten(x[:, ::2]) give x's elements in row-major "
+              "order"),
+        Check("shares_memory_on_lesson_pairs", 1.5, "shares_memory on views, a transpose, a slice, a clone, a "
+              "reshaped copy and an equal tensor of torch.arange(12)"),
+        Check("views_on_fresh_tensors", 0.5, "as_grid and flatten on shuffled float64 and int32 inputs, slices "
+              "that start past their storage's first element and a permuted 3-D tensor", hidden=True),
+        Check("shares_memory_on_fresh_pairs", 0.5, "shares_memory on more pairs (interleaved slices, detach) of "
+              "shuffled float64 and int32 tensors", hidden=True),
+    ),
+    seeds={"fresh_tensors": Setting(20261205, "first seed of the hidden checks' shuffled inputs (each input "
+                                              "adds 1 to it)")},
+    tolerances={"values": Setting(0.0, "allowed gap between the student's and the reference's values: "
+                                       "views and copies move no number, so they must be equal")},
+)
 # ---- views (end)
 
 # ---- neuron_chain_rule (begin)

@@ -1,0 +1,351 @@
+"""Checks of `dtypes_and_devices` ("Tensors": dtype and device; "Common pitfalls": mixing
+dtypes; companion: "Devices: CPU, CUDA, MPS").
+
+Oracles: the reference on the same arrays and batches. A CPU-only machine cannot grow a
+GPU, so a driver makes torch *say* that CUDA and MPS are (or are not) available inside
+the worker, and the reference is asked the same way here. Moving a batch is observed on
+the "meta" device, which every torch build has: a tensor moved there keeps its shape and
+dtype but has no data, so it is described in the worker instead of sent back.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import replace
+from types import ModuleType
+from typing import Any, Iterator
+
+import numpy as np
+import torch
+
+from course_config import DTYPES_AND_DEVICES as EXERCISE
+from graders.check import checks_for
+from graders.compare import describe
+from graders.expect import expect_tensor
+from graders.feedback import fail
+from graders.mistakes import Mistake, Suspect
+from graders.recording import expected
+from graders.student import Returned, Student
+
+check = checks_for("lesson01", EXERCISE.slug)
+
+TENSORS = '"Tensors", the three attributes every tensor has (dtype and device)'
+PITFALLS = '"Common pitfalls", "Mixing dtypes"'
+DEVICES = '"Devices: CPU, CUDA, MPS" in the companion text'
+
+FLOAT64_KEPT = Mistake(
+    "float64 kept from torch.from_numpy",
+    "Your features are float64. torch.from_numpy keeps the array's dtype, and NumPy makes float64 "
+    "unless told otherwise. A float64 batch meeting a model's float32 weights stops the forward pass "
+    "with RuntimeError: mat1 and mat2 must have the same dtype.",
+    "Cast after converting: torch.from_numpy(a).float().",
+    PITFALLS,
+)
+FLOAT_LABELS = Mistake(
+    "float labels",
+    "Your labels are floating-point numbers. Labels name classes by index, and PyTorch keeps class "
+    "labels as int64 (torch.long); only features and weights are float32.",
+    "Convert labels with .long(): torch.from_numpy(a).long().",
+    PITFALLS,
+)
+WRONG_BACKEND_ORDER = Mistake(
+    "wrong order of backends",
+    "With both CUDA and MPS available your function chose mps: it asks about MPS before CUDA. The "
+    "order of the questions is the order of preference, and CUDA comes first.",
+    "Ask torch.cuda.is_available() first, then torch.backends.mps.is_available(), then fall back to cpu.",
+    DEVICES,
+)
+MOVED_NON_TENSOR = Mistake(
+    "moved a value that is not a tensor",
+    "Your function calls .to(device) on every value of the batch, but a batch may also hold values "
+    "that are not tensors (a list of names, a number, None), and those have no .to method.",
+    "Move only the tensors: value.to(device) if isinstance(value, torch.Tensor) else value.",
+    DEVICES,
+    error_pattern=r"^AttributeError: '\w+' object has no attribute 'to'",
+)
+MISTAKES = [FLOAT64_KEPT, FLOAT_LABELS, WRONG_BACKEND_ORDER, MOVED_NON_TENSOR]
+
+FEATURE_ARRAYS = {  # the lesson's NumPy round trip, and its 2×3 example tensor as an array
+    "a = np.array([0.5, 1.5, 2.5])": lambda: np.array([0.5, 1.5, 2.5]),
+    "a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])": lambda: np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]),
+}
+LABEL_ARRAYS = {
+    "a = np.array([0, 2, 1, 1, 0])": lambda: np.array([0, 2, 1, 1, 0]),
+    "a = np.array([1.0, 0.0, 2.0]) (labels read from a text file)": lambda: np.array([1.0, 0.0, 2.0]),
+}
+SCENARIOS = ((True, True), (True, False), (False, True), (False, False))  # (CUDA, MPS) available?
+MISSING = "<function missing>"
+LESSON_BATCH = ('batch = {"features": torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), '
+                '"labels": torch.tensor([0, 2]), "names": ["first", "second"]}')
+
+
+def lesson_batch() -> dict[str, Any]:
+    return {"features": torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), "labels": torch.tensor([0, 2]),
+            "names": ["first", "second"]}
+
+
+@expected
+def kept_dtype(a: np.ndarray) -> torch.Tensor:
+    """What torch.from_numpy alone gives: the array's own dtype."""
+    return torch.from_numpy(a.copy())
+
+
+@expected
+def float_labels(a: np.ndarray) -> list[torch.Tensor]:
+    """Labels left as floating point, float32 or float64."""
+    return [torch.from_numpy(a.copy()).float(), torch.from_numpy(a.copy()).double()]
+
+
+@expected
+def reference_devices(reference: ModuleType, scenarios: tuple) -> list[torch.device]:
+    return [chosen_device(reference, cuda, mps) for cuda, mps in scenarios]
+
+
+@expected
+def mps_first_devices(scenarios: tuple) -> list[str]:
+    return ["mps" if mps else "cuda" if cuda else "cpu" for cuda, mps in scenarios]
+
+
+@contextmanager
+def _backends(cuda: bool, mps: bool, module: object = None) -> Iterator[None]:
+    """Make torch report CUDA and MPS as available or not, however the question is spelled."""
+    accelerator = torch.device("cuda") if cuda else torch.device("mps") if mps else None
+    fakes = {
+        (torch.cuda, "is_available"): lambda: cuda,
+        (torch.cuda, "device_count"): lambda: int(cuda),
+        (torch.backends.mps, "is_available"): lambda: mps,
+        (torch.backends.mps, "is_built"): lambda: mps,
+        (torch.mps, "is_available"): lambda: mps,
+        (torch.accelerator, "is_available"): lambda: accelerator is not None,
+        (torch.accelerator, "current_accelerator"): lambda check_available=False: accelerator,
+    }
+    saved = [(owner, name, getattr(owner, name), fake) for (owner, name), fake in fakes.items()]
+    # `from torch.cuda import is_available` copies the function into the student's module.
+    by_original = {id(original): fake for _, _, original, fake in saved}
+    if isinstance(module, ModuleType):
+        saved += [(module, name, value, by_original[id(value)])
+                  for name, value in list(vars(module).items()) if id(value) in by_original]
+    try:
+        for owner, name, _, fake in saved:
+            setattr(owner, name, fake)
+        yield
+    finally:
+        for owner, name, original, _ in saved:
+            setattr(owner, name, original)
+
+
+def chosen_device(module: Any, cuda: bool, mps: bool) -> Any:
+    """Runs in the worker (and here for the reference): pick_device() as the backends say."""
+    function = getattr(module, "pick_device", None)
+    if not callable(function):
+        return MISSING
+    with _backends(cuda, mps, module):
+        return function()
+
+
+def moved_layout(module: ModuleType, batch: dict, device: Any) -> Any:
+    """Runs in the worker: move_batch(batch, device), described key by key, since tensors
+    on the meta device have no values to send back."""
+    function = getattr(module, "move_batch", None)
+    if not callable(function):
+        return MISSING
+    result = function(batch, device)
+    if type(result) is not dict:
+        return f"a {type(result).__name__}"
+    return {key: _slot(value, str(value.device)) if isinstance(value, torch.Tensor) else ("value", value)
+            for key, value in result.items()}
+
+
+def _slot(tensor: torch.Tensor, device: str) -> tuple:
+    return ("tensor", device, tensor.dtype, tuple(tensor.shape))
+
+
+def _scenario(cuda: bool, mps: bool) -> str:
+    return f"CUDA {'available' if cuda else 'not available'} and MPS {'available' if mps else 'not available'}"
+
+
+def _run(student: Student, driver: Any, function: str, *args: Any, shown_as: str) -> Returned:
+    __tracebackhide__ = True
+    returned = student.run(driver, *args, shown_as=shown_as)
+    if type(returned.value) is str and returned.value == MISSING:
+        student.call(function, shown_as=shown_as)  # gives the standard "not defined" message
+    return returned
+
+
+def _fail_named(returned: Returned, summary: str, mistake: Mistake, got: str, want: str) -> None:
+    __tracebackhide__ = True
+    fail(summary, call=returned.call, got=got, expected=want, mistake=mistake.name,
+         meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+
+
+def expect_features(returned: Returned, reference: ModuleType, a: np.ndarray) -> None:
+    __tracebackhide__ = True
+    suspects = [Suspect(FLOAT64_KEPT, kept_dtype(a))] if a.dtype == np.float64 else []
+    expect_tensor(returned, reference.to_features(a), rtol=0, atol=EXERCISE.tolerance("values"),
+                  requires_grad=None, suspects=suspects, section=PITFALLS,
+                  hint="Convert, then cast to float32: torch.from_numpy(a).float().")
+
+
+def expect_labels(returned: Returned, reference: ModuleType, a: np.ndarray) -> None:
+    __tracebackhide__ = True
+    suspects = [Suspect(FLOAT_LABELS, wrong) for wrong in float_labels(a)]
+    expect_tensor(returned, reference.to_labels(a), rtol=0, atol=EXERCISE.tolerance("values"),
+                  requires_grad=None, suspects=suspects, section=TENSORS,
+                  hint="Convert, then cast to int64: torch.from_numpy(a).long().")
+
+
+def expect_batch(returned: Returned, expected_batch: dict) -> None:
+    """The moved batch has the reference's keys, tensors (dtype, shape, values) and other values."""
+    __tracebackhide__ = True
+    got = returned.value
+    if type(got) is not dict:
+        fail("move_batch must return a dict.", call=returned.call, got=describe(got),
+             hint="Build a new dict: {key: ... for key, value in batch.items()}.", section=DEVICES)
+    _expect_keys(returned, set(got), set(expected_batch))
+    for key, want in expected_batch.items():
+        if type(want) is torch.Tensor:
+            expect_tensor(replace(returned, value=got[key]), want, rtol=0, atol=EXERCISE.tolerance("values"),
+                          requires_grad=None, what=f"batch[{key!r}]", section=DEVICES,
+                          hint="Move each tensor with value.to(device): it keeps the dtype, the shape and the values.")
+        elif not (type(got[key]) is type(want) and got[key] == want):
+            fail(f"move_batch changed batch[{key!r}], which is not a tensor.", call=returned.call,
+                 got=describe(got[key]), expected=describe(want),
+                 hint="Keep every value that is not a tensor as it is.", section=DEVICES)
+
+
+def expect_layout(returned: Returned, expected_batch: dict, device: str) -> None:
+    """Each tensor of the batch went to `device`, with its dtype and shape."""
+    __tracebackhide__ = True
+    got = returned.value
+    if type(got) is str:
+        fail(f"move_batch must return a dict, not {got}.", call=returned.call,
+             hint="Build a new dict: {key: ... for key, value in batch.items()}.", section=DEVICES)
+    _expect_keys(returned, set(got), set(expected_batch))
+    for key, want in expected_batch.items():
+        if type(want) is not torch.Tensor:
+            continue  # values that are not tensors are compared on the CPU call, where they come back whole
+        slot, target = got[key], _slot(want, device)
+        if type(slot) is not tuple or slot[0] != "tensor":
+            fail(f"move_batch: batch[{key!r}] is no longer a tensor.", call=returned.call,
+                 got=describe(slot[1] if type(slot) is tuple else slot), expected=f"a tensor on {device}",
+                 hint="Return value.to(device) for each tensor.", section=DEVICES)
+        if slot != target:
+            moved = slot[1] != target[1]
+            summary = (f"move_batch left batch[{key!r}] on {slot[1]} instead of moving it to {device}." if moved
+                       else f"move_batch changed the dtype or shape of batch[{key!r}].")
+            fail(summary,
+                 call=returned.call, got=_slot_text(slot), expected=_slot_text(target),
+                 meaning="All inputs to an operation must share a device, so every tensor of the batch "
+                         "has to go where the model is." if moved else "",
+                 hint="Use value.to(device) for each tensor, with the device you were given: it keeps "
+                      "the dtype and the shape.", section=DEVICES)
+
+
+def _slot_text(slot: tuple) -> str:
+    _, device, dtype, shape = slot
+    return f"a {str(dtype).removeprefix('torch.')} tensor of shape {shape} on {device}"
+
+
+def _expect_keys(returned: Returned, got: set, want: set) -> None:
+    __tracebackhide__ = True
+    if got != want:
+        fail("move_batch must return the batch's keys, no more and no fewer.", call=returned.call,
+             got=f"keys {sorted(map(str, got))}", expected=f"keys {sorted(map(str, want))}",
+             hint="Keep every key, the ones whose values are not tensors too.", section=DEVICES)
+
+
+def expect_moves(student: Student, reference: ModuleType, batch: dict, text: str) -> None:
+    """move_batch to the CPU (values come back) and to meta, as a string and as a torch.device."""
+    __tracebackhide__ = True
+    expected_batch = reference.move_batch(batch, "cpu")
+    expect_batch(student.call("move_batch", batch, "cpu", shown_as=f'move_batch(batch, "cpu") with {text}'),
+                 expected_batch)
+    for device, shown in (("meta", '"meta"'), (torch.device("meta"), 'torch.device("meta")')):
+        returned = _run(student, moved_layout, "move_batch", batch, device,
+                        shown_as=f"move_batch(batch, {shown}) with {text}")
+        expect_layout(returned, expected_batch, "meta")
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_features_are_float32(student: Student, reference: ModuleType) -> None:
+    for text, make in FEATURE_ARRAYS.items():
+        a = make()
+        expect_features(student.call("to_features", a, shown_as=f"to_features(a) with {text}"), reference, a)
+
+
+@check
+def test_labels_are_int64(student: Student, reference: ModuleType) -> None:
+    for text, make in LABEL_ARRAYS.items():
+        a = make()
+        expect_labels(student.call("to_labels", a, shown_as=f"to_labels(a) with {text}"), reference, a)
+
+
+@check
+def test_pick_device_prefers_cuda_then_mps(student: Student, reference: ModuleType) -> None:
+    wrong_order = mps_first_devices(SCENARIOS)  # asked up front, so that it is recorded with the rest
+    answers = []
+    for (cuda, mps), want in zip(SCENARIOS, reference_devices(reference, SCENARIOS)):
+        returned = _run(student, chosen_device, "pick_device", cuda, mps,
+                        shown_as=f"pick_device() with {_scenario(cuda, mps)}")
+        if type(returned.value) is not torch.device:
+            fail("pick_device must return a torch.device.", call=returned.call, got=describe(returned.value),
+                 expected=f"torch.device({want.type!r})",
+                 hint='Wrap the name in torch.device: torch.device("cuda"), torch.device("mps") or '
+                      'torch.device("cpu").', section=DEVICES)
+        answers.append((returned, returned.value, want))
+    wrong = [(returned, got, want) for returned, got, want in answers if got.type != want.type]
+    if not wrong:
+        return
+    returned, got, want = wrong[0]
+    summary = f"pick_device() chose {got.type} with {_scenario(*SCENARIOS[answers.index(wrong[0])])}; expected {want.type}."
+    if [got.type for _, got, _ in answers] == wrong_order:
+        _fail_named(returned, summary, WRONG_BACKEND_ORDER, str(got), str(want))
+    fail(summary, call=returned.call, got=str(got), expected=str(want),
+         meaning="The device must follow what torch says is available, asked when pick_device is called.",
+         hint="cuda if torch.cuda.is_available(), else mps if torch.backends.mps.is_available(), else cpu.",
+         section=DEVICES)
+
+
+@check
+def test_move_batch_moves_every_tensor(student: Student, reference: ModuleType) -> None:
+    expect_moves(student, reference, lesson_batch(), LESSON_BATCH)
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_conversions_on_fresh_arrays(student: Student, reference: ModuleType) -> None:
+    rng = np.random.default_rng(EXERCISE.seed("fresh_arrays"))
+    features = {
+        "a = a 5×4 random float64 array": rng.normal(size=(5, 4)),
+        "a = 7 random float32 numbers": rng.random(7).astype(np.float32),
+        "a = a 3×2 int64 array": rng.integers(-9, 10, size=(3, 2)),
+    }
+    labels = {
+        "a = 8 int32 labels": rng.integers(0, 5, size=8).astype(np.int32),
+        "a = 6 float64 labels": rng.integers(0, 3, size=6).astype(np.float64),
+        "a = a 2×3 int64 array of labels": rng.integers(0, 4, size=(2, 3)),
+    }
+    for text, a in features.items():
+        expect_features(student.call("to_features", a, shown_as=f"to_features(a) with {text}"), reference, a)
+    for text, a in labels.items():
+        expect_labels(student.call("to_labels", a, shown_as=f"to_labels(a) with {text}"), reference, a)
+
+
+@check
+def test_move_batch_on_fresh_batches(student: Student, reference: ModuleType) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_batches"))
+    batch = {
+        "images": torch.randn(3, 1, 4, 4, generator=generator),
+        "targets": torch.randint(0, 10, (3,), generator=generator),
+        "weights": torch.rand(3, generator=generator, dtype=torch.float64),
+        "mask": torch.rand(3, generator=generator) > 0.5,
+        "epoch": 7,
+        "split": "train",
+        "note": None,
+    }
+    text = ("batch = {images: 3×1×4×4 float32, targets: int64, weights: float64, mask: bool, "
+            'epoch: 7, split: "train", note: None}')
+    expect_moves(student, reference, batch, text)

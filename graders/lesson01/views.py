@@ -1,0 +1,260 @@
+"""Checks of `views` (companion: "Reshape vs. View vs. Contiguous").
+
+A view and a copy hold the same numbers, so values alone cannot tell them apart, and a
+tensor sent back from the worker arrives as a fresh copy anyway. So a driver builds the
+input inside the worker, calls the student's function there and reports the result
+together with whether it shares the input's storage. The same driver runs the reference
+here, on the same input: that is the oracle. Inputs are named by plain data (a layout
+such as "x.T", a shape, a dtype, a seed) so that both sides build the same tensor.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from types import ModuleType
+from typing import Any, Callable
+
+import torch
+
+from course_config import VIEWS as EXERCISE
+from graders.check import checks_for
+from graders.compare import describe
+from graders.expect import expect_tensor, fail_with_mistake
+from graders.feedback import fail
+from graders.mistakes import Mistake, Suspect
+from graders.recording import expected
+from graders.student import Returned, Student
+
+check = checks_for("lesson01", EXERCISE.slug)
+
+VIEWS = '"Reshape vs. View vs. Contiguous" in the companion text'
+RESHAPING = '"Operations, broadcasting and reshaping", where view(-1) flattens'
+
+VIEW_ON_TRANSPOSED = Mistake(
+    ".view on a transposed tensor",
+    "view() only puts a new shape on the memory a tensor already has, so the elements must already lie "
+    "in memory in the order the new shape reads them. A transposed (non-contiguous) tensor walks its "
+    "memory column by column, so PyTorch refuses with \"view size is not compatible with input "
+    "tensor's size and stride ... Use .reshape(...) instead.\"",
+    "Use x.reshape(-1): it returns a view when one is possible and a copy when it is not.",
+    VIEWS,
+    error_pattern=r"view size is not compatible with input tensor's size and stride",
+)
+ALWAYS_COPYING = Mistake(
+    "always copying",
+    "Your result holds the right numbers, but in new memory: the input was contiguous, so a view of it "
+    "would have done, with no copy at all. A view shares the input's storage: it is free to make, and "
+    "it sees every change made to the input.",
+    "Return x.view(...) or x.reshape(...) as it is, without .clone(), torch.tensor(...) or .tolist() "
+    "on the way.",
+    VIEWS,
+)
+ROWS_AND_COLUMNS_SWAPPED = Mistake(
+    "rows and columns swapped",
+    "Your grid has `rows` columns rather than `rows` rows: in view(-1, rows) the -1 stands for the "
+    "number of rows, and `rows` becomes the length of each row.",
+    "Put the number of rows first: x.view(rows, -1).",
+    VIEWS,
+)
+DATA_PTR_COMPARED = Mistake(
+    "compared data_ptr instead of storage",
+    "Your function says that a tensor and a slice of it such as x[3:] do not share memory. They do: "
+    "the slice is a view into the same storage that starts a few elements later. a.data_ptr() is the "
+    "address of a tensor's first element, so it differs between them although the storage is the same.",
+    "Compare the storages: a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr().",
+    VIEWS,
+)
+MISTAKES = [VIEW_ON_TRANSPOSED, ALWAYS_COPYING, ROWS_AND_COLUMNS_SWAPPED, DATA_PTR_COMPARED]
+
+MISSING = "<function missing>"
+LAYOUTS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "x": lambda t: t,
+    "x.T": lambda t: t.T,
+    "x[:, ::2]": lambda t: t[:, ::2],
+    "x[:, 1:3]": lambda t: t[:, 1:3],
+    "x[2:]": lambda t: t[2:],  # contiguous, but starting past the first element of its storage
+    "x.permute(2, 0, 1)": lambda t: t.permute(2, 0, 1),
+}
+PAIRS: dict[str, Callable[[torch.Tensor, int], tuple[torch.Tensor, torch.Tensor]]] = {
+    "x, x.view({r}, -1)": lambda x, r: (x, x.view(r, -1)),
+    "g, g.T where g = x.view({r}, -1)": lambda x, r: (x.view(r, -1), x.view(r, -1).T),
+    "x, x[{r}:]": lambda x, r: (x, x[r:]),
+    "x, x.clone()": lambda x, r: (x, x.clone()),
+    "g.T, g.T.reshape(-1) where g = x.view({r}, -1)": lambda x, r: (x.view(r, -1).T, x.view(r, -1).T.reshape(-1)),
+    "x, torch.arange({n})": lambda x, r: (x, torch.arange(x.numel()).to(x.dtype)),
+    "x[::2], x[1::2]": lambda x, r: (x[::2], x[1::2]),
+    "x, x.detach()": lambda x, r: (x, x.detach()),
+}
+LESSON_PAIRS = tuple(list(PAIRS)[:6])
+
+
+def build(case: tuple) -> torch.Tensor:
+    """The input a case names: (layout, shape, dtype name, seed or None for torch.arange)."""
+    layout, shape, dtype, seed = case
+    n = math.prod(shape)
+    values = torch.arange(n) if seed is None else torch.randperm(n, generator=torch.Generator().manual_seed(seed))
+    return LAYOUTS[layout](values.to(getattr(torch, dtype)).reshape(shape))
+
+
+def case_text(case: tuple) -> str:
+    """How a case's input is shown in messages, e.g. x = torch.arange(12).reshape(3, 4)."""
+    _, shape, dtype, seed = case
+    n = math.prod(shape)
+    made = f"torch.arange({n}" + ("" if dtype == "int64" else f", dtype=torch.{dtype}") + ")"
+    reshaped = f".reshape({', '.join(map(str, shape))})" if len(shape) > 1 else ""
+    return f"x = {'a shuffled ' if seed is not None else ''}{made}{reshaped}"
+
+
+def _storage(t: torch.Tensor) -> int:
+    return t.untyped_storage().data_ptr()
+
+
+def observe(module: Any, function: str, case: tuple, *args: Any) -> Any:
+    """Runs in the worker (and here for the reference): function(input, *args), and whether
+    the result shares the input's storage."""
+    target = getattr(module, function, None)
+    if not callable(target):
+        return MISSING
+    x = build(case)
+    result = target(x, *args)
+    seen = {"value": result}
+    if type(result) is torch.Tensor:
+        seen["shares"] = _storage(result) == _storage(x)
+    return seen
+
+
+def pair_answers(module: Any, case: tuple, rows: int, pairs: tuple) -> Any:
+    """Runs in the worker (and here for the reference): shares_memory on each pair."""
+    target = getattr(module, "shares_memory", None)
+    if not callable(target):
+        return MISSING
+    x = build(case)
+    return [target(*PAIRS[name](x, rows)) for name in pairs]
+
+
+@expected
+def reference_view(reference: ModuleType, function: str, case: tuple, *args: Any) -> dict:
+    return observe(reference, function, case, *args)
+
+
+@expected
+def reference_answers(reference: ModuleType, case: tuple, rows: int, pairs: tuple) -> list:
+    return pair_answers(reference, case, rows, pairs)
+
+
+@expected
+def swapped_grid(case: tuple, rows: int) -> torch.Tensor:
+    return build(case).reshape(-1, rows)
+
+
+@expected
+def data_ptr_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
+    return [a.data_ptr() == b.data_ptr() for a, b in (PAIRS[name](build(case), rows) for name in pairs)]
+
+
+def _run(student: Student, driver: Callable, function: str, *args: Any, shown_as: str) -> Returned:
+    __tracebackhide__ = True
+    returned = student.run(driver, *args, shown_as=shown_as)
+    if type(returned.value) is str and returned.value == MISSING:
+        student.call(function, shown_as=shown_as)  # gives the standard "not defined" message
+    return returned
+
+
+def expect_view(student: Student, reference: ModuleType, function: str, case: tuple, *args: Any,
+                must_share: bool) -> None:
+    """The student's result equals the reference's; with must_share, it is a view of the input
+    (as the reference's is) rather than a copy."""
+    __tracebackhide__ = True
+    want = reference_view(reference, function, case, *args)
+    suspects = [Suspect(ROWS_AND_COLUMNS_SWAPPED, swapped_grid(case, *args))] if function == "as_grid" else []
+    shown_args = "".join(f", {a!r}" for a in args)
+    returned = _run(student, observe, function, function, case, *args,
+                    shown_as=f"{function}({case[0]}{shown_args}) with {case_text(case)}")
+    seen = returned.value if type(returned.value) is dict else {"value": returned.value}
+    result = replace(returned, value=seen.get("value"))
+    expect_tensor(result, want["value"], rtol=0, atol=EXERCISE.tolerance("values"), requires_grad=None,
+                  suspects=suspects, section=VIEWS,
+                  hint="Compare your result with x.tolist(): the same elements, in the same order."
+                  if function == "flatten" else "x.view(rows, -1) fills the grid row by row.")
+    if must_share and want["shares"] and not seen.get("shares"):
+        fail(f"{function} copied the data of a contiguous input; it should return a view.", call=result.call,
+             got=f"{describe(result.value)}, in new memory", expected="the same values in x's own storage (a view)",
+             mistake=ALWAYS_COPYING.name, meaning=ALWAYS_COPYING.explanation, hint=ALWAYS_COPYING.hint,
+             section=ALWAYS_COPYING.section)
+
+
+def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: int, pairs: tuple) -> None:
+    """shares_memory gives the reference's answer on every pair built from the case's input."""
+    __tracebackhide__ = True
+    want = reference_answers(reference, case, rows, pairs)
+    wrong_ptr = data_ptr_answers(case, rows, pairs)
+    texts = [name.format(r=rows, n=math.prod(case[1])) for name in pairs]
+    returned = _run(student, pair_answers, "shares_memory", case, rows, pairs,
+                    shown_as=f"shares_memory(a, b) on the pairs {'; '.join(texts)}, with {case_text(case)}")
+    got = returned.value
+    if type(got) is not list or len(got) != len(pairs):
+        fail("shares_memory could not be checked.", call=returned.call, got=describe(got), section=VIEWS)
+    for text, answer, right in zip(texts, got, want):
+        call = f"shares_memory(a, b) with a, b = {text} and {case_text(case)}"
+        if type(answer) is not bool:
+            fail("shares_memory must return a Python bool (True or False).", call=call, got=describe(answer),
+                 expected=repr(right), hint="Compare the two storages' data_ptr() values, which are Python ints, with ==: that gives a bool.",
+                 section=VIEWS)
+        if answer != right:
+            summary = f"shares_memory({text.split(' where ')[0]}) returned {answer}; expected {right}."
+            if got == wrong_ptr:
+                fail_with_mistake(replace(returned, call=call), summary, DATA_PTR_COMPARED, answer)
+            fail(summary, call=call, got=repr(answer), expected=repr(right),
+                 meaning="Two tensors share memory when they use the same storage, whatever their shapes, "
+                         "strides or values; a copy never shares, however equal its values.",
+                 hint="Compare a.untyped_storage().data_ptr() with b.untyped_storage().data_ptr().",
+                 section=VIEWS)
+
+
+# ---------------------------------------------------------------- public checks
+
+LESSON_FLAT = ("x", (12,), "int64", None)  # the companion's torch.arange(12)
+LESSON_GRID = ("x", (3, 4), "float32", None)  # the lesson's x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+
+
+@check
+def test_as_grid_is_a_view(student: Student, reference: ModuleType) -> None:
+    for rows in (3, 2):
+        expect_view(student, reference, "as_grid", LESSON_FLAT, rows, must_share=True)
+
+
+@check
+def test_flatten_contiguous_is_a_view(student: Student, reference: ModuleType) -> None:
+    expect_view(student, reference, "flatten", LESSON_GRID, must_share=True)
+
+
+@check
+def test_flatten_non_contiguous(student: Student, reference: ModuleType) -> None:
+    for layout in ("x.T", "x[:, ::2]"):
+        expect_view(student, reference, "flatten", (layout, *LESSON_GRID[1:]), must_share=False)
+
+
+@check
+def test_shares_memory_on_lesson_pairs(student: Student, reference: ModuleType) -> None:
+    expect_answers(student, reference, LESSON_FLAT, 3, LESSON_PAIRS)
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_views_on_fresh_tensors(student: Student, reference: ModuleType) -> None:
+    seed = EXERCISE.seed("fresh_tensors")
+    expect_view(student, reference, "as_grid", ("x", (20,), "float64", seed), 5, must_share=True)
+    expect_view(student, reference, "as_grid", ("x[2:]", (26,), "int32", seed + 1), 4, must_share=True)
+    expect_view(student, reference, "flatten", ("x", (2, 5), "float64", seed + 2), must_share=True)
+    expect_view(student, reference, "flatten", ("x[2:]", (5, 3), "int32", seed + 3), must_share=True)
+    expect_view(student, reference, "flatten", ("x.permute(2, 0, 1)", (2, 3, 4), "int64", seed + 4), must_share=False)
+    expect_view(student, reference, "flatten", ("x[:, 1:3]", (4, 5), "float64", seed + 5), must_share=False)
+
+
+@check
+def test_shares_memory_on_fresh_pairs(student: Student, reference: ModuleType) -> None:
+    seed = EXERCISE.seed("fresh_tensors")
+    expect_answers(student, reference, ("x", (20,), "float64", seed), 4, tuple(PAIRS))
+    expect_answers(student, reference, ("x", (15,), "int32", seed + 1), 5, tuple(PAIRS))

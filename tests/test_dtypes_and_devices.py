@@ -1,0 +1,71 @@
+"""The dtypes_and_devices checks rest on facts about torch that a CPU-only machine can
+still show: the backends can be made to look available and are put back afterwards, the
+error the float64 mistake quotes is the one torch raises, and each mistake is named from
+recorded expected values as well as from the live reference."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import ROOT, mistake_submissions
+from graders.lesson01 import dtypes_and_devices as checks
+
+SLUG = "dtypes_and_devices"
+REFERENCE = ROOT / "reference" / "lesson01" / f"{SLUG}.py"
+PUBLIC_MISTAKES = [s for s in mistake_submissions() if s.slug == SLUG]
+
+
+def test_pretending_a_backend_is_seen_by_every_spelling_and_undone_afterwards() -> None:
+    originals = (torch.cuda.is_available, torch.backends.mps.is_available, torch.accelerator.current_accelerator)
+    module = type(torch)("student")  # as if it ran `from torch.cuda import is_available as cuda_ok`
+    module.cuda_ok, module.mps_ok = torch.cuda.is_available, torch.backends.mps.is_available
+    with checks._backends(True, False, module):
+        assert torch.cuda.is_available() and module.cuda_ok() and torch.cuda.device_count() == 1
+        assert not torch.backends.mps.is_available() and not module.mps_ok()
+        assert torch.accelerator.current_accelerator() == torch.device("cuda")
+    assert (torch.cuda.is_available, torch.backends.mps.is_available,
+            torch.accelerator.current_accelerator) == originals
+    assert module.cuda_ok is originals[0] and module.mps_ok is originals[1]
+
+
+def test_the_reference_prefers_cuda_then_mps_and_the_wrong_order_differs_only_when_both_exist() -> None:
+    chosen = [d.type for d in checks.reference_devices(_reference_module(), checks.SCENARIOS)]
+    assert chosen == ["cuda", "cuda", "mps", "cpu"]
+    wrong = checks.mps_first_devices(checks.SCENARIOS)
+    assert [c != w for c, w in zip(chosen, wrong)] == [True, False, False, False]
+
+
+def test_a_float64_batch_against_float32_weights_raises_the_error_the_mistake_quotes() -> None:
+    batch = torch.from_numpy(np.array([[1.0, 2.0, 3.0]]))
+    with pytest.raises(RuntimeError, match="mat1 and mat2 must have the same dtype"):
+        torch.nn.Linear(3, 2)(batch)
+    assert "mat1 and mat2 must have the same dtype" in checks.FLOAT64_KEPT.explanation
+
+
+def test_moving_to_meta_keeps_dtype_and_shape_but_not_the_device() -> None:
+    moved = checks.moved_layout(_reference_module(), checks.lesson_batch(), "meta")
+    assert moved["labels"] == ("tensor", "meta", torch.int64, (2,))
+    assert moved["names"] == ("value", ["first", "second"])
+
+
+@pytest.mark.parametrize("submission", PUBLIC_MISTAKES, ids=[s.path.stem for s in PUBLIC_MISTAKES])
+def test_each_mistake_is_named_from_recorded_expected_values_too(grade, tmp_path, submission) -> None:
+    recorded = tmp_path / "expected.json"
+    assert grade({SLUG: REFERENCE}, "--record-expected", str(recorded)).exit_code == 0
+    graded = grade({SLUG: submission.path}, "--replay-expected", str(recorded), "-k", "not hidden")
+    checks_run = graded.checks(SLUG)
+    public_failures = {c for c in submission.named if not checks_run.get(c, {}).get("hidden", True)}
+    assert public_failures, "every mistake costs at least one public check"
+    for check_id in public_failures:
+        assert checks_run[check_id]["mistake"] == submission.mistake, checks_run[check_id]["message"]
+
+
+def _reference_module():
+    spec = importlib.util.spec_from_file_location("reference_dtypes_and_devices", REFERENCE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,70 @@
+"""The views checks rest on facts about torch's memory layout: which inputs are contiguous,
+which flatten to a view anyway, what .view() raises, and where data_ptr and the storage
+disagree. Each mistake is also named from recorded expected values."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+
+from conftest import ROOT, mistake_submissions
+from graders.lesson01 import views as checks
+
+SLUG = "views"
+REFERENCE = ROOT / "reference" / "lesson01" / f"{SLUG}.py"
+MISTAKES = [s for s in mistake_submissions() if s.slug == SLUG]
+GRID = checks.LESSON_GRID
+
+
+@pytest.mark.parametrize("layout", ["x", "x[2:]"])
+def test_inputs_whose_result_must_be_a_view_are_contiguous(layout: str) -> None:
+    assert checks.build((layout, (5, 3), "int32", 1)).is_contiguous()
+
+
+@pytest.mark.parametrize("layout", ["x.T", "x[:, ::2]", "x[:, 1:3]", "x.permute(2, 0, 1)"])
+def test_the_other_layouts_are_not_contiguous(layout: str) -> None:
+    shape = (2, 3, 4) if layout.startswith("x.permute") else (4, 5)
+    assert not checks.build((layout, shape, "float64", 1)).is_contiguous()
+
+
+def test_every_other_column_flattens_to_a_view_so_non_contiguous_inputs_are_judged_on_values_only() -> None:
+    x = checks.build(("x[:, ::2]", *GRID[1:]))
+    flat = x.reshape(-1)
+    assert not flat.is_contiguous() and flat.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    x.view(-1)  # no error either: the stride of 2 runs on across rows
+
+
+def test_view_on_a_transposed_tensor_raises_the_error_the_mistake_matches() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        checks.build(("x.T", *GRID[1:])).view(-1)
+    assert re.search(checks.VIEW_ON_TRANSPOSED.error_pattern, str(raised.value))
+    assert "Use .reshape(...) instead" in str(raised.value)
+
+
+def test_contiguous_of_a_contiguous_tensor_is_the_tensor_itself_so_it_copies_nothing() -> None:
+    x = checks.build(GRID)
+    assert x.contiguous() is x
+
+
+@pytest.mark.parametrize("pairs", [checks.LESSON_PAIRS, tuple(checks.PAIRS)], ids=["lesson", "all"])
+def test_data_ptr_and_the_storage_disagree_only_on_slices_that_start_later(pairs: tuple) -> None:
+    case = ("x", (12,), "int64", None)
+    truth = [a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+             for a, b in (checks.PAIRS[name](checks.build(case), 3) for name in pairs)]
+    differs = [name for name, t, p in zip(pairs, truth, checks.data_ptr_answers(case, 3, pairs)) if t != p]
+    assert differs and all("x[" in name for name in differs)
+    assert True in truth and False in truth
+
+
+@pytest.mark.parametrize("submission", MISTAKES, ids=[s.path.stem for s in MISTAKES])
+def test_each_mistake_is_named_from_recorded_expected_values_too(grade, tmp_path, submission) -> None:
+    recorded = tmp_path / "expected.json"
+    assert grade({SLUG: REFERENCE}, "--record-expected", str(recorded)).exit_code == 0
+    graded = grade({SLUG: submission.path}, "--replay-expected", str(recorded), "-k", "not hidden")
+    checks_run = graded.checks(SLUG)
+    public_failures = {c for c in submission.named if not checks_run.get(c, {}).get("hidden", True)}
+    assert public_failures, "every mistake costs at least one public check"
+    for check_id in public_failures:
+        assert checks_run[check_id]["mistake"] == submission.mistake, checks_run[check_id]["message"]
