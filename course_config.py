@@ -240,7 +240,37 @@ FORWARD_VS_REVERSE = Exercise(slug="forward_vs_reverse", title="", section="", c
 # ---- forward_vs_reverse (end)
 
 # ---- learning_rate (begin)
-LEARNING_RATE = Exercise(slug="learning_rate", title="", section="", checks=())
+LEARNING_RATE = Exercise(
+    slug="learning_rate",
+    title="Gradient descent on a line, and what the learning rate does to it",
+    section='"Worked example: fitting a line by gradient descent" and "Try it yourself", exercise 1',
+    checks=(
+        Check("make_line_data_matches_lesson", 0.5, "make_line_data() gives the lesson's 100 points"),
+        Check("first_update_matches_lesson", 1, "one step at lr 0.1: loss 15.4288 before it, then w 0.792, b −0.362"),
+        Check("lesson_run_at_lr_0_1", 1.5, "101 steps at lr 0.1 follow the lesson's loss curve to 0.0597, w 2.965, b −2.000"),
+        Check("losses_are_python_floats", 1, "train_line returns a list of Python floats and w, b as Python floats"),
+        Check("lr_0_01_is_slow", 1.5, "at lr 0.01 the loss curve matches and first drops below 0.06 near step 248"),
+        Check("lr_1_1_diverges", 1, "at lr 1.1 the loss grows about fourfold each step, as the reference's does"),
+        Check("steps_to_reach_finds_first_step", 0.75, "steps_to_reach gives the first step strictly below the target, "
+              "or None"),
+        Check("diverged_spots_blow_ups", 0.75, "diverged is True for growing, inf or nan losses and False otherwise"),
+        Check("max_stable_learning_rate_on_lesson_data", 1, "2 / λ_max of the MSE's Hessian on the lesson's X: 0.7201"),
+        Check("make_line_data_other_seeds", 0.5, "make_line_data follows n and seed", hidden=True),
+        Check("train_line_on_fresh_data", 1.5, "train_line on other lines, sizes, rates and float64 data", hidden=True),
+        Check("max_stable_learning_rate_on_fresh_data", 1, "the largest stable rate for other X, float64 and "
+              "off-centre", hidden=True),
+    ),
+    seeds={"fresh_data": Setting(20261202, "seed of the hidden checks' data")},
+    tolerances={
+        "loss": Setting(1e-4, "relative tolerance of losses, w and b against the reference run on the same data"),
+        "loss_atol": Setting(1e-6, "absolute tolerance added to the relative one, for losses near 0"),
+        "mistake": Setting(1e-3, "relative tolerance when matching a run against a named mistake's run"),
+        "steps_band": Setting(1, "how many steps the first loss below 0.06 at lr 0.01 may be off from the "
+                                 "reference's (247 and 248 differ by 1e-6 in the loss)"),
+        "rate": Setting(1e-5, "relative tolerance of the largest stable learning rate"),
+        "data": Setting(1e-6, "absolute and relative tolerance of make_line_data's float32 values"),
+    },
+)
 # ---- learning_rate (end)
 
 # ---- grad_accumulation (begin)

@@ -1,0 +1,433 @@
+"""Checks of `learning_rate` ("Worked example" and "Try it yourself" 1).
+
+Oracles: the reference run on the same data in this process, and wrong variants of it
+(`mistaken_runs`): when a student's run follows one of them, that mistake is named.
+Runs that raise are named by their error. Public checks use the lesson's data; hidden
+ones other lines, seeds, sizes, rates and float64. A failing run's loss curve is drawn
+against the reference's into the plots folder.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import torch
+
+from course_config import LEARNING_RATE as EXERCISE
+from graders.check import checks_for
+from graders.compare import describe
+from graders.expect import expect_number, expect_tensor, fail_with_mistake
+from graders.feedback import fail
+from graders.mistakes import Mistake, gradient_signature, is_scaled
+from graders.recording import RECORD, RECORDING, expected
+from graders.student import Returned, Student
+from graders.trajectories import Parsed, matching_mistake, parsed, run_problem
+from graders.wire import origin
+
+check = checks_for("lesson01", EXERCISE.slug)
+
+WORKED = '"Worked example: fitting a line by gradient descent"'
+TRY_IT = '"Try it yourself", exercise 1'
+ZERO_GRAD = '"Worked example", where it explains w.grad.zero_()'
+NO_GRAD = '"Worked example", where it explains torch.no_grad()'
+PITFALLS = '"Common pitfalls": accumulating graphs in a log'
+
+GRADIENTS_NOT_ZEROED = Mistake(
+    "gradients never zeroed",
+    "Your losses go up and down instead of falling: this is what gradients that are never zeroed do. "
+    "backward() adds into w.grad and b.grad, so each update uses the sum of all gradients so far.",
+    "Call w.grad.zero_() and b.grad.zero_() after each update.",
+    ZERO_GRAD,
+)
+SUM_FOR_MEAN = Mistake(
+    "sum instead of mean",
+    "Your loss is the sum of the squared errors, n times the mean: its gradient is n times larger, so "
+    "every step is n times too long and even lr = 0.01 overshoots and diverges.",
+    "Take the mean squared error: ((pred - y) ** 2).mean().",
+    WORKED,
+)
+MISSING_FACTOR_2 = Mistake(
+    "missing factor 2 in the gradient",
+    "Your run moves exactly half as far each step as it should: the derivative of (pred − y)² is "
+    "2·(pred − y)·∂pred, and the 2 is missing, so reaching 0.06 takes about twice as many steps "
+    "(48 instead of 23 at lr 0.1, 497 instead of 248 at lr 0.01).",
+    "Use grad_w = 2 * ((pred - y) * X).mean() and grad_b = 2 * (pred - y).mean(), or let backward() do it.",
+    WORKED,
+)
+SIGN_ERROR = Mistake(
+    "sign error: gradient ascent",
+    "Your parameters move along the gradient, uphill, so the loss grows from the first step. "
+    "Gradient descent steps against the gradient.",
+    "Subtract: w -= lr * w.grad and b -= lr * b.grad.",
+    WORKED,
+)
+LOSS_AFTER_UPDATE = Mistake(
+    "losses recorded after the update",
+    "Your losses are the reference's shifted by one step: you record the loss after each update, so "
+    "losses[0] is already the loss at w = 0.792 instead of 15.43 at w = b = 0.",
+    "Record loss.item() of the loss you call backward() on, before the update.",
+    WORKED,
+)
+LOSSES_AS_TENSORS = Mistake(
+    "losses kept as tensors",
+    "Your list holds the loss tensors themselves, each with a grad_fn: every one keeps its whole "
+    "computation graph (the predictions, the squared errors) alive, so memory grows with every step "
+    "of a long run. A log of losses needs plain numbers.",
+    "Append loss.item() instead of loss.",
+    PITFALLS,
+)
+UPDATE_WITHOUT_NO_GRAD = Mistake(
+    "update outside torch.no_grad()",
+    "PyTorch refuses `w -= lr * w.grad` while autograd is recording: \"a leaf Variable that requires grad "
+    "is being used in an in-place operation\". Changing a leaf in place would break the graph that "
+    "backward() walks; the update is bookkeeping, not part of the model.",
+    "Put the two updates inside `with torch.no_grad():`.",
+    NO_GRAD,
+    error_pattern=r"a leaf Variable that requires grad is being used in an in-place operation",
+)
+REBOUND_PARAMETERS = Mistake(
+    "w = w - lr * w.grad rebinds the parameters",
+    "`w = w - lr * w.grad` makes a new tensor and names it w: it is no longer the leaf you started with "
+    "(PyTorch warns that the .grad of a non-leaf tensor is being accessed), so its .grad stays None; under "
+    "torch.no_grad() the new w does not even require grad, and the next loss has no graph to go back through.",
+    "Update in place under torch.no_grad(): `w -= lr * w.grad`, so w stays the same leaf.",
+    NO_GRAD,
+)  # no error pattern: the same errors come from other slips; `lost_its_leaves` tells them apart
+MISTAKES = [GRADIENTS_NOT_ZEROED, SUM_FOR_MEAN, MISSING_FACTOR_2, SIGN_ERROR, LOSS_AFTER_UPDATE,
+            LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS]
+
+LESSON_DATA = "X, y = make_line_data(), the lesson's 100 points"
+GRAPH_LOST = "does not require grad and does not have a grad_fn"
+NONE_GRAD = r"'NoneType' object has no attribute 'zero_'|unsupported operand type\(s\) for .*'NoneType'"
+TARGET = 0.06  # the lesson's question: how many steps to reach a loss of 0.06
+LR_0_01_STEPS = 260  # enough to pass step 248 at lr 0.01, the lesson's answer
+LR_1_1_STEPS = 30  # ~4x growth per step: still finite in float32 (inf comes at step 57)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One call of train_line: its data and settings, and how messages show it."""
+
+    X: torch.Tensor
+    y: torch.Tensor
+    lr: float
+    steps: int
+    data: str
+
+    @property
+    def call(self) -> str:
+        return f"train_line(X, y, lr={self.lr:g}, steps={self.steps}) with {self.data}"
+
+
+@expected
+def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> dict[str, tuple]:
+    """What train_line returns with each trajectory mistake, on the same data."""
+
+    def descend(zero: bool = True, mean: bool = True, scale: float = 1.0, after: bool = False) -> tuple:
+        w = torch.zeros(1, requires_grad=True)
+        b = torch.zeros(1, requires_grad=True)
+
+        def loss_now() -> torch.Tensor:
+            errors = (X * w + b - y) ** 2
+            return errors.mean() if mean else errors.sum()
+
+        losses = []
+        for _ in range(steps):
+            loss = loss_now()
+            loss.backward()
+            with torch.no_grad():
+                w -= lr * scale * w.grad
+                b -= lr * scale * b.grad
+                if after:
+                    loss = loss_now()
+            losses.append(loss.item())
+            if zero:
+                w.grad.zero_()
+                b.grad.zero_()
+        return losses, w.item(), b.item()
+
+    return {GRADIENTS_NOT_ZEROED.name: descend(zero=False), SUM_FOR_MEAN.name: descend(mean=False),
+            MISSING_FACTOR_2.name: descend(scale=0.5), SIGN_ERROR.name: descend(scale=-1.0),
+            LOSS_AFTER_UPDATE.name: descend(after=True)}
+
+
+def suspects(run: Run) -> list[tuple[Mistake, Parsed]]:
+    by_name = {m.name: m for m in MISTAKES}
+    return [(by_name[name], parsed(value)[0]) for name, value in mistaken_runs(run.X, run.y, run.lr, run.steps).items()]
+
+
+def tolerance(name: str = "loss") -> dict[str, float]:
+    return {"rtol": EXERCISE.tolerance(name), "atol": EXERCISE.tolerance("loss_atol")}
+
+
+@pytest.fixture
+def plot_file(request: pytest.FixtureRequest, plots_folder: Path) -> Path:
+    """Where this check draws a failing run: <plots>/learning_rate-<check id>.png."""
+    return plots_folder / f"{EXERCISE.slug}-{request.node.name.removeprefix('test_')}.png"
+
+
+def call_train_line(student: Student, run: Run) -> Returned:
+    """train_line on a run; an error names the mistake that raises it."""
+    __tracebackhide__ = True
+    returned = student.call("train_line", run.X, run.y, run.lr, run.steps, shown_as=run.call, allow_raise=True)
+    if returned.error is None:
+        return returned
+    if lost_its_leaves(student, run, returned.error.message):
+        mistake, error = REBOUND_PARAMETERS, returned.error
+        fail(f"{run.call.split(' with ')[0]} raised {error.type}.", call=run.call,
+             got=f"{error.type}: {error.message} (after a backward() that worked)", mistake=mistake.name,
+             meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+    return student.call("train_line", run.X, run.y, run.lr, run.steps, shown_as=run.call)  # fails as usual
+
+
+def lost_its_leaves(student: Student, run: Run, message: str) -> bool:
+    """Whether a None .grad, or a loss with no graph, came after a backward() that worked: the
+    parameters were leaves once and stopped being ones. (Zeroing a .grad before the first
+    backward, or never asking for grad, raise the same errors before any backward succeeds.)"""
+    lost_graph = GRAPH_LOST in message
+    if not lost_graph and re.search(NONE_GRAD, message) is None:
+        return False
+    traced = student.call("train_line", run.X, run.y, run.lr, run.steps, shown_as=run.call, trace=True,
+                          allow_raise=True)
+    backward_calls = sum(event.count for event in traced.calls_to("Tensor.backward"))
+    return backward_calls - lost_graph >= 1  # a backward that raised GRAPH_LOST is counted too
+
+
+def expect_run(returned: Returned, run: Run, expected_run: tuple, plot_file: Path, hint: str,
+               section: str = WORKED, scaled: dict[float, Mistake] | None = None) -> Parsed:
+    """The student's run follows the reference's: every loss, and the final w and b.
+
+    `scaled` names mistakes by the ratio of the student's (w, b) to the reference's, which
+    after one step from zero is the ratio of their gradients (the gradient signature).
+    """
+    __tracebackhide__ = True
+    got, problem = parsed(returned.value)
+    if got is None:
+        fail(f"train_line: {problem}.", call=run.call, got=describe(returned.value),
+             expected="(losses, w, b): a list of floats and two floats",
+             hint="End with `return losses, w.item(), b.item()`.", section=WORKED)
+    reference_run = parsed(expected_run)[0]
+    # The wrong variants run only for a failing run, except while recording: students' copies need them.
+    wrong_runs = suspects(run) if RECORDING.mode == RECORD else None
+    problem = run_problem(got, reference_run, **tolerance())
+    if problem is None:
+        return got
+    mistake = matching_mistake(got, suspects(run) if wrong_runs is None else wrong_runs, **tolerance("mistake"))
+    if mistake is None and scaled:
+        signature = gradient_signature(torch.tensor(got[1:]), torch.tensor(reference_run[1:]))
+        mistake = next((m for factor, m in scaled.items() if is_scaled(signature, factor)), None)
+    files = _plot(plot_file, run, got, reference_run)
+    parts: dict[str, Any] = dict(call=run.call, got=_shown(got), expected=_shown(reference_run), files=files)
+    if mistake is not None:
+        fail(f"train_line: {problem}.", mistake=mistake.name, meaning=mistake.explanation, hint=mistake.hint,
+             section=mistake.section, **parts)
+    fail(f"train_line: {problem}.", hint=hint, section=section, **parts)
+
+
+def _shown(run: Parsed) -> str:
+    losses, w, b = run
+    return f"losses {describe(losses)}; w = {describe(w)}, b = {describe(b)}"
+
+
+def _plot(path: Path, run: Run, got: Parsed, reference_run: Parsed) -> tuple[str, ...]:
+    from graders.plots import loss_curves
+
+    try:
+        loss_curves(path, {"your train_line": got[0], "expected (the reference)": reference_run[0]}, run.call)
+    except (ImportError, OSError):  # a picture is extra: never let it cost a grade
+        return ()
+    return (str(path),)
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_make_line_data_matches_lesson(student: Student, reference: ModuleType) -> None:
+    returned = student.call("make_line_data", shown_as="make_line_data()")
+    _expect_data(returned, reference.make_line_data())
+
+
+def _expect_data(returned: Returned, expected_data: tuple) -> None:
+    __tracebackhide__ = True
+    value = returned.value
+    if type(value) not in (tuple, list) or len(value) != 2:
+        fail("make_line_data should return a tuple (X, y).", call=returned.call, got=describe(value),
+             hint="End with `return X, y`.", section=WORKED)
+    close = EXERCISE.tolerance("data")
+    hint = ("Seed first, then draw X with torch.rand and y with torch.randn, in that order: another order "
+            "gives other random numbers.")
+    for name, got, want in zip("Xy", value, expected_data):
+        expect_tensor(Returned(returned.call, got), want, rtol=close, atol=close, requires_grad=None,
+                      what=name, hint=hint, section=WORKED)
+
+
+@check
+def test_first_update_matches_lesson(student: Student, reference: ModuleType, plot_file: Path) -> None:
+    X, y = reference.make_line_data()
+    run = Run(X, y, 0.1, 1, LESSON_DATA)
+    expect_run(call_train_line(student, run), run, reference.train_line(X, y, 0.1, 1), plot_file,
+               hint="The lesson prints loss 15.4288 at step 0 (before the update), then w 0.792 and b -0.362.",
+               scaled={0.5: MISSING_FACTOR_2, -1.0: SIGN_ERROR, float(len(X)): SUM_FOR_MEAN})
+
+
+@check
+def test_lesson_run_at_lr_0_1(student: Student, reference: ModuleType, plot_file: Path) -> None:
+    X, y = reference.make_line_data()
+    run = Run(X, y, 0.1, 101, LESSON_DATA)
+    expect_run(call_train_line(student, run), run, reference.train_line(X, y, 0.1, 101), plot_file,
+               hint="The lesson's printout: loss 15.4288 at step 0, 0.0606 at step 20, 0.0597 from step 40; "
+                    "w 2.965 and b -2.000 at the end.")
+
+
+@check
+def test_losses_are_python_floats(student: Student, reference: ModuleType) -> None:
+    X, y = reference.make_line_data()
+    run = Run(X, y, 0.1, 5, LESSON_DATA)
+    returned = call_train_line(student, run)
+    value = returned.value
+    if type(value) not in (tuple, list) or len(value) != 3 or type(value[0]) is not list:
+        fail("train_line should return (losses, w, b) with losses a list.", call=run.call, got=describe(value),
+             hint="End with `return losses, w.item(), b.item()`, where losses is a list.", section=WORKED)
+    losses, w, b = value
+    graphs = [loss for loss in losses if type(loss) is torch.Tensor and (info := origin(loss)) and info.grad_fn]
+    if graphs:
+        fail_with_mistake(returned, f"train_line: its losses are tensors that carry a graph "
+                                    f"(grad_fn={origin(graphs[0]).grad_fn}), not Python floats.",
+                          LOSSES_AS_TENSORS, losses)
+    named = [("each loss", loss) for loss in losses] + [("w", w), ("b", b)]
+    for what, item in named:
+        if type(item) is not float:
+            fail(f"train_line: {what} should be a Python float.", call=run.call, got=f"{what}: {describe(item)}",
+                 expected="a list of Python floats, then w and b as Python floats",
+                 hint="Turn a one-element tensor into a Python float with .item().", section=WORKED)
+
+
+@check
+def test_lr_0_01_is_slow(student: Student, reference: ModuleType, plot_file: Path) -> None:
+    X, y = reference.make_line_data()
+    run = Run(X, y, 0.01, LR_0_01_STEPS, LESSON_DATA)
+    reference_run = reference.train_line(X, y, 0.01, LR_0_01_STEPS)
+    hint = "With the same loop as at lr 0.1, only lr changes: each step is ten times shorter."
+    losses = expect_run(call_train_line(student, run), run, reference_run, plot_file, hint, TRY_IT)[0]
+    got, want = _first_below(losses, TARGET), _first_below(reference_run[0], TARGET)
+    band = int(EXERCISE.tolerance("steps_band"))
+    if got is None or abs(got - want) > band:
+        fail(f"train_line: at lr 0.01 your loss first drops below {TARGET} at step {got}; expected step "
+             f"{want} ± {band}.", call=run.call, got=describe(losses),
+             expected=f"the first loss below {TARGET} at step {want} ± {band}", hint=hint, section=TRY_IT)
+
+
+def _first_below(losses: list[float], target: float) -> int | None:
+    return next((step for step, loss in enumerate(losses) if loss < target), None)
+
+
+@check
+def test_lr_1_1_diverges(student: Student, reference: ModuleType, plot_file: Path) -> None:
+    X, y = reference.make_line_data()
+    run = Run(X, y, 1.1, LR_1_1_STEPS, LESSON_DATA)
+    expect_run(call_train_line(student, run), run, reference.train_line(X, y, 1.1, LR_1_1_STEPS), plot_file,
+               hint="At lr 1.1 each step overshoots the bottom of the valley by more than it started from: "
+                    "w changes sign every step and the loss grows about fourfold (15.43, 48.10, 179.54, ...).",
+               section=TRY_IT)
+
+
+@check
+def test_steps_to_reach_finds_first_step(student: Student, reference: ModuleType) -> None:
+    cases = [(losses, TARGET, text) for losses, text in _lesson_loss_lists(reference)]
+    cases += [([3.0, 2.0, 1.0], 2.0, "a loss equal to the target does not count"),
+              ([3.0, 2.0, 1.0], 5.0, "the very first loss is already below"),
+              ([3.0, 2.0, 1.0], 0.5, "no loss gets below"), ([], 1.0, "an empty list")]
+    for losses, target, text in cases:
+        returned = student.call("steps_to_reach", losses, target,
+                                shown_as=f"steps_to_reach(losses, {target:g}) with {text}: {describe(losses)}")
+        _expect_exactly(returned, reference.steps_to_reach(losses, target),
+                        hint="Return the index of the first loss < target (enumerate helps), or None.")
+
+
+@check
+def test_diverged_spots_blow_ups(student: Student, reference: ModuleType) -> None:
+    X, y = reference.make_line_data()
+    cases = list(_lesson_loss_lists(reference))
+    cases += [(reference.train_line(X, y, 1.1, 60)[0], "train_line(X, y, lr=1.1, steps=60), which reaches inf"),
+              ([4.0, 2.0, math.nan], "a loss that became nan"), ([1.0, 1.5, 2.5], "losses that grow"),
+              ([1.0, 0.5, 0.25], "losses that fall")]
+    for losses, text in cases:
+        returned = student.call("diverged", losses, shown_as=f"diverged(losses) with {text}: {describe(losses)}")
+        _expect_exactly(returned, reference.diverged(losses),
+                        hint="A run diverged if a loss is inf or nan (math.isfinite) or larger than the first.")
+
+
+def _lesson_loss_lists(reference: ModuleType) -> list[tuple[list[float], str]]:
+    X, y = reference.make_line_data()
+    return [(reference.train_line(X, y, lr, steps)[0], f"the losses of train_line(X, y, lr={lr:g}, steps={steps})")
+            for lr, steps in ((0.1, 101), (0.01, LR_0_01_STEPS), (1.1, LR_1_1_STEPS))]
+
+
+def _expect_exactly(returned: Returned, want: Any, hint: str) -> None:
+    __tracebackhide__ = True
+    got = returned.value
+    if type(got) is not type(want) or got != want:
+        fail(f"{returned.call.split('(')[0]}: returned {describe(got)}; expected {describe(want)}.",
+             call=returned.call, got=describe(got), expected=describe(want), hint=hint, section=TRY_IT)
+
+
+@check
+def test_max_stable_learning_rate_on_lesson_data(student: Student, reference: ModuleType) -> None:
+    X = reference.make_line_data()[0]
+    _expect_rate(student.call("max_stable_learning_rate", X, shown_as=f"max_stable_learning_rate(X) with "
+                                                                       f"{LESSON_DATA}"), reference, X)
+
+
+def _expect_rate(returned: Returned, reference: ModuleType, X: torch.Tensor) -> None:
+    __tracebackhide__ = True
+    close = EXERCISE.tolerance("rate")
+    expect_number(returned, reference.max_stable_learning_rate(X), rtol=close, atol=0, section=TRY_IT,
+                  what="the largest stable learning rate",
+                  hint="Build H = 2·[[mean x², mean x], [mean x, 1]] in float64, take its largest eigenvalue "
+                       "(torch.linalg.eigvalsh) and return 2 / λ_max. For x uniform on [−2, 2] it is near 0.75.")
+
+
+# ---------------------------------------------------------------- hidden checks
+
+def _fresh() -> torch.Generator:
+    return torch.Generator().manual_seed(EXERCISE.seed("fresh_data"))
+
+
+@check
+def test_make_line_data_other_seeds(student: Student, reference: ModuleType) -> None:
+    for n, seed in ((37, 7), (5, 0), (250, EXERCISE.seed("fresh_data"))):
+        returned = student.call("make_line_data", n, seed, shown_as=f"make_line_data(n={n}, seed={seed})")
+        _expect_data(returned, reference.make_line_data(n, seed))
+
+
+@check
+def test_train_line_on_fresh_data(student: Student, reference: ModuleType, plot_file: Path) -> None:
+    generator = _fresh()
+    X1 = torch.rand(64, 1, generator=generator) * 6 - 3
+    y1 = -1.5 * X1 + 0.5 + 0.2 * torch.randn(64, 1, generator=generator)
+    X2 = torch.rand(40, 1, generator=generator, dtype=torch.float64) * 3
+    y2 = 2 * X2 + 1 + 0.1 * torch.randn(40, 1, generator=generator, dtype=torch.float64)
+    X3, y3 = reference.make_line_data(50, EXERCISE.seed("fresh_data"))
+    runs = [Run(X1, y1, 0.2, 120, "64 points of y = −1.5x + 0.5 plus noise, x in [−3, 3]"),
+            Run(X2, y2, 0.15, 150, "40 float64 points of y = 2x + 1 plus noise, x in [0, 3]"),
+            Run(X3, y3, 0.5, 40, "make_line_data(50, another seed)")]
+    for run in runs:
+        expect_run(call_train_line(student, run), run, reference.train_line(run.X, run.y, run.lr, run.steps),
+                   plot_file, hint="Use the X, y, lr and steps you are given; nothing from the lesson's run.")
+
+
+@check
+def test_max_stable_learning_rate_on_fresh_data(student: Student, reference: ModuleType) -> None:
+    generator = _fresh()
+    inputs = {"50 points in [0, 3] (off centre: mean x matters)": torch.rand(50, 1, generator=generator) * 3,
+              "80 float64 points in [−1, 4]": torch.rand(80, 1, generator=generator, dtype=torch.float64) * 5 - 1,
+              "20000 points in [−2, 2]": torch.rand(20000, 1, generator=generator) * 4 - 2}
+    for text, X in inputs.items():
+        returned = student.call("max_stable_learning_rate", X, shown_as=f"max_stable_learning_rate(X) with X = {text}")
+        _expect_rate(returned, reference, X)

@@ -1,0 +1,130 @@
+"""The `learning_rate` exercise: its reference reproduces the lesson, its checks give full
+marks to right answers written in other ways, and a failing run is drawn as a plot.
+(Each named mistake is proved in test_mistakes.py, from tests/submissions/learning_rate/.)"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+
+from conftest import ROOT, SUBMISSIONS
+
+SLUG = "learning_rate"
+HERE = SUBMISSIONS / SLUG
+
+
+@pytest.fixture(scope="module")
+def reference() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("reference_learning_rate", ROOT / "reference/lesson01/learning_rate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_reference_reproduces_the_lessons_printout(reference: ModuleType) -> None:
+    X, y = reference.make_line_data()
+    losses, w, b = reference.train_line(X, y, 0.1, 1)
+    assert (round(losses[0], 4), round(w, 3), round(b, 3)) == (15.4288, 0.792, -0.362)
+    losses, w, b = reference.train_line(X, y, 0.1, 101)
+    assert (round(losses[20], 4), round(losses[100], 4), round(w, 3), round(b, 3)) == (0.0606, 0.0597, 2.965, -2.0)
+    assert reference.steps_to_reach(losses, 0.06) == 23
+    assert not reference.diverged(losses)
+
+
+def test_the_reference_answers_try_it_yourself_1(reference: ModuleType) -> None:
+    X, y = reference.make_line_data()
+    slow = reference.train_line(X, y, 0.01, 260)[0]
+    assert round(slow[100], 4) == 0.2025  # 101 steps are not enough at lr 0.01
+    assert abs(reference.steps_to_reach(slow, 0.06) - 248) <= 1  # 247 misses by 7e-7: a band, not a point
+    fast = reference.train_line(X, y, 1.1, 60)[0]
+    assert [round(loss, 2) for loss in fast[:5]] == [15.43, 48.10, 179.54, 725.60, 3019.05]
+    assert math.isfinite(fast[56]) and math.isinf(fast[57])
+    assert reference.diverged(fast)
+    assert round(reference.max_stable_learning_rate(X), 4) == 0.7201
+
+
+def test_the_largest_stable_rate_is_where_descent_stops_converging(reference: ModuleType) -> None:
+    X, y = reference.make_line_data()
+    rate = reference.max_stable_learning_rate(X)
+    assert not reference.diverged(reference.train_line(X, y, 0.97 * rate, 400)[0])
+    assert reference.diverged(reference.train_line(X, y, 1.03 * rate, 400)[0])
+    wide = reference.make_line_data(200_000, 0)[0]
+    assert reference.max_stable_learning_rate(wide) == pytest.approx(0.75, abs=0.005)  # x uniform on [-2, 2]
+
+
+def test_the_reference_scores_full_marks(grade) -> None:
+    graded = grade({SLUG: ROOT / "reference/lesson01/learning_rate.py"}, "-k", SLUG)
+    assert graded.exercise(SLUG)["score"] == 12 == graded.exercise(SLUG)["max_score"], graded.output
+
+
+def test_the_stub_scores_zero_as_not_implemented(grade) -> None:
+    graded = grade({SLUG: ROOT / "exercises/lesson01/learning_rate.py"}, "-k", SLUG)
+    result = graded.exercise(SLUG)
+    assert result["score"] == 0 and result["not_implemented"], graded.output
+
+
+@pytest.mark.parametrize("name", ["correct_hand_gradient", "correct_optimiser"])
+def test_right_answers_written_another_way_score_full_marks(grade, name: str) -> None:
+    graded = grade({SLUG: HERE / f"{name}.py"}, "-k", SLUG)
+    assert graded.failed(SLUG) == set(), graded.output
+
+
+def test_hard_coded_answers_fail_the_hidden_checks(grade) -> None:
+    graded = grade({SLUG: HERE / "hard_coded.py"}, "-k", SLUG)
+    assert graded.failed(SLUG) == {"make_line_data_other_seeds", "max_stable_learning_rate_on_fresh_data"}, graded.output
+
+
+def test_a_failing_trajectory_check_writes_its_plot_and_names_it(grade, tmp_path) -> None:
+    plots = tmp_path / "plots"
+    graded = grade({SLUG: HERE / "never_zeroed.py"}, "-k", SLUG, "--plots", str(plots))
+    check = graded.checks(SLUG)["lesson_run_at_lr_0_1"]
+    expected = plots / f"{SLUG}-lesson_run_at_lr_0_1.png"
+    assert check["files"] == [str(expected)]
+    assert f"see:      {expected}" in check["message"]
+    assert expected.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert graded.checks(SLUG)["first_update_matches_lesson"]["files"] == []  # it passed: no plot
+    assert not (plots / f"{SLUG}-first_update_matches_lesson.png").exists()
+
+
+def test_a_passing_run_writes_no_plot_and_imports_no_matplotlib(grade, tmp_path) -> None:
+    plots = tmp_path / "plots"
+    grade({SLUG: ROOT / "reference/lesson01/learning_rate.py"}, "-k", SLUG, "--plots", str(plots))
+    assert not plots.exists()
+    code = "import sys, graders.lesson01.learning_rate, graders.plots; print('matplotlib' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "False"
+
+
+def test_replayed_expected_values_still_name_the_mistake(grade, tmp_path) -> None:
+    recorded = tmp_path / "expected.json"
+    public = ("-k", SLUG, "-m", "not hidden")
+    grade({SLUG: ROOT / "reference/lesson01/learning_rate.py"}, *public, "--record-expected", str(recorded))
+    graded = grade({SLUG: HERE / "never_zeroed.py"}, *public, "--replay-expected", str(recorded))
+    assert graded.failed(SLUG) == {"lesson_run_at_lr_0_1", "lr_0_01_is_slow", "lr_1_1_diverges"}, graded.output
+    assert graded.checks(SLUG)["lesson_run_at_lr_0_1"]["mistake"] == "gradients never zeroed"
+
+
+REFERENCE_LOOP = """        loss = ((X * w + b - y) ** 2).mean()
+        losses.append(loss.item())
+        loss.backward()
+"""
+LOOKALIKES = {
+    # The same errors as rebinding w, raised before any backward() has worked.
+    "grads zeroed before the first backward": ("        w.grad.zero_()\n" + REFERENCE_LOOP, REFERENCE_LOOP),
+    "parameters that never required grad": ("torch.zeros(1)", "torch.zeros(1, requires_grad=True)"),
+}
+
+
+@pytest.mark.parametrize("slip", LOOKALIKES)
+def test_errors_that_look_like_rebinding_are_not_called_rebinding(grade, slip: str) -> None:
+    new, old = LOOKALIKES[slip]
+    source = (ROOT / "reference/lesson01/learning_rate.py").read_text()
+    assert old in source
+    graded = grade({SLUG: source.replace(old, new)}, "-k", SLUG)
+    check = graded.checks(SLUG)["lesson_run_at_lr_0_1"]
+    assert not check["passed"] and check["mistake"] is None, check["message"]
