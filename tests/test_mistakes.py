@@ -30,3 +30,35 @@ def test_every_catalogued_mistake_has_a_submission() -> None:
         checks = importlib.import_module(f"graders.lesson01.{exercise.slug}")
         for mistake in checks.MISTAKES:
             assert (exercise.slug, mistake.name) in covered, f"no submission in tests/submissions shows {mistake.name!r}"
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory):
+    """Expected values recorded from the reference, as the student bundles get them."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    import course_config
+
+    path = tmp_path_factory.mktemp("recording") / "expected.json"
+    stubs = [str(ROOT / "exercises" / "lesson01" / f"{e.slug}.py") for e in course_config.LESSON_01.exercises]
+    done = subprocess.run([sys.executable, "-m", "pytest", *stubs, "--submission", str(ROOT / "reference"),
+                           "--record-expected", str(path), "-q", "-p", "no:cacheprovider", "-k", "not hidden"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and path.exists(), done.stdout[-3000:]
+    return path
+
+
+@pytest.mark.parametrize("submission", SUBMISSIONS, ids=[f"{s.slug}/{s.path.stem}" for s in SUBMISSIONS])
+def test_each_mistake_is_still_named_from_recorded_expected_values(grade, recording, submission) -> None:
+    """Student bundles have no reference: public checks must diagnose from the recording alone."""
+    import course_config
+
+    public = {c.id for c in course_config.LESSON_01.exercise(submission.slug).checks if not c.hidden}
+    graded = grade({submission.slug: submission.path}, "--replay-expected", str(recording), "-k", "not hidden")
+    checks = graded.checks(submission.slug)
+    assert graded.failed(submission.slug) == submission.fails & public, graded.output
+    for check_id in submission.named & public:
+        assert checks[check_id]["mistake"] == submission.mistake, checks[check_id]["message"]
