@@ -352,7 +352,25 @@ QUADRATIC_FIT = Exercise(
 # ---- quadratic_fit (end)
 
 # ---- quick_check (begin)
-QUICK_CHECK = Exercise(slug="quick_check", title="", section="", checks=())
+QUICK_CHECK = Exercise(
+    slug="quick_check",
+    title="Quick Check: ten multiple-choice questions on tensors and autograd",
+    section='the section named after each question in exercises/lesson01/quick_check.py (the lesson and '
+            'its companion text)',
+    checks=(
+        Check("tensor_dtypes", 0.8, "form A, questions 1 and 2: the dtype of torch.arange(6), and float64 input "
+              "meeting float32 weights"),
+        Check("shapes_and_views", 0.8, "form A, questions 3 and 4: the shape of (100, 1) − (100,), and view on a "
+              "transposed tensor"),
+        Check("autograd", 0.8, "form A, questions 5 and 6: x.grad after three backward calls, and why reverse mode"),
+        Check("stopping_tracking", 0.8, "form A, questions 7 and 8: no graph during evaluation, and .numpy() on a "
+              "tensor that requires grad"),
+        Check("training_loop", 0.8, "form A, questions 9 and 10: learning rate 1.1 on the line, and why the loss "
+              "stays at 0.0597"),
+        Check("form_b", 1, "form B: the same ten questions with their options in another order, so letters "
+              "copied from form A fail", hidden=True),
+    ),
+)
 # ---- quick_check (end)
 
 

@@ -1,0 +1,8 @@
+# mistake: form A letters reused for form B
+# fails: form_b
+
+"""Form A answered right, and the same letters given for form B."""
+
+
+def answers(form: str = "A") -> dict[int, str]:
+    return {1: "c", 2: "a", 3: "d", 4: "b", 5: "c", 6: "a", 7: "b", 8: "d", 9: "c", 10: "b"}

@@ -1,0 +1,10 @@
+# mistake: size-1 dimension assumed to vanish
+# fails: shapes_and_views, form_b
+
+"""The right answers, except question 3 'b' (form A), in both forms."""
+
+
+def answers(form: str = "A") -> dict[int, str]:
+    if form == "B":
+        return {1: "a", 2: "c", 3: "a", 4: "d", 5: "a", 6: "c", 7: "c", 8: "b", 9: "b", 10: "d"}
+    return {1: "c", 2: "a", 3: "b", 4: "b", 5: "c", 6: "a", 7: "b", 8: "d", 9: "c", 10: "b"}
