@@ -18,6 +18,7 @@ from typing import Any, Iterator
 import pytest
 
 import course_config
+from graders import eager_dynamo
 from graders.feedback import CheckFailed
 from graders.recording import LIVE, RECORD, RECORDING, reference_for
 from graders.results import CheckResult, ExerciseResult, SubmissionResult, tally
@@ -60,6 +61,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Before any optimiser steps here or in a worker forked from here: see eager_dynamo.
+    eager_dynamo.install()
     config.addinivalue_line("markers", POINTS_MARKER)
     config.addinivalue_line("markers", HIDDEN_MARKER)
     config.pluginmanager.register(GradingSession(config), "graders-session")
