@@ -312,7 +312,47 @@ STOPPING_GRADIENTS = Exercise(slug="stopping_gradients", title="", section="", c
 # ---- stopping_gradients (end)
 
 # ---- micrograd (begin)
-MICROGRAD = Exercise(slug="micrograd", title="", section="", checks=())
+MICROGRAD = Exercise(
+    slug="micrograd",
+    title="Micrograd: a scalar Value class with its own backward()",
+    section='the companion\'s "Building Autograd From Scratch (Karpathy\'s Micrograd)", with the chain rule of '
+            '"Autograd: gradients for free"',
+    checks=(
+        Check("value_holds_data_and_grad", 0.5, "Value(0.5) has data 0.5, grad 0.0 and prints as "
+              "Value(data=0.5, grad=0.0)"),
+        Check("forward_values", 1, "every node of the public expressions holds the value torch computes, "
+              "before any backward()"),
+        Check("arithmetic_with_numbers", 1, "values and leaf grads of + - * and unary minus, between Values and "
+              "with numbers on either side (2 * a, 1 - a, 1 + a)"),
+        Check("pow_and_div", 1, "values and leaf grads of ** with int and float exponents, and of / (a / b, 2 / a)"),
+        Check("tanh_and_exp", 1, "values and leaf grads of tanh() and exp(), alone and after arithmetic"),
+        Check("relu", 0.5, "values and leaf grads of relu() on positive, negative and exactly-zero inputs "
+              "(relu'(0) = 0, as in torch)"),
+        Check("lesson_neuron", 1, "σ(w · inp) = 1 / (1 + exp(−z)) built from Values gives the lesson's 0.9526 "
+              "and d out / d w = [0.1355, 0.0452, 0.1807]"),
+        Check("reused_leaves", 1, "leaf grads when a leaf is used more than once (a * a, a * b + a, ...)"),
+        Check("shared_subexpressions", 1, "leaf grads when an inner node is used more than once, so that the "
+              "order of the backward pass matters"),
+        Check("random_graphs", 1, "seeded random expressions of every operation, with nodes reused several times",
+              hidden=True),
+        Check("deep_chain", 1, "a chain 300 nodes deep, x = tanh(x * w + b) a hundred times, with w and b reused "
+              "at every step", hidden=True),
+    ),
+    seeds={
+        "generated_expressions": Setting(20261205, "seed of the hidden check's random expressions"),
+        "chain": Setting(20261206, "seed of the hidden chain's starting values and operand order"),
+    },
+    tolerances={
+        "values": Setting(1e-9, "absolute and relative tolerance between a student's Python floats and torch's "
+                                "float64 values and gradients"),
+        "random_graph_count": Setting(30, "how many random expressions the hidden check builds"),
+        "random_graph_nodes": Setting(14, "most operations in one random expression (at least 4)"),
+        "max_paths": Setting(100, "most paths from the output to one node in a random expression, so that a "
+                                  "backward pass without a visited set still ends quickly"),
+        "chain_depth": Setting(300, "nodes in the deep chain: deep enough to need a real graph walk, shallow "
+                                    "enough for a recursive topological sort (Python's recursion limit is 1000)"),
+    },
+)
 # ---- micrograd (end)
 
 # ---- quadratic_fit (begin)

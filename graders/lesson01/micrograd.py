@@ -1,0 +1,796 @@
+"""Checks of `micrograd` (companion: "Building Autograd From Scratch").
+
+A student's Value objects cannot leave the worker, so an expression travels as plain
+data: a graph, a list of nodes in creation order, each a tuple such as ("leaf", 0.5),
+("mul", 0, 2.0), ("pow", 1, 3) or ("tanh", 2). An operand is an int (the index of an
+earlier node) or a float (a number, so ("sub", 1.0, 0) is `1 - a`). The last node is
+the output. The driver `run_graphs` builds each graph from the student's Value in the
+worker, calls backward() and sends back every node's data and grad as floats.
+
+Oracles: the same graph in torch float64 with torch.autograd. Mistakes are recognised by
+replaying the graph through small wrong evaluators (a tanh or relu derivative off, the
+backward steps taken in a wrong order) and, for assignment instead of accumulation, by
+finding every grad equal to the share of one use of its node (or the sum of only some).
+Public checks use fixed expressions written as Python text (`expression`); hidden ones
+generated expressions (seeded) and a chain a few hundred nodes deep.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import random
+import traceback
+from collections import deque
+from types import ModuleType
+from typing import Any
+
+import torch
+
+from course_config import MICROGRAD as EXERCISE
+from graders.check import checks_for
+from graders.feedback import fail
+from graders.mistakes import Mistake
+from graders.recording import expected
+from graders.student import Student
+
+check = checks_for("lesson01", EXERCISE.slug)
+
+SCRATCH = 'the companion\'s "Building Autograd From Scratch (Karpathy\'s Micrograd)"'
+CHAIN_RULE = '"Autograd: gradients for free" (each node knows its local derivative; backward() multiplies them)'
+
+ASSIGNED = Mistake(
+    "gradients assigned instead of accumulated",
+    "A node used more than once keeps only the share of one of its uses: its operands' backward steps set "
+    "`grad = ...` where they should add to it. Where every node is used once this gives the right answer, "
+    "which is why the simpler expressions pass.",
+    "In every backward step write `self.grad += ...` and `other.grad += ...`: each use of a node adds its own "
+    "share of the gradient.",
+    SCRATCH,
+)
+NO_TOPOLOGICAL_ORDER = Mistake(
+    "no topological order",
+    "Your backward pass hands a node's gradient on to its operands before every use of that node has added its "
+    "share (or hands it on more than once, or in creation order), so everything below a reused node gets the "
+    "wrong amount. A node may pass its gradient on only after all the nodes that use it have.",
+    "Sort the graph first: a depth-first walk with a visited set that appends a node after its operands; then "
+    "set the output's grad to 1 and call each node's backward step in the reverse of that list.",
+    SCRATCH,
+)
+NOT_SEEDED = Mistake(
+    "output grad not seeded with 1",
+    "Every grad stayed 0: backward() never set the output's own grad to 1 (d out / d out), so each backward step "
+    "multiplied its local derivative by 0.",
+    "Set self.grad = 1.0 at the start of backward(), before the backward steps run.",
+    CHAIN_RULE,
+)
+TANH_DERIVATIVE = Mistake(
+    "tanh's local derivative wrong",
+    "Your gradients through tanh are what a local derivative of 1 − t (or 1 − x², with x the input) gives. "
+    "The derivative of tanh(x) is 1 − tanh(x)² = 1 − t², with t the output.",
+    "In tanh's backward step use (1 - t ** 2) * out.grad, where t = out.data.",
+    SCRATCH,
+)
+RELU_AT_ZERO = Mistake(
+    "relu's derivative wrong at 0",
+    "Where relu's input is exactly 0 your relu passes the gradient through. The convention, torch's too, is "
+    "relu'(0) = 0: the gradient flows only where the input is strictly positive.",
+    "Use (self.data > 0), not (self.data >= 0), in relu's backward step.",
+    SCRATCH,
+)
+MISTAKES = [ASSIGNED, NO_TOPOLOGICAL_ORDER, NOT_SEEDED, TANH_DERIVATIVE, RELU_AT_ZERO]
+
+BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv}
+SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+Graph = list  # of node tuples, see the module docstring
+
+
+# ---------------------------------------------------------------- the driver (runs in the worker)
+
+def run_graphs(module: ModuleType, graphs: list[Graph], backward: bool) -> list[dict]:
+    """Runs in the worker: build each graph from the student's Value, call backward(), read back numbers."""
+    if not isinstance(getattr(module, "Value", None), type):
+        missing = {"error": "NameError: there is no class Value in your file: did you rename it?", "stage": "build",
+                   "at": 0, "frames": []}
+        return [missing for _ in graphs]
+    return [_run_graph(module, graph, backward) for graph in graphs]
+
+
+def _run_graph(module: ModuleType, graph: Graph, backward: bool) -> dict:
+    value_class, stage, at = module.Value, "build", 0
+    try:
+        nodes: list[Any] = []
+        for at, spec in enumerate(graph):
+            node = _make(value_class, spec, nodes)
+            if not isinstance(node, value_class):
+                return {"error": f"it returned {type(node).__name__} {node!r:.60}, not a Value", "stage": stage,
+                        "at": at, "frames": []}
+            nodes.append(node)
+        if backward:
+            stage = "backward"
+            nodes[-1].backward()
+        stage = "read"
+        return {"data": [_float(n.data) for n in nodes], "grad": [_float(n.grad) for n in nodes]}
+    except NotImplementedError:
+        raise  # the grader turns it into "not implemented yet"
+    except Exception as error:  # noqa: BLE001 - RecursionError, TypeError of a missing operator, ...
+        frames = [f"line {f.lineno}, in {f.name}: {(f.line or '').strip()}"
+                  for f in traceback.extract_tb(error.__traceback__) if f.filename == module.__file__]
+        try:
+            message = str(error)[:300]
+        except Exception:  # noqa: BLE001 - an exception whose message itself fails
+            message = "(its message could not be read)"
+        return {"error": f"{type(error).__name__}: {message}", "stage": stage, "at": at, "frames": frames[-4:]}
+
+
+def _make(value_class: type, spec: tuple, nodes: list) -> Any:
+    kind = spec[0]
+    if kind == "leaf":
+        return value_class(spec[1])
+    if kind in BINARY:
+        left, right = (nodes[x] if type(x) is int else x for x in spec[1:3])
+        return BINARY[kind](left, right)
+    if kind == "neg":
+        return -nodes[spec[1]]
+    if kind == "pow":
+        return nodes[spec[1]] ** spec[2]
+    return getattr(nodes[spec[1]], kind)()
+
+
+def _float(x: Any) -> float | None:
+    try:
+        return float(x)
+    except Exception:  # noqa: BLE001 - anything that is not a number is reported as such
+        return None
+
+
+def read_fresh_value(module: ModuleType) -> dict:
+    """Runs in the worker: a fresh Value(0.5), as numbers and text."""
+    v = module.Value(0.5)
+    return {"data": _float(v.data), "grad": _float(v.grad), "repr": repr(v)[:200]}
+
+
+# ---------------------------------------------------------------- graphs: written, printed, generated
+
+class _Symbol:
+    """A node while a fixed graph is written as Python text (see `expression`)."""
+
+    def __init__(self, nodes: list[tuple], index: int) -> None:
+        self.nodes, self.index = nodes, index
+
+    def _add(self, *spec: Any) -> _Symbol:
+        self.nodes.append(spec)
+        return _Symbol(self.nodes, len(self.nodes) - 1)
+
+    def _binary(self, kind: str, other: Any, reflected: bool) -> _Symbol:
+        operand = other.index if isinstance(other, _Symbol) else float(other)
+        return self._add(kind, operand, self.index) if reflected else self._add(kind, self.index, operand)
+
+    __add__ = lambda s, o: s._binary("add", o, False)  # noqa: E731
+    __radd__ = lambda s, o: s._binary("add", o, True)  # noqa: E731
+    __sub__ = lambda s, o: s._binary("sub", o, False)  # noqa: E731
+    __rsub__ = lambda s, o: s._binary("sub", o, True)  # noqa: E731
+    __mul__ = lambda s, o: s._binary("mul", o, False)  # noqa: E731
+    __rmul__ = lambda s, o: s._binary("mul", o, True)  # noqa: E731
+    __truediv__ = lambda s, o: s._binary("div", o, False)  # noqa: E731
+    __rtruediv__ = lambda s, o: s._binary("div", o, True)  # noqa: E731
+    __neg__ = lambda s: s._add("neg", s.index)  # noqa: E731
+    __pow__ = lambda s, k: s._add("pow", s.index, k)  # noqa: E731
+
+
+def expression(text: str, **leaves: float) -> Graph:
+    """A fixed graph from Python text over named leaves: expression("c = a * b; out = c * c + c", a=.5, b=-1.2)."""
+    nodes: list[tuple] = [("leaf", float(value), name) for name, value in leaves.items()]
+    names: dict[str, Any] = {name: _Symbol(nodes, i) for i, name in enumerate(leaves)}
+    functions = {kind: (lambda k: lambda s: s._add(k, s.index))(kind) for kind in ("tanh", "relu", "exp")}
+    exec(text, functions, names)  # our own constant texts only: this is how the public graphs are written
+    return nodes
+
+
+def _operands(spec: tuple) -> list[int]:
+    """The node indices a node uses, in operand order (numbers left out)."""
+    if spec[0] == "leaf":
+        return []
+    return [x for x in (spec[1:3] if spec[0] in BINARY else spec[1:2]) if type(x) is int]
+
+
+def _names(graph: Graph) -> dict[int, str]:
+    """Leaves by their given names (else a, b, c, ...), then inner nodes used more than once."""
+    uses = [0] * len(graph)
+    for spec in graph:
+        for i in _operands(spec):
+            uses[i] += 1
+    letters = (f"x{n}" if n >= 26 else chr(ord("a") + n) for n in range(10**6))
+    names: dict[int, str] = {}
+    taken = {spec[2] for spec in graph if spec[0] == "leaf" and len(spec) > 2}
+    for i, spec in enumerate(graph):
+        if spec[0] == "leaf" or (uses[i] > 1 and i < len(graph) - 1):
+            names[i] = spec[2] if spec[0] == "leaf" and len(spec) > 2 else next(n for n in letters if n not in taken)
+    return names
+
+
+def graph_text(graph: Graph, limit: int = 600) -> str:
+    """A graph as readable Python, e.g. "c = a * b; out = (c * c) + c with a = 0.5, b = -1.2"."""
+    names = _names(graph)
+
+    def inline(i: int, root: bool = False, bare: bool = False) -> str:
+        spec = graph[i]
+        if spec[0] == "leaf" or (i in names and not root):
+            return names[i]
+        kind, show = spec[0], (lambda x: inline(x) if type(x) is int else repr(x))
+        if kind in BINARY:
+            text = f"{show(spec[1])} {SYMBOLS[kind]} {show(spec[2])}"
+        elif kind == "neg":
+            text = f"-{show(spec[1])}"
+        elif kind == "pow":
+            text = f"{show(spec[1])} ** {spec[2]!r}"
+        else:
+            return f"{kind}({inline(spec[1], bare=True)})"
+        return text if bare else f"({text})"
+
+    lines = [f"{names[i]} = {inline(i, True, True)}" for i in names if graph[i][0] != "leaf"]
+    lines.append(f"out = {inline(len(graph) - 1, True, True)}")
+    text = "; ".join(lines)
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + f" ... ({len(graph)} nodes in all)"
+    leaves = ", ".join(f"{names[i]} = {spec[1]!r}" for i, spec in enumerate(graph) if spec[0] == "leaf")
+    return f"{text} with {leaves}"
+
+
+def _path_counts(graph: Graph) -> list[int]:
+    """How many paths lead from the output to each node: the work of a backward pass without a visited set."""
+    paths = [0] * len(graph)
+    paths[-1] = 1
+    for i in reversed(range(len(graph))):
+        for j in _operands(graph[i]):
+            paths[j] += paths[i]
+    return paths
+
+
+_KINDS = ("add", "sub", "mul", "div", "neg", "pow", "tanh", "relu", "exp")
+
+
+def _python_value(spec: tuple, data: list[float]) -> float:
+    kind = spec[0]
+    if kind == "leaf":
+        return spec[1]
+    if kind in BINARY:
+        left, right = (data[x] if type(x) is int else x for x in spec[1:3])
+        return BINARY[kind](left, right)
+    x = data[spec[1]]
+    return {"neg": lambda: -x, "pow": lambda: x ** spec[2], "tanh": lambda: math.tanh(x),
+            "relu": lambda: x if x > 0 else 0.0, "exp": lambda: math.exp(x)}[kind]()
+
+
+def _random_node(rng: random.Random, data: list[float]) -> tuple | None:
+    """One random operation on earlier nodes, or None when its value would be awkward."""
+    kind = rng.choice(_KINDS)
+
+    def pick() -> int:
+        # Recent nodes are picked more often, so the graph grows deep; picking a node twice reuses it.
+        if rng.random() < 0.6:
+            return max(0, len(data) - 1 - rng.randrange(4))
+        return rng.randrange(len(data))
+
+    if kind in BINARY:
+        left, right = pick(), pick()
+        if rng.random() < 0.3:
+            number = rng.choice([-3.0, -2.0, -0.5, 0.5, 1.0, 2.0, 3.0])
+            left, right = (number, right) if rng.random() < 0.5 else (left, number)
+        divisor = data[right] if type(right) is int else right
+        if kind == "div" and abs(divisor) < 0.3:
+            return None
+        spec: tuple = (kind, left, right)
+    elif kind == "pow":
+        base, exponent = pick(), rng.choice([2, 3, -1, 0.5, 1.5])
+        if (exponent < 0 and abs(data[base]) < 0.3) or (type(exponent) is float and data[base] < 0.2):
+            return None
+        spec = ("pow", base, exponent)
+    else:
+        zeros = [i for i, x in enumerate(data) if x == 0]
+        # relu'(0) is a convention worth testing: relu takes a node that is exactly 0 when there is one.
+        spec = (kind, rng.choice(zeros) if kind == "relu" and zeros and rng.random() < 0.5 else pick())
+        if kind == "exp" and data[spec[1]] > 2.5:
+            return None
+    value = _python_value(spec, data)
+    return spec if math.isfinite(value) and abs(value) < 20 else None
+
+
+def random_graph(rng: random.Random, operations: int) -> Graph:
+    """A few leaves (sometimes exactly 0), random operations, then the sum of every node nothing uses."""
+    graph: list[tuple] = [("leaf", 0.0 if rng.random() < 0.1 else round(rng.uniform(-2, 2), 2))
+                          for _ in range(rng.randint(2, 4))]
+    data = [spec[1] for spec in graph]
+    leaves = len(graph)
+    for _ in range(20 * operations):  # tries: an awkward operation is drawn again
+        if len(graph) - leaves == operations:
+            break
+        spec = _random_node(rng, data)
+        if spec is not None:
+            graph.append(spec)
+            data.append(_python_value(spec, data))
+    # Summing what is left unused makes every node count towards the output.
+    used = {i for spec in graph for i in _operands(spec)}
+    loose = [i for i in range(len(graph)) if i not in used]
+    while len(loose) > 1:
+        graph.append(("add", loose.pop(0), loose.pop(0)))
+        loose.append(len(graph) - 1)
+    return graph
+
+
+def random_graphs(seed: int, count: int, most_operations: int, most_paths: int) -> list[Graph]:
+    rng = random.Random(seed)
+    graphs: list[Graph] = []
+    while len(graphs) < count:
+        graph = random_graph(rng, rng.randint(4, most_operations))
+        if max(_path_counts(graph)) <= most_paths:
+            graphs.append(graph)
+    return graphs
+
+
+def deep_chain(seed: int, depth: int) -> Graph:
+    """x = tanh(x * w + b), depth // 3 times; w near 1 and b near 0 keep the gradient alive to x0."""
+    rng = random.Random(seed)
+    graph: list[tuple] = [("leaf", round(rng.uniform(0.5, 1.5), 3), "x0"),
+                          ("leaf", round(rng.uniform(0.97, 1.0), 3), "w"),
+                          ("leaf", round(rng.uniform(-0.02, 0.02), 3), "b")]
+    x = 0
+    for _ in range(depth // 3):
+        graph.append(("mul", x, 1) if rng.random() < 0.5 else ("mul", 1, x))
+        graph.append(("add", len(graph) - 1, 2) if rng.random() < 0.5 else ("add", 2, len(graph) - 1))
+        graph.append(("tanh", len(graph) - 1))
+        x = len(graph) - 1
+    return graph
+
+
+def chain_text(graph: Graph) -> str:
+    leaves = ", ".join(f"{spec[2]} = {spec[1]!r}" for spec in graph[:3])
+    return (f"x = x0, then {(len(graph) - 3) // 3} times x = tanh(x * w + b) (a chain {len(graph) - 3} nodes "
+            f"deep), out = x, with {leaves}")
+
+
+# ---------------------------------------------------------------- expected values (torch) and wrong variants
+
+def _local_derivatives(spec: tuple, data: list[float], out: float, tanh_rule: str = "1 - t**2",
+                       relu_at_zero: float = 0.0) -> list[list]:
+    """[operand index, d node / d operand] for each operand slot of one node (a * a has two)."""
+    kind = spec[0]
+    if kind == "leaf":
+        return []
+    if kind in BINARY:
+        x, y = (data[o] if type(o) is int else o for o in spec[1:3])
+        local = {"add": lambda: (1.0, 1.0), "sub": lambda: (1.0, -1.0), "mul": lambda: (y, x),
+                 "div": lambda: (1 / y, -x / y ** 2)}[kind]()
+        return [[o, d] for o, d in zip(spec[1:3], local) if type(o) is int]
+    x = data[spec[1]]
+    tanh = {"1 - t**2": 1 - out ** 2, "1 - t": 1 - out, "1 - x**2": 1 - x ** 2}[tanh_rule]
+    local = {"neg": lambda: -1.0, "pow": lambda: spec[2] * x ** (spec[2] - 1), "tanh": lambda: tanh,
+             "relu": lambda: 1.0 if x > 0 else relu_at_zero if x == 0 else 0.0, "exp": lambda: out}[kind]()
+    return [[spec[1], local]]
+
+
+def _torch_node(spec: tuple, nodes: list[torch.Tensor]) -> torch.Tensor:
+    kind = spec[0]
+    if kind == "leaf":
+        return torch.tensor(spec[1], dtype=torch.float64, requires_grad=True)
+    if kind in BINARY:
+        return BINARY[kind](*(nodes[x] if type(x) is int else x for x in spec[1:3]))
+    x = nodes[spec[1]]
+    return {"neg": lambda: -x, "pow": lambda: x ** spec[2], "tanh": lambda: torch.tanh(x),
+            "relu": lambda: torch.relu(x), "exp": lambda: torch.exp(x)}[kind]()
+
+
+@expected
+def torch_results(graphs: list[Graph]) -> list[dict]:
+    """Each graph in torch float64: every node's value and d out / d node by torch.autograd, and the
+    local derivative of each operand slot (used to recognise assigned gradients)."""
+    results = []
+    for graph in graphs:
+        nodes: list[torch.Tensor] = []
+        for spec in graph:
+            nodes.append(_torch_node(spec, nodes))
+            nodes[-1].retain_grad()
+        nodes[-1].backward()
+        data = [n.item() for n in nodes]
+        results.append({"data": data, "grad": [0.0 if n.grad is None else n.grad.item() for n in nodes],
+                        "slots": [_local_derivatives(spec, data, data[i]) for i, spec in enumerate(graph)]})
+    return results
+
+
+# The orders a backward pass may wrongly take: (how, which operand first, operands deduplicated as in a set).
+_WRONG_ORDERS = [("forward", "left", False), ("recursive", "left", False), ("recursive", "right", False),
+                 ("recursive", "left", True), ("recursive", "right", True), ("once", "left", False),
+                 ("once", "right", False), ("breadth", "left", False), ("breadth", "right", False)]
+
+
+def _backpropagate(slots: list[list], how: str = "reverse", first: str = "left", as_set: bool = False) -> list[float]:
+    """Run the backward steps (grad[operand] += local * grad[node]) in the order `how` says."""
+    grad = [0.0] * len(slots)
+    grad[-1] = 1.0
+
+    def step(node: int) -> None:
+        for operand, local in slots[node]:
+            grad[operand] += local * grad[node]
+
+    def operands(node: int) -> list[int]:
+        found = [o for o, _ in slots[node]]
+        found = list(dict.fromkeys(found)) if as_set else found
+        return found if first == "left" else found[::-1]
+
+    if how in ("reverse", "forward"):
+        for node in (reversed(range(len(slots))) if how == "reverse" else range(len(slots))):
+            step(node)
+    elif how in ("recursive", "once"):
+        # A node's step right when the walk reaches it: every time ("recursive"), or the first time only.
+        stack, seen = [len(slots) - 1], set()
+        while stack:
+            node = stack.pop()
+            if how == "once" and node in seen:
+                continue
+            seen.add(node)
+            step(node)
+            stack.extend(reversed(operands(node)))
+    else:
+        queue, seen = deque([len(slots) - 1]), {len(slots) - 1}
+        while queue:
+            node = queue.popleft()
+            step(node)
+            for operand in operands(node):
+                if operand not in seen:
+                    seen.add(operand)
+                    queue.append(operand)
+    return grad
+
+
+def _composed(graph: Graph) -> tuple[Graph, list[int]]:
+    """The graph as the usual micrograd Value builds it: a - b = a + (-b), a / b = a * b ** -1.
+
+    The extra nodes change the order in which a walk without a topological sort meets the
+    others, so the wrong orders are tried on both forms. Also returns where each node went.
+    """
+    composed: list[tuple] = []
+    where: list[int] = []
+
+    def add(*spec: Any) -> int:
+        composed.append(spec)
+        return len(composed) - 1
+
+    for spec in graph:
+        kind = spec[0]
+        moved = [] if kind == "leaf" else [where[x] if type(x) is int else x
+                                           for x in spec[1:3 if kind in BINARY else 2]]
+        if kind == "sub" and type(spec[2]) is int:
+            negated = add("neg", moved[1])
+            at = add("add", negated, moved[0]) if type(spec[1]) is float else add("add", moved[0], negated)
+        elif kind == "div" and type(spec[2]) is int:
+            inverse = add("pow", moved[1], -1)
+            at = add("mul", inverse, moved[0]) if type(spec[1]) is float else add("mul", moved[0], inverse)
+        elif kind in BINARY:
+            at = add(kind, *moved)
+        else:
+            at = add(*spec) if kind == "leaf" else add(kind, moved[0], *spec[2:])
+        where.append(at)
+    return composed, where
+
+
+def _wrong_orders(graph: Graph) -> list[list[float]]:
+    """The node grads of every wrong order, on the graph as written and as composed."""
+    found = []
+    composed = _composed(graph)
+    forms = [(graph, list(range(len(graph))))] + ([composed] if composed[0] != graph else [])
+    for form, where in forms:
+        data: list[float] = []
+        for spec in form:
+            data.append(_python_value(spec, data))
+        slots = [_local_derivatives(spec, data, data[i]) for i, spec in enumerate(form)]
+        # Deduplicating operands changes nothing unless some node uses one operand twice.
+        repeats = any(len({o for o, _ in pairs}) < len(pairs) for pairs in slots)
+        for order in (o for o in _WRONG_ORDERS if repeats or not o[2]):
+            grads = _backpropagate(slots, *order)
+            found.append([grads[at] for at in where])
+    return found
+
+
+@expected
+def wrong_results(graphs: list[Graph]) -> list[dict[str, list[list[float]]]]:
+    """For each graph, the node grads each catalogued mistake gives (several ways for some)."""
+    results = []
+    for graph in graphs:
+        data: list[float] = []
+        for spec in graph:
+            data.append(_python_value(spec, data))
+
+        def slots(**rule: Any) -> list[list]:
+            return [_local_derivatives(spec, data, data[i], **rule) for i, spec in enumerate(graph)]
+
+        results.append({
+            TANH_DERIVATIVE.name: [_backpropagate(slots(tanh_rule=r)) for r in ("1 - t", "1 - x**2")],
+            RELU_AT_ZERO.name: [_backpropagate(slots(relu_at_zero=1.0))],
+            NO_TOPOLOGICAL_ORDER.name: _wrong_orders(graph),
+        })
+    return results
+
+
+# ---------------------------------------------------------------- comparing and diagnosing
+
+def _close(got: Any, want: float) -> bool:
+    tolerance = EXERCISE.tolerance("values")
+    return type(got) is float and (got == want or abs(got - want) <= tolerance + tolerance * abs(want))
+
+
+def _leaves_match(grads: list, want: list[float], graph: Graph) -> bool:
+    return all(_close(grads[i], want[i]) for i, spec in enumerate(graph) if spec[0] == "leaf")
+
+
+def _partial_shares(grads: list, slots: list[list]) -> bool:
+    """Whether every used node's grad is the share of one of its uses, or the sum of only some of them:
+    what `grad = ...` in some backward steps (and `+=` in others) leaves."""
+    shares: list[list[float]] = [[] for _ in grads]
+    for node, pairs in enumerate(slots):
+        for operand, local in pairs:
+            if type(grads[node]) is float:
+                shares[operand].append(local * grads[node])
+
+    def explained(got: Any, options: list[float]) -> bool:
+        if not options:
+            return True
+        if len(options) > 8:  # too many subsets to try: a single share is what `=` everywhere leaves
+            return any(_close(got, s) for s in options)
+        sums: list[float] = []  # of every non-empty subset of the shares
+        for share in options:
+            sums += [total + share for total in sums] + [share]
+        return any(_close(got, total) for total in sums)
+
+    return _close(grads[-1], 1.0) and all(explained(g, options) for g, options in zip(grads, shares))
+
+
+def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], truths: list[dict],
+              wrongs: list[dict]) -> Mistake | None:
+    """The one catalogued mistake that explains every failing graph, if any."""
+    if all(all(g == 0 for g in results[i]["grad"]) for i in failing):
+        return NOT_SEEDED
+    for mistake in (TANH_DERIVATIVE, RELU_AT_ZERO, NO_TOPOLOGICAL_ORDER):
+        if all(any(_leaves_match(results[i]["grad"], w, graphs[i]) for w in wrongs[i][mistake.name])
+               for i in failing):
+            return mistake
+    if all(_partial_shares(results[i]["grad"], truths[i]["slots"]) for i in failing):
+        return ASSIGNED
+    return None
+
+
+def _number(x: Any) -> str:
+    return "not a number" if x is None else f"{x:.6g}"
+
+
+def _leaf_grads(graph: Graph, grads: list, limit: int = 6) -> str:
+    names = _names(graph)
+    shown = [f"{names[i]}.grad = {_number(grads[i])}" for i, spec in enumerate(graph) if spec[0] == "leaf"]
+    return ", ".join(shown[:limit] + (["..."] if len(shown) > limit else []))
+
+
+def _error_hint(error: str) -> str:
+    if "unsupported operand" in error or "can't multiply" in error or "not supported between" in error:
+        return ("With a number on the left (2 * a, 1 - a, 1 + a, 2 / a) Python calls the Value's reflected "
+                "method: define __radd__, __rsub__, __rmul__ and __rtruediv__ (and turn numbers into Values).")
+    if error.startswith("RecursionError"):
+        return ("These graphs are at most a few hundred nodes deep, within Python's recursion limit for a "
+                "recursive topological sort with a visited set; look for a recursion that never stops, or one "
+                "that goes through every node once per path instead of once.")
+    if "not a Value" in error:
+        return "Every operation must return a new Value (the result), not a number."
+    return "Read the error and the line it points to in your file."
+
+
+def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward: bool = True,
+                  texts: list[str] | None = None) -> None:
+    """Build each graph from the student's Value, call backward(), compare with torch; fail with the first problem."""
+    __tracebackhide__ = True
+    returned = student.run(run_graphs, graphs, backward, shown_as=shown)
+    truths = torch_results(graphs)
+    # Computed whether or not they are needed, so that a recording from the reference holds them too.
+    wrongs = wrong_results(graphs) if backward else []
+    texts = texts or [graph_text(graph) for graph in graphs]
+    results = returned.value if type(returned.value) is list and len(returned.value) == len(graphs) else None
+    if results is None or not all(_readable(r, len(g)) for r, g in zip(results, graphs)):
+        fail("The worker sent back results the grader cannot read.", call=shown, got=str(returned.value)[:200],
+             hint="Do not change the grader's modules from your code.", section=SCRATCH)
+    by_size = sorted(range(len(graphs)), key=lambda i: (len(graphs[i]), i))
+    call = (lambda i: f"{texts[i]}; out.backward()") if backward else (lambda i: texts[i])
+
+    broken = [i for i in by_size if "error" in results[i]]
+    if broken:
+        i, got = broken[0], results[broken[0]]
+        stage = {"build": f"Building {_node_text(graphs[i], got['at'])}", "backward": "Calling out.backward()",
+                 "read": "Reading .data and .grad"}[got["stage"]]
+        fail(f"{stage} raised an error, in {len(broken)} of {len(graphs)} expressions.", call=call(i),
+             got="\n".join([got["error"], *got["frames"]]), hint=_error_hint(got["error"]), section=SCRATCH)
+
+    for i in by_size:
+        wrong = next((j for j, want in enumerate(truths[i]["data"]) if not _close(results[i]["data"][j], want)), None)
+        if wrong is not None:
+            fail(f"The value of {_node_text(graphs[i], wrong)} is wrong.", call=call(i),
+                 got=_number(results[i]["data"][wrong]), expected=_number(truths[i]["data"][wrong]),
+                 hint="Each operation returns a new Value whose data is the operation applied to its operands' "
+                      "data (a number operand counts as a Value holding it).", section=SCRATCH)
+    if not backward:
+        return
+
+    failing = [i for i in by_size if not _leaves_match(results[i]["grad"], truths[i]["grad"], graphs[i])]
+    if not failing:
+        return
+    i = failing[0]
+    summary = f"After out.backward() the leaf grads are wrong in {len(failing)} of {len(graphs)} expressions."
+    got, want = _leaf_grads(graphs[i], results[i]["grad"]), _leaf_grads(graphs[i], truths[i]["grad"])
+    mistake = _diagnose(failing, graphs, results, truths, wrongs)
+    if mistake is not None:
+        fail(summary, call=call(i), got=got, expected=want, mistake=mistake.name, meaning=mistake.explanation,
+             hint=mistake.hint, section=mistake.section)
+    fail(summary, call=call(i), got=got, expected=want, section=CHAIN_RULE,
+         hint="Check each operation's local derivative, that a node adds (+=) into its operands' grad, and that "
+              "backward() seeds out.grad = 1 and visits the nodes in reverse topological order.")
+
+
+def _readable(result: Any, size: int) -> bool:
+    """A driver's answer for one graph: an error report, or `size` data and `size` grads."""
+    if type(result) is not dict:
+        return False
+    if "error" in result:
+        return type(result["error"]) is str and result.get("stage") in ("build", "backward", "read") \
+            and type(result.get("at")) is int and 0 <= result["at"] < size and type(result.get("frames")) is list
+    return all(type(result.get(key)) is list and len(result[key]) == size for key in ("data", "grad"))
+
+
+def _node_text(graph: Graph, index: int) -> str:
+    """One node of a graph, written out (a leaf, or the operation that made it)."""
+    names = _names(graph)
+    if graph[index][0] == "leaf":
+        return names[index]
+    if index > 40:  # a deep chain: name the node rather than print it nested a hundred levels
+        return f"node {index} of {len(graph)} ({graph[index][0]})"
+    return graph_text(graph[:index + 1]).split(" with ")[0].split("; ")[-1].removeprefix("out = ")
+
+
+# ---------------------------------------------------------------- the public expressions
+
+ARITHMETIC = [
+    expression("a + b", a=0.5, b=-1.2),
+    expression("a * b + c", a=0.5, b=-1.2, c=2.0),
+    expression("a - b", a=0.5, b=-1.2),
+    expression("-a", a=0.5),
+    expression("a + 3.0", a=-0.7),
+    expression("2.0 * a", a=-0.7),
+    expression("1.0 - a", a=0.25),
+    expression("1.0 + a", a=0.25),
+    expression("a * -2.0", a=1.5),
+    expression("(a - 4.0) * b", a=1.5, b=-0.5),
+    expression("3.0 - a * b", a=0.8, b=1.5),
+]
+POWERS_AND_QUOTIENTS = [
+    expression("a ** 2", a=-1.5),
+    expression("a ** 3", a=0.8),
+    expression("a ** 0.5", a=2.25),
+    expression("a ** 1.5", a=1.44),
+    expression("a ** -1", a=-0.4),
+    expression("a / b", a=0.6, b=-1.5),
+    expression("2.0 / a", a=0.8),
+    expression("a / 4.0", a=0.6),
+    expression("(a * b) ** 2", a=0.7, b=-2.0),
+]
+TANH_AND_EXP = [
+    expression("tanh(a)", a=0.5),
+    expression("exp(a)", a=-0.3),
+    expression("tanh(a * b + c)", a=0.5, b=-1.2, c=0.3),
+    expression("exp(-a) * b", a=0.4, b=1.5),
+    expression("tanh(2.0 * a) - 1.0", a=-0.6),
+    expression("exp(a * b)", a=0.5, b=1.2),
+]
+RELUS = [
+    expression("relu(a)", a=0.7),
+    expression("relu(a)", a=-0.7),
+    expression("relu(a + b)", a=0.5, b=-0.5),  # exactly 0: relu'(0) = 0
+    expression("relu(a) * b", a=0.0, b=2.0),
+    expression("relu(a * b) + c", a=1.3, b=0.0, c=0.4),
+]
+LESSON_NEURON = expression("1.0 / (1.0 + exp(-(w1 * x1 + w2 * x2 + w3 * x3)))",
+                           w1=1.0, w2=-2.0, w3=0.5, x1=3.0, x2=1.0, x3=4.0)
+REUSED_LEAVES = [
+    expression("a * a", a=-1.5),
+    expression("a + a", a=0.5),
+    expression("a * b + a", a=0.5, b=-1.2),
+    expression("(a + b) * (a - b)", a=1.5, b=0.5),
+    expression("a * a * a", a=0.7),
+    expression("a / (a + b)", a=0.6, b=1.1),
+    expression("b - a * b", a=0.3, b=-2.0),
+]
+SHARED_SUBEXPRESSIONS = [
+    expression("c = a * b; out = c * c + c", a=0.5, b=-1.2),
+    expression("c = a * b; d = c + 1.0; out = d * c * d", a=0.8, b=1.5),
+    expression("b = a * a; c = b * b; out = c * b - c", a=0.9),
+    expression("c = a + b; d = c * 2.0; e = d * c; out = e + d * e", a=0.3, b=0.4),
+    expression("c = a * b; out = (c + a) * (c - b) + c", a=1.2, b=-0.7),
+]
+PUBLIC = ARITHMETIC + POWERS_AND_QUOTIENTS + TANH_AND_EXP + RELUS + [LESSON_NEURON] + REUSED_LEAVES \
+    + SHARED_SUBEXPRESSIONS
+
+
+def _listed(graphs: list[Graph]) -> str:
+    texts = [graph_text(g) for g in graphs]
+    more = f" and {len(texts) - 3} more" if len(texts) > 3 else ""
+    return "for each of: " + "; ".join(f"[{t}]" for t in texts[:3]) + more
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_value_holds_data_and_grad(student: Student) -> None:
+    shown = "v = Value(0.5); v.data, v.grad, repr(v)"
+    got = student.run(read_fresh_value, shown_as=shown).value
+    got = got if type(got) is dict else {}
+    if not (_close(got.get("data"), 0.5) and got.get("grad") == 0.0):
+        fail("A new Value must hold its number in .data and start with .grad = 0.0.", call=shown,
+             got=f"data = {_number(got.get('data'))}, grad = {_number(got.get('grad'))}",
+             expected="data = 0.5, grad = 0", hint="In __init__: self.data = data and self.grad = 0.0.",
+             section=SCRATCH)
+    text = got.get("repr", "")
+    if not (text.startswith("Value(") and "data=0.5" in text and "grad=0.0" in text):
+        fail("repr(Value(0.5)) should show the data and the grad.", call=shown, got=repr(text),
+             expected="'Value(data=0.5, grad=0.0)'",
+             hint='Define __repr__ to return f"Value(data={self.data}, grad={self.grad})".', section=SCRATCH)
+
+
+@check
+def test_forward_values(student: Student) -> None:
+    expect_graphs(student, PUBLIC, f"building every public expression (no backward) {_listed(PUBLIC)}",
+                  backward=False)
+
+
+@check
+def test_arithmetic_with_numbers(student: Student) -> None:
+    expect_graphs(student, ARITHMETIC, f"out.backward() {_listed(ARITHMETIC)}")
+
+
+@check
+def test_pow_and_div(student: Student) -> None:
+    expect_graphs(student, POWERS_AND_QUOTIENTS, f"out.backward() {_listed(POWERS_AND_QUOTIENTS)}")
+
+
+@check
+def test_tanh_and_exp(student: Student) -> None:
+    expect_graphs(student, TANH_AND_EXP, f"out.backward() {_listed(TANH_AND_EXP)}")
+
+
+@check
+def test_relu(student: Student) -> None:
+    expect_graphs(student, RELUS, f"out.backward() {_listed(RELUS)}")
+
+
+@check
+def test_lesson_neuron(student: Student) -> None:
+    expect_graphs(student, [LESSON_NEURON], f"{graph_text(LESSON_NEURON)}; out.backward() (the lesson's neuron: "
+                                            "out = 0.9526, d out / d w = [0.1355, 0.0452, 0.1807])")
+
+
+@check
+def test_reused_leaves(student: Student) -> None:
+    expect_graphs(student, REUSED_LEAVES, f"out.backward() {_listed(REUSED_LEAVES)}")
+
+
+@check
+def test_shared_subexpressions(student: Student) -> None:
+    expect_graphs(student, SHARED_SUBEXPRESSIONS, f"out.backward() {_listed(SHARED_SUBEXPRESSIONS)}")
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_random_graphs(student: Student) -> None:
+    count = int(EXERCISE.tolerance("random_graph_count"))
+    graphs = random_graphs(EXERCISE.seed("generated_expressions"), count,
+                           int(EXERCISE.tolerance("random_graph_nodes")), int(EXERCISE.tolerance("max_paths")))
+    expect_graphs(student, graphs, f"out.backward() on {count} random expressions (seeded)")
+
+
+@check
+def test_deep_chain(student: Student) -> None:
+    graph = deep_chain(EXERCISE.seed("chain"), int(EXERCISE.tolerance("chain_depth")))
+    expect_graphs(student, [graph], f"{chain_text(graph)}; out.backward()", texts=[chain_text(graph)])

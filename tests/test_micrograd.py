@@ -1,0 +1,125 @@
+"""The micrograd checks build the lesson's neuron, print expressions readably, and name
+each mistake however it is written (not only as in tests/submissions/micrograd/)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ROOT
+from graders.lesson01 import micrograd as checks
+
+REFERENCE = (ROOT / "reference" / "lesson01" / "micrograd.py").read_text()
+
+
+def test_the_lesson_neuron_gives_the_lessons_numbers() -> None:
+    result = checks.torch_results([checks.LESSON_NEURON])[0]
+    # The lesson prints out = 0.9526 and d out / d w = tensor([0.1355, 0.0452, 0.1807]).
+    assert round(result["data"][-1], 4) == 0.9526
+    assert [round(g, 4) for g in result["grad"][:3]] == [0.1355, 0.0452, 0.1807]
+
+
+def test_an_expression_is_printed_as_python_with_its_leaves() -> None:
+    assert (checks.graph_text(checks.expression("tanh(a * b + a)", a=0.5, b=-1.2))
+            == "out = tanh((a * b) + a) with a = 0.5, b = -1.2")
+    assert (checks.graph_text(checks.expression("c = a * b; out = c * c + c", a=0.5, b=-1.2))
+            == "c = a * b; out = (c * c) + c with a = 0.5, b = -1.2")
+    assert checks.graph_text(checks.expression("1.0 - a ** -1", a=2.0)) == "out = 1.0 - (a ** -1) with a = 2.0"
+
+
+def test_the_deep_chain_is_as_deep_as_configured_and_keeps_its_gradient() -> None:
+    depth = int(checks.EXERCISE.tolerance("chain_depth"))
+    graph = checks.deep_chain(checks.EXERCISE.seed("chain"), depth)
+    assert len(graph) == 3 + depth
+    grads = checks.torch_results([graph])[0]["grad"]
+    assert all(abs(g) > 1e3 * checks.EXERCISE.tolerance("values") for g in grads[:3])
+
+
+def test_random_graphs_reuse_inner_nodes_and_stay_small() -> None:
+    graphs = checks.random_graphs(checks.EXERCISE.seed("generated_expressions"), 30, 14, 100)
+    reused = 0
+    for graph in graphs:
+        paths = checks._path_counts(graph)
+        assert max(paths) <= 100 and min(paths) >= 1  # every node reaches the output
+        leaves = sum(spec[0] == "leaf" for spec in graph)
+        reused += any(p > 1 for p in paths[leaves:-1])
+    assert reused >= len(graphs) // 2
+
+
+def _variant(*replacements: tuple[str, str]) -> str:
+    text = REFERENCE
+    for old, new in replacements:
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+_TOPOLOGICAL = '''        order: list[Value] = []
+        seen: set[int] = set()
+
+        def visit(node: Value) -> None:
+            if id(node) not in seen:
+                seen.add(id(node))
+                for child in node._children:
+                    visit(child)
+                order.append(node)
+
+        visit(self)
+        self.grad = 1.0
+        for node in reversed(order):
+            node._backward()'''
+_BREADTH_FIRST = '''        import collections
+        self.grad = 1.0
+        queue, seen = collections.deque([self]), {id(self)}
+        while queue:
+            node = queue.popleft()
+            node._backward()
+            for child in node._children:
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    queue.append(child)'''
+_ONCE = '''        seen: set[int] = set()
+
+        def visit(node: Value) -> None:
+            if id(node) not in seen:
+                seen.add(id(node))
+                node._backward()
+                for child in node._children:
+                    visit(child)
+
+        self.grad = 1.0
+        visit(self)'''
+_DIRECT_SUB = '''        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data - other.data, (self, other), "-")
+
+        def _backward() -> None:
+            self.grad = out.grad
+            other.grad = -out.grad
+
+        out._backward = _backward
+        return out'''
+
+OTHER_WRITINGS = {
+    "topological order not reversed": (checks.NO_TOPOLOGICAL_ORDER, _variant(
+        (_TOPOLOGICAL, _TOPOLOGICAL.replace("reversed(order)", "order")))),
+    "breadth-first walk": (checks.NO_TOPOLOGICAL_ORDER, _variant((_TOPOLOGICAL, _BREADTH_FIRST))),
+    "recursive walk with a visited set": (checks.NO_TOPOLOGICAL_ORDER, _variant((_TOPOLOGICAL, _ONCE))),
+    "tanh with 1 - x squared": (checks.TANH_DERIVATIVE, _variant(
+        ("self.grad += (1 - t * t) * out.grad", "self.grad += (1 - self.data ** 2) * out.grad"))),
+    "assigned in a subtraction of its own": (checks.ASSIGNED, _variant(
+        ("        return self + (-other)", _DIRECT_SUB),
+        ("self.grad += out.grad\n            other.grad += out.grad",
+         "self.grad = out.grad\n            other.grad = out.grad"),
+        ("self.grad += other.data * out.grad\n            other.grad += self.data * out.grad",
+         "self.grad = other.data * out.grad\n            other.grad = self.data * out.grad"))),
+}
+
+
+@pytest.mark.parametrize("name", list(OTHER_WRITINGS))
+def test_a_mistake_written_another_way_is_still_named(grade, name: str) -> None:
+    mistake, source = OTHER_WRITINGS[name]
+    graded = grade({"micrograd": source}, "-k", "micrograd")
+    checks_run = graded.checks("micrograd")
+    failed = graded.failed("micrograd")
+    assert failed, graded.output
+    for check_id in failed:
+        assert checks_run[check_id]["mistake"] == mistake.name, checks_run[check_id]["message"]
