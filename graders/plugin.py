@@ -36,7 +36,8 @@ PLOTS_HELP = "folder where a failing check writes its plots (default: plots/ in 
 CALL_SECONDS_HELP = ("seconds one call of a student function, or the import of their module, may take "
                      "(default: course_config.LIMITS)")
 POINTS_MARKER = "points(n): the check is worth n points; set by @check from course_config.py"
-HIDDEN_MARKER = "hidden: the check uses fresh inputs and is not released to students"
+HIDDEN_MARKER = ("hidden: the check uses fresh inputs (other seeds, sizes, dtypes) and is left out of the "
+                 "notebooks released through nbgrader")
 IN_PROCESS_BANNER = ("graders: --in-process: the submission runs inside pytest, without limits; "
                      "scores from this run are for debugging, not for grading")
 MISSING_FOLDER = "--submission {value}: no folder {path}; give the folder that holds {lesson}/<exercise>.py"
@@ -105,6 +106,8 @@ class GradingSession:
         self.plots = Path(config.invocation_params.dir) / Path(plots).expanduser()
         self.results: dict[str, ExerciseResult] = {}
         self.lesson_number = 1
+        self.complete = True
+        self.selected = 0
 
     def _submission_folder(self) -> Path | None:
         value = _setting(self.config, "graders_submission")
@@ -128,8 +131,9 @@ class GradingSession:
 
     def pytest_report_header(self) -> list[str]:
         where = str(self.submission) if self.submission else "exercises/ (your files)"
-        lines = [f"graders: grading {where}; limit {self.budget.call_seconds:g} s per call"]
-        return lines + ([IN_PROCESS_BANNER] if self.in_process else [])
+        if self.in_process:
+            return [f"graders: grading {where}", IN_PROCESS_BANNER]
+        return [f"graders: grading {where}; limit {self.budget.call_seconds:g} s per call"]
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         if file_path.suffix != ".py" or file_path.parent.parent.name != "exercises":
@@ -138,6 +142,16 @@ class GradingSession:
         if found is None:
             return None
         return ExerciseModule.from_parent(parent, path=file_path)
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        # Grade in the order the lesson teaches, as the points table lists them.
+        order = {e.slug: i for lesson in course_config.LESSONS for i, e in enumerate(lesson.exercises)}
+
+        def place(item: pytest.Item) -> int:
+            module = item.getparent(ExerciseModule)
+            return order.get(module.exercise.slug, -1) if module is not None else -1
+
+        items.sort(key=place)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Iterator[Any]:
@@ -165,7 +179,8 @@ class GradingSession:
             feedback = call.excinfo.value.feedback
             check.message, check.mistake = feedback.text(), feedback.mistake
             check.not_implemented, check.files = feedback.not_implemented, list(feedback.files)
-            report.longrepr = check.message
+            # An untouched exercise fails every check the same way: one line each is enough.
+            report.longrepr = feedback.summary if feedback.not_implemented else check.message
         else:
             error = call.excinfo.value if call.excinfo is not None else None
             check.message = f"internal error in the grader (not your fault; please report it): {error!r}"
@@ -176,9 +191,13 @@ class GradingSession:
         if not self.results:
             return
         tr = terminalreporter
+        tr.reportchars = ""  # the table below replaces pytest's short summary of failures
         tr.section(f"Lesson {self.lesson_number}: points")
         for result in self.ordered():
             status = "   not implemented yet" if result.not_implemented and result.score == 0 else ""
+            reasons = {c.message.splitlines()[0] for c in result.checks if not c.passed}
+            if not status and result.score == 0 and len(reasons) == 1 and len(result.checks) > 1:
+                status = f"   every check: {reasons.pop()}"  # e.g. the file could not be imported
             tr.write_line(f"{result.slug}: {_points(result.score)} / {_points(result.max_score)} points{status}")
             if status:
                 continue
@@ -189,6 +208,9 @@ class GradingSession:
                 tr.write_line(f"  {mark}  {check.id}{hidden}: {_points(check.score)} / {_points(check.points)}{extra}")
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        target = self.json_path()
+        if target is not None and (target.is_symlink() or target.exists()) and not target.is_dir():
+            target.unlink()  # a crash must not leave an older result looking like this run's
         replay = self.config.getoption("graders_replay")
         if replay:
             if not Path(replay).is_file():
@@ -197,22 +219,37 @@ class GradingSession:
         elif self.config.getoption("graders_record"):
             RECORDING.start_recording()
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         record = self.config.getoption("graders_record")
         if record and RECORDING.mode == RECORD:
             RECORDING.save(Path(record))
         RECORDING.mode = LIVE
-        path = _setting(self.config, "graders_json")
-        if path:
-            target = Path(path)
-            target = target if target.is_absolute() else Path(self.config.invocation_params.dir) / target
+        ran = sum(len(result.checks) for result in self.results.values())
+        selected = sum(1 for item in session.items if item.get_closest_marker("points") is not None)
+        self.complete = ran == selected and exitstatus not in (pytest.ExitCode.INTERRUPTED,
+                                                                 pytest.ExitCode.INTERNAL_ERROR)
+        self.selected = selected
+        target = self.json_path()
+        if target is not None:
             self.submission_result().write(target)
+
+    def json_path(self) -> Path | None:
+        path = _setting(self.config, "graders_json")
+        if not path:
+            return None
+        target = Path(path).expanduser()
+        return target if target.is_absolute() else Path(self.config.invocation_params.dir) / target
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         if self.results and reporter is not None:
             total = self.submission_result()
-            reporter.write_line(f"Lesson {total.lesson}: {_points(total.score)} / {_points(total.max_score)} points")
+            ran = sum(len(e.checks) for e in total.exercises)
+            everything = sum(len(e.checks) for lesson in course_config.LESSONS for e in lesson.exercises)
+            notes = [f"{ran} of {everything} checks ran"] if ran < everything else []
+            notes += [] if total.trusted else ["--in-process: not a grade"]
+            note = f"   ({'; '.join(notes)})" if notes else ""
+            reporter.write_line(f"Lesson {total.lesson}: {_points(total.score)} / {_points(total.max_score)} points{note}")
 
     def ordered(self) -> list[ExerciseResult]:
         order = [e.slug for lesson in course_config.LESSONS for e in lesson.exercises]
@@ -222,7 +259,7 @@ class GradingSession:
         exercises = self.ordered()
         where = str(self.submission) if self.submission else "exercises"
         return SubmissionResult(where, self.lesson_number, sum(e.score for e in exercises),
-                                sum(e.max_score for e in exercises), not self.in_process, exercises)
+                                sum(e.max_score for e in exercises), not self.in_process, self.complete, exercises)
 
 
 def _points(value: float) -> str:

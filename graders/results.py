@@ -4,6 +4,7 @@ summary, `--json`, nbgrader, CSV and the like) reads this and nothing else."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -38,14 +39,19 @@ class SubmissionResult:
     score: float  # total earned over the exercises that ran
     max_score: float  # total possible over the checks that ran
     trusted: bool  # False when graded with --in-process (student code shared the grader's process)
+    complete: bool  # False when the run stopped early (-x, interrupted): some selected checks never ran
     exercises: list[ExerciseResult] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
 
     def write(self, path: Path) -> None:
+        """Write beside the target, then rename over it: a reader never sees half a file, and
+        whatever stood at the path before (a stale result, a pipe) is replaced, not opened."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.to_json() + "\n")
+        partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        partial.write_text(self.to_json() + "\n")
+        os.replace(partial, path)
 
 
 def tally(exercise: ExerciseResult) -> ExerciseResult:

@@ -57,6 +57,7 @@ class Outcome:
     output_dropped: int = 0
     seconds: float = 0.0
     public: list[str] = field(default_factory=list)
+    request_id: int | None = None  # echoed by the worker: which request this answers
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class Worker:
         self.pid = 0
         self.sock: socket.socket | None = None
         self.scratch: Path | None = None
+        self.requests = 0
 
     def start(self) -> Outcome:
         """Fork, import the module in the child, and wait for it to say it is ready."""
@@ -102,13 +104,18 @@ class Worker:
     def request(self, message: dict, seconds: float | None = None) -> Outcome:
         assert self.sock is not None, "start() the worker first"
         limit = self.budget.call_seconds if seconds is None else seconds
-        data = wire.pack(message)
+        self.requests += 1
+        data = wire.pack({**message, "id": self.requests})
         try:
             self.sock.settimeout(limit)
             self.sock.sendall(struct.pack("!Q", len(data)) + data)
         except OSError:
             return self._died("before the call")
-        return self._read(limit, "the call")
+        outcome = self._read(limit, "the call")
+        if outcome.status in ("returned", "raised", "missing", "unreadable") and outcome.request_id != self.requests:
+            self.stop()
+            return Outcome("broken", detail="the answer did not belong to this call (it was forged or stale)")
+        return outcome
 
     def stop(self) -> None:
         if self.pid:
@@ -147,7 +154,7 @@ class Worker:
         try:
             reply = wire.unpack(body)
             return outcome_from_reply(reply)
-        except (wire.WireError, ValueError, TypeError, KeyError) as error:
+        except (wire.WireError, ValueError, TypeError, KeyError, RecursionError) as error:
             self.stop()
             return Outcome("broken", detail=f"the worker sent a message that is not plain data ({error})")
 
@@ -196,6 +203,7 @@ def outcome_from_reply(reply: Any) -> Outcome:
         output_dropped=reply.get("output_dropped", 0) if type(reply.get("output_dropped")) is int else 0,
         seconds=seconds if type(seconds) is float else 0.0,
         public=[n for n in public if type(n) is str] if isinstance(public, list) else [],
+        request_id=reply.get("id") if type(reply.get("id")) is int else None,
     )
 
 

@@ -25,9 +25,13 @@ MISSING = "`{function}` is not defined in {file}: did you rename it?"
 IMPORT_FAILED = "{file} could not be imported, so none of its functions could be checked."
 TIMEOUT = "{call} did not return within {seconds:g} s and was stopped."
 TIMEOUT_HINT = "Look for a loop that never ends (a `while` whose condition never becomes false)."
-TIMED_OUT_BEFORE = "{call} was not run: `{function}` already ran out of time in an earlier check."
+TIMED_OUT_BEFORE = "{call} was not run: the same code already ran out of time in an earlier check."
 DIED = "{call} did not come back: {detail}"
-RAISED = "{call} raised {error}."
+RAISED = "`{function}` raised {error}."
+MISSING_IN_MODULE = re.compile(r"module '(?P<module>[^']+)' has no attribute '(?P<name>[^']+)'")
+DEBUGGER = "{call} stopped at a debugger or input() call, which cannot work while grading."
+DEBUGGER_HINT = ("Remove breakpoint() / pdb / input() before grading, or debug with "
+                 "`pytest exercises/ -k <exercise> --in-process -s`.")
 OUT_OF_MEMORY = "{call} ran out of memory (the limit is {memory_mb} MiB beyond what torch itself uses)."
 EXITED = "{call} tried to end the program with {message}."
 EXITED_HINT = "A function gives its answer with `return`; remove the call to sys.exit() / exit()."
@@ -76,6 +80,7 @@ class Student:
         self._backend: Backend | None = None
         self._import_failure: Feedback | None = None
         self._timed_out: set[str] = set()
+        self._public: list[str] = []  # the functions the student's module defines
 
     def call(self, function: str, *args: Any, shown_as: str | None = None, trace: bool = False,
              return_args: bool = False, allow_raise: bool = False, **kwargs: Any) -> Returned:
@@ -105,7 +110,7 @@ class Student:
     def _request(self, function: str, shown: str, message: dict, allow_raise: bool) -> Returned:
         __tracebackhide__ = True
         if function in self._timed_out:
-            fail(TIMED_OUT_BEFORE.format(call=shown, function=function), hint=TIMEOUT_HINT, section=self.section)
+            fail(TIMED_OUT_BEFORE.format(call=shown), hint=TIMEOUT_HINT, section=self.section)
         backend = self._ready_backend()
         outcome = backend.request(message)
         return self._returned(function, shown, outcome, allow_raise)
@@ -122,6 +127,7 @@ class Student:
             self._import_failure = self._import_feedback(outcome)
             raise CheckFailed(self._import_failure)
         self._backend = backend
+        self._public = outcome.public
         return backend
 
     def _import_feedback(self, outcome: Outcome) -> Feedback:
@@ -167,6 +173,7 @@ class Student:
         __tracebackhide__ = True
         error = outcome.error
         assert error is not None
+        culprit = error.frames[-1][2] if error.frames else function  # the student's function, not a driver
         if error.not_implemented:
             raiser = error.frames[-1][2] if error.frames else function
             fail(NOT_IMPLEMENTED.format(function=raiser), not_implemented=True,
@@ -177,14 +184,26 @@ class Student:
             fail(OUT_OF_MEMORY.format(call=shown, memory_mb=self.budget.memory_mb), got=_error_text(error),
                  hint="Look for a tensor or list that grows without end, or a size typed with too many zeros.",
                  section=self.section)
+        missing = MISSING_IN_MODULE.search(error.message) if error.type == "AttributeError" else None
+        if missing and missing["module"] == self.module_path.stem:
+            # A check's driver looked up a function the student's module does not define.
+            name = missing["name"]
+            close = difflib.get_close_matches(name, self._public, n=3)
+            found = f"Functions in your file: {', '.join(close or self._public) or 'none'}."
+            fail(MISSING.format(function=name, file=self.display_path), got=found,
+                 hint=f"Keep the name `{name}` exactly as the stub defines it.", section=self.section)
+        if any(("breakpoint(" in source or "pdb" in source or "input(" in source)
+               for _, _, _, source in error.frames[-1:]):
+            fail(DEBUGGER.format(call=shown), got=_error_text(error), hint=DEBUGGER_HINT, section=self.section)
         if allow_raise:
             return Returned(shown, error=error, trace=outcome.trace, output=outcome.output,
                             output_dropped=outcome.output_dropped, seconds=outcome.seconds)
         for mistake in self.mistakes:
             if mistake.matches_error(error.type, error.message):
-                fail(RAISED.format(call=shown, error=error.type), call=shown, got=_error_text(error),
+                fail(RAISED.format(function=culprit, error=error.type), call=shown, got=_error_text(error),
                      mistake=mistake.name, meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
-        fail(RAISED.format(call=shown, error=error.type), got=_error_text(error), section=self.section,
+        fail(RAISED.format(function=culprit, error=error.type), call=shown, got=_error_text(error),
+             section=self.section,
              hint="Read the error and the line it points to in your file.")
 
 

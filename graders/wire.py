@@ -174,7 +174,12 @@ def unpack(message: bytes) -> Any:
     except ValueError as error:
         raise WireError(f"header is not JSON: {error}") from None
     data = memoryview(message)[4 + length:]
-    return _Decoder(data).decode(tree, 0)
+    try:
+        return _Decoder(data).decode(tree, 0)
+    except WireError:
+        raise
+    except Exception as error:  # RecursionError, a bad device name, an overflow...: all malformed input
+        raise WireError(f"{type(error).__name__}: {error}"[:200]) from None
 
 
 class _Decoder:

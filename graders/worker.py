@@ -28,7 +28,8 @@ from typing import Any, NoReturn
 import torch
 
 from graders import wire
-from graders.no_fork import forbid_new_processes
+from graders.landlock import restrict_writes
+from graders.syscall_filter import confine
 from graders.tracing import Recorder
 
 _EXIT_INTERNAL_ERROR = 70
@@ -61,6 +62,9 @@ def _enter_sandbox(sock: socket.socket, scratch: Path, limits: WorkerLimits) -> 
     # A child forked after a parallel torch op deadlocks in its next one (the OpenMP
     # pool is gone); one thread avoids the pool altogether.
     torch.set_num_threads(1)
+    # A student's torch.set_num_threads(2) would bring that deadlock back: keep one thread.
+    torch.set_num_threads = _keep_one_thread
+    torch.set_num_interop_threads = _keep_one_thread
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(number, signal.SIG_DFL)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write fails instead of killing
@@ -78,7 +82,12 @@ def _enter_sandbox(sock: socket.socket, scratch: Path, limits: WorkerLimits) -> 
     mapped = _mapped_bytes()
     if mapped:
         _set_limit(resource.RLIMIT_AS, mapped + limits.memory_mb * 2**20)
-    forbid_new_processes()  # last: the steps above need no new process, student code gets none
+    restrict_writes([scratch], [Path(os.devnull)])  # the repo, the reference, other students: read-only
+    confine(os.getpid())  # last: no new processes, no signals to the grader
+
+
+def _keep_one_thread(count: int) -> None:
+    """Stands in for torch.set_num_threads in a worker: threads change speed, not results."""
 
 
 def _set_limit(kind: int, value: int) -> None:
@@ -165,7 +174,9 @@ def _serve(sock: socket.socket, module: types.ModuleType, student_file: str, out
         if message is None:
             return
         request = wire.unpack(message)
-        _send(sock, answer(request, module, student_file, output))
+        reply = answer(request, module, student_file, output)
+        reply["id"] = request.get("id")  # echoed, so a stale or forged reply is recognised
+        _send(sock, reply)
 
 
 def answer(request: dict, module: types.ModuleType, student_file: str, output: _CappedOutput) -> dict:
@@ -242,7 +253,7 @@ def _send(sock: socket.socket, reply: dict) -> None:
         data = wire.pack(reply)
     except BaseException as error:  # noqa: BLE001 - e.g. a returned object whose methods raise
         data = wire.pack({"status": "unreadable", "detail": f"{type(error).__name__}: {_safe_str(error)}",
-                          "output": "", "output_dropped": 0})
+                          "output": "", "output_dropped": 0, "id": reply.get("id")})
     sock.sendall(struct.pack("!Q", len(data)) + data)
 
 

@@ -26,7 +26,8 @@ def test_untouched_stubs_score_zero_and_say_not_implemented_yet(pytester: pytest
     out = tmp_path / "r.json"
     result = run_inprocess(pytester, "--json", str(out))
     assert result.ret == 1
-    result.stdout.fnmatch_lines([f"{SLUG}: 0 / * points   not implemented yet", "Lesson 1: 0 / * points"])
+    result.stdout.fnmatch_lines([f"{SLUG}: 0 / * points   not implemented yet",
+                                 "Lesson 1: 0 / * points   (10 of * checks ran)"])
     assert "Traceback" not in result.stdout.str()
     data = json.loads(out.read_text())
     assert data["score"] == 0 and all(c["not_implemented"] for e in data["exercises"] for c in e["checks"])
@@ -41,8 +42,9 @@ def test_the_reference_earns_full_marks_and_the_json_says_so(pytester: pytest.Py
     assert data["trusted"] is True
     check = data["exercises"][0]["checks"][0]
     assert set(check) >= {"id", "points", "score", "passed", "message", "hidden", "mistake"}
-    assert result.stdout.lines[-1] == f"Lesson 1: {course_config.SIN_EXP_DERIVATIVE.points:g} / " \
-                                      f"{course_config.SIN_EXP_DERIVATIVE.points:g} points"
+    points = f"{course_config.SIN_EXP_DERIVATIVE.points:g}"
+    assert result.stdout.lines[-1].startswith(f"Lesson 1: {points} / {points} points")
+    assert data["complete"] is True
 
 
 def test_the_submission_may_name_the_lesson_folder_itself(pytester: pytest.Pytester) -> None:
@@ -75,11 +77,22 @@ def test_a_misspelled_function_is_named_with_its_file(grade) -> None:
     assert "`f` is not defined in" in message and f"lesson01/{SLUG}.py" in message and "ff" in message
 
 
-def test_k_selects_checks_and_x_stops_at_the_first_failure(pytester: pytest.Pytester) -> None:
+def test_k_selects_checks_and_x_stops_at_the_first_failure(pytester: pytest.Pytester, tmp_path: Path) -> None:
     result = run_inprocess(pytester, "-k", "analytic", "-q")
     result.assert_outcomes(failed=2)
-    result = run_inprocess(pytester, "-x", "-q")
+    out = tmp_path / "r.json"
+    result = run_inprocess(pytester, "-x", "-q", "--json", str(out))
     result.assert_outcomes(failed=1)
+    assert json.loads(out.read_text())["complete"] is False
+
+
+def test_the_json_result_replaces_whatever_stood_at_its_path(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    import os
+
+    out = tmp_path / "r.json"
+    os.mkfifo(out)  # a reader would block forever on a pipe; the result must replace it instead
+    run_inprocess(pytester, "-q", "--json", str(out), "-k", "f_on_lesson_grid")
+    assert json.loads(out.read_text())["score"] == 0
 
 
 def test_junitxml_carries_the_feedback(pytester: pytest.Pytester, tmp_path: Path) -> None:
