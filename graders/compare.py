@@ -96,8 +96,20 @@ def values_problem(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, at
     index = tuple(int(i) for i in bad.nonzero()[0]) if got.dim() else ()
     where = f" at index {index}" if index else ""
     count = int(bad.sum())
+    shown_got, shown_expected = _distinct(got_d[index].item(), expected_d[index].item())
     return (f"{what} differs from the expected values in {count} of {bad.numel()} places; "
-            f"first{where}: {_element(got_d[index].item())} instead of {_element(expected_d[index].item())}")
+            f"first{where}: {shown_got} instead of {shown_expected}")
+
+
+def _distinct(got: Any, expected: Any) -> tuple[str, str]:
+    """Both numbers with just enough digits to show that they differ."""
+    if type(got) is not float or type(expected) is not float:
+        return _element(got), _element(expected)
+    for digits in range(4, 18):
+        shown = f"{got:.{digits}g}", f"{expected:.{digits}g}"
+        if shown[0] != shown[1]:
+            return shown
+    return repr(got), repr(expected)
 
 
 def number_problem(got: Any, expected: float, *, rtol: float, atol: float, what: str = "the result") -> str | None:
