@@ -304,11 +304,60 @@ GRAD_ACCUMULATION = Exercise(
 # ---- grad_accumulation (end)
 
 # ---- linear_module (begin)
-LINEAR_MODULE = Exercise(slug="linear_module", title="", section="", checks=())
+LINEAR_MODULE = Exercise(
+    slug="linear_module",
+    title="The same model, the PyTorch way: nn.Linear, nn.MSELoss and optim.SGD",
+    section='"The same model, the PyTorch way"',
+    checks=(
+        Check("returns_plain_numbers", 0.5, "returns a list of one Python float per step, then the weight and "
+              "the bias as Python floats"),
+        Check("lesson_numbers", 1, "reproduces the lesson's printout: loss 13.4355 at step 0, 0.0597 from step 50, "
+              "weight 2.965, bias -2.0"),
+        Check("matches_reference", 1.5, "every loss, the weight and the bias equal the reference run on the "
+              "lesson's seed, learning rate and steps"),
+        Check("uses_module_loss_and_optimiser", 1, "each step runs the linear layer, the MSE loss and "
+              "optimiser.step() once"),
+        Check("loop_order", 0.5, "each step clears the gradients, then calls backward(), then step()"),
+        Check("fresh_runs", 1.5, "other seeds, learning rates and numbers of steps, compared with the reference",
+              hidden=True),
+    ),
+    seeds={
+        "fresh_first": Setting(7, "seed of the first hidden run (lr 0.05, 30 steps)"),
+        "fresh_second": Setting(2026, "seed of the second hidden run (lr 0.3, 7 steps)"),
+    },
+    tolerances={
+        "loss": Setting(1e-5, "tolerance between the student's and the reference's losses and parameters: "
+                        "|got - want| <= tol * (1 + |want|)"),
+        "printed_loss": Setting(5e-5, "how far a loss may be from the lesson's 4-decimal printout"),
+        "printed_parameter": Setting(5e-4, "how far the weight and bias may be from the lesson's 3-decimal printout"),
+    },
+)
 # ---- linear_module (end)
 
 # ---- stopping_gradients (begin)
-STOPPING_GRADIENTS = Exercise(slug="stopping_gradients", title="", section="", checks=())
+STOPPING_GRADIENTS = Exercise(
+    slug="stopping_gradients",
+    title="Stopping gradients: no_grad for inference and updates, detach for NumPy, never .data",
+    section='"The Detach / no_grad / .data Triangle" in the companion text',
+    checks=(
+        Check("predict_values", 1, "predict(weight, bias, X) equals X @ weight.T + bias on the lesson's line"),
+        Check("predict_records_no_graph", 1, "with parameters that require grad, predict computes under no_grad "
+              "and returns a tensor with no grad_fn"),
+        Check("sgd_step_updates_in_place", 1.5, "sgd_step changes the given tensors to p - lr * p.grad, and they stay "
+              "leaves that require grad"),
+        Check("sgd_step_zeroes_grads", 1, "after sgd_step every parameter's .grad holds zeros (or is None)"),
+        Check("no_data_attribute", 0.5, "none of the three functions reads or writes .data"),
+        Check("to_numpy_values", 1, "to_numpy of a tensor that requires grad gives an ndarray of the same values "
+              "and dtype"),
+        Check("float64_other_shapes", 1, "all three functions on random float64 inputs of other shapes and "
+              "another lr", hidden=True),
+    ),
+    seeds={"random_inputs": Setting(31415, "seed of the hidden check's random weights, inputs and gradients")},
+    tolerances={
+        "float32": Setting(1e-6, "absolute and relative tolerance for float32 predictions and updated parameters"),
+        "float64": Setting(1e-12, "absolute and relative tolerance for float64 predictions and updated parameters"),
+    },
+)
 # ---- stopping_gradients (end)
 
 # ---- micrograd (begin)

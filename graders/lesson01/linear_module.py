@@ -1,0 +1,346 @@
+"""Checks of `linear_module` ("The same model, the PyTorch way").
+
+Oracle: the reference script run in this process on the same seed, learning rate and
+number of steps. The three ways to get the loop's order wrong are recognised twice: by
+their effect on the run (compared with wrong variants built from reference runs) and by
+what a driver sees in the worker at each backward() and step().
+"""
+
+from __future__ import annotations
+
+import functools
+from types import ModuleType
+from typing import Any, Callable
+
+import torch
+from torch import nn
+
+from course_config import LINEAR_MODULE as EXERCISE
+from graders.check import checks_for
+from graders.compare import describe
+from graders.expect import fail_with_mistake
+from graders.feedback import fail
+from graders.mistakes import Mistake
+from graders.recording import RECORD, RECORDING, expected
+from graders.student import Returned, Student
+from graders.wire import Scalar
+
+check = checks_for("lesson01", EXERCISE.slug)
+
+SECTION = '"The same model, the PyTorch way"'
+PITFALLS = '"Common pitfalls"'
+LESSON_RUN = {"lr": 0.1, "steps": 101, "seed": 42}
+LESSON_CALL = "fit_linear_module(lr=0.1, steps=101, seed=42)"
+# What the trace shows for the layer's forward pass and for the loss.
+BUILDING_BLOCKS = {"the linear layer (nn.Linear)": "nn.functional.linear", "the loss (nn.MSELoss)": "nn.functional.mse_loss"}
+# The watched runs are short: tracing every call is slow, and five passes show the order.
+WATCHED_RUN = {"lr": 0.1, "steps": 5, "seed": 42}
+# What the lesson prints: the loss at steps 0, 25, 50, 75, 100, then the weight and bias.
+PRINTED_LOSSES = {0: 13.4355, 25: 0.0598, 50: 0.0597, 75: 0.0597, 100: 0.0597}
+PRINTED_WEIGHT, PRINTED_BIAS = 2.965, -2.0
+
+ZERO_GRAD_MISSING = Mistake(
+    "zero_grad missing",
+    "Your gradients are never cleared between steps, so each backward() adds the new gradient onto "
+    "all the old ones and step() moves the parameters by their running sum: the loss swings up and down "
+    "instead of settling.",
+    "Call optimiser.zero_grad() once at the start of every pass of the loop.",
+    SECTION,
+)
+ZERO_GRAD_BEFORE_STEP = Mistake(
+    "zero_grad between backward and step",
+    "When optimiser.step() runs, the gradients have already been cleared: zero_grad() comes after "
+    "backward() and before step() (which is also what happens when step() is written before backward() "
+    "with zero_grad() at the top of the loop). Every step moves nothing, so the loss never leaves its "
+    "starting value.",
+    "Keep the lesson's order in each pass: zero_grad(), forward pass, loss, backward(), step().",
+    SECTION,
+)
+STEP_BEFORE_BACKWARD = Mistake(
+    "step before backward",
+    "optimiser.step() runs at the top of the loop, before that pass's backward(): the first step has no "
+    "gradient to use, each later one applies the gradient of the previous pass, and the last gradient "
+    "is never applied. The parameters end one update behind.",
+    "Move optimiser.step() to the end of the loop body, right after loss.backward().",
+    SECTION,
+)
+LOSSES_AS_TENSORS = Mistake(
+    "losses kept as tensors",
+    "Your list holds loss tensors rather than numbers. Each one still carries its computation graph, so "
+    "the log keeps every step's graph alive and memory grows with every step.",
+    "Append loss.item() to the list: it gives the loss as a plain Python float.",
+    PITFALLS,
+)
+MISTAKES = [ZERO_GRAD_MISSING, ZERO_GRAD_BEFORE_STEP, STEP_BEFORE_BACKWARD, LOSSES_AS_TENSORS]
+
+Run = tuple[list[float], float, float]
+
+
+# ---------------------------------------------------------------- expected runs
+
+@expected
+def never_zeroed_run(lr: float, steps: int, seed: int) -> Run:
+    """The lesson's script without zero_grad(): what the "zero_grad missing" mistake gives."""
+    torch.manual_seed(seed)
+    X = torch.rand(100, 1) * 4 - 2
+    y = 3 * X - 2 + 0.3 * torch.randn(100, 1)
+    model = nn.Linear(1, 1)
+    optimiser = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(steps):
+        loss = nn.functional.mse_loss(model(X), y)
+        loss.backward()  # adds onto every earlier gradient: the mistake
+        optimiser.step()
+        losses.append(loss.item())
+    return losses, model.weight.item(), model.bias.item()
+
+
+@functools.lru_cache(maxsize=None)
+def reference_run(reference: ModuleType, lr: float, steps: int, seed: int) -> Run:
+    """The reference's run; several checks share the lesson's."""
+    return reference.fit_linear_module(lr, steps, seed)
+
+
+@functools.lru_cache(maxsize=None)
+def wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> list[tuple[Mistake, Run]]:
+    """Each order mistake's run. Two follow from reference runs: nothing learned keeps the
+    starting loss and parameters (the run of 0 steps); one update behind ends where the
+    reference ends after steps − 1 updates, with the same losses."""
+    losses, _, _ = reference_run(reference, lr, steps, seed)
+    _, start_weight, start_bias = reference.fit_linear_module(lr, 0, seed)
+    _, late_weight, late_bias = reference.fit_linear_module(lr, max(steps - 1, 0), seed)
+    return [
+        (ZERO_GRAD_MISSING, never_zeroed_run(lr, steps, seed)),
+        (ZERO_GRAD_BEFORE_STEP, ([losses[0]] * steps, start_weight, start_bias)),
+        (STEP_BEFORE_BACKWARD, (losses, late_weight, late_bias)),
+    ]
+
+
+# ---------------------------------------------------------------- comparing runs
+
+def _number(value: Any) -> Any:
+    """A one-element tensor or a NumPy number as the float it holds: the wrong type of a
+    right value costs the check of types only."""
+    if type(value) is torch.Tensor and value.numel() == 1:
+        return float(value.detach().reshape(-1)[0])
+    return float(value.value) if isinstance(value, Scalar) and type(value.value) in (int, float) else value
+
+
+def _numbers(value: Any, steps: int) -> tuple[list, Any, Any] | str:
+    """(losses, weight, bias) as numbers, or what is wrong with the returned value's shape."""
+    if type(value) not in (tuple, list) or len(value) != 3:
+        return f"it should return a tuple (losses, weight, bias) but returned {describe(value)}"
+    if type(value[0]) not in (list, tuple) or len(value[0]) != steps:
+        return f"losses should be a list of one loss per step ({steps}) but is {describe(value[0])}"
+    losses, weight, bias = [_number(v) for v in value[0]], _number(value[1]), _number(value[2])
+    for name, item in (("a loss", next((v for v in losses if type(v) not in (int, float)), 0.0)),
+                       ("the weight", weight), ("the bias", bias)):
+        if type(item) not in (int, float):
+            return f"{name} should be a number but is {describe(item)}"
+    return losses, weight, bias
+
+
+def _run_problem(value: Any, run: Run) -> str | None:
+    """The first place where a returned (losses, weight, bias) differs from `run`."""
+    got = _numbers(value, len(run[0]))
+    if isinstance(got, str):
+        return got
+    rtol = EXERCISE.tolerance("loss")
+    named = [(f"the loss at step {step}", g, w) for step, (g, w) in enumerate(zip(got[0], run[0]))]
+    for what, g, w in named + [("the learned weight", got[1], run[1]), ("the learned bias", got[2], run[2])]:
+        if not abs(g - w) <= rtol * (1 + abs(w)):
+            return f"{what} is {g:.6g}; expected {w:.6g}"
+    return None
+
+
+def _diagnosis(value: Any, runs: list[tuple[Mistake, Run]]) -> Mistake | None:
+    return next((mistake for mistake, run in runs if _run_problem(value, run) is None), None)
+
+
+def _summary(value: Any) -> str:
+    """A run in one line: the first losses, the last one, the weight and the bias."""
+    got = _numbers(value, len(value[0]) if type(value) in (tuple, list) and value and
+                   type(value[0]) in (list, tuple) else -1)
+    if isinstance(got, str):
+        return describe(value)
+    losses, weight, bias = got
+    shown = ", ".join(f"{v:.4f}" for v in losses[:3]) + (f", ..., {losses[-1]:.4f}" if len(losses) > 3 else "")
+    return f"losses [{shown}], weight {weight:.4f}, bias {bias:.4f}"
+
+
+def _record_wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> None:
+    # A recording of expected values must hold the wrong runs for every student, so they are
+    # worked out before knowing whether they are needed; a live grader waits for a failure.
+    if RECORDING.mode == RECORD:
+        wrong_runs(reference, lr, steps, seed)
+
+
+def expect_run(returned: Returned, reference: ModuleType, lr: float, steps: int, seed: int) -> None:
+    """The student's run equals the reference's on the same seed, learning rate and steps."""
+    __tracebackhide__ = True
+    want = reference_run(reference, lr, steps, seed)
+    _record_wrong_runs(reference, lr, steps, seed)
+    problem = _run_problem(returned.value, want)
+    if problem is not None:
+        _fail_run(returned, problem, _summary(want), lambda: wrong_runs(reference, lr, steps, seed))
+
+
+def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], list[tuple[Mistake, Run]]]) -> None:
+    __tracebackhide__ = True
+    mistake = _diagnosis(returned.value, runs())
+    fail(f"fit_linear_module: {problem}.", call=returned.call, got=_summary(returned.value), expected=want,
+         mistake=mistake.name if mistake else None, meaning=mistake.explanation if mistake else "",
+         section=mistake.section if mistake else SECTION,
+         hint=mistake.hint if mistake else "Follow the lesson's script line by line: the seed first, then X, y, "
+                                           "the layer, the loss, the optimiser, then the five-line loop.")
+
+
+def _lesson_call(student: Student) -> Returned:
+    return student.call("fit_linear_module", **LESSON_RUN, shown_as=LESSON_CALL)
+
+
+# ---------------------------------------------------------------- the driver
+
+def watch_training(module: ModuleType, lr: float, steps: int, seed: int) -> str:
+    """Runs in the worker: fit with backward() and SGD.step() watched, and return one letter
+    per call: "b" a backward onto cleared gradients, "a" one onto gradients still held;
+    "s" a step with gradients, "e" a step with none. Judged by the gradients themselves,
+    so any way of clearing them (optimiser, model, by hand) counts."""
+    params: list[torch.Tensor] = []
+    events: list[str] = []
+    original_init, original_step = torch.optim.SGD.__init__, torch.optim.SGD.step
+    original_backward = torch.autograd.backward
+
+    def held() -> bool:
+        return any(p.grad is not None and bool(p.grad.detach().ne(0).any()) for p in params)
+
+    def init(self: torch.optim.SGD, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        params.extend(p for group in self.param_groups for p in group["params"])
+
+    def step(self: torch.optim.SGD, *args: Any, **kwargs: Any) -> Any:
+        events.append("s" if held() else "e")
+        return original_step(self, *args, **kwargs)
+
+    def backward(*args: Any, **kwargs: Any) -> Any:
+        events.append("a" if held() else "b")
+        return original_backward(*args, **kwargs)
+
+    torch.optim.SGD.__init__, torch.optim.SGD.step, torch.autograd.backward = init, step, backward
+    try:
+        module.fit_linear_module(lr, steps, seed)
+    finally:
+        torch.optim.SGD.__init__, torch.optim.SGD.step = original_init, original_step
+        torch.autograd.backward = original_backward
+    return "".join(events)
+
+
+def _order_mistake(events: str) -> Mistake | None:
+    stepped = [e for e in events if e in "se"]
+    if "a" in events:
+        return ZERO_GRAD_MISSING
+    if stepped and all(e == "e" for e in stepped):
+        return ZERO_GRAD_BEFORE_STEP
+    if len(stepped) > 1 and stepped[0] == "e" and all(e == "s" for e in stepped[1:]):
+        return STEP_BEFORE_BACKWARD
+    return None
+
+
+def _watched(student: Student, trace: bool = False) -> Returned:
+    return student.run(watch_training, *WATCHED_RUN.values(), trace=trace,
+                       shown_as="fit_linear_module(lr=0.1, steps=5, seed=42), with backward() and step() watched")
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_returns_plain_numbers(student: Student) -> None:
+    returned = _lesson_call(student)
+    value = returned.value
+    problem = _numbers(value, LESSON_RUN["steps"])
+    if isinstance(problem, str):
+        fail(f"fit_linear_module: {problem}.", call=returned.call, got=describe(value),
+             expected="(a list of 101 floats, weight, bias)", section=SECTION,
+             hint="Return losses, model.weight.item(), model.bias.item().")
+    if any(type(v) is torch.Tensor for v in value[0]):
+        fail_with_mistake(returned, "fit_linear_module: the losses are tensors, not Python floats.",
+                          LOSSES_AS_TENSORS, value[0][0])
+    for name, item in (("a loss", next((v for v in value[0] if type(v) is not float), 0.0)),
+                       ("the weight", value[1]), ("the bias", value[2])):
+        if type(item) is not float:
+            fail(f"fit_linear_module: {name} is {describe(item)}, not a Python float.", call=returned.call,
+                 got=describe(item), expected="a Python float", section=SECTION,
+                 hint="Convert with .item(): loss.item(), model.weight.item(), model.bias.item().")
+
+
+@check
+def test_lesson_numbers(student: Student, reference: ModuleType) -> None:
+    returned = _lesson_call(student)
+    _record_wrong_runs(reference, **LESSON_RUN)
+    got = _numbers(returned.value, LESSON_RUN["steps"])
+    problem = got if isinstance(got, str) else None
+    if problem is None:
+        loss_tol, param_tol = EXERCISE.tolerance("printed_loss"), EXERCISE.tolerance("printed_parameter")
+        printed = [(f"the loss at step {step}", got[0][step], value, loss_tol) for step, value in PRINTED_LOSSES.items()]
+        printed += [("the learned weight", got[1], PRINTED_WEIGHT, param_tol),
+                    ("the learned bias", got[2], PRINTED_BIAS, param_tol)]
+        problem = next((f"{what} is {g:.6g}; the lesson prints {p:g}" for what, g, p, tol in printed
+                        if not abs(g - p) <= tol), None)
+    if problem is not None:
+        printout = ", ".join(f"step {s}: {v:.4f}" for s, v in PRINTED_LOSSES.items())
+        _fail_run(returned, problem, f"losses {printout}; weight {PRINTED_WEIGHT}, bias {PRINTED_BIAS}",
+                  lambda: wrong_runs(reference, **LESSON_RUN))
+
+
+@check
+def test_matches_reference(student: Student, reference: ModuleType) -> None:
+    expect_run(_lesson_call(student), reference, **LESSON_RUN)
+
+
+@check
+def test_uses_module_loss_and_optimiser(student: Student) -> None:
+    returned = _watched(student, trace=True)
+    steps = WATCHED_RUN["steps"]
+    counts = {what: sum(e.count for e in returned.calls_to(name)) for what, name in BUILDING_BLOCKS.items()}
+    counts["optimiser.step() of torch.optim.SGD"] = sum(e in "se" for e in returned.value or "")
+    for what, count in counts.items():
+        if count < steps:
+            fail(f"fit_linear_module runs {what} {count} times in {steps} steps; expected once per step.",
+                 call=returned.call, meaning="This exercise is the lesson's script written with PyTorch's building "
+                 "blocks: the layer, the loss and the optimiser do the work, not hand-written formulas.",
+                 hint="model = nn.Linear(1, 1), loss_fn = nn.MSELoss(), optimiser = torch.optim.SGD(model.parameters(), "
+                      "lr=lr); then in each pass loss_fn(model(X), y), loss.backward(), optimiser.step().",
+                 section=SECTION)
+
+
+@check
+def test_loop_order(student: Student) -> None:
+    returned = _watched(student)
+    events = returned.value if type(returned.value) is str else ""
+    steps = WATCHED_RUN["steps"]
+    if events == "bs" * steps:
+        return
+    mistake = _order_mistake(events)
+    seen = (f"of {events.count('b') + events.count('a')} backward() calls, {events.count('a')} added onto "
+            f"gradients left from an earlier pass; of {events.count('s') + events.count('e')} step() calls, "
+            f"{events.count('e')} found no gradient to apply")
+    if mistake is not None:
+        fail_with_mistake(returned, f"fit_linear_module's training loop is out of order: {seen}.", mistake)
+    fail(f"fit_linear_module's training loop does not run zero_grad(), backward(), step() once each per pass: {seen}.",
+         call=returned.call, expected=f"{steps} passes of: gradients cleared, backward(), step()", section=SECTION,
+         hint="Write the five lines in the lesson's order: zero_grad, forward, loss, backward, step.")
+
+
+# ---------------------------------------------------------------- hidden checks
+
+FRESH_RUNS = ({"lr": 0.05, "steps": 30, "seed": "fresh_first"}, {"lr": 0.3, "steps": 7, "seed": "fresh_second"})
+
+
+@check
+def test_fresh_runs(student: Student, reference: ModuleType) -> None:
+    for case in FRESH_RUNS:
+        lr, steps, seed = case["lr"], case["steps"], EXERCISE.seed(case["seed"])
+        returned = student.call("fit_linear_module", lr, steps, seed,
+                                shown_as=f"fit_linear_module(lr={lr}, steps={steps}, seed={seed})")
+        expect_run(returned, reference, lr, steps, seed)
+

@@ -1,0 +1,284 @@
+"""Checks of `stopping_gradients` (companion text, "The Detach / no_grad / .data Triangle").
+
+Oracle: the reference run in this process on the same inputs. `sgd_step` returns
+nothing, so a driver builds parameters with real gradients in the worker, calls it and
+sends back the tensors it was given: their values, leaf flags and gradients afterwards.
+The trace tells whether predict's arithmetic ran with autograd on and where `.data` is used.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import torch
+
+from course_config import STOPPING_GRADIENTS as EXERCISE
+from graders.check import checks_for
+from graders.compare import describe, tensor_problem
+from graders.expect import expect_tensor, fail_with_mistake
+from graders.feedback import fail
+from graders.mistakes import Mistake
+from graders.recording import expected
+from graders.student import Returned, Student
+from graders.wire import origin
+
+check = checks_for("lesson01", EXERCISE.slug)
+
+TRIANGLE = '"The Detach / no_grad / .data Triangle" in the companion text'
+WORKED = '"Worked example", where it explains torch.no_grad()'
+ZEROING = '"Worked example", where it explains w.grad.zero_()'
+PITFALLS = '"Common pitfalls"'
+
+DATA_USED = Mistake(
+    "used .data",
+    ".data hands you the tensor's storage behind autograd's back: changes made through it are invisible "
+    "to autograd, so a gradient computed from the old values can silently come out wrong.",
+    "Update inside `with torch.no_grad():` (p -= lr * p.grad); to read values without a graph, use .detach().",
+    TRIANGLE,
+)
+NO_GRAD_MISSING_IN_PREDICT = Mistake(
+    "no no_grad in predict",
+    "predict computes with autograd recording: the parameters require grad, so every operation is logged "
+    "in a graph that no backward() will use (and the result carries a grad_fn unless it is detached "
+    "afterwards). Inference should record nothing.",
+    "Put the computation inside `with torch.no_grad():` and return its result.",
+    TRIANGLE,
+)
+REBOUND = Mistake(
+    "rebound instead of updating in place",
+    "The parameters you were given still hold their old values. `p = p - lr * p.grad` makes a new tensor "
+    "and points the loop variable at it; the tensor in the list (the model's parameter) never changes.",
+    "Change the tensor itself with an in-place operation: p -= lr * p.grad (inside torch.no_grad()).",
+    WORKED,
+)
+GRADS_NOT_ZEROED = Mistake(
+    "grads not zeroed",
+    "After the step the parameters' .grad still hold this step's gradient. backward() adds into .grad, so "
+    "the next step would use the sum of the old and the new gradient.",
+    "After updating p, clear its gradient: p.grad.zero_().",
+    ZEROING,
+)
+UPDATE_OUTSIDE_NO_GRAD = Mistake(
+    "in-place update outside no_grad",
+    "PyTorch refuses to change a leaf that requires grad in place while autograd is recording: the update "
+    "would become part of the graph.",
+    "Wrap the update in `with torch.no_grad():`.",
+    WORKED,
+    error_pattern=r"a leaf Variable that requires grad is being used in an in-place operation",
+)
+NUMPY_ON_TRACKED = Mistake(
+    ".numpy() on a tracked tensor",
+    "PyTorch says \"Can't call numpy() on Tensor that requires grad\": a NumPy array cannot hold the "
+    "autograd graph, so a tensor that requires grad must be cut from the graph first.",
+    "Return t.detach().cpu().numpy().",
+    PITFALLS,
+    error_pattern=r"Can't call numpy\(\) on Tensor that requires grad",
+)
+MISTAKES = [DATA_USED, NO_GRAD_MISSING_IN_PREDICT, REBOUND, GRADS_NOT_ZEROED, UPDATE_OUTSIDE_NO_GRAD,
+            NUMPY_ON_TRACKED]
+
+# The lesson's fitted line (weight 2.965, bias -2.0) and five inputs in [-2, 2].
+LINE_TEXT = "weight = tensor([[2.965]]), bias = tensor([-2.0]), X = torch.linspace(-2, 2, 5).unsqueeze(1)"
+# w = b = 0 with the gradients of the worked example's first step (rounded): lr 0.1 gives 0.792 and -0.362.
+STEP_CALL = "sgd_step([w, b], lr=0.1) with w = b = tensor([0.]), w.grad = tensor([-7.92]), b.grad = tensor([3.62])"
+LOSSES_TEXT = "t = tensor([15.4288, 0.0606, 0.0597], requires_grad=True)"
+ARITHMETIC = ("matmul", "__matmul__", "__rmatmul__", "mm", "addmm", "linear", "add", "__add__", "__radd__",
+              "mul", "__mul__", "__rmul__", "einsum", "sum")
+DATA_EVENTS = ("torch.Tensor.data.__get__", "torch.Tensor.data.__set__")
+
+
+def lesson_line(requires_grad: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    weight = torch.tensor([[2.965]], requires_grad=requires_grad)
+    bias = torch.tensor([-2.0], requires_grad=requires_grad)
+    return weight, bias, torch.linspace(-2, 2, 5).unsqueeze(1)
+
+
+def lesson_step() -> tuple[list[torch.Tensor], list[torch.Tensor], float]:
+    return [torch.tensor([0.0]), torch.tensor([0.0])], [torch.tensor([-7.92]), torch.tensor([3.62])], 0.1
+
+
+def lesson_losses() -> torch.Tensor:
+    return torch.tensor([15.4288, 0.0606, 0.0597], requires_grad=True)
+
+
+def tolerance(t: torch.Tensor) -> dict[str, float]:
+    value = EXERCISE.tolerance("float64" if t.dtype == torch.float64 else "float32")
+    return {"rtol": value, "atol": value}
+
+
+# ---------------------------------------------------------------- sgd_step, in the worker and here
+
+def apply_step(module: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor], lr: float) -> list:
+    """Runs in the worker (and here on the reference): make leaves that require grad, give
+    each its gradient by a real backward(), call sgd_step, return the tensors it was given."""
+    params = [value.detach().clone().requires_grad_(True) for value in values]
+    for p, grad in zip(params, grads):
+        (p * grad).sum().backward()  # d/dp of sum(p * g) is g
+    given = list(params)  # sgd_step may rebind or replace the entries of its list
+    module.sgd_step(params, lr)
+    return given
+
+
+@expected
+def stepped_values(reference: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor],
+                   lr: float) -> list[torch.Tensor]:
+    """The parameters' values after the reference's sgd_step."""
+    return [p.detach().clone() for p in apply_step(reference, values, grads, lr)]
+
+
+def _step(student: Student, values: list, grads: list, lr: float, shown_as: str, **options: Any) -> Returned:
+    returned = student.run(apply_step, values, grads, lr, shown_as=shown_as, **options)
+    if returned.error is None and (type(returned.value) is not list or len(returned.value) != len(values)
+                                   or any(type(p) is not torch.Tensor for p in returned.value)):
+        fail("sgd_step's parameters could not be read back after the call.", call=returned.call,
+             got=describe(returned.value), section=TRIANGLE)
+    return returned
+
+
+def expect_updated(returned: Returned, reference: ModuleType, values: list, grads: list, lr: float) -> None:
+    """Each given tensor now holds p - lr * p.grad and is still a leaf that requires grad."""
+    __tracebackhide__ = True
+    for index, (got, want, before) in enumerate(zip(returned.value, stepped_values(reference, values, grads, lr),
+                                                    values)):
+        name = f"params[{index}]"
+        info = origin(got)
+        if info is not None and not (info.is_leaf and info.requires_grad):
+            fail(f"sgd_step: after the step, {name} is no longer a leaf that requires grad.", call=returned.call,
+                 got=describe(got), meaning="A parameter must stay trainable: the next backward() fills its .grad.",
+                 hint="Update inside torch.no_grad() with an in-place operation; do not detach or "
+                      "requires_grad_(False) the parameter.", section=TRIANGLE)
+        problem = tensor_problem(got, want, **tolerance(want), requires_grad=None, what=f"{name} after the step")
+        if problem is None:
+            continue
+        if not before.equal(want) and tensor_problem(got, before, rtol=0, atol=0, requires_grad=None) is None:
+            fail(f"sgd_step: {name} still holds its old value after the step.", call=returned.call,
+                 got=describe(got), expected=describe(want), mistake=REBOUND.name, meaning=REBOUND.explanation,
+                 hint=REBOUND.hint, section=REBOUND.section)
+        fail(f"sgd_step: {problem}.", call=returned.call, got=describe(got), expected=describe(want),
+             hint="The update is p -= lr * p.grad for every p in params.", section=TRIANGLE)
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_predict_values(student: Student, reference: ModuleType) -> None:
+    weight, bias, X = lesson_line()
+    returned = student.call("predict", weight, bias, X, shown_as=f"predict(weight, bias, X) with {LINE_TEXT}")
+    expect_tensor(returned, reference.predict(weight, bias, X), **tolerance(X), requires_grad=None, section=TRIANGLE,
+                  hint="X has shape (n, in_features) and weight (out_features, in_features): X @ weight.T + bias.")
+
+
+@check
+def test_predict_records_no_graph(student: Student) -> None:
+    weight, bias, X = lesson_line(requires_grad=True)
+    returned = student.call("predict", weight, bias, X, trace=True,
+                            shown_as=f"predict(weight, bias, X) with {LINE_TEXT}, weight and bias requiring grad")
+    value = returned.value
+    if type(value) is not torch.Tensor:
+        fail("predict must return a torch.Tensor.", call=returned.call, got=describe(value), section=TRIANGLE)
+    info = origin(value)
+    if info is not None and (info.requires_grad or info.grad_fn is not None):
+        fail_with_mistake(returned, f"predict returned a tensor with grad_fn={info.grad_fn}: it is part of a graph.",
+                          NO_GRAD_MISSING_IN_PREDICT, value)
+    recorded = [e for e in returned.calls_to(*ARITHMETIC) if e.line and e.grad_enabled]
+    if recorded:
+        fail_with_mistake(returned, f"predict computes with autograd recording (line {recorded[0].line}), "
+                          "then cuts the result from the graph.", NO_GRAD_MISSING_IN_PREDICT)
+
+
+@check
+def test_sgd_step_updates_in_place(student: Student, reference: ModuleType) -> None:
+    values, grads, lr = lesson_step()
+    expect_updated(_step(student, values, grads, lr, STEP_CALL), reference, values, grads, lr)
+
+
+@check
+def test_sgd_step_zeroes_grads(student: Student) -> None:
+    values, grads, lr = lesson_step()
+    returned = _step(student, values, grads, lr, STEP_CALL)
+    for index, (p, grad) in enumerate(zip(returned.value, grads)):
+        info = origin(p)
+        left = info.grad if info is not None else None
+        if left is None or not bool(left.ne(0).any()):
+            continue
+        summary = f"sgd_step: after the step, params[{index}].grad is {describe(left)}; expected zeros."
+        if left.shape == grad.shape and torch.equal(left, grad):
+            fail_with_mistake(returned, summary, GRADS_NOT_ZEROED, left)
+        fail(summary, call=returned.call, got=describe(left), expected="zeros (or None)",
+             hint="Clear each gradient after its update: p.grad.zero_().", section=ZEROING)
+
+
+@check
+def test_no_data_attribute(student: Student) -> None:
+    weight, bias, X = lesson_line(requires_grad=True)
+    values, grads, lr = lesson_step()
+    calls = [
+        student.call("predict", weight, bias, X, trace=True, allow_raise=True, shown_as=f"predict with {LINE_TEXT}"),
+        _step(student, values, grads, lr, STEP_CALL, trace=True, allow_raise=True),
+        student.call("to_numpy", lesson_losses(), trace=True, allow_raise=True, shown_as=f"to_numpy(t) with {LOSSES_TEXT}"),
+    ]
+    for returned in calls:
+        used = [e for e in returned.calls_to(*DATA_EVENTS) if e.line]
+        if used:
+            lines = ", ".join(str(line) for line in sorted({e.line for e in used}))
+            fail(f"{returned.call.split('(')[0].split()[0]} uses .data ({student.display_path}, line {lines}).",
+                 call=returned.call, mistake=DATA_USED.name, meaning=DATA_USED.explanation, hint=DATA_USED.hint,
+                 section=DATA_USED.section)
+
+
+def expect_array(returned: Returned, want: np.ndarray, what: str = "the result") -> None:
+    """An exact numpy.ndarray of `want`'s shape, dtype and values."""
+    __tracebackhide__ = True
+    got = returned.value
+    problem = None
+    if type(got) is not np.ndarray:
+        problem = f"{what} should be a numpy.ndarray but is {describe(got)}"
+    elif got.shape != want.shape:
+        problem = f"{what} has shape {got.shape}; expected {want.shape}"
+    elif got.dtype != want.dtype:
+        problem = f"{what} has dtype {got.dtype}; expected {want.dtype} (the tensor's own)"
+    elif not np.allclose(got, want, rtol=EXERCISE.tolerance("float64"), atol=0, equal_nan=True):
+        problem = f"{what} holds {got.tolist()}; expected {want.tolist()}"
+    if problem is not None:
+        fail(f"to_numpy: {problem}.", call=returned.call, got=repr(got)[:200], expected=repr(want)[:200],
+             hint="t.detach().cpu().numpy() keeps the values and the dtype.", section=TRIANGLE)
+
+
+@check
+def test_to_numpy_values(student: Student, reference: ModuleType) -> None:
+    t = lesson_losses()
+    returned = student.call("to_numpy", t, return_args=True, shown_as=f"to_numpy(t) with {LOSSES_TEXT}")
+    expect_array(returned, reference.to_numpy(t))
+    after = returned.args[0] if returned.args else None
+    info = origin(after) if type(after) is torch.Tensor else None
+    if info is not None and not info.requires_grad:
+        fail("to_numpy switched off requires_grad on the tensor it was given.", call=returned.call,
+             meaning="The caller's tensor should be left as it was; detach() makes a new tensor instead.",
+             hint="Use t.detach(), not t.requires_grad_(False) or t.detach_().", section=TRIANGLE)
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_float64_other_shapes(student: Student, reference: ModuleType) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("random_inputs"))
+
+    def draw(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=generator, dtype=torch.float64)
+
+    weight, bias, X = draw(2, 3), draw(2), draw(7, 3)
+    returned = student.call("predict", weight, bias, X, shown_as="predict(weight, bias, X) with float64 weight (2, 3), "
+                            "bias (2,) and X (7, 3)")
+    expect_tensor(returned, reference.predict(weight, bias, X), **tolerance(X), requires_grad=None, section=TRIANGLE,
+                  hint="X has shape (n, in_features) and weight (out_features, in_features): X @ weight.T + bias.")
+
+    values, grads = [draw(2, 3), draw(2), draw(4, 1, 2)], [draw(2, 3), draw(2), draw(4, 1, 2)]
+    stepped = _step(student, values, grads, 0.03, "sgd_step(params, lr=0.03) with three float64 parameters of "
+                    "shapes (2, 3), (2,) and (4, 1, 2)")
+    expect_updated(stepped, reference, values, grads, 0.03)
+
+    for t, text in ((draw(3, 4).requires_grad_(True), "a float64 (3, 4) tensor that requires grad"),
+                    (torch.arange(6).reshape(2, 3), "t = torch.arange(6).reshape(2, 3), int64")):
+        expect_array(student.call("to_numpy", t, shown_as=f"to_numpy(t) with {text}"), reference.to_numpy(t))
