@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -36,13 +35,13 @@ def messages(graded, check_ids: set[str]) -> list[str]:
 
 
 def test_an_infinite_loop_times_out_within_the_limit_and_costs_only_its_checks(grade) -> None:
-    started = time.monotonic()
     graded = grade({SLUG: with_analytic("    while True:\n        pass\n")}, "--call-timeout", TIMEOUT)
     assert graded.failed(SLUG) == ANALYTIC_CHECKS
-    assert any("did not return within 2 s" in m for m in messages(graded, ANALYTIC_CHECKS))
-    # Once timed out, the same function is not run again: two timeouts at most
-    # (analytic_derivative itself, and max_abs_difference that calls it).
-    assert time.monotonic() - started < 3 * 2 + 6
+    found = messages(graded, ANALYTIC_CHECKS)
+    # Once timed out, the same code is not run again: two waits at most (analytic_derivative
+    # itself, and max_abs_difference that calls it); the other checks fail at once, saying why.
+    assert 1 <= sum("did not return within 2 s" in m for m in found) <= 2
+    assert all("did not return within 2 s" in m or "already ran out of time" in m for m in found)
 
 
 def test_a_loop_that_swallows_every_exception_is_still_stopped(grade) -> None:
@@ -100,7 +99,8 @@ def test_patching_torch_allclose_in_the_submission_earns_nothing(grade) -> None:
              "torch.Tensor.__eq__ = lambda *a, **k: True\n")
     wrong = "    return torch.exp(-x) * (torch.cos(x) + torch.sin(x))\n"
     graded = grade({SLUG: with_analytic(wrong, prelude=patch)})
-    assert graded.failed(SLUG) == ANALYTIC_CHECKS - {"analytic_derivative_without_autograd"}
+    # without_autograd checks the value first, so a wrong formula fails it too.
+    assert graded.failed(SLUG) == ANALYTIC_CHECKS
     assert graded.checks(SLUG)["analytic_derivative_on_lesson_grid"]["mistake"] == "sign error"
 
 
@@ -147,10 +147,8 @@ def test_a_hostile_run_ends_on_its_own_as_a_real_process(tmp_path) -> None:
     folder = tmp_path / "submission" / "lesson01"
     folder.mkdir(parents=True)
     (folder / f"{SLUG}.py").write_text(with_analytic("    while True:\n        pass\n"))
-    started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"), "--submission",
                            str(folder.parent), "--call-timeout", TIMEOUT, "-p", "no:cacheprovider", "-q"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
-    assert "did not return within 2 s" in done.stdout
-    assert time.monotonic() - started < 60
+    assert "did not return within 2 s" in done.stdout  # and it returned: subprocess's timeout guards a hang

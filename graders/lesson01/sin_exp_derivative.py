@@ -3,7 +3,9 @@
 Oracles: the reference `f` differentiated by `torch.autograd` in this process, and the
 reference's hand-worked formula. Public checks use the lesson's grid
 `torch.linspace(0, 5, 50)`; hidden ones use seeded random points, float64, 2-D inputs
-and points where the derivative is zero.
+and points where the derivative is zero. The checks of how a function works (autograd
+used, nothing modified, no autograd in the formula) first check its value: a process
+earns nothing on a wrong answer.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ import torch
 
 from course_config import SIN_EXP_DERIVATIVE as EXERCISE
 from graders.check import checks_for
-from graders.compare import describe, number_problem
+from graders.compare import describe, number_problem, tensor_problem
 from graders.expect import expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
-from graders.mistakes import Mistake, Suspect
+from graders.mistakes import Mistake, Suspect, first_matching_variant
 from graders.recording import expected
 from graders.student import Returned, Student
 from graders.wire import origin
@@ -73,11 +75,24 @@ MODIFIED_INPUT = Mistake(
     "Work on a copy: leaf = x.detach().clone().requires_grad_(True).",
     TRY_IT,
 )
+F_NOT_DIFFERENTIATED = Mistake(
+    "f not differentiated",
+    "With f replaced by another function, autograd_derivative still returned the derivative of "
+    "sin(x)·e^(−x): it works that derivative out itself (the hand-worked formula, or autograd on its own "
+    "copy of sin(x)·e^(−x)) instead of differentiating f.",
+    "Call f on the leaf: leaf = x.detach().clone().requires_grad_(True); f(leaf).sum().backward(); "
+    "return leaf.grad.",
+    AUTOGRAD,
+)
 MISTAKES = [PRODUCT_RULE_MISSED, SIGN_ERROR, ACCUMULATED_TWICE, NON_SCALAR_BACKWARD, STILL_REQUIRES_GRAD,
-            MODIFIED_INPUT]
+            MODIFIED_INPUT, F_NOT_DIFFERENTIATED]
 
 LESSON_GRID = "x = torch.linspace(0, 5, 50)"
 BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
+SUBSTITUTE, SUBSTITUTE_DERIVATIVE = "t ** 3", "3·x²"  # substitute_f and its derivative, as messages show them
+NO_BACKWARD_HINT = ("Your autograd_derivative never calls backward() or torch.autograd.grad: make a leaf copy of x "
+                    "that requires grad, compute f(leaf).sum(), call .backward() and return leaf.grad.")
+ITEM_HINT = "Return a Python float: call .item() on the 0-d tensor that .max() gives."
 
 
 def lesson_grid() -> torch.Tensor:
@@ -89,6 +104,19 @@ def autograd_truth(reference: ModuleType, x: torch.Tensor) -> torch.Tensor:
     """The derivative of the reference f by torch.autograd, in this (trusted) process."""
     leaf = x.detach().clone().requires_grad_(True)
     reference.f(leaf).sum().backward()
+    return leaf.grad.detach()
+
+
+def substitute_f(t: torch.Tensor) -> torch.Tensor:
+    """What the student's f is replaced by, to see that autograd_derivative differentiates f."""
+    return t ** 3
+
+
+@expected
+def substitute_truth(x: torch.Tensor) -> torch.Tensor:
+    """The derivative of substitute_f by torch.autograd, in this (trusted) process."""
+    leaf = x.detach().clone().requires_grad_(True)
+    substitute_f(leaf).sum().backward()
     return leaf.grad.detach()
 
 
@@ -116,8 +144,28 @@ def expect_derivative(returned: Returned, reference: ModuleType, x: torch.Tensor
                   hint="Compare your result with e^(−x)·(cos x − sin x) at x = 0, where it is 1.")
 
 
+def expect_analytic(returned: Returned, reference: ModuleType, x: torch.Tensor) -> None:
+    __tracebackhide__ = True
+    expect_tensor(returned, reference.analytic_derivative(x), **tolerance(x), requires_grad=None,
+                  suspects=suspects(x), section=TRY_IT,
+                  hint="Differentiate sin(x)·e^(−x) with the product rule; at x = 0 the result is 1.")
+
+
 def uses_autograd(returned: Returned) -> bool:
     return bool(returned.calls_to(*BACKWARD_CALLS))
+
+
+def differentiate_substitute(module: ModuleType, x: torch.Tensor) -> object:
+    """Runs in the worker: autograd_derivative(x) with the module's f replaced by substitute_f."""
+    had_f, original = "f" in vars(module), vars(module).get("f")
+    module.f = substitute_f
+    try:
+        return module.autograd_derivative(x)
+    finally:
+        if had_f:
+            module.f = original
+        else:
+            del module.f
 
 
 # ---------------------------------------------------------------- public checks
@@ -138,55 +186,68 @@ def test_autograd_derivative_on_lesson_grid(student: Student, reference: ModuleT
 
 
 @check
-def test_autograd_derivative_uses_autograd(student: Student) -> None:
-    returned = student.call("autograd_derivative", lesson_grid(), trace=True,
-                            shown_as=f"autograd_derivative(x) with {LESSON_GRID}")
-    if not uses_autograd(returned):
-        fail("autograd_derivative never calls backward() or torch.autograd.grad.", call=returned.call,
-             meaning="This function is about letting autograd do the work; the formula belongs in "
-                     "analytic_derivative.",
-             hint="Make a leaf that requires grad, compute f(leaf).sum(), call .backward(), read leaf.grad.",
-             section=AUTOGRAD)
+def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleType) -> None:
+    x = lesson_grid()
+    expect_derivative(student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {LESSON_GRID}"),
+                      reference, x)
+    returned = student.run(differentiate_substitute, x, trace=True,
+                           shown_as=f"autograd_derivative(x) with {LESSON_GRID}, after replacing f in your "
+                                    f"module by f(t) = {SUBSTITUTE}")
+    expected_value = substitute_truth(x)
+    # Computed before comparing, so that recording from the reference stores it too.
+    own_derivative = [Suspect(F_NOT_DIFFERENTIATED, autograd_truth(reference, x))]
+    problem = tensor_problem(returned.value, expected_value, **tolerance(x), requires_grad=None)
+    if problem is None:
+        return
+    summary = (f"autograd_derivative does not differentiate f: with f(t) = {SUBSTITUTE} it should return "
+               f"{SUBSTITUTE_DERIVATIVE}, but {problem}.")
+    # The trace only shapes the hint: the verdict above is behavioural.
+    hint = NO_BACKWARD_HINT if not uses_autograd(returned) else ""
+    mistake = first_matching_variant(returned.value, own_derivative, **tolerance(x))
+    if mistake is not None:
+        fail(summary, call=returned.call, got=describe(returned.value), expected=describe(expected_value),
+             mistake=mistake.name, meaning=mistake.explanation, hint=hint or mistake.hint, section=mistake.section)
+    fail(summary, call=returned.call, got=describe(returned.value), expected=describe(expected_value),
+         meaning="The derivative must come from autograd on f, so that it follows f when f changes.",
+         hint=hint or "Evaluate f on a leaf that requires grad, call backward() on the sum, return the leaf's .grad.",
+         section=AUTOGRAD)
 
 
 @check
-def test_autograd_derivative_is_clean(student: Student) -> None:
+def test_autograd_derivative_is_clean(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
     returned = student.call("autograd_derivative", x, return_args=True,
                             shown_as=f"autograd_derivative(x) with {LESSON_GRID}")
+    expect_derivative(returned, reference, x)
     after = returned.args[0] if returned.args else None
     info = origin(after) if type(after) is torch.Tensor else None
     if info is not None and (info.requires_grad or info.grad is not None or not torch.equal(after.detach(), x)):
-        fail_with_mistake(returned, "autograd_derivative changed the tensor it was given.", MODIFIED_INPUT, after)
-    value = returned.value
-    if type(value) is not torch.Tensor:
-        fail("autograd_derivative must return a torch.Tensor.", call=returned.call, got=describe(value),
-             section=TRY_IT)
-    result_info = origin(value)
+        leftover = ", and it holds a .grad" if info.grad is not None else ""
+        fail("autograd_derivative changed the tensor it was given.", call=returned.call,
+             got=f"x after the call: {describe(after)}{leftover}", expected=f"x unchanged: {describe(x)}",
+             mistake=MODIFIED_INPUT.name, meaning=MODIFIED_INPUT.explanation, hint=MODIFIED_INPUT.hint,
+             section=MODIFIED_INPUT.section)
+    result_info = origin(returned.value)
     if result_info is not None and result_info.requires_grad:
         fail_with_mistake(returned, "autograd_derivative returned a tensor that requires grad.",
-                          STILL_REQUIRES_GRAD, value)
-    if value.shape != x.shape or value.dtype != x.dtype:
-        fail("autograd_derivative must return a tensor of x's shape and dtype.", call=returned.call,
-             got=f"shape {tuple(value.shape)}, {value.dtype}", expected=f"shape {tuple(x.shape)}, {x.dtype}",
-             hint="Return leaf.grad: it always has the leaf's shape and dtype.", section=TRY_IT)
+                          STILL_REQUIRES_GRAD, returned.value)
 
 
 @check
 def test_analytic_derivative_on_lesson_grid(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
-    returned = student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {LESSON_GRID}")
-    expect_tensor(returned, reference.analytic_derivative(x), **tolerance(x), requires_grad=None,
-                  suspects=suspects(x), section=TRY_IT,
-                  hint="Differentiate sin(x)·e^(−x) with the product rule; at x = 0 the result is 1.")
+    expect_analytic(student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {LESSON_GRID}"),
+                    reference, x)
 
 
 @check
-def test_analytic_derivative_without_autograd(student: Student) -> None:
-    returned = student.call("analytic_derivative", lesson_grid(), trace=True,
+def test_analytic_derivative_without_autograd(student: Student, reference: ModuleType) -> None:
+    x = lesson_grid()
+    returned = student.call("analytic_derivative", x, trace=True,
                             shown_as=f"analytic_derivative(x) with {LESSON_GRID}")
+    expect_analytic(returned, reference, x)
     used = returned.calls_to(*BACKWARD_CALLS)
-    info = origin(returned.value) if type(returned.value) is torch.Tensor else None
+    info = origin(returned.value)
     if used or (info is not None and info.requires_grad):
         where = f" (line {used[0].line})" if used and used[0].line else ""
         fail(f"analytic_derivative uses autograd{where}; it must be the formula worked out by hand.",
@@ -195,14 +256,33 @@ def test_analytic_derivative_without_autograd(student: Student) -> None:
 
 
 @check
-def test_max_abs_difference_is_small(student: Student) -> None:
+def test_max_abs_difference_is_small(student: Student, reference: ModuleType) -> None:
     returned = student.call("max_abs_difference", shown_as="max_abs_difference()")
     limit = EXERCISE.tolerance("max_difference")
     value = returned.value
     problem = number_problem(value, 0.0, rtol=0, atol=math.inf, what="the largest difference")
     if problem is not None:
-        fail(f"max_abs_difference: {problem}.", call=returned.call, got=describe(value),
-             hint="Return a Python float: call .item() on the 0-d tensor that .max() gives.", section=TRY_IT)
+        fail(f"max_abs_difference: {problem}.", call=returned.call, got=describe(value), hint=ITEM_HINT,
+             section=TRY_IT)
+    x = lesson_grid()
+    by_autograd = student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {LESSON_GRID}")
+    by_hand = student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {LESSON_GRID}")
+    gap = _largest_gap(by_autograd.value, by_hand.value, x)
+    if gap is None:
+        fail("max_abs_difference could not be compared with your two derivatives: on the lesson's grid they do "
+             "not both return a tensor of x's shape.", call=returned.call, got=describe(value),
+             meaning=f"autograd_derivative(x) gave {describe(by_autograd.value, 3)}; "
+                     f"analytic_derivative(x) gave {describe(by_hand.value, 3)}.",
+             hint="Make both derivative functions return a tensor of x's shape (the other checks say how).",
+             section=TRY_IT)
+    if number_problem(value, gap, rtol=EXERCISE.tolerance("float32"), atol=EXERCISE.tolerance("max_difference_match"),
+                      what="the largest difference") is not None:
+        fail(f"max_abs_difference() returned {describe(value)}, but your two derivatives differ by up to "
+             f"{gap:.6g} on {LESSON_GRID}.", call=returned.call, got=describe(value),
+             expected=f"{gap:.6g}, the largest |autograd_derivative(x) − analytic_derivative(x)| of your functions",
+             meaning="The number must be measured from your two functions, not written down.",
+             hint="Build x = torch.linspace(start, end, n), call both derivative functions on it, and return "
+                  "the largest absolute difference with .abs().max().item().", section=TRY_IT)
     if not 0 <= value < limit:
         fail(f"max_abs_difference: the largest difference is {value:.3g}; it should be in [0, {limit:g}).",
              call=returned.call, got=describe(value), expected=f"a float in [0, {limit:g})",
@@ -210,6 +290,16 @@ def test_max_abs_difference_is_small(student: Student) -> None:
                      "them is wrong (the other checks say which), or the difference is not taken in absolute value.",
              hint="Compare autograd_derivative(x) and analytic_derivative(x) at x = 0: both should give 1.",
              section=TRY_IT)
+    # Two derivatives that agree earn nothing if they are both wrong (e.g. both zero).
+    expect_derivative(by_autograd, reference, x)
+    expect_analytic(by_hand, reference, x)
+
+
+def _largest_gap(first: object, second: object, x: torch.Tensor) -> float | None:
+    """max |first − second| in x's dtype, as the student's own code would compute it; None if not comparable."""
+    if not all(type(t) is torch.Tensor and t.shape == x.shape and t.dtype == x.dtype for t in (first, second)):
+        return None
+    return torch.max(torch.abs(first.detach() - second.detach())).item()
 
 
 # ---------------------------------------------------------------- hidden checks
@@ -239,11 +329,30 @@ def test_derivatives_near_stationary_points(student: Student, reference: ModuleT
                       hint="The derivative is zero where cos x = sin x: at π/4 and 5π/4.")
 
 
+def _sin_3x(x: torch.Tensor) -> torch.Tensor:
+    return torch.sin(3 * x)
+
+
+def _zeros(x: torch.Tensor) -> torch.Tensor:
+    return torch.zeros_like(x)
+
+
 def replace_derivatives(module: ModuleType, n: int, start: float, end: float) -> object:
-    """Runs in the worker: swap in derivatives with a known gap, then call max_abs_difference."""
-    module.autograd_derivative = lambda x: torch.zeros_like(x)
-    module.analytic_derivative = lambda x: x.clone()
-    return module.max_abs_difference(n, start, end)
+    """Runs in the worker: swap in derivatives with a known gap, call max_abs_difference, swap back."""
+    saved = {name: vars(module).get(name) for name in ("autograd_derivative", "analytic_derivative")}
+    module.autograd_derivative, module.analytic_derivative = _sin_3x, _zeros
+    try:
+        return module.max_abs_difference(n, start, end)
+    finally:
+        for name, function in saved.items():
+            setattr(module, name, function)
+
+
+@expected
+def sin_3x_gap(n: int, start: float, end: float) -> float:
+    """max |sin(3x) − 0| over the float32 grid the student must build: it depends on every argument."""
+    grid = torch.linspace(start, end, n)
+    return torch.sin(3 * grid).abs().max().item()
 
 
 @check
@@ -251,8 +360,8 @@ def test_max_abs_difference_on_other_grids(student: Student) -> None:
     for n, start, end in ((7, -3.0, 2.0), (101, 1.5, 4.5)):
         returned = student.run(replace_derivatives, n, start, end,
                                shown_as=f"max_abs_difference({n}, {start}, {end}) with autograd_derivative "
-                                        "returning 0 and analytic_derivative returning x")
-        expect_number(returned, max(abs(start), abs(end)), rtol=1e-6, atol=1e-6, section=TRY_IT,
-                      what="the largest difference",
-                      hint="Build the grid from n, start and end, call your two derivative functions on it, "
-                           "and return the largest absolute difference.")
+                                        "returning sin(3x) and analytic_derivative returning 0")
+        hint = ("Build the grid from n, start and end, call your two derivative functions on it, "
+                "and return the largest absolute difference." if type(returned.value) in (int, float) else ITEM_HINT)
+        expect_number(returned, sin_3x_gap(n, start, end), rtol=1e-6, atol=1e-6, section=TRY_IT,
+                      what="the largest difference", hint=hint)

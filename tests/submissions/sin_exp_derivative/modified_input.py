@@ -18,12 +18,14 @@ def f(x: Tensor) -> Tensor:
 
 
 def autograd_derivative(x: Tensor) -> Tensor:
-    """df/dx at every point of `x`, computed with autograd.
+    """df/dx at every point of `x`, computed by autograd from `f`.
 
-    Follow the lesson's recipe: make a leaf copy of `x` that requires grad, evaluate `f`,
-    reduce the output to a scalar with `.sum()` (each output depends on its own input
-    only, so the gradient of the sum is the elementwise derivative), call `.backward()`
-    and read the leaf's `.grad`.
+    Differentiate the function `f` above by calling it: do not write its derivative
+    here. Follow the lesson's recipe: make a leaf copy of `x` that requires grad,
+    evaluate `f` on it, reduce the output to a scalar with `.sum()` (each output depends
+    on its own input only, so the gradient of the sum is the elementwise derivative),
+    call `.backward()` and read the leaf's `.grad`. This must work for any `f`: the
+    checks also replace `f` by another function and expect that function's derivative.
 
     Args:
         x: a floating-point tensor of any shape. It must not be modified: do not call
@@ -38,7 +40,13 @@ def autograd_derivative(x: Tensor) -> Tensor:
 
 
 def analytic_derivative(x: Tensor) -> Tensor:
-    """The derivative worked out by hand: e^(−x)·(cos x − sin x), without autograd.
+    """df/dx worked out by hand, computed without autograd.
+
+    Differentiate f(x) = sin(x)·e^(−x) on paper: it is a product, so use the product
+    rule (u·v)' = u'·v + u·v'; the derivative of e^(−x) needs the chain rule (the inner
+    function −x has derivative −1). "Try it yourself" 3 gives the result to compare
+    with: cos(x)·e^(−x) − sin(x)·e^(−x). Write it with `torch.sin`, `torch.cos` and
+    `torch.exp`; no `.backward()` or `torch.autograd` here.
 
     Args:
         x: a floating-point tensor of any shape.
