@@ -416,7 +416,8 @@ QUADRATIC_FIT = Exercise(
               "(0.5, −1, 1)"),
         Check("fit_matches_reference", 1, "after 60 steps at lr 0.1, (a, b, c) equal the reference's on the same data"),
         Check("fit_reaches_least_squares", 1, "after 200 steps at lr 0.1, (a, b, c) equal the least-squares fit"),
-        Check("fit_uses_autograd", 0.5, "fit_quadratic calls backward (or autograd.grad)"),
+        Check("fit_uses_autograd", 0.5, "after 3 steps, (a, b, c) equal the reference's and fit_quadratic calls "
+              "backward (or autograd.grad)"),
         Check("make_quadratic_data_with_other_arguments", 0.5, "make_quadratic_data with another n, seed and noise",
               hidden=True),
         Check("fit_on_other_coefficients", 1, "fit_quadratic on float64 data from y = −2x² + 0.3x + 4 matches the "
@@ -434,7 +435,9 @@ QUADRATIC_FIT = Exercise(
         "true_coefficients": Setting(0.1, "largest allowed gap between the learned and the true (0.5, −1, 1)"),
         "reference": Setting(1e-4, "largest allowed gap between the learned (a, b, c) and the reference's"),
         "least_squares": Setting(1e-5, "largest allowed gap to the least-squares fit after 200 steps (measured: 4e-7)"),
-        "mistake_match": Setting(1e-3, "largest gap between an answer and a mistake's output for the mistake to be named"),
+        "mistake_match": Setting(1e-3, "largest relative gap between an answer and a mistake's output for the "
+                                 "mistake to be named; also how far a first step's scale and cosine may be from "
+                                 "the one a mistake gives (−1 for a step uphill)"),
         "diverged": Setting(1e3, "a coefficient beyond this (or nan or inf) means gradient descent blew up"),
     },
 )

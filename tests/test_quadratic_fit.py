@@ -60,6 +60,43 @@ def fit_quadratic(X, y, lr=0.1, steps=500):
                 p.grad.zero_()
     return a, b, c
 '''
+SUM_FOR_MEAN = '''
+def fit_quadratic(X, y, lr=0.1, steps=500):
+    a, b, c = (torch.zeros(1, requires_grad=True) for _ in range(3))
+    for _ in range(steps):
+        loss = ((a * X**2 + b * X + c - y) ** 2).sum()
+        loss.backward()
+        with torch.no_grad():
+            for p in (a, b, c):
+                p -= lr * p.grad
+                p.grad.zero_()
+    return a.item(), b.item(), c.item()
+'''
+QUARTIC_FEATURE = '''
+def fit_quadratic(X, y, lr=0.1, steps=500):
+    a, b, c = (torch.zeros(1, requires_grad=True) for _ in range(3))
+    for _ in range(steps):
+        loss = ((a * X**4 + b * X + c - y) ** 2).mean()
+        loss.backward()
+        with torch.no_grad():
+            for p in (a, b, c):
+                p -= lr * p.grad
+                p.grad.zero_()
+    return a.item(), b.item(), c.item()
+'''
+STEPS_PLUS_ONE = '''
+def fit_quadratic(X, y, lr=0.1, steps=500):
+    a, b, c = (torch.zeros(1, requires_grad=True) for _ in range(3))
+    for _ in range(steps + 1):
+        ((a * X**2 + b * X + c - y) ** 2).mean().backward()
+        with torch.no_grad():
+            for p in (a, b, c):
+                p -= lr * p.grad
+                p.grad.zero_()
+    return a.item(), b.item(), c.item()
+'''
+Y_FLATTENED = DATA.replace("    return X, y", "    return X, y.reshape(-1)")
+RATE_TOO_HIGH = "learning rate above the stable limit"
 
 
 @pytest.mark.parametrize("fit", [OPTIMISER_AND_SCALARS, DATA_UPDATE_AND_GRAD_NONE, PARAMETERS_IN_DATA_DTYPE],
@@ -80,3 +117,34 @@ def test_tensors_instead_of_floats_are_told_to_use_item(grade) -> None:
     graded = grade({SLUG: DATA + TENSORS_RETURNED}, "-k", SLUG)
     message = graded.checks(SLUG)["fit_matches_reference"]["message"]
     assert "should be a Python number but is a tensor" in message and ".item()" in message
+
+
+def test_a_sum_for_the_mean_is_named_a_rate_above_the_limit_with_its_effective_rate(grade) -> None:
+    graded = grade({SLUG: DATA + SUM_FOR_MEAN}, "-k", SLUG)
+    checks = graded.checks(SLUG)
+    assert checks["fit_matches_reference"]["mistake"] == RATE_TOO_HIGH, checks["fit_matches_reference"]["message"]
+    assert "100 times the right one: an effective rate of 10" in checks["fit_matches_reference"]["message"]
+
+
+def test_a_blow_up_with_a_rate_below_the_limit_is_not_blamed_on_the_rate(grade) -> None:
+    graded = grade({SLUG: DATA + QUARTIC_FEATURE}, "-k", SLUG)
+    checks = graded.checks(SLUG)
+    assert {"fit_matches_reference", "fit_reaches_least_squares"} <= graded.failed(SLUG)
+    assert "nan" in checks["fit_reaches_least_squares"]["message"]  # it did blow up
+    for check_id in ("fit_matches_reference", "fit_reaches_least_squares"):
+        assert checks[check_id]["mistake"] is None, checks[check_id]["message"]
+        assert RATE_TOO_HIGH not in checks[check_id]["message"]
+
+
+def test_a_flattened_y_is_told_to_keep_the_shape_n_by_1(grade) -> None:
+    graded = grade({SLUG: Y_FLATTENED + OPTIMISER_AND_SCALARS}, "-k", SLUG)
+    assert graded.failed(SLUG) == {"make_quadratic_data_follows_recipe", "make_quadratic_data_with_other_arguments"}
+    message = graded.checks(SLUG)["make_quadratic_data_follows_recipe"]["message"]
+    assert "has shape (100,); expected (100, 1)" in message and "Keep y of shape (n, 1), here (100, 1)" in message
+
+
+def test_calling_backward_earns_nothing_when_the_fit_is_wrong(grade) -> None:
+    graded = grade({SLUG: DATA + STEPS_PLUS_ONE}, "-k", SLUG)
+    message = graded.checks(SLUG)["fit_uses_autograd"]["message"]
+    assert "fit_uses_autograd" in graded.failed(SLUG)
+    assert message.startswith("fit_quadratic: a is") and "steps=3" in message, message

@@ -1,6 +1,7 @@
 """The shape_bugs checks rest on facts about their own inputs: the oracle is torch's
 broadcasting, each wrong variant shows up in the generated pairs, and the lesson's
-published losses come out of the lesson's data."""
+published losses come out of the lesson's data; and the messages a student reads say the
+right thing."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ import course_config
 from graders.lesson01 import shape_bugs as checks
 
 EXERCISE = course_config.SHAPE_BUGS
+SLUG = EXERCISE.slug
+REFERENCE = (course_config.ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
+REFUSAL = '''raise ValueError(f"mse_loss: pred has shape {tuple(pred.shape)} but target has shape "
+                         f"{tuple(target.shape)}; make them equal before computing the loss")'''
 PUBLIC = checks.generated_pairs(EXERCISE.seed("generated_pairs"), *checks.PUBLIC_SPACE)
 HIDDEN = checks.generated_pairs(EXERCISE.seed("fresh_pairs"), *checks.HIDDEN_SPACE)
 
@@ -86,3 +91,45 @@ def test_shuffling_the_targets_leaves_only_the_broadcast_loss_unchanged() -> Non
     reshaped = lambda t: ((pred.reshape(-1) - t) ** 2).mean().item()  # noqa: E731
     assert broadcast(target[order]) == pytest.approx(broadcast(target), rel=EXERCISE.tolerance("float32"))
     assert abs(reshaped(target[order]) - reshaped(target)) > 1.0
+
+
+def _reference_with(old: str, new: str) -> str:
+    assert old in REFERENCE
+    return REFERENCE.replace(old, new)
+
+
+def test_a_renamed_broadcast_shape_is_reported_by_name_with_the_close_match(grade) -> None:
+    renamed = _reference_with("def broadcast_shape(", "def broadcast_shapes(").replace(
+        "result = broadcast_shape(", "result = broadcast_shapes(")
+    graded = grade({SLUG: renamed}, "-k", SLUG)
+    assert graded.failed(SLUG) == {c.id for c in EXERCISE.checks if c.id.startswith("broadcast_shape")}
+    message = graded.checks(SLUG)["broadcast_shape_lesson_cases"]["message"]
+    assert message.startswith("`broadcast_shape` is not defined in your file: did you rename it? "
+                              "(found: broadcast_shapes)"), message
+    assert "Read the error" not in message
+
+
+def test_a_loss_returned_for_mismatched_shapes_gets_a_hint_in_valid_python(grade) -> None:
+    graded = grade({SLUG: _reference_with(REFUSAL, "return pred.sum() * 0")}, "-k", SLUG)
+    message = graded.checks(SLUG)["mse_loss_refuses_mismatched_shapes"]["message"]
+    assert 'hint:     Raise ValueError(f"... {pred.shape} and {target.shape} ...")' in message, message
+    assert "returned: tensor of shape ()" in message and "returned: returned" not in message
+
+
+def test_a_message_without_the_shapes_is_shown_as_the_error_raised(grade) -> None:
+    graded = grade({SLUG: _reference_with(REFUSAL, 'raise ValueError("shapes differ")')}, "-k", SLUG)
+    message = graded.checks(SLUG)["mse_loss_refuses_mismatched_shapes"]["message"]
+    assert "returned: ValueError: shapes differ" in message and "{pred.shape} and {target.shape}" in message
+
+
+def test_a_summed_loss_is_named_by_its_ratio_on_every_input() -> None:
+    from graders.mistakes import gradient_signature, is_scaled
+
+    X, y = checks.lesson_data()
+    for pred in (torch.zeros(100, 1), X * checks.FITTED[0] + checks.FITTED[1]):
+        loss, grad = checks.torch_loss(pred, y)
+        leaf = pred.clone().requires_grad_(True)
+        summed = ((leaf - y) ** 2).sum()
+        summed.backward()
+        assert is_scaled(gradient_signature(summed.detach(), loss), 100.0)
+        assert is_scaled(gradient_signature(leaf.grad, grad), 100.0)

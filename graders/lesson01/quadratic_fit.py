@@ -4,7 +4,9 @@ Oracles: the reference run on the same data and settings, and the least-squares 
 numpy in float64. Public checks use the lesson's data, make_quadratic_data() with its
 defaults; hidden ones use another seed, size and noise, float64 data from other
 coefficients, and other rates and step counts. A wrong fit is named by running wrong
-variants of gradient descent on the same data and finding the one the answer equals.
+variants of gradient descent on the same data and finding the one the answer equals;
+failing that, by the student's first step from zero, whose length and direction against
+the right one give the rate they effectively used (the gradient signature).
 
 Runs are kept short because a step costs ~80 µs: on the lesson's data lr 0.1 is within
 0.01 of the least-squares fit after 60 steps and at float32's floor (4e-7) after 200;
@@ -26,7 +28,7 @@ from graders.check import checks_for
 from graders.compare import describe, number_problem
 from graders.expect import expect_tensor
 from graders.feedback import fail
-from graders.mistakes import Mistake, Suspect
+from graders.mistakes import Mistake, Suspect, gradient_signature, is_scaled
 from graders.recording import RECORD, RECORDING, expected
 from graders.student import Returned, Student
 
@@ -53,10 +55,18 @@ SHAPE_BROADCAST = Mistake(
     "pred.shape and y.shape before computing the loss.",
     '"Common pitfalls", on shape mismatches that broadcast silently',
 )
+SIGN_ERROR = Mistake(
+    "sign error: gradient ascent",
+    "Your (a, b, c) are what gradient ascent gives: each update adds lr × gradient, which is the way uphill, "
+    "so the error grows from the very first step and the coefficients run off towards huge numbers or nan. "
+    "Descent moves against the gradient.",
+    "Subtract the step: a -= lr * a.grad, and the same for b and c.",
+    WORKED_EXAMPLE + ", where it updates w and b",
+)
 RATE_TOO_HIGH = Mistake(
     "learning rate above the stable limit",
-    "Your coefficients blew up (nan, inf or huge numbers), as gradient descent does when each step is too long: "
-    "it jumps past the minimum to a point farther away than where it started, and the error grows every step. "
+    "Your steps are longer than gradient descent can take on these data: each one jumps past the minimum to a "
+    "point farther away than where it started, so the error grows every step and the coefficients blow up. "
     "On the lesson's data any rate above about 0.255 does this; a loss summed instead of averaged does too, "
     "since it makes every step n times longer.",
     "Use the lr the caller passes (do not overwrite it with a rate of your own), and average the squared "
@@ -71,14 +81,15 @@ NO_REQUIRES_GRAD = Mistake(
     '"Autograd: gradients for free"',
     error_pattern=r"element 0 of tensors does not require grad and does not have a grad_fn",
 )
-MISTAKES = [GRADIENTS_NOT_ZEROED, SHAPE_BROADCAST, RATE_TOO_HIGH, NO_REQUIRES_GRAD]
+MISTAKES = [GRADIENTS_NOT_ZEROED, SHAPE_BROADCAST, SIGN_ERROR, RATE_TOO_HIGH, NO_REQUIRES_GRAD]
 
-# The wrong variants of gradient descent tried on a failing answer, in this order: a run
-# that never zeroes its gradients can oscillate widely, so it is tried before "blew up".
+# The wrong variants of gradient descent whose final (a, b, c) a failing answer is compared
+# with. A run that blew up (nan, inf) matches nothing here: every blow-up looks alike, so
+# those are told apart by the student's first step instead (see _first_step_mistake).
 _VARIANTS: list[tuple[Mistake, dict[str, Any]]] = [
     (GRADIENTS_NOT_ZEROED, {"zero_grads": False}),
     (SHAPE_BROADCAST, {"flat_target": True}),
-    (RATE_TOO_HIGH, {"lr": 1.0}),  # any blown-up run stands for every rate past the limit
+    (SIGN_ERROR, {"ascent": True}),
 ]
 
 LESSON_DATA = "X, y = make_quadratic_data() (100 points, seed 0, noise 0.3)"
@@ -99,10 +110,26 @@ def _lesson_arguments() -> dict[str, Any]:
     return {"n": 100, "seed": EXERCISE.seed("lesson"), "noise": 0.3}
 
 
+@dataclasses.dataclass(frozen=True)
+class Fit:
+    """One call of fit_quadratic: its data and settings, and how messages show it."""
+
+    X: torch.Tensor
+    y: torch.Tensor
+    lr: float
+    steps: int
+    data: str  # how messages describe X and y
+
+    @property
+    def call(self) -> str:
+        return f"fit_quadratic(X, y, lr={self.lr:g}, steps={self.steps}) with {self.data}"
+
+
 def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zero_grads: bool = True,
-             flat_target: bool = False) -> tuple[float, float, float]:
+             flat_target: bool = False, ascent: bool = False) -> tuple[float, float, float]:
     """Gradient descent on a, b, c, optionally with one of the catalogued mistakes built in."""
     target = y.reshape(-1) if flat_target else y
+    lr = -lr if ascent else lr  # p -= (−lr)·g is bit for bit p += lr·g
     a, b, c = (torch.zeros(1, requires_grad=True) for _ in range(3))
     for _ in range(steps):
         loss = ((a * X**2 + b * X + c - target) ** 2).mean()
@@ -118,18 +145,27 @@ def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zero_grads
 
 
 @expected
-def mistaken_fits(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> list[tuple[float, float, float]]:
-    """What each variant in _VARIANTS returns on these data and settings."""
-    return [_descend(X, y, **{"lr": lr, "steps": steps, **change}) for _, change in _VARIANTS]
+def mistaken_fits(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> dict[str, Any]:
+    """What tells a wrong fit's cause on these data and settings: what each variant in
+    _VARIANTS returns, the right first step from zero, and the largest stable rate."""
+    return {"variants": [_descend(X, y, **{"lr": lr, "steps": steps, **change}) for _, change in _VARIANTS],
+            "first_step": _descend(X, y, lr, 1), "stable_limit": _stable_limit(X)}
 
 
-def _wrong_fits(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> Callable[[], list]:
-    """The variants' results, run only for an answer that fails, except while recording:
-    then they run at once, so that students' copies of the checks carry them too."""
+def _stable_limit(X: torch.Tensor) -> float:
+    """2 / λ_max of the mean squared error's Hessian in (a, b, c): faster rates diverge."""
+    x = X.detach().to(torch.float64).reshape(-1, 1)
+    features = torch.cat([x**2, x, torch.ones_like(x)], dim=1)
+    return 2 / float(torch.linalg.eigvalsh(2 * features.T @ features / len(x)).max())
+
+
+def _wrong_fits(fit: Fit) -> Callable[[], dict[str, Any]]:
+    """mistaken_fits, run only for an answer that fails, except while recording: then it
+    runs at once, so that students' copies of the checks carry its values too."""
     if RECORDING.mode == RECORD:
-        runs = mistaken_fits(X, y, lr, steps)
-        return lambda: runs
-    return lambda: mistaken_fits(X, y, lr, steps)
+        known = mistaken_fits(fit.X, fit.y, fit.lr, fit.steps)
+        return lambda: known
+    return lambda: mistaken_fits(fit.X, fit.y, fit.lr, fit.steps)
 
 
 @expected
@@ -167,37 +203,69 @@ def _coefficients_problem(got: Any, want: tuple[float, ...], atol: float) -> str
     return None
 
 
+def _is_triple(value: Any) -> bool:
+    return type(value) in (tuple, list) and len(value) == 3 and all(type(v) in (int, float) for v in value)
+
+
 def _blew_up(values: Any, limit: float) -> bool:
     return any(not math.isfinite(v) or abs(v) > limit for v in values)
 
 
-def _named_mistake(got: Any, variants: list[tuple[float, float, float]]) -> Mistake | None:
-    """The first variant whose outcome the answer shares: the same blow-up, or the same values."""
-    if type(got) not in (tuple, list) or len(got) != 3 or any(type(v) not in (int, float) for v in got):
-        return None
+def _variant_mistake(got: Any, variants: list[tuple[float, float, float]]) -> Mistake | None:
+    """The first variant that ended at the answer's values; a variant that blew up matches nothing."""
     close, limit = EXERCISE.tolerance("mistake_match"), EXERCISE.tolerance("diverged")
     for (mistake, _), wrong in zip(_VARIANTS, variants):
-        if _blew_up(wrong, limit):
-            if _blew_up(got, limit):
-                return mistake
-        elif all(abs(v - w) <= close * (1 + abs(w)) for v, w in zip(got, wrong)):
+        if not _blew_up(wrong, limit) and all(abs(v - w) <= close * (1 + abs(w)) for v, w in zip(got, wrong)):
             return mistake
     return None
 
 
-def _expect_fit(returned: Returned, want: tuple[float, ...], atol: float,
-                variants: Callable[[], list], hint: str, meaning: str = "") -> None:
+def _first_step_mistake(student: Student, fit: Fit, known: dict[str, Any]) -> tuple[Mistake, str] | None:
+    """The mistake the student's first step from zero shows, with what it measured.
+
+    From zero, one step is −lr times the gradient there; the student's is k times the right
+    one. k = −1 is a step uphill; k > 0 means an effective rate of k·lr, which diverges when
+    it is above the data's stable limit (a rate of their own, or a sum for the mean: k = n).
+    """
+    returned = student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=1, allow_raise=True,
+                            shown_as=Fit(fit.X, fit.y, fit.lr, 1, fit.data).call)
+    if returned.error is not None or not _is_triple(returned.value):
+        return None
+    signature = gradient_signature(torch.tensor(returned.value, dtype=torch.float64),
+                                   torch.tensor(known["first_step"], dtype=torch.float64))
+    close, limit = EXERCISE.tolerance("mistake_match"), known["stable_limit"]
+    if is_scaled(signature, -1.0, tolerance=close):
+        return SIGN_ERROR, ""
+    if signature is not None and abs(signature.cosine - 1) < close and signature.scale * fit.lr > limit:
+        return RATE_TOO_HIGH, (f"Here your first step from zero is {signature.scale:.3g} times the right one: "
+                               f"an effective rate of {signature.scale * fit.lr:.3g}, above these data's limit "
+                               f"of {limit:.3g}.")
+    return None
+
+
+def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[float, ...], atol: float,
+                known: Callable[[], dict[str, Any]], hint: str, meaning: str = "") -> None:
+    """The answer is within atol of `want`; a wrong one is named by the variants, then by its first step."""
     __tracebackhide__ = True
     problem = _coefficients_problem(returned.value, want, atol)
     if problem is None:
         return
     summary = f"fit_quadratic: {problem}."
     got, expected_text = describe(returned.value), f"{describe(tuple(want))}, each within {atol:g}"
-    mistake = _named_mistake(returned.value, variants())
-    if mistake is not None:
+    named = None
+    if _is_triple(returned.value):
+        mistake = _variant_mistake(returned.value, known()["variants"])
+        named = (mistake, "") if mistake is not None else _first_step_mistake(student, fit, known())
+    if named is not None:
+        mistake, measured = named
         fail(summary, call=returned.call, got=got, expected=expected_text, mistake=mistake.name,
-             meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+             meaning=f"{mistake.explanation} {measured}".strip(), hint=mistake.hint, section=mistake.section)
     fail(summary, call=returned.call, got=got, expected=expected_text, meaning=meaning, hint=hint, section=TRY_IT)
+
+
+RECIPE_HINT = "Follow the docstring's three lines exactly: seed first, then X from torch.rand, then y from torch.randn."
+FLAT_Y_HINT = ("Keep y of shape (n, 1), here ({n}, 1): draw the noise as torch.randn(n, 1), not torch.randn(n), "
+               "and do not flatten, squeeze or reshape y.")
 
 
 def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], flat_y: torch.Tensor) -> None:
@@ -207,18 +275,18 @@ def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], fl
         fail("make_quadratic_data must return the pair (X, y).", call=returned.call, got=describe(value),
              expected="(X, y): two float32 tensors of shape (n, 1)", hint="End the function with `return X, y`.",
              section=TRY_IT)
-    tolerance = EXERCISE.tolerance("data")
-    hint = "Follow the docstring's three lines exactly: seed first, then X from torch.rand, then y from torch.randn."
-    for name, got, target, suspects in (("X", value[0], want[0], ()),
-                                        ("y", value[1], want[1], (Suspect(SHAPE_BROADCAST, flat_y),))):
+    tolerance, n = EXERCISE.tolerance("data"), len(want[1])
+    y_flat = type(value[1]) is torch.Tensor and tuple(value[1].shape) in ((n,), (n, n))
+    for name, got, target, suspects, hint in (
+            ("X", value[0], want[0], (), RECIPE_HINT),
+            ("y", value[1], want[1], (Suspect(SHAPE_BROADCAST, flat_y),),
+             FLAT_Y_HINT.format(n=n) if y_flat else RECIPE_HINT)):
         expect_tensor(dataclasses.replace(returned, value=got), target, rtol=tolerance, atol=tolerance,
                       requires_grad=False, what=name, suspects=suspects, hint=hint, section=TRY_IT)
 
 
-def _fit_call(student: Student, X: torch.Tensor, y: torch.Tensor, data_text: str, **settings: float) -> Returned:
-    arguments = "".join(f", {name}={value:g}" for name, value in settings.items())
-    return student.call("fit_quadratic", X, y, shown_as=f"fit_quadratic(X, y{arguments}) with {data_text}",
-                        **settings)
+def _fit_call(student: Student, fit: Fit, trace: bool = False) -> Returned:
+    return student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=fit.steps, trace=trace, shown_as=fit.call)
 
 
 # ---------------------------------------------------------------- public checks
@@ -231,38 +299,38 @@ def test_make_quadratic_data_follows_recipe(student: Student, reference: ModuleT
 
 @check
 def test_fit_is_close_to_true_coefficients(student: Student, reference: ModuleType) -> None:
-    X, y = reference.make_quadratic_data()
-    returned = _fit_call(student, X, y, LESSON_DATA, lr=LESSON_LR, steps=PATH_STEPS)
-    _expect_fit(returned, TRUE_COEFFICIENTS, EXERCISE.tolerance("true_coefficients"),
-                _wrong_fits(X, y, LESSON_LR, PATH_STEPS),
+    fit = Fit(*reference.make_quadratic_data(), LESSON_LR, PATH_STEPS, LESSON_DATA)
+    _expect_fit(student, fit, _fit_call(student, fit), TRUE_COEFFICIENTS, EXERCISE.tolerance("true_coefficients"),
+                _wrong_fits(fit),
                 hint="Start a, b, c at zero; each step: prediction, mean squared error, backward(), update, zero.")
 
 
 @check
 def test_fit_matches_reference(student: Student, reference: ModuleType) -> None:
-    X, y = reference.make_quadratic_data()
-    returned = _fit_call(student, X, y, LESSON_DATA, lr=LESSON_LR, steps=PATH_STEPS)
-    _expect_fit(returned, reference.fit_quadratic(X, y, lr=LESSON_LR, steps=PATH_STEPS),
-                EXERCISE.tolerance("reference"), _wrong_fits(X, y, LESSON_LR, PATH_STEPS),
+    fit = Fit(*reference.make_quadratic_data(), LESSON_LR, PATH_STEPS, LESSON_DATA)
+    want = reference.fit_quadratic(fit.X, fit.y, lr=fit.lr, steps=fit.steps)
+    _expect_fit(student, fit, _fit_call(student, fit), want, EXERCISE.tolerance("reference"), _wrong_fits(fit),
                 hint="Start a, b and c at exactly zero, make exactly `steps` updates of −lr × gradient, "
                      "and use the mean (not the sum) of the squared errors.")
 
 
 @check
 def test_fit_reaches_least_squares(student: Student, reference: ModuleType) -> None:
-    X, y = reference.make_quadratic_data()
-    returned = _fit_call(student, X, y, LESSON_DATA, lr=LESSON_LR, steps=CONVERGED_STEPS)
-    _expect_fit(returned, least_squares(X, y), EXERCISE.tolerance("least_squares"),
-                _wrong_fits(X, y, LESSON_LR, CONVERGED_STEPS),
+    fit = Fit(*reference.make_quadratic_data(), LESSON_LR, CONVERGED_STEPS, LESSON_DATA)
+    _expect_fit(student, fit, _fit_call(student, fit), least_squares(fit.X, fit.y), EXERCISE.tolerance("least_squares"),
+                _wrong_fits(fit),
                 hint=f"At lr 0.1, {CONVERGED_STEPS} steps bring a, b and c to the least-squares fit; check that "
                      "your loop runs `steps` times and returns the final values.")
 
 
 @check
 def test_fit_uses_autograd(student: Student, reference: ModuleType) -> None:
-    X, y = reference.make_quadratic_data()
-    returned = student.call("fit_quadratic", X, y, lr=LESSON_LR, steps=TRACED_STEPS, trace=True,
-                            shown_as=f"fit_quadratic(X, y, lr=0.1, steps={TRACED_STEPS}) with {LESSON_DATA}")
+    fit = Fit(*reference.make_quadratic_data(), LESSON_LR, TRACED_STEPS, LESSON_DATA)
+    returned = _fit_call(student, fit, trace=True)
+    # How the answer was made earns nothing when the answer itself is wrong: check it first.
+    _expect_fit(student, fit, returned, reference.fit_quadratic(fit.X, fit.y, lr=fit.lr, steps=fit.steps),
+                EXERCISE.tolerance("reference"), _wrong_fits(fit),
+                hint="Start a, b and c at exactly zero and make exactly `steps` updates of −lr × gradient.")
     if not returned.calls_to(*BACKWARD_CALLS):
         fail("fit_quadratic never calls backward() or torch.autograd.grad.", call=returned.call,
              meaning="The exercise is to let autograd find the gradients of the loss; a closed-form solution "
@@ -283,15 +351,15 @@ def test_make_quadratic_data_with_other_arguments(student: Student, reference: M
 
 @check
 def test_fit_on_other_coefficients(student: Student, reference: ModuleType) -> None:
-    X, y = _other_coefficient_data()
     a, b, c = OTHER_COEFFICIENTS
-    returned = _fit_call(student, X, y, f"{OTHER_N} float64 points of y = {a:g}x² + {b:g}x + {c:g} plus noise",
-                         lr=LESSON_LR, steps=OTHER_STEPS)
+    fit = Fit(*_other_coefficient_data(), LESSON_LR, OTHER_STEPS,
+              f"{OTHER_N} float64 points of y = {a:g}x² + {b:g}x + {c:g} plus noise")
+    returned = _fit_call(student, fit)
     lesson_like = _coefficients_problem(returned.value, TRUE_COEFFICIENTS, EXERCISE.tolerance("true_coefficients"))
     meaning = ("Your answer is close to the lesson's (0.5, −1, 1) although these data follow other coefficients: "
                "the fit must be learned from the X and y passed in." if lesson_like is None else "")
-    _expect_fit(returned, reference.fit_quadratic(X, y, lr=LESSON_LR, steps=OTHER_STEPS),
-                EXERCISE.tolerance("reference"), _wrong_fits(X, y, LESSON_LR, OTHER_STEPS), meaning=meaning,
+    _expect_fit(student, fit, returned, reference.fit_quadratic(fit.X, fit.y, lr=fit.lr, steps=fit.steps),
+                EXERCISE.tolerance("reference"), _wrong_fits(fit), meaning=meaning,
                 hint="Learn a, b and c from the X and y arguments; do not rebuild or hard-code the lesson's data.")
 
 
@@ -299,7 +367,7 @@ def test_fit_on_other_coefficients(student: Student, reference: ModuleType) -> N
 def test_fit_follows_lr_and_steps(student: Student, reference: ModuleType) -> None:
     X, y = reference.make_quadratic_data()
     for lr, steps in OTHER_SETTINGS:
-        returned = _fit_call(student, X, y, LESSON_DATA, lr=lr, steps=steps)
-        _expect_fit(returned, reference.fit_quadratic(X, y, lr=lr, steps=steps), EXERCISE.tolerance("reference"),
-                    _wrong_fits(X, y, lr, steps),
+        fit = Fit(X, y, lr, steps, LESSON_DATA)
+        _expect_fit(student, fit, _fit_call(student, fit), reference.fit_quadratic(X, y, lr=lr, steps=steps),
+                    EXERCISE.tolerance("reference"), _wrong_fits(fit),
                     hint="Use the lr and steps arguments as given: `steps` updates, each of −lr × gradient.")

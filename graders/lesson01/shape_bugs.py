@@ -3,11 +3,17 @@
 Oracles: torch's own broadcasting on every pair of shapes, and `torch.nn.functional.mse_loss`
 differentiated by `torch.autograd`, both in this process. Hundreds of pairs go to the
 worker in one request (a driver below loops over them there), so a check costs one round
-trip. Wrong answers are matched against wrong variants of the rules run on the same pairs.
+trip. Wrong answers are matched against wrong variants of the rules run on the same pairs,
+and a wrong loss by its ratio to torch's (the gradient signature).
+
+Reading order: the catalogue of mistakes; the inputs (fixed pairs, generated pairs, the
+lesson's data); the drivers, which run in the worker; the expected values; reading the
+worker's answers and showing them; the assertions; the checks.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import random
 import re
@@ -73,7 +79,18 @@ LOSS_BROADCASTS = Mistake(
     "Compare pred.shape with target.shape first and raise ValueError(...) naming both when they differ.",
     PITFALL,
 )
-MISTAKES = [LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE, SIZE_ZERO, LOSS_RESHAPES, LOSS_BROADCASTS]
+SUM_FOR_MEAN = Mistake(
+    "sum instead of mean",
+    "Your loss is exactly N times torch's, N being the number of elements, and so is its gradient: the "
+    "squared errors were added up instead of averaged. A summed loss also makes every gradient step N times "
+    "longer, which is enough to make the worked example's lr = 0.1 diverge.",
+    "Average the squared errors: ((pred - target) ** 2).mean(), not .sum().",
+    WORKED,
+)
+MISTAKES = [LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE, SIZE_ZERO, LOSS_RESHAPES, LOSS_BROADCASTS, SUM_FOR_MEAN]
+
+
+# ---------------------------------------------------------------- inputs
 
 LESSON_PAIRS: list[Pair] = [((3, 4), (4,)), ((100, 1), (100,)), ((1, 1, 8, 8), (8, 8)),
                             ((32, 3, 224, 224), (3, 1, 1))]
@@ -83,9 +100,46 @@ SILENT_PAIRS: list[Pair] = [((100, 1), (100,)), ((100,), (100, 1)), ((100, 1), (
                             ((3, 4), (4,)), ((3, 4), (3,))]
 # (count, largest rank, largest size) of the generated pairs.
 PUBLIC_SPACE, HIDDEN_SPACE = (300, 4, 5), (400, 6, 7)
+LOSS_SHAPES = ("pred.shape", "target.shape")  # how mse_loss's hints name the two shapes
+
+
+def generated_pairs(seed: int, count: int, max_rank: int, max_size: int) -> list[Pair]:
+    """Distinct pairs of shapes, about two thirds of them compatible, rich in sizes 0 and 1 and rank gaps."""
+    rng = random.Random(seed)
+    sizes = [0, 1, 1, 2, 3] + list(range(max_size + 1))
+    pairs: dict[Pair, None] = {}  # a dict keeps the order and drops repeats
+    while len(pairs) < count:
+        a = [rng.choice(sizes) for _ in range(rng.randint(0, max_rank))]
+        b = a[rng.randint(0, len(a)):] if rng.random() < 0.6 else a[:]  # a suffix of a, or all of it
+        b = [s if rng.random() < 0.5 else rng.choice((1, 1, 0, rng.choice(sizes))) for s in b]
+        b = [rng.choice(sizes) for _ in range(rng.randint(1, 2) if rng.random() < 0.3 else 0)] + b
+        pairs[(tuple(a), tuple(b)) if rng.random() < 0.5 else (tuple(b), tuple(a))] = None
+    return list(pairs)
+
+
+FITTED = (2.965, -2.0)  # the w and b the worked example learns
+LESSON_FIT = (f"pred = {FITTED[0]} * X - {-FITTED[1]} on the worked example's X and y "
+              f"(seed {EXERCISE.seed('lesson_data')})")
+
+
+def lesson_data() -> tuple[torch.Tensor, torch.Tensor]:
+    """X (100, 1) and y (100, 1), drawn as the worked example draws them."""
+    generator = torch.Generator().manual_seed(EXERCISE.seed("lesson_data"))
+    X = torch.rand(100, 1, generator=generator) * 4 - 2
+    return X, 3 * X - 2 + 0.3 * torch.randn(100, 1, generator=generator)
 
 
 # ---------------------------------------------------------------- drivers (run in the worker)
+
+def _missing(module: ModuleType, name: str) -> dict:
+    """In place of the answers when the file has no function `name`: the functions it does define."""
+    try:
+        defined = sorted(str(n) for n, v in vars(module).items() if not str(n).startswith("_") and callable(v)
+                         and getattr(v, "__module__", None) == module.__name__)
+    except Exception:  # noqa: BLE001 - a strange module still gets its message
+        defined = []
+    return {"missing": name, "defined": defined}
+
 
 def _attempt(function: Callable, *args: Any) -> list:
     """["returned", value] or ["raised", type name, message]; an untouched stub still says so."""
@@ -101,8 +155,11 @@ def _attempt(function: Callable, *args: Any) -> list:
         return ["raised", type(error).__name__, message]
 
 
-def broadcast_many(module: ModuleType, pairs: list[Pair]) -> list[list]:
-    return [_attempt(module.broadcast_shape, a, b) for a, b in pairs]
+def broadcast_many(module: ModuleType, pairs: list[Pair]) -> list[list] | dict:
+    function = getattr(module, "broadcast_shape", None)
+    if not callable(function):
+        return _missing(module, "broadcast_shape")
+    return [_attempt(function, a, b) for a, b in pairs]
 
 
 def _torch_shape(a: Shape, b: Shape) -> Shape:
@@ -122,13 +179,16 @@ def _torch_broadcast_shape(a: Shape, b: Shape) -> Shape:
         raise ValueError(f"shapes {a} and {b} do not broadcast") from None
 
 
-def silently_many(module: ModuleType, pairs: list[Pair]) -> list[list]:
+def silently_many(module: ModuleType, pairs: list[Pair]) -> list[list] | dict:
     """silently_broadcasts on each pair, with the student's broadcast_shape swapped for torch's
-    so that a mistake there costs only broadcast_shape's checks."""
+    so that a mistake there (a wrong rule, a misspelled name) costs only broadcast_shape's checks."""
+    function = getattr(module, "silently_broadcasts", None)
+    if not callable(function):
+        return _missing(module, "silently_broadcasts")
     own = vars(module).get("broadcast_shape")
     module.broadcast_shape = _torch_broadcast_shape
     try:
-        return [_attempt(module.silently_broadcasts, a, b) for a, b in pairs]
+        return [_attempt(function, a, b) for a, b in pairs]
     finally:
         if own is None:
             del module.broadcast_shape
@@ -138,33 +198,22 @@ def silently_many(module: ModuleType, pairs: list[Pair]) -> list[list]:
 
 def loss_probe(module: ModuleType, pred: torch.Tensor, target: torch.Tensor, order: torch.Tensor) -> dict:
     """The loss, its gradient w.r.t. pred, and the loss once more with the targets shuffled."""
+    function = getattr(module, "mse_loss", None)
+    if not callable(function):
+        return _missing(module, "mse_loss")
     leaf = pred.detach().clone().requires_grad_(True)
-    first = _attempt(module.mse_loss, leaf, target)
+    first = _attempt(function, leaf, target)
     probe = {"first": first, "grad": None, "shuffled": None}
     if first[0] == "returned":
         loss = first[1]
         if type(loss) is torch.Tensor and loss.requires_grad and loss.numel() == 1:
             loss.backward()
             probe["grad"] = leaf.grad
-        probe["shuffled"] = _attempt(module.mse_loss, pred.detach().clone(), target[order])
+        probe["shuffled"] = _attempt(function, pred.detach().clone(), target[order])
     return probe
 
 
 # ---------------------------------------------------------------- expected values (grader side)
-
-def generated_pairs(seed: int, count: int, max_rank: int, max_size: int) -> list[Pair]:
-    """Distinct pairs of shapes, about two thirds of them compatible, rich in sizes 0 and 1 and rank gaps."""
-    rng = random.Random(seed)
-    sizes = [0, 1, 1, 2, 3] + list(range(max_size + 1))
-    pairs: dict[Pair, None] = {}  # a dict keeps the order and drops repeats
-    while len(pairs) < count:
-        a = [rng.choice(sizes) for _ in range(rng.randint(0, max_rank))]
-        b = a[rng.randint(0, len(a)):] if rng.random() < 0.6 else a[:]  # a suffix of a, or all of it
-        b = [s if rng.random() < 0.5 else rng.choice((1, 1, 0, rng.choice(sizes))) for s in b]
-        b = [rng.choice(sizes) for _ in range(rng.randint(1, 2) if rng.random() < 0.3 else 0)] + b
-        pairs[(tuple(a), tuple(b)) if rng.random() < 0.5 else (tuple(b), tuple(a))] = None
-    return list(pairs)
-
 
 def _torch_or_none(a: Shape, b: Shape) -> Shape | None:
     try:
@@ -230,7 +279,7 @@ def wrong_losses(pred: torch.Tensor, target: torch.Tensor) -> dict[str, float | 
     }
 
 
-# ---------------------------------------------------------------- reading the worker's answers
+# ---------------------------------------------------------------- reading the worker's answers, and showing them
 
 class _Answer:
     """One call's outcome: the value it returned, or the error it raised."""
@@ -251,11 +300,37 @@ class _Answer:
         return object()
 
     def shown(self) -> str:
+        """What the call did, as a verb phrase: "returned (3, 4)", "raised ValueError: ..."."""
         return f"raised {self.error_type}: {self.message}" if self.raised else f"returned {describe(self.value)}"
+
+    def got(self) -> str:
+        """What the call gave, for the message's "returned:" line (which already says "returned")."""
+        return f"{self.error_type}: {self.message}" if self.raised else describe(self.value)
+
+
+def _named(mistake: Mistake) -> dict[str, str]:
+    """The parts of a message that name a recognised mistake."""
+    return {"mistake": mistake.name, "meaning": mistake.explanation, "hint": mistake.hint,
+            "section": mistake.section}
+
+
+def _expect_defined(returned: Returned) -> None:
+    """A driver found no function of that name: say so, with the file's close matches."""
+    __tracebackhide__ = True
+    value = returned.value
+    if type(value) is not dict or set(value) != {"missing", "defined"}:
+        return
+    name = str(value["missing"])
+    defined = [str(n) for n in value["defined"]] if type(value["defined"]) is list else []
+    found = ", ".join(difflib.get_close_matches(name, defined, n=3) or defined) or "no functions"
+    fail(f"`{name}` is not defined in your file: did you rename it? (found: {found})", call=returned.call,
+         hint=f"Keep the name `{name}` exactly as the stub defines it, so that callers (and the checks) find it.",
+         section=EXERCISE.section)
 
 
 def _answers(returned: Returned, count: int) -> list[_Answer]:
     __tracebackhide__ = True
+    _expect_defined(returned)
     if type(returned.value) is not list or len(returned.value) != count:
         fail(f"{returned.call} could not be graded: the answers did not come back as sent.", call=returned.call,
              hint="Do not change the grader's modules from your code.", section=EXERCISE.section)
@@ -270,6 +345,20 @@ def _names_shape(message: str, shape: Shape) -> bool:
 
 def _shown_shape(shape: Shape | None) -> str:
     return "raises ValueError" if shape is None else f"returns {shape}"
+
+
+def _number(value: Any) -> float | None:
+    """A returned one-element tensor or Python number as a float; None for anything else."""
+    if type(value) is torch.Tensor and value.numel() == 1 and not value.is_complex():
+        return float(value.detach().reshape(()))
+    return float(value) if type(value) in (int, float) else None
+
+
+def _pairs_text(name: str, seed_name: str, pairs: list[Pair]) -> str:
+    rank = max(len(s) for pair in pairs for s in pair)
+    size = max(n for pair in pairs for s in pair for n in s)
+    return (f"{name}(a, b) on {len(pairs)} pairs of shapes generated with seed {EXERCISE.seed(seed_name)} "
+            f"(ranks 0 to {rank}, sizes 0 to {size})")
 
 
 # ---------------------------------------------------------------- assertions
@@ -289,13 +378,12 @@ def expect_shapes(returned: Returned, pairs: list[Pair]) -> None:
     summary = (f"broadcast_shape should return a tuple of ints, but on {odd} of {len(pairs)} pairs it "
                "returned something else." if odd and mistake is None else
                f"broadcast_shape is wrong on {len(wrong)} of {len(pairs)} pairs of shapes.")
+    advice = _named(mistake) if mistake else {
+        "hint": "Return a tuple of Python ints, e.g. tuple(result)." if odd else
+        "Work one example from the list by hand with the three rules, reading from the right.", "section": RULES}
     fail(summary, call=returned.call,
          got="\n".join(f"broadcast_shape{pairs[i]} {answers[i].shown()}" for i in shown),
-         expected="\n".join(f"broadcast_shape{pairs[i]} {_shown_shape(truth[i])}" for i in shown),
-         mistake=mistake.name if mistake else None, meaning=mistake.explanation if mistake else "",
-         hint=mistake.hint if mistake else "Return a tuple of Python ints, e.g. tuple(result)." if odd else
-         "Work one example from the list by hand with the three rules, reading from the right.",
-         section=mistake.section if mistake else RULES)
+         expected="\n".join(f"broadcast_shape{pairs[i]} {_shown_shape(truth[i])}" for i in shown), **advice)
 
 
 def _diagnose(pairs: list[Pair], got: list, wrong: list[int], variants: dict[str, list]) -> Mistake | None:
@@ -327,23 +415,26 @@ def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
          section=PITFALL)
 
 
-def expect_value_error(who: str, call: str, answer: _Answer, shapes: Pair, section: str) -> None:
-    """The call raised ValueError and its message names both shapes; `who` is the call in brief."""
+def expect_value_error(who: str, call: str, answer: _Answer, shapes: Pair, section: str,
+                       names: tuple[str, str] = ("a", "b")) -> None:
+    """The call raised ValueError and its message names both shapes; `who` is the call in brief,
+    `names` the expressions that hold the two shapes inside the student's function."""
     __tracebackhide__ = True
-    hint = 'raise ValueError(f"... {a} and {b} ...") with the two shapes in the message.'
+    hint = f'raise ValueError(f"... {{{names[0]}}} and {{{names[1]}}} ...") with the two shapes in the message.'
+    expected_error = f"ValueError naming {shapes[0]} and {shapes[1]}"
     if not answer.raised:
-        fail(f"{who} should raise ValueError, but it {answer.shown()}.", call=call, got=answer.shown(),
-             expected=f"ValueError naming {shapes[0]} and {shapes[1]}", hint=hint.capitalize(), section=section)
+        fail(f"{who} should raise ValueError, but it {answer.shown()}.", call=call, got=answer.got(),
+             expected=expected_error, hint=hint[0].upper() + hint[1:], section=section)
     if answer.error_type != "ValueError":
-        fail(f"{who} raised {answer.error_type}; it should raise ValueError.", call=call, got=answer.shown(),
-             expected=f"ValueError naming {shapes[0]} and {shapes[1]}",
+        fail(f"{who} raised {answer.error_type}; it should raise ValueError.", call=call, got=answer.got(),
+             expected=expected_error,
              hint=f"Check the shapes yourself before anything else can fail, and {hint}", section=section)
     missing = [s for s in shapes if not _names_shape(answer.message, s)]
     if missing:
         fail(f"{who} raised ValueError, but its message does not name {missing[0]}.", call=call,
-             got=answer.shown(), expected=f"a message that names both {shapes[0]} and {shapes[1]}",
+             got=answer.got(), expected=f"a message that names both {shapes[0]} and {shapes[1]}",
              meaning="Whoever meets this error needs both shapes to find which tensor is wrong.",
-             hint=hint, section=section)
+             hint=hint[0].upper() + hint[1:], section=section)
 
 
 def _tolerance(tensor: torch.Tensor) -> dict[str, float]:
@@ -356,6 +447,7 @@ def _probe(student: Student, pred: torch.Tensor, target: torch.Tensor, shown_as:
     shuffle = torch.Generator().manual_seed(EXERCISE.seed("shuffle"))
     order = torch.randperm(target.shape[0], generator=shuffle)
     returned = student.run(loss_probe, pred, target, order, shown_as=shown_as)
+    _expect_defined(returned)
     probe = returned.value
     if type(probe) is not dict or set(probe) != {"first", "grad", "shuffled"}:
         fail(f"{shown_as} could not be graded: the answer did not come back as sent.", call=shown_as,
@@ -371,13 +463,15 @@ def expect_loss(student: Student, pred: torch.Tensor, target: torch.Tensor, show
     if first.raised:
         fail(f"mse_loss raised {first.error_type}, but pred and target have the same shape "
              f"{tuple(pred.shape)}.", call=shown_as,
-             got=first.shown(), hint="Raise only when pred.shape != target.shape.", section=PITFALL)
+             got=first.got(), hint="Raise only when pred.shape != target.shape.", section=PITFALL)
     loss, grad = torch_loss(pred, target)
+    summed = {float(pred.numel()): SUM_FOR_MEAN}  # a sum is N times the mean, and so is its gradient
     expect_tensor(Returned(shown_as, first.value), loss, **_tolerance(pred), requires_grad=True, what="the loss",
-                  section=WORKED, hint="The mean squared error is ((pred - target) ** 2).mean(), "
-                                        "kept as a tensor (no .item()) so that backward() can reach pred.")
+                  scaled=summed, section=WORKED,
+                  hint="The mean squared error is ((pred - target) ** 2).mean(), kept as a tensor (no .item()) "
+                       "so that backward() can reach pred.")
     expect_tensor(Returned(f"the gradient of {shown_as} with respect to pred", probe["grad"]), grad,
-                  **_tolerance(pred), requires_grad=None, what="the gradient", section=WORKED,
+                  **_tolerance(pred), requires_grad=None, what="the gradient", scaled=summed, section=WORKED,
                   hint="Build the loss from pred with torch operations only, without .detach() or .item().")
 
 
@@ -389,7 +483,7 @@ def expect_refusal(student: Student, pred: torch.Tensor, target: torch.Tensor, s
     who = f"mse_loss on shapes {shapes[0]} and {shapes[1]}"
     wrong, tolerance = wrong_losses(pred, target), _tolerance(pred)["rtol"]  # before any return: see expect_shapes
     if first.raised:
-        expect_value_error(who, shown_as, first, shapes, PITFALL)
+        expect_value_error(who, shown_as, first, shapes, PITFALL, LOSS_SHAPES)
         return
     loss, shuffled = _number(first.value), _number(_Answer(probe["shuffled"]).value)
     summary = f"mse_loss returned a loss for shapes {shapes[0]} and {shapes[1]}; it should raise ValueError."
@@ -400,41 +494,11 @@ def expect_refusal(student: Student, pred: torch.Tensor, target: torch.Tensor, s
         fail(summary, call=shown_as, got=f"a loss of {loss:.6g}, and {shuffled:.6g} again with the targets "
              "shuffled",
              expected=f"ValueError naming {shapes[0]} and {shapes[1]} (pred - target would have shape "
-             f"{_torch_or_none(*shapes)})", mistake=LOSS_BROADCASTS.name,
-             meaning=LOSS_BROADCASTS.explanation, hint=LOSS_BROADCASTS.hint, section=LOSS_BROADCASTS.section)
+             f"{_torch_or_none(*shapes)})", **_named(LOSS_BROADCASTS))
     if same(loss, wrong[LOSS_RESHAPES.name]):
         fail(summary, call=shown_as, got=describe(first.value), expected=f"ValueError naming {shapes[0]} and "
-             f"{shapes[1]}", mistake=LOSS_RESHAPES.name, meaning=LOSS_RESHAPES.explanation,
-             hint=LOSS_RESHAPES.hint, section=LOSS_RESHAPES.section)
-    expect_value_error(who, shown_as, first, shapes, PITFALL)
-
-
-def _number(value: Any) -> float | None:
-    """A returned one-element tensor or Python number as a float; None for anything else."""
-    if type(value) is torch.Tensor and value.numel() == 1 and not value.is_complex():
-        return float(value.detach().reshape(()))
-    return float(value) if type(value) in (int, float) else None
-
-
-# ---------------------------------------------------------------- the lesson's data
-
-FITTED = (2.965, -2.0)  # the w and b the worked example learns
-LESSON_FIT = (f"pred = {FITTED[0]} * X - {-FITTED[1]} on the worked example's X and y "
-              f"(seed {EXERCISE.seed('lesson_data')})")
-
-
-def lesson_data() -> tuple[torch.Tensor, torch.Tensor]:
-    """X (100, 1) and y (100, 1), drawn as the worked example draws them."""
-    generator = torch.Generator().manual_seed(EXERCISE.seed("lesson_data"))
-    X = torch.rand(100, 1, generator=generator) * 4 - 2
-    return X, 3 * X - 2 + 0.3 * torch.randn(100, 1, generator=generator)
-
-
-def _pairs_text(name: str, seed_name: str, pairs: list[Pair]) -> str:
-    rank = max(len(s) for pair in pairs for s in pair)
-    size = max(n for pair in pairs for s in pair for n in s)
-    return (f"{name}(a, b) on {len(pairs)} pairs of shapes generated with seed {EXERCISE.seed(seed_name)} "
-            f"(ranks 0 to {rank}, sizes 0 to {size})")
+             f"{shapes[1]}", **_named(LOSS_RESHAPES))
+    expect_value_error(who, shown_as, first, shapes, PITFALL, LOSS_SHAPES)
 
 
 # ---------------------------------------------------------------- public checks

@@ -1,5 +1,5 @@
 # mistake: learning rate above the stable limit
-# fails: fit_is_close_to_true_coefficients, fit_matches_reference, fit_reaches_least_squares, fit_on_other_coefficients, fit_follows_lr_and_steps
+# fails: fit_is_close_to_true_coefficients, fit_matches_reference, fit_reaches_least_squares, fit_uses_autograd, fit_on_other_coefficients, fit_follows_lr_and_steps
 
 import torch
 from torch import Tensor
