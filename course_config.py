@@ -214,10 +214,11 @@ NEURON_CHAIN_RULE = Exercise(
     checks=(
         Check("neuron_on_lesson_case", 1, "neuron(w, inp) gives the lesson's 0.9526 for w = [1, −2, 0.5], "
               "inp = [3, 1, 4]"),
-        Check("neuron_keeps_the_graph", 0.5, "backward() through neuron fills w.grad with the lesson's "
-              "[0.1355, 0.0452, 0.1807]"),
+        Check("neuron_keeps_the_graph", 0.5, "neuron's output is 0.9526 and backward() through it fills w.grad "
+              "with the lesson's [0.1355, 0.0452, 0.1807]"),
         Check("grad_by_hand_on_lesson_case", 1.5, "neuron_grad_by_hand gives the lesson's [0.1355, 0.0452, 0.1807]"),
-        Check("grad_by_hand_without_autograd", 0.5, "neuron_grad_by_hand uses no backward() or autograd.grad"),
+        Check("grad_by_hand_without_autograd", 0.5, "neuron_grad_by_hand gives the right gradient and uses no "
+              "backward() or autograd.grad"),
         Check("neuron_on_fresh_inputs", 0.5, "neuron on random weights and inputs of other sizes, float64",
               hidden=True),
         Check("grad_by_hand_on_fresh_inputs", 1, "neuron_grad_by_hand on random weights and inputs of other sizes, "
@@ -248,7 +249,8 @@ LEARNING_RATE = Exercise(
         Check("make_line_data_matches_lesson", 0.5, "make_line_data() gives the lesson's 100 points"),
         Check("first_update_matches_lesson", 1, "one step at lr 0.1: loss 15.4288 before it, then w 0.792, b −0.362"),
         Check("lesson_run_at_lr_0_1", 1.5, "101 steps at lr 0.1 follow the lesson's loss curve to 0.0597, w 2.965, b −2.000"),
-        Check("losses_are_python_floats", 1, "train_line returns a list of Python floats and w, b as Python floats"),
+        Check("losses_are_python_floats", 1, "5 steps at lr 0.1 give the right run, as a list of Python floats and "
+              "w, b as Python floats"),
         Check("lr_0_01_is_slow", 1.5, "at lr 0.01 the loss curve matches and first drops below 0.06 near step 248"),
         Check("lr_1_1_diverges", 1, "at lr 1.1 the loss grows about fourfold each step, as the reference's does"),
         Check("steps_to_reach_finds_first_step", 0.75, "steps_to_reach gives the first step strictly below the target, "
@@ -284,9 +286,10 @@ GRAD_ACCUMULATION = Exercise(
               "full-batch autograd gradient"),
         Check("accumulated_gradient_uneven_split", 1, "the lesson's 100 points in 3 micro-batches (34, 33, 33) give "
               "the full-batch autograd gradient"),
-        Check("backward_once_per_micro_batch", 0.5, "accumulated_gradient calls backward() once per micro-batch"),
-        Check("accumulated_gradient_is_clean", 0.5, "the result is detached, shaped like w, same dtype; the "
-              "caller's w is untouched"),
+        Check("backward_once_per_micro_batch", 0.5, "accumulated_gradient gives the right gradient with one "
+              "backward() per micro-batch"),
+        Check("accumulated_gradient_is_clean", 0.5, "the result is the right gradient, detached, shaped like w, "
+              "same dtype; the caller's w is untouched"),
         Check("repeated_backward_at_fresh_points", 0.5, "repeated_backward_grads at other points and numbers of "
               "calls", hidden=True),
         Check("accumulated_gradient_on_fresh_data", 1.5, "random float32 and float64 data, other sizes, even and "

@@ -42,3 +42,25 @@ def test_each_variant_is_what_its_mistake_computes() -> None:
         assert any(torch.allclose(gradient, v) for v in variants[name]), name
     right = _accumulate(w, X, y, k, lambda e: e.sum() / 10, zero=False)
     assert torch.allclose(right, checks.full_batch_gradient(w, X, y))
+
+
+PASSES_WITHOUT_ANSWERS = '''
+import torch
+
+
+def repeated_backward_grads(x0, calls):
+    return [0.0] * calls
+
+
+def accumulated_gradient(w, X, y, micro_batches):
+    leaf = w.detach().clone().requires_grad_(True)
+    for X_part, y_part in zip(torch.tensor_split(X, micro_batches), torch.tensor_split(y, micro_batches)):
+        (0 * (X_part @ leaf - y_part) ** 2).sum().backward()
+    return leaf.grad.detach()
+'''
+
+
+def test_one_backward_per_micro_batch_earns_nothing_for_a_wrong_gradient(grade) -> None:
+    # Clean, detached, one backward() per micro-batch, and always zero: nothing here is right.
+    graded = grade({"grad_accumulation": PASSES_WITHOUT_ANSWERS}, "-k", "grad_accumulation")
+    assert graded.exercise("grad_accumulation")["score"] == 0, graded.output

@@ -57,6 +57,20 @@ def test_the_largest_stable_rate_is_where_descent_stops_converging(reference: Mo
     assert reference.max_stable_learning_rate(wide) == pytest.approx(0.75, abs=0.005)  # x uniform on [-2, 2]
 
 
+def test_the_hessian_without_its_factor_2_doubles_the_rate(reference: ModuleType) -> None:
+    from graders.lesson01.learning_rate import rate_without_factor_2
+
+    X = reference.make_line_data()[0]
+    assert round(rate_without_factor_2(X), 5) == 1.44028
+    assert rate_without_factor_2(X) == pytest.approx(2 * reference.max_stable_learning_rate(X), rel=1e-12)
+
+
+def test_a_wrong_run_earns_nothing_for_returning_floats(grade) -> None:
+    graded = grade({SLUG: HERE / "sign_error.py"}, "-k", "losses_are_python_floats")
+    check = graded.checks(SLUG)["losses_are_python_floats"]
+    assert not check["passed"] and check["mistake"] == "sign error: gradient ascent", check["message"]
+
+
 def test_the_reference_scores_full_marks(grade) -> None:
     graded = grade({SLUG: ROOT / "reference/lesson01/learning_rate.py"}, "-k", SLUG)
     assert graded.exercise(SLUG)["score"] == 12 == graded.exercise(SLUG)["max_score"], graded.output
@@ -105,7 +119,8 @@ def test_replayed_expected_values_still_name_the_mistake(grade, tmp_path) -> Non
     public = ("-k", SLUG, "-m", "not hidden")
     grade({SLUG: ROOT / "reference/lesson01/learning_rate.py"}, *public, "--record-expected", str(recorded))
     graded = grade({SLUG: HERE / "never_zeroed.py"}, *public, "--replay-expected", str(recorded))
-    assert graded.failed(SLUG) == {"lesson_run_at_lr_0_1", "lr_0_01_is_slow", "lr_1_1_diverges"}, graded.output
+    assert graded.failed(SLUG) == {"lesson_run_at_lr_0_1", "lr_0_01_is_slow", "lr_1_1_diverges",
+                                   "losses_are_python_floats"}, graded.output
     assert graded.checks(SLUG)["lesson_run_at_lr_0_1"]["mistake"] == "gradients never zeroed"
 
 

@@ -24,3 +24,22 @@ def test_no_variant_is_mistaken_for_the_right_answer() -> None:
         for name, values in checks.wrong_gradients(w, inp).items():
             for value in values:
                 assert value.shape != right.shape or not torch.allclose(value, right, rtol=1e-4, atol=1e-4), name
+
+
+WRONG_BUT_WELL_MADE = '''
+import torch
+
+
+def neuron(w, inp):
+    return torch.sigmoid((w * inp).sum()) + 1
+
+
+def neuron_grad_by_hand(w, inp):
+    return torch.zeros_like(w)
+'''
+
+
+def test_a_kept_graph_and_no_autograd_earn_nothing_for_wrong_values(grade) -> None:
+    # σ(z) + 1 keeps the graph and has the right gradient; zeros are made without autograd.
+    graded = grade({"neuron_chain_rule": WRONG_BUT_WELL_MADE}, "-k", "neuron_chain_rule")
+    assert graded.exercise("neuron_chain_rule")["score"] == 0, graded.output

@@ -24,7 +24,7 @@ from graders.check import checks_for
 from graders.compare import describe
 from graders.expect import expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
-from graders.mistakes import Mistake, gradient_signature, is_scaled
+from graders.mistakes import Mistake, Suspect, gradient_signature, is_scaled
 from graders.recording import RECORD, RECORDING, expected
 from graders.student import Returned, Student
 from graders.trajectories import Parsed, matching_mistake, parsed, run_problem
@@ -43,6 +43,14 @@ GRADIENTS_NOT_ZEROED = Mistake(
     "Your losses go up and down instead of falling: this is what gradients that are never zeroed do. "
     "backward() adds into w.grad and b.grad, so each update uses the sum of all gradients so far.",
     "Call w.grad.zero_() and b.grad.zero_() after each update.",
+    ZERO_GRAD,
+)
+ONE_GRADIENT_ZEROED = Mistake(
+    "only one gradient zeroed",
+    "Your run matches one where only one of w.grad and b.grad is cleared after each update. The other "
+    "keeps every gradient backward() has added into it, so that parameter's steps grow with the sum of all "
+    "its past gradients and the loss wanders instead of settling.",
+    "Zero both gradients after each update: w.grad.zero_() and b.grad.zero_().",
     ZERO_GRAD,
 )
 SUM_FOR_MEAN = Mistake(
@@ -99,8 +107,16 @@ REBOUND_PARAMETERS = Mistake(
     "Update in place under torch.no_grad(): `w -= lr * w.grad`, so w stays the same leaf.",
     NO_GRAD,
 )  # no error pattern: the same errors come from other slips; `lost_its_leaves` tells them apart
-MISTAKES = [GRADIENTS_NOT_ZEROED, SUM_FOR_MEAN, MISSING_FACTOR_2, SIGN_ERROR, LOSS_AFTER_UPDATE,
-            LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS]
+HESSIAN_MISSING_FACTOR_2 = Mistake(
+    "missing factor 2 in the Hessian",
+    "Your rate is exactly twice the right one: your Hessian is [[mean x², mean x], [mean x, 1]], without "
+    "the 2 that the square in the loss brings down (d²/dw² of (w·x + b − y)² is 2·x²). Its eigenvalues are "
+    "half the true ones, so 2 / λ_max doubles, and descent at that rate diverges.",
+    "Build H = 2·[[mean x², mean x], [mean x, 1]], then return 2 / λ_max.",
+    TRY_IT,
+)
+MISTAKES = [GRADIENTS_NOT_ZEROED, ONE_GRADIENT_ZEROED, SUM_FOR_MEAN, MISSING_FACTOR_2, SIGN_ERROR, LOSS_AFTER_UPDATE,
+            LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS, HESSIAN_MISSING_FACTOR_2]
 
 LESSON_DATA = "X, y = make_line_data(), the lesson's 100 points"
 GRAPH_LOST = "does not require grad and does not have a grad_fn"
@@ -126,10 +142,11 @@ class Run:
 
 
 @expected
-def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> dict[str, tuple]:
-    """What train_line returns with each trajectory mistake, on the same data."""
+def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> dict[str, list[tuple]]:
+    """What train_line returns with each trajectory mistake, on the same data (some mistakes
+    can be made in more than one way, hence a list of runs per mistake)."""
 
-    def descend(zero: bool = True, mean: bool = True, scale: float = 1.0, after: bool = False) -> tuple:
+    def descend(zeroed: str = "wb", mean: bool = True, scale: float = 1.0, after: bool = False) -> tuple:
         w = torch.zeros(1, requires_grad=True)
         b = torch.zeros(1, requires_grad=True)
 
@@ -147,19 +164,22 @@ def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> di
                 if after:
                     loss = loss_now()
             losses.append(loss.item())
-            if zero:
+            if "w" in zeroed:
                 w.grad.zero_()
+            if "b" in zeroed:
                 b.grad.zero_()
         return losses, w.item(), b.item()
 
-    return {GRADIENTS_NOT_ZEROED.name: descend(zero=False), SUM_FOR_MEAN.name: descend(mean=False),
-            MISSING_FACTOR_2.name: descend(scale=0.5), SIGN_ERROR.name: descend(scale=-1.0),
-            LOSS_AFTER_UPDATE.name: descend(after=True)}
+    return {GRADIENTS_NOT_ZEROED.name: [descend(zeroed="")],
+            ONE_GRADIENT_ZEROED.name: [descend(zeroed="w"), descend(zeroed="b")],
+            SUM_FOR_MEAN.name: [descend(mean=False)], MISSING_FACTOR_2.name: [descend(scale=0.5)],
+            SIGN_ERROR.name: [descend(scale=-1.0)], LOSS_AFTER_UPDATE.name: [descend(after=True)]}
 
 
 def suspects(run: Run) -> list[tuple[Mistake, Parsed]]:
     by_name = {m.name: m for m in MISTAKES}
-    return [(by_name[name], parsed(value)[0]) for name, value in mistaken_runs(run.X, run.y, run.lr, run.steps).items()]
+    return [(by_name[name], parsed(value)[0]) for name, values in mistaken_runs(run.X, run.y, run.lr, run.steps).items()
+            for value in values]
 
 
 def tolerance(name: str = "loss") -> dict[str, float]:
@@ -286,10 +306,13 @@ def test_lesson_run_at_lr_0_1(student: Student, reference: ModuleType, plot_file
 
 
 @check
-def test_losses_are_python_floats(student: Student, reference: ModuleType) -> None:
+def test_losses_are_python_floats(student: Student, reference: ModuleType, plot_file: Path) -> None:
     X, y = reference.make_line_data()
     run = Run(X, y, 0.1, 5, LESSON_DATA)
     returned = call_train_line(student, run)
+    # Floats of a wrong run earn nothing: the values come first, then their types.
+    expect_run(returned, run, reference.train_line(X, y, 0.1, 5), plot_file,
+               hint="The lesson prints loss 15.4288 at step 0; each later loss is recorded before its update.")
     value = returned.value
     if type(value) not in (tuple, list) or len(value) != 3 or type(value[0]) is not list:
         fail("train_line should return (losses, w, b) with losses a list.", call=run.call, got=describe(value),
@@ -384,11 +407,21 @@ def test_max_stable_learning_rate_on_lesson_data(student: Student, reference: Mo
                                                                        f"{LESSON_DATA}"), reference, X)
 
 
+@expected
+def rate_without_factor_2(X: torch.Tensor) -> float:
+    """What max_stable_learning_rate gives with H = [[mean x², mean x], [mean x, 1]]: twice the right rate."""
+    x = X.detach().to(torch.float64).reshape(-1)
+    mean_x, mean_x2 = x.mean(), (x**2).mean()
+    halved = torch.stack([torch.stack([mean_x2, mean_x]), torch.stack([mean_x, torch.ones_like(mean_x)])])
+    return (2 / torch.linalg.eigvalsh(halved).max()).item()
+
+
 def _expect_rate(returned: Returned, reference: ModuleType, X: torch.Tensor) -> None:
     __tracebackhide__ = True
     close = EXERCISE.tolerance("rate")
     expect_number(returned, reference.max_stable_learning_rate(X), rtol=close, atol=0, section=TRY_IT,
                   what="the largest stable learning rate",
+                  suspects=[Suspect(HESSIAN_MISSING_FACTOR_2, rate_without_factor_2(X))],
                   hint="Build H = 2·[[mean x², mean x], [mean x, 1]] in float64, take its largest eigenvalue "
                        "(torch.linalg.eigvalsh) and return 2 / λ_max. For x uniform on [−2, 2] it is near 0.75.")
 

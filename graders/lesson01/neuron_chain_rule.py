@@ -174,6 +174,8 @@ def test_neuron_keeps_the_graph(student: Student, reference: ModuleType) -> None
                  section=NO_SUM.section)
         fail("neuron must return a 0-d tensor, so that out.backward() can run.", call=shown, got=describe(out),
              hint="Return torch.sigmoid(z) with z a 0-d tensor; do not call .item() on it.", section=AUTOGRAD)
+    # A graph that carries a wrong output earns nothing (σ(z) + 1 has the right gradient).
+    expect_neuron(Returned(shown, out), reference, w, inp)
     if got.get("grad") is None:
         summary = ("After out.backward(), w.grad is still None: autograd could not follow neuron back to w."
                    if got.get("requires_grad") else
@@ -193,10 +195,11 @@ def test_grad_by_hand_on_lesson_case(student: Student, reference: ModuleType) ->
 
 
 @check
-def test_grad_by_hand_without_autograd(student: Student) -> None:
+def test_grad_by_hand_without_autograd(student: Student, reference: ModuleType) -> None:
     w, inp = lesson_case()
     returned = student.call("neuron_grad_by_hand", w, inp, trace=True,
                             shown_as=f"neuron_grad_by_hand(w, inp) with {LESSON_CASE}")
+    expect_hand_gradient(returned, reference, w, inp)  # no points for a wrong gradient made without autograd
     used = returned.calls_to(*AUTOGRAD_CALLS)
     info = origin(returned.value) if type(returned.value) is torch.Tensor else None
     if used or (info is not None and info.requires_grad):

@@ -1,5 +1,5 @@
 # mistake: micro-batch means divided by k
-# fails: accumulated_gradient_uneven_split, accumulated_gradient_on_fresh_data
+# fails: accumulated_gradient_uneven_split, accumulated_gradient_on_fresh_data, backward_once_per_micro_batch, accumulated_gradient_is_clean
 
 import torch
 from torch import Tensor

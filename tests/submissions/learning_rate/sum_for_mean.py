@@ -1,5 +1,5 @@
 # mistake: sum instead of mean
-# fails: first_update_matches_lesson, lesson_run_at_lr_0_1, lr_0_01_is_slow, lr_1_1_diverges, train_line_on_fresh_data
+# fails: first_update_matches_lesson, lesson_run_at_lr_0_1, lr_0_01_is_slow, lr_1_1_diverges, train_line_on_fresh_data, losses_are_python_floats
 
 import math
 

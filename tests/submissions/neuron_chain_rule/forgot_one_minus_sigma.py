@@ -1,5 +1,5 @@
 # mistake: forgot the (1 − σ) factor
-# fails: grad_by_hand_on_lesson_case, grad_by_hand_on_fresh_inputs
+# fails: grad_by_hand_on_lesson_case, grad_by_hand_on_fresh_inputs, grad_by_hand_without_autograd
 
 import torch
 from torch import Tensor
