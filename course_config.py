@@ -233,11 +233,75 @@ NEURON_CHAIN_RULE = Exercise(
 # ---- neuron_chain_rule (end)
 
 # ---- finite_differences (begin)
-FINITE_DIFFERENCES = Exercise(slug="finite_differences", title="", section="", checks=())
+FINITE_DIFFERENCES = Exercise(
+    slug="finite_differences",
+    title="Gradients by finite differences, and the gradient check",
+    section='the companion\'s "Why Do We Need Automatic Differentiation?" (option 2, finite differences)',
+    checks=(
+        Check("numerical_gradient_matches_autograd", 1.5, "central differences match torch.autograd in float64 on "
+              "three fixed functions (sum of sines, quadratic form, log-sum-exp)"),
+        Check("numerical_gradient_calls_f_twice_per_coordinate", 1, "numerical_gradient gives the right estimate "
+              "with exactly 2n calls of f for n coordinates"),
+        Check("numerical_gradient_leaves_x_unchanged", 1, "the estimate is right, with x's shape and dtype, and "
+              "the caller's x is untouched"),
+        Check("relative_error_on_fixed_cases", 1, "relative_error on four fixed pairs, zeros and tiny values included"),
+        Check("gradient_check_is_small_for_smooth_functions", 1, "gradient_check of the three fixed functions at a "
+              "float32 point is below 1e-7"),
+        Check("numerical_gradient_on_fresh_functions", 1, "fresh coefficients, sizes 3 and 8 in float64, size 6 in "
+              "float32 with h = 1e-2", hidden=True),
+        Check("gradient_check_catches_a_wrong_backward", 0.5, "gradient_check measures the gap of an autograd "
+              "function whose backward drops a chain-rule factor", hidden=True),
+    ),
+    seeds={
+        "public_functions": Setting(20261204, "seed of the public point and the fixed functions' coefficients"),
+        "fresh_functions": Setting(20261205, "seed of the hidden checks' points and coefficients (and, plus one, "
+                                   "of the wrong-backward case)"),
+    },
+    tolerances={
+        "default_step": Setting(1e-5, "numerical_gradient's default h, used to rebuild the forward-difference mistake"),
+        "float64_gradient": Setting(1e-7, "absolute and relative tolerance of a float64 estimate against autograd "
+                                    "(central differences reach ~1e-10; forward ones only ~1e-5)"),
+        "float32_step": Setting(1e-2, "the h given to numerical_gradient for the hidden float32 case"),
+        "float32_gradient": Setting(1e-3, "absolute and relative tolerance of the float32 estimate with h = 1e-2"),
+        "relative_error": Setting(1e-6, "absolute and relative tolerance on relative_error's answers (loose enough "
+                                  "for a floor of 1e-8 written as a float32 tensor)"),
+        "gradient_check_limit": Setting(1e-7, "gradient_check of a correct gradient must be below this"),
+        "wrong_backward_error": Setting(1e-4, "absolute and relative tolerance on gradient_check's answer for the "
+                                        "wrong backward (its true value is 0.2 to 0.5)"),
+    },
+)
 # ---- finite_differences (end)
 
 # ---- forward_vs_reverse (begin)
-FORWARD_VS_REVERSE = Exercise(slug="forward_vs_reverse", title="", section="", checks=())
+FORWARD_VS_REVERSE = Exercise(
+    slug="forward_vs_reverse",
+    title="Forward mode and reverse mode: the same gradient at different costs",
+    section='the companion\'s "Forward Mode vs. Reverse Mode" (and "Key Takeaways")',
+    checks=(
+        Check("forward_mode_matches_autograd", 1.25, "gradient_forward_mode matches torch.autograd on the lesson's "
+              "sigmoid neuron and a fixed tanh layer"),
+        Check("forward_mode_one_jvp_per_input", 0.75, "gradient_forward_mode gives the right gradient with n "
+              "torch.func.jvp calls, each one call of f, for n inputs"),
+        Check("reverse_mode_matches_autograd", 1, "gradient_reverse_mode matches torch.autograd on the same two "
+              "functions"),
+        Check("reverse_mode_one_pass", 0.75, "gradient_reverse_mode gives the right gradient and calls f once"),
+        Check("passes_needed_on_fixed_cases", 0.75, "passes_needed for a scalar loss of a million inputs and a "
+              "3-input, 50-output function; ValueError for another mode"),
+        Check("both_modes_on_fresh_functions", 1, "both modes on fresh functions, sizes 2 to 7, float64 and float32",
+              hidden=True),
+        Check("passes_needed_on_generated_cases", 0.5, "passes_needed on seeded random sizes, and ValueError for "
+              "other modes", hidden=True),
+    ),
+    seeds={
+        "public_functions": Setting(20261206, "seed of the public tanh layer and its point"),
+        "fresh_functions": Setting(20261207, "seed of the hidden functions and points (and, plus one, of the "
+                                   "generated passes_needed sizes)"),
+    },
+    tolerances={
+        "float32": Setting(1e-5, "absolute and relative tolerance of a float32 gradient against torch.autograd"),
+        "float64": Setting(1e-10, "absolute and relative tolerance of a float64 gradient against torch.autograd"),
+    },
+)
 # ---- forward_vs_reverse (end)
 
 # ---- learning_rate (begin)

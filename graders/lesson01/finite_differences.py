@@ -1,0 +1,359 @@
+"""Checks of `finite_differences` (companion: "Why Do We Need Automatic Differentiation?", option 2).
+
+The student's functions take a Python function `f`, which cannot cross into the worker;
+so drivers of this module build `f` there from plain data (a kind and its seeded
+coefficients), count its calls and hand back the result, the count and `x` as it was
+after the call. Oracle: torch.autograd on the same `f`, in this process. Public checks
+use three fixed functions (sum of sines, quadratic form, log-sum-exp) at one fixed
+point; hidden ones use fresh coefficients, sizes and float32 with a larger step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from types import ModuleType
+from typing import Any, Callable
+
+import torch
+from torch import Tensor
+
+from course_config import FINITE_DIFFERENCES as EXERCISE
+from graders.compare import describe, number_problem, tensor_problem
+from graders.check import checks_for
+from graders.expect import expect_number, expect_tensor, fail_with_mistake
+from graders.feedback import fail
+from graders.mistakes import Mistake, Suspect, gradient_signature, is_scaled
+from graders.recording import expected
+from graders.student import Returned, Student
+from graders.wire import origin
+
+check = checks_for("lesson01", EXERCISE.slug)
+
+WHY = 'companion text, "Why Do We Need Automatic Differentiation?" (option 2, finite differences)'
+
+FORWARD_DIFFERENCES = Mistake(
+    "forward instead of central differences",
+    "Your estimate is the one-sided slope (f(x + h·e_i) − f(x)) / h. Its error shrinks only like h "
+    "(about 1e-5 here), while the central difference (f(x + h·e_i) − f(x − h·e_i)) / (2h) is off by "
+    "about h², far below what a float64 gradient check must resolve.",
+    "Evaluate f on both sides of x for every coordinate: two calls per coordinate, 2n in all.",
+    WHY,
+)
+DIVIDED_BY_H = Mistake(
+    "divided by h instead of 2h",
+    "Your estimate is exactly twice the gradient. The two points x + h·e_i and x − h·e_i are 2h "
+    "apart, so their difference in f must be divided by 2h, not by h.",
+    "Divide by (2 * h), with the parentheses.",
+    WHY,
+)
+MODIFIED_X = Mistake(
+    "left x modified",
+    "The x you were given was different after your function returned: it was nudged in place "
+    "(x[i] += h ...) and not put back exactly. Later coordinates are then measured at a shifted "
+    "point, and the caller's tensor is silently changed.",
+    "Never write into x: build new tensors, e.g. step = torch.zeros_like(x); step[i] = h; "
+    "f(x + step) and f(x - step).",
+    WHY,
+)
+FLOAT32_CHECK = Mistake(
+    "gradient check not in float64",
+    "Your gradient_check called f on float32 tensors. With h = 1e-5, float32 rounding (about 1e-7 of "
+    "f) divided by 2h swamps the slope, so even a correct gradient looks wrong.",
+    "Convert first: x64 = x.detach().to(torch.float64), and use x64 both for autograd and for "
+    "numerical_gradient.",
+    WHY,
+)
+MISTAKES = [FORWARD_DIFFERENCES, DIVIDED_BY_H, MODIFIED_X, FLOAT32_CHECK]
+
+FORMULAS = {
+    "sum_sin": "f(x) = torch.sin(a * x).sum()",
+    "quadratic": "f(x) = 0.5 * x @ A @ x + b @ x",
+    "logsumexp": "f(x) = torch.logsumexp(W @ x + c, dim=0)",
+}
+
+
+# ---------------------------------------------------------------- test functions (both processes)
+
+def make_spec(kind: str, n: int, generator: torch.Generator) -> dict[str, Any]:
+    """A test function as plain data: its kind and seeded float64 coefficients."""
+    def randn(*shape: int) -> Tensor:
+        return torch.randn(*shape, generator=generator, dtype=torch.float64)
+
+    if kind == "sum_sin":
+        return {"kind": kind, "a": torch.rand(n, generator=generator, dtype=torch.float64) + 0.5}
+    if kind == "quadratic":
+        return {"kind": kind, "A": randn(n, n), "b": randn(n)}
+    return {"kind": kind, "W": randn(4, n), "c": randn(4)}
+
+
+def build(spec: dict[str, Any]) -> Callable[[Tensor], Tensor]:
+    """The function a spec describes; coefficients follow x's dtype so float32 stays float32."""
+    kind = spec["kind"]
+    if kind == "sum_sin":
+        return lambda x: torch.sin(spec["a"].to(x.dtype) * x).sum()
+    if kind == "quadratic":
+        return lambda x: 0.5 * x @ spec["A"].to(x.dtype) @ x + spec["b"].to(x.dtype) @ x
+    if kind == "logsumexp":
+        return lambda x: torch.logsumexp(spec["W"].to(x.dtype) @ x + spec["c"].to(x.dtype), dim=0)
+    if kind == "wrong_backward":
+        return lambda x: _SinMissingFactor.apply(x, spec["a"].to(x.dtype))
+    raise ValueError(f"unknown test function {kind!r}")
+
+
+class _SinMissingFactor(torch.autograd.Function):
+    """sin(a·x).sum() with a deliberately wrong backward: the chain-rule factor a is dropped."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, a: Tensor) -> Tensor:
+        ctx.save_for_backward(x, a)
+        return torch.sin(a * x).sum()
+
+    @staticmethod
+    def backward(ctx: Any, grad_output: Tensor) -> tuple[Tensor, None]:
+        x, a = ctx.saved_tensors
+        return grad_output * torch.cos(a * x), None
+
+
+class _Counted:
+    """Wraps f to count its calls and the dtypes it was given: the cost the lesson talks about."""
+
+    def __init__(self, f: Callable[[Tensor], Tensor]) -> None:
+        self.f, self.calls, self.dtypes = f, 0, set()
+
+    def __call__(self, x: Tensor) -> Tensor:
+        self.calls += 1
+        self.dtypes.add(str(x.dtype).removeprefix("torch.") if isinstance(x, Tensor) else type(x).__name__)
+        return self.f(x)
+
+
+# ---------------------------------------------------------------- drivers (run in the worker)
+
+def run_numerical_gradient(module: ModuleType, spec: dict, x: Tensor, h: float | None) -> dict:
+    f = _Counted(build(spec))
+    gradient = module.numerical_gradient(f, x) if h is None else module.numerical_gradient(f, x, h)
+    return {"gradient": gradient, "calls": f.calls, "x_after": x}
+
+
+def run_gradient_check(module: ModuleType, spec: dict, x: Tensor) -> dict:
+    f = _Counted(build(spec))
+    error = module.gradient_check(f, x)
+    # The student's own float64 estimate, uncounted, to explain a gradient_check that is off.
+    x64 = x.detach().to(torch.float64).clone()
+    try:
+        estimate = module.numerical_gradient(build(spec), x64)
+    except Exception:  # noqa: BLE001 - the numerical_gradient checks report its errors
+        estimate = None
+    return {"error": error, "dtypes": sorted(f.dtypes), "x_after": x, "estimate": estimate, "x64_after": x64}
+
+
+# ---------------------------------------------------------------- expected values (grader side)
+
+@expected
+def autograd_gradient(spec: dict, x: Tensor) -> Tensor:
+    """The true gradient: torch.autograd on f at x, computed in float64, returned in x's dtype."""
+    leaf = x.detach().to(torch.float64).clone().requires_grad_(True)
+    build(spec)(leaf).backward()
+    return leaf.grad.to(x.dtype)
+
+
+@expected
+def forward_differences(spec: dict, x: Tensor, h: float) -> Tensor:
+    """What the forward-difference mistake gives: (f(x + h·e_i) − f(x)) / h, in float64."""
+    f, x64 = build(spec), x.detach().to(torch.float64)
+    centre, steps = f(x64), torch.eye(x.numel(), dtype=torch.float64) * h
+    return torch.stack([(f(x64 + step) - centre) / h for step in steps]).to(x.dtype)
+
+
+@expected
+def wrong_backward_error(spec: dict, x: Tensor) -> float:
+    """relative_error between the deliberately wrong autograd gradient and the true one."""
+    leaf = x.detach().to(torch.float64).clone().requires_grad_(True)
+    build(spec)(leaf).backward()
+    right = autograd_gradient({"kind": "sum_sin", "a": spec["a"]}, x.to(torch.float64))
+    return ((leaf.grad - right).abs() / (leaf.grad.abs() + right.abs()).clamp(min=1e-8)).max().item()
+
+
+def public_cases() -> list[tuple[dict, Tensor]]:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("public_functions"))
+    x = torch.randn(5, generator=generator, dtype=torch.float64)
+    return [(make_spec(kind, 5, generator), x) for kind in FORMULAS]
+
+
+def shown(function: str, spec: dict, x: Tensor, h: float | None = None) -> str:
+    step = "" if h is None else f", h={h:g}"
+    return f"{function}(f, x{step}) with {FORMULAS[spec['kind']]} (seeded coefficients), x = {describe(x, 5)}"
+
+
+def tolerance(x: Tensor) -> dict[str, float]:
+    value = EXERCISE.tolerance("float64_gradient" if x.dtype == torch.float64 else "float32_gradient")
+    return {"rtol": value, "atol": value}
+
+
+def x_was_modified(before: Tensor, after: Any) -> bool:
+    if type(after) is not Tensor:
+        return True
+    info = origin(after)
+    changed_grad = info is not None and (info.requires_grad or info.grad is not None)
+    return changed_grad or after.shape != before.shape or not torch.equal(after.detach(), before)
+
+
+def estimate_evidence(spec: dict, x: Tensor, h: float) -> tuple[Tensor, Tensor]:
+    """The true gradient and the forward-difference one. Computed up front, even for a right
+    answer, so that a replayed recording always holds them."""
+    return autograd_gradient(spec, x), forward_differences(spec, x, h)
+
+
+def numerical_mistake(estimate: Any, x: Tensor, evidence: tuple[Tensor, Tensor]) -> Mistake | None:
+    """Which catalogued mistake explains a wrong estimate of the gradient, if any."""
+    truth, forward = evidence
+    if type(estimate) is not Tensor or estimate.shape != truth.shape:
+        return None
+    if tensor_problem(estimate, forward, requires_grad=None, **tolerance(x)) is None:
+        return FORWARD_DIFFERENCES
+    return DIVIDED_BY_H if is_scaled(gradient_signature(estimate, truth), 2.0) else None
+
+
+def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) -> None:
+    """The driver's result: the estimate equals autograd's gradient, else the mistake by name."""
+    __tracebackhide__ = True
+    result = returned.value
+    gradient = returned.value["gradient"]
+    truth = autograd_gradient(spec, x)
+    as_called = dataclasses.replace(returned, value=gradient)
+    if x_was_modified(x, result["x_after"]) and tensor_problem(gradient, truth, requires_grad=None,
+                                                               **tolerance(x)) is not None:
+        fail_with_mistake(as_called, "numerical_gradient: the estimate is wrong, and x was changed by the call.",
+                          MODIFIED_X, gradient)
+    step = EXERCISE.tolerance("default_step") if h is None else h
+    expect_tensor(as_called, truth, **tolerance(x), requires_grad=None, section=WHY,
+                  suspects=[Suspect(FORWARD_DIFFERENCES, forward_differences(spec, x, step))],
+                  scaled={2.0: DIVIDED_BY_H},
+                  hint="For each i: (f(x + step) − f(x − step)) / (2 * h), where step is zero except step[i] = h.")
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_numerical_gradient_matches_autograd(student: Student) -> None:
+    for spec, x in public_cases():
+        returned = student.run(run_numerical_gradient, spec, x, None, shown_as=shown("numerical_gradient", spec, x))
+        expect_gradient(returned, spec, x, None)
+
+
+@check
+def test_numerical_gradient_calls_f_twice_per_coordinate(student: Student) -> None:
+    spec, x = public_cases()[1]
+    returned = student.run(run_numerical_gradient, spec, x, None, shown_as=shown("numerical_gradient", spec, x))
+    expect_gradient(returned, spec, x, None)  # the right number of calls earns nothing for a wrong estimate
+    # (Forward differences, n + 1 calls, are named by the estimate above.)
+    calls, n = returned.value["calls"], x.numel()
+    if calls != 2 * n:
+        fail(f"numerical_gradient called f {calls} times for a vector of n = {n} numbers.", call=returned.call,
+             got=f"{calls} calls of f", expected=f"{2 * n} calls: two per coordinate",
+             meaning="Central differences cost exactly one pair of evaluations per coordinate; that cost, one "
+                     "pass per parameter, is why finite differences do not scale to real networks.",
+             hint="Inside one loop over i, call f(x + step) and f(x - step) once each; call f nowhere else.",
+             section=WHY)
+
+
+@check
+def test_numerical_gradient_leaves_x_unchanged(student: Student) -> None:
+    spec, x = public_cases()[0]
+    returned = student.run(run_numerical_gradient, spec, x, None, shown_as=shown("numerical_gradient", spec, x))
+    # An untouched x earns nothing for a wrong estimate; the estimate's check covers its shape and dtype too.
+    expect_gradient(returned, spec, x, None)
+    after = returned.value["x_after"]
+    if x_was_modified(x, after):
+        fail_with_mistake(returned, "numerical_gradient changed the x it was given.", MODIFIED_X, after)
+
+
+@check
+def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) -> None:
+    cases = {
+        "a = [1, 2, 3], b = [1, 2, 3.3]": ([1.0, 2.0, 3.0], [1.0, 2.0, 3.3]),
+        "a = b = [0, 0] (both zero)": ([0.0, 0.0], [0.0, 0.0]),
+        "a = [1e-9, 0, -4], b = [-1e-9, 0, -4] (tiny values)": ([1e-9, 0.0, -4.0], [-1e-9, 0.0, -4.0]),
+        "a = [[2, -1], [0.5, 8]], b = [[1, -1], [0.5, 7]]": ([[2.0, -1.0], [0.5, 8.0]], [[1.0, -1.0], [0.5, 7.0]]),
+    }
+    tol = EXERCISE.tolerance("relative_error")
+    for text, (a, b) in cases.items():
+        a_t, b_t = torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)
+        returned = student.call("relative_error", a_t, b_t, shown_as=f"relative_error(a, b) with {text}, float64")
+        expect_number(returned, reference.relative_error(a_t, b_t), rtol=tol, atol=tol, section=WHY,
+                      what="the relative error",
+                      hint="Elementwise |a − b| / max(1e-8, |a| + |b|) (torch.clamp(..., min=1e-8)), then the "
+                           "largest, as a Python float with .item().")
+
+
+def expect_small_gradient_check(returned: Returned, spec: dict, x: Tensor) -> None:
+    """gradient_check's answer is tiny, else say why: float32, or which numerical_gradient mistake."""
+    __tracebackhide__ = True
+    result, limit = returned.value, EXERCISE.tolerance("gradient_check_limit")
+    error = result["error"]
+    as_called = dataclasses.replace(returned, value=error)
+    x64 = x.to(torch.float64)
+    evidence = estimate_evidence(spec, x64, EXERCISE.tolerance("default_step"))
+    problem = number_problem(error, 0.0, rtol=0, atol=limit, what="the relative error")
+    if problem is None and error >= 0:
+        return
+    if any(dtype != "float64" for dtype in result["dtypes"]):
+        fail_with_mistake(as_called, f"gradient_check returned {describe(error)} for a correct gradient.",
+                          FLOAT32_CHECK, error)
+    mistake = MODIFIED_X if x_was_modified(x64, result["x64_after"]) else numerical_mistake(
+        result["estimate"], x64, evidence)
+    if mistake is not None:
+        fail_with_mistake(as_called, f"gradient_check returned {describe(error)} for a correct gradient, "
+                                     "because numerical_gradient is off.", mistake, error)
+    fail(f"gradient_check: {problem or 'the relative error cannot be negative'}.", call=returned.call,
+         got=describe(error), expected=f"a float in [0, {limit:g})",
+         meaning="autograd's gradient of these smooth functions is right, so in float64 the two should "
+                 "agree to about 1e-10.",
+         hint="Float64 leaf copy of x → f(leaf).backward() → relative_error(leaf.grad, numerical_gradient(f, x64)).",
+         section=WHY)
+
+
+@check
+def test_gradient_check_is_small_for_smooth_functions(student: Student) -> None:
+    for spec, x in public_cases():
+        x32 = x.to(torch.float32)
+        returned = student.run(run_gradient_check, spec, x32, shown_as=shown("gradient_check", spec, x32))
+        expect_small_gradient_check(returned, spec, x32)
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_numerical_gradient_on_fresh_functions(student: Student) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_functions"))
+    float32_step = EXERCISE.tolerance("float32_step")
+    for n, dtype, h in ((3, torch.float64, None), (8, torch.float64, None), (6, torch.float32, float32_step)):
+        x = (torch.randn(n, generator=generator, dtype=torch.float64) * 1.5).to(dtype)
+        for kind in FORMULAS:
+            spec = make_spec(kind, n, generator)
+            returned = student.run(run_numerical_gradient, spec, x, h, shown_as=shown("numerical_gradient", spec, x, h))
+            expect_gradient(returned, spec, x, h)
+
+
+@check
+def test_gradient_check_catches_a_wrong_backward(student: Student) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_functions") + 1)
+    x = torch.randn(7, generator=generator, dtype=torch.float64)
+    spec = {"kind": "wrong_backward", "a": torch.rand(7, generator=generator, dtype=torch.float64) * 1.5 + 1.5}
+    returned = student.run(run_gradient_check, spec, x,
+                           shown_as=f"gradient_check(f, x) with f(x) = sin(a * x).sum() whose backward forgets the "
+                                    f"factor a, a in [1.5, 3], x = {describe(x, 5)}")
+    error = returned.value["error"]
+    as_called = dataclasses.replace(returned, value=error)
+    tol, target = EXERCISE.tolerance("wrong_backward_error"), wrong_backward_error(spec, x)
+    evidence = estimate_evidence({"kind": "sum_sin", "a": spec["a"]}, x, EXERCISE.tolerance("default_step"))
+    if number_problem(error, target, rtol=tol, atol=tol) is None:
+        return
+    mistake = MODIFIED_X if x_was_modified(x, returned.value["x64_after"]) else numerical_mistake(
+        returned.value["estimate"], x, evidence)
+    if mistake is not None:
+        fail_with_mistake(as_called, "gradient_check measured the wrong gap, because numerical_gradient is off.",
+                          mistake, error)
+    expect_number(as_called, target, rtol=tol, atol=tol, section=WHY,
+                  what="the relative error",
+                  hint="Compare autograd's gradient (leaf.grad after f(leaf).backward()) with numerical_gradient, "
+                       "both in float64, using your relative_error.")

@@ -1,0 +1,355 @@
+"""Checks of `forward_vs_reverse` (companion: "Forward Mode vs. Reverse Mode").
+
+The student's gradient functions take a Python function `f`, so a driver builds `f` in
+the worker from plain data, counts its calls (one call of f is one pass: torch.func.jvp
+and torch.func.vjp each call it exactly once) and counts the calls of torch.func.jvp and
+vjp, patched for the duration of the call. Oracle: torch.autograd on the same `f`, in
+this process. Public checks use the lesson's sigmoid neuron (d out / d w = [0.1355,
+0.0452, 0.1807]) and a fixed tanh layer; hidden ones use fresh functions and sizes.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import dataclasses
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Iterator
+
+import pytest
+import torch
+from torch import Tensor
+
+from course_config import FORWARD_VS_REVERSE as EXERCISE
+from graders.check import checks_for
+from graders.compare import describe
+from graders.expect import expect_number, expect_tensor
+from graders.feedback import CheckFailed, fail
+from graders.mistakes import Mistake, Suspect
+from graders.recording import expected
+from graders.student import Returned, Student
+
+check = checks_for("lesson01", EXERCISE.slug)
+# By name rather than autouse: the nbgrader build keeps only the fixtures that code names.
+pytestmark = pytest.mark.usefixtures("_warm_worker")
+
+
+
+def warm_up(module: ModuleType, with_vjp: bool) -> None:
+    """Runs in the worker: make torch.func load what it loads on first use (measured with
+    torch 2.13): jvp's decompositions (~0.5 s) and, when vjp's pullback is first called,
+    torch._dynamo (~3.5 s)."""
+    x = torch.zeros(1)
+    torch.func.jvp(torch.sin, (x,), (x,))
+    if with_vjp:
+        _, pullback = torch.func.vjp(torch.sin, x)
+        pullback(x)
+
+
+@pytest.fixture(scope="module")
+def _warm_worker(student: Student) -> None:
+    """Pay torch.func's one-time loading in a request of its own, so that it never counts
+    against the time limit of a student's call. In the worker, not here: the grader stays
+    free of torch._dynamo (which cannot be imported twice into one process, as pytester's
+    in-process runs do). vjp's share only for code that uses vjp: autograd users skip it."""
+    try:
+        student.run(warm_up, _code_uses_vjp(student.module_path), shown_as="loading torch.func in the worker")
+    except CheckFailed:
+        pass  # an import error or the like: the checks themselves report it
+
+
+def _code_uses_vjp(path: Path) -> bool:
+    """Whether the code (not the docstrings: the stub's mentions vjp) names `vjp` anywhere."""
+    try:
+        tree = ast.parse(path.read_text(errors="replace"))
+    except Exception:  # noqa: BLE001 - unreadable or broken files are reported by the checks
+        return False
+    return any(isinstance(node, ast.Name) and node.id == "vjp" or isinstance(node, ast.Attribute) and node.attr == "vjp"
+               or isinstance(node, ast.alias) and node.name.split(".")[-1] == "vjp" for node in ast.walk(tree))
+
+
+MODES = 'companion text, "Forward Mode vs. Reverse Mode"'
+TAKEAWAYS = '"Key Takeaways" of the companion text (one forward + one backward pass gives every gradient)'
+
+ONES_TANGENT = Mistake(
+    "forward mode with one all-ones tangent",
+    "You made a single jvp call with a tangent of ones. That gives the derivative along the direction "
+    "(1, 1, ..., 1), which is the sum of all the partial derivatives, not each of them: forward mode "
+    "learns about one input direction per pass.",
+    "Loop over the coordinates: jvp(f, (x,), (e_i,)) with e_i = torch.eye(n)[i] gives df/dx_i.",
+    MODES,
+)
+BACKWARD_PER_COORDINATE = Mistake(
+    "reverse mode with one pass per coordinate",
+    "Your gradient is right, but you ran f (and a backward pass) once per input. Reverse mode's point "
+    "is that one backward pass from the single output gives the derivative for every input at once.",
+    "Call f once on a leaf copy of x, call .backward() once, and return the whole leaf.grad "
+    "(or use torch.func.vjp once).",
+    TAKEAWAYS,
+)
+SWAPPED_MODES = Mistake(
+    "forward and reverse swapped",
+    "Your passes_needed counts outputs for forward mode and inputs for reverse mode. Forward mode "
+    "carries one input direction per pass; reverse mode carries one output back per pass.",
+    "forward → n_inputs, reverse → n_outputs: that is why a scalar loss of many parameters uses reverse mode.",
+    MODES,
+)
+MISTAKES = [ONES_TANGENT, BACKWARD_PER_COORDINATE, SWAPPED_MODES]
+
+FORMULAS = {
+    "neuron": "f(w) = torch.sigmoid((w * inp).sum()) with the lesson's inp = [3, 1, 4], at the lesson's w",
+    "tanh_layer": "f(x) = torch.tanh(W @ x).sum() (seeded W)",
+    "quadratic": "f(x) = x @ A @ x + b @ x (seeded A, b)",
+    "logsumexp": "f(x) = torch.logsumexp(W @ x, dim=0) (seeded W)",
+}
+LESSON_W = [1.0, -2.0, 0.5]
+LESSON_INPUT = [3.0, 1.0, 4.0]
+
+
+# ---------------------------------------------------------------- test functions (both processes)
+
+def make_spec(kind: str, n: int, generator: torch.Generator) -> dict[str, Any]:
+    """A test function as plain data: its kind and seeded float64 coefficients."""
+    def randn(*shape: int) -> Tensor:
+        return torch.randn(*shape, generator=generator, dtype=torch.float64)
+
+    if kind == "quadratic":
+        return {"kind": kind, "A": randn(n, n) / 2, "b": randn(n)}
+    return {"kind": kind, "W": randn(3, n)}
+
+
+def build(spec: dict[str, Any]) -> Callable[[Tensor], Tensor]:
+    """The function a spec describes; coefficients follow x's dtype. Written with mv and dot
+    only: under jvp, elementwise arithmetic between x and a constant (w * inp, W @ x + c)
+    goes through a Python decomposition that imports torch._dynamo (~3 s) on first use."""
+    kind = spec["kind"]
+
+    def coefficient(name: str, x: Tensor) -> Tensor:
+        return spec[name].to(x.dtype)
+
+    if kind == "neuron":
+        return lambda w: torch.sigmoid(torch.mv(coefficient("inp", w).unsqueeze(0), w)).sum()
+    if kind == "tanh_layer":
+        return lambda x: torch.tanh(torch.mv(coefficient("W", x), x)).sum()
+    if kind == "quadratic":
+        return lambda x: (torch.dot(x, torch.mv(coefficient("A", x), x))
+                          + torch.mv(coefficient("b", x).unsqueeze(0), x).sum())
+    if kind == "logsumexp":
+        return lambda x: torch.logsumexp(torch.mv(coefficient("W", x), x), dim=0)
+    raise ValueError(f"unknown test function {kind!r}")
+
+
+class _Counted:
+    """Wraps f to count its calls: one call of f is one pass through the function."""
+
+    def __init__(self, f: Callable[[Tensor], Tensor]) -> None:
+        self.f, self.calls = f, 0
+
+    def __call__(self, x: Tensor) -> Tensor:
+        self.calls += 1
+        return self.f(x)
+
+
+# ---------------------------------------------------------------- driver (runs in the worker)
+
+@contextlib.contextmanager
+def _counting_transforms(module: ModuleType) -> Iterator[dict[str, int]]:
+    """Count torch.func.jvp / vjp calls, whether the student wrote torch.func.jvp(...) or
+    imported the function under any name (`from torch.func import jvp`)."""
+    counts = {"jvp": 0, "vjp": 0}
+    originals = {name: getattr(torch.func, name) for name in counts}
+
+    def counter(name: str) -> Callable:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            counts[name] += 1
+            return originals[name](*args, **kwargs)
+        return counted
+
+    wrappers = {name: counter(name) for name in counts}
+    aliases = {key: name for key, value in vars(module).items() for name, original in originals.items()
+               if value is original}
+    try:
+        for name, wrapper in wrappers.items():
+            setattr(torch.func, name, wrapper)
+        for key, name in aliases.items():
+            setattr(module, key, wrappers[name])
+        yield counts
+    finally:
+        for name, original in originals.items():
+            setattr(torch.func, name, original)
+        for key, name in aliases.items():
+            setattr(module, key, originals[name])
+
+
+def run_mode(module: ModuleType, function: str, spec: dict, x: Tensor) -> dict:
+    f = _Counted(build(spec))
+    with _counting_transforms(module) as counts:
+        gradient = getattr(module, function)(f, x)
+    return {"gradient": gradient, "f_calls": f.calls, **counts}
+
+
+# ---------------------------------------------------------------- expected values (grader side)
+
+@expected
+def autograd_gradient(spec: dict, x: Tensor) -> Tensor:
+    """The true gradient: one backward pass of torch.autograd, in x's dtype."""
+    leaf = x.detach().clone().requires_grad_(True)
+    build(spec)(leaf).backward()
+    return leaf.grad.detach()
+
+
+def lesson_neuron() -> tuple[dict, Tensor]:
+    return {"kind": "neuron", "inp": torch.tensor(LESSON_INPUT)}, torch.tensor(LESSON_W)
+
+
+def public_cases() -> list[tuple[dict, Tensor]]:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("public_functions"))
+    x = torch.randn(4, generator=generator, dtype=torch.float64)
+    return [lesson_neuron(), (make_spec("tanh_layer", 4, generator), x)]
+
+
+def shown(function: str, spec: dict, x: Tensor) -> str:
+    return f"{function}(f, x) with {FORMULAS[spec['kind']]}, x = {describe(x, 5)}"
+
+
+def tolerance(x: Tensor) -> dict[str, float]:
+    value = EXERCISE.tolerance("float64" if x.dtype == torch.float64 else "float32")
+    return {"rtol": value, "atol": value}
+
+
+def as_gradient(returned: Returned) -> Returned:
+    return dataclasses.replace(returned, value=returned.value["gradient"])
+
+
+def expect_gradient(returned: Returned, spec: dict, x: Tensor, hint: str) -> None:
+    __tracebackhide__ = True
+    truth = autograd_gradient(spec, x)
+    # What a single jvp with a tangent of ones gives: the sum of the partial derivatives,
+    # as a 0-d tensor, or spread over x's shape.
+    summed = truth.sum()
+    suspects = [Suspect(ONES_TANGENT, value) for value in (summed, summed.reshape(1), summed.expand(truth.shape))]
+    expect_tensor(as_gradient(returned), truth, **tolerance(x), requires_grad=False, suspects=suspects,
+                  section=MODES, hint=hint)
+
+
+def fail_counted(returned: Returned, summary: str, got: str, wanted: str, mistake: Mistake | None,
+                 meaning: str = "", hint: str = "") -> None:
+    __tracebackhide__ = True
+    if mistake is not None:
+        fail(summary, call=returned.call, got=got, expected=wanted, mistake=mistake.name,
+             meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+    fail(summary, call=returned.call, got=got, expected=wanted, meaning=meaning, hint=hint, section=MODES)
+
+
+FORWARD_HINT = "For each i: _, d = torch.func.jvp(f, (x,), (e_i,)), then gradient[i] = d."
+REVERSE_HINT = "output, pullback = torch.func.vjp(f, x); (g,) = pullback(torch.ones_like(output)); return g."
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_forward_mode_matches_autograd(student: Student) -> None:
+    for spec, x in public_cases():
+        returned = student.run(run_mode, "gradient_forward_mode", spec, x,
+                               shown_as=shown("gradient_forward_mode", spec, x))
+        expect_gradient(returned, spec, x, FORWARD_HINT)
+
+
+@check
+def test_forward_mode_one_jvp_per_input(student: Student) -> None:
+    spec, x = public_cases()[1]
+    returned = student.run(run_mode, "gradient_forward_mode", spec, x, shown_as=shown("gradient_forward_mode", spec, x))
+    # The right number of passes earns nothing for a wrong gradient (an all-ones tangent is named by its value).
+    expect_gradient(returned, spec, x, FORWARD_HINT)
+    n, jvps, calls = x.numel(), returned.value["jvp"], returned.value["f_calls"]
+    got = f"{jvps} call(s) of torch.func.jvp, {calls} call(s) of f"
+    wanted = f"{n} calls of torch.func.jvp, one per input, each calling f once"
+    if jvps != n or calls != n:
+        fail_counted(returned, f"gradient_forward_mode should make {n} jvp passes for n = {n} inputs.", got, wanted,
+                     None, meaning="Forward mode pushes one tangent direction through f per pass, so the "
+                                   "gradient of a function of n inputs costs n passes.",
+                     hint=FORWARD_HINT)
+
+
+@check
+def test_reverse_mode_matches_autograd(student: Student) -> None:
+    for spec, x in public_cases():
+        returned = student.run(run_mode, "gradient_reverse_mode", spec, x,
+                               shown_as=shown("gradient_reverse_mode", spec, x))
+        expect_gradient(returned, spec, x, REVERSE_HINT)
+
+
+@check
+def test_reverse_mode_one_pass(student: Student) -> None:
+    spec, x = public_cases()[1]
+    returned = student.run(run_mode, "gradient_reverse_mode", spec, x, shown_as=shown("gradient_reverse_mode", spec, x))
+    expect_gradient(returned, spec, x, REVERSE_HINT)  # one pass earns nothing for a wrong gradient
+    n, calls = x.numel(), returned.value["f_calls"]
+    got, wanted = f"{calls} call(s) of f", "1 call of f, then one backward pass"
+    if calls == n:
+        fail_counted(returned, f"gradient_reverse_mode ran f {calls} times for n = {n} inputs.", got, wanted,
+                     BACKWARD_PER_COORDINATE)
+    if calls != 1:
+        fail_counted(returned, f"gradient_reverse_mode ran f {calls} times; reverse mode needs one pass.", got,
+                     wanted, None, meaning="One forward pass records the graph; one backward pass through it gives "
+                                           "every partial derivative of the single output.", hint=REVERSE_HINT)
+
+
+def expect_passes(student: Student, reference: ModuleType, n_inputs: int, n_outputs: int, mode: str) -> None:
+    __tracebackhide__ = True
+    returned = student.call("passes_needed", n_inputs, n_outputs, mode,
+                            shown_as=f"passes_needed({n_inputs}, {n_outputs}, {mode!r})")
+    other = "reverse" if mode == "forward" else "forward"
+    swapped = Suspect(SWAPPED_MODES, reference.passes_needed(n_inputs, n_outputs, other))
+    if type(returned.value) is float:  # 3.0 for 3 is the right count in the wrong type
+        fail(f"passes_needed returned the float {returned.value!r}; a number of passes is an int.",
+             call=returned.call, got=describe(returned.value), hint="Return n_inputs or n_outputs as they are.",
+             section=MODES)
+    expect_number(returned, reference.passes_needed(n_inputs, n_outputs, mode), rtol=0, atol=0, section=MODES,
+                  what="the number of passes", suspects=[swapped],
+                  hint="Forward mode: one pass per input. Reverse mode: one pass per output.")
+
+
+def expect_value_error(student: Student, mode: str) -> None:
+    __tracebackhide__ = True
+    returned = student.call("passes_needed", 10, 1, mode, shown_as=f"passes_needed(10, 1, {mode!r})",
+                            allow_raise=True)
+    if returned.error is None or returned.error.type != "ValueError":
+        got = describe(returned.value) if returned.error is None else f"{returned.error.type}: {returned.error.message}"
+        fail(f"passes_needed should raise ValueError for mode {mode!r}.", call=returned.call, got=got,
+             expected="ValueError", hint="End with: raise ValueError(f\"unknown mode {mode!r}\").", section=MODES)
+
+
+@check
+def test_passes_needed_on_fixed_cases(student: Student, reference: ModuleType) -> None:
+    # The lesson's case first: one scalar loss, very many parameters.
+    for n_inputs, n_outputs, mode in ((1_000_000, 1, "forward"), (1_000_000, 1, "reverse"), (3, 50, "forward"),
+                                      (3, 50, "reverse")):
+        expect_passes(student, reference, n_inputs, n_outputs, mode)
+    expect_value_error(student, "sideways")
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_both_modes_on_fresh_functions(student: Student) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_functions"))
+    for n, dtype, kind in ((2, torch.float64, "quadratic"), (7, torch.float64, "logsumexp"),
+                           (5, torch.float32, "tanh_layer"), (6, torch.float32, "quadratic")):
+        spec = make_spec(kind, n, generator)
+        x = torch.randn(n, generator=generator, dtype=torch.float64).to(dtype)
+        for function, hint in (("gradient_forward_mode", FORWARD_HINT), ("gradient_reverse_mode", REVERSE_HINT)):
+            returned = student.run(run_mode, function, spec, x, shown_as=shown(function, spec, x))
+            expect_gradient(returned, spec, x, hint)
+
+
+@check
+def test_passes_needed_on_generated_cases(student: Student, reference: ModuleType) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_functions") + 1)
+    sizes = torch.randint(1, 10_000, (4, 2), generator=generator).tolist()
+    for n_inputs, n_outputs in sizes:
+        for mode in ("forward", "reverse"):
+            expect_passes(student, reference, n_inputs, n_outputs, mode)
+    for mode in ("both", "", "jvp"):
+        expect_value_error(student, mode)

@@ -1,0 +1,75 @@
+"""forward_vs_reverse: other correct ways of writing it score full marks, and the grader
+preloads torch._dynamo only for code that uses vjp."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graders.lesson01.forward_vs_reverse import _code_uses_vjp
+
+VJP_AND_ALIASES = '''
+import torch
+import torch.func as tf
+from torch.func import jvp as push_forward
+
+
+def gradient_forward_mode(f, x):
+    columns = [push_forward(f, (x,), (e,))[1] for e in torch.eye(len(x), dtype=x.dtype)]
+    return torch.stack(columns)
+
+
+def gradient_reverse_mode(f, x):
+    out, pullback = tf.vjp(f, x)
+    return pullback(torch.ones_like(out))[0]
+
+
+def passes_needed(n_inputs, n_outputs, mode):
+    counts = {"forward": n_inputs, "reverse": n_outputs}
+    if mode not in counts:
+        raise ValueError(mode)
+    return counts[mode]
+'''
+
+
+def test_vjp_and_renamed_imports_score_full_marks(grade) -> None:
+    graded = grade({"forward_vs_reverse": VJP_AND_ALIASES}, "-k", "forward_vs_reverse")
+    assert graded.failed("forward_vs_reverse") == set(), graded.output
+
+
+def test_only_code_that_calls_vjp_counts_as_using_it(tmp_path: Path) -> None:
+    cases = {
+        '"""Use torch.func.vjp here."""\nimport torch\n': False,
+        "import torch\n# vjp would also work\n": False,
+        "import torch\ng = torch.func.vjp\n": True,
+        "from torch.func import vjp as pull\n": True,
+        "def broken(:\n    vjp\n": False,
+    }
+    for source, uses in cases.items():
+        path = tmp_path / "submission.py"
+        path.write_text(source)
+        assert _code_uses_vjp(path) is uses, source
+
+
+RIGHT_PASSES_NO_ANSWER = '''
+import torch
+
+
+def gradient_forward_mode(f, x):
+    for e in torch.eye(len(x), dtype=x.dtype):
+        torch.func.jvp(f, (x,), (e,))
+    return torch.zeros_like(x)
+
+
+def gradient_reverse_mode(f, x):
+    f(x)
+    return torch.zeros_like(x)
+
+
+def passes_needed(n_inputs, n_outputs, mode):
+    return 0
+'''
+
+
+def test_the_right_number_of_passes_earns_nothing_for_a_wrong_gradient(grade) -> None:
+    graded = grade({"forward_vs_reverse": RIGHT_PASSES_NO_ANSWER}, "-k", "forward_vs_reverse")
+    assert graded.exercise("forward_vs_reverse")["score"] == 0, graded.output
