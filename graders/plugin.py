@@ -8,6 +8,7 @@ table at the end and written as JSON with `--json`.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.util
 import os
@@ -19,7 +20,7 @@ import pytest
 
 import course_config
 from graders import eager_dynamo
-from graders.feedback import CheckFailed
+from graders.feedback import CheckFailed, Feedback
 from graders.recording import LIVE, RECORD, RECORDING, reference_for
 from graders.results import CheckResult, ExerciseResult, SubmissionResult, tally
 from graders.sandbox import Budget
@@ -64,6 +65,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     # Before any optimiser steps here or in a worker forked from here: see eager_dynamo.
     eager_dynamo.install()
+    # torch leaves a large heap of objects that live as long as the process: keep them out
+    # of every garbage collection (pytest collects several times on the way out) and
+    # untouched, so that forked workers share their pages instead of copying them.
+    gc.freeze()
     config.addinivalue_line("markers", POINTS_MARKER)
     config.addinivalue_line("markers", HIDDEN_MARKER)
     config.pluginmanager.register(GradingSession(config), "graders-session")
@@ -108,6 +113,7 @@ class GradingSession:
         self.lesson_number = 1
         self.complete = True
         self.selected = 0
+        self.prestarted: dict[str, Student] = {}  # workers forked at collection, not yet used
 
     def _submission_folder(self) -> Path | None:
         value = _setting(self.config, "graders_submission")
@@ -142,6 +148,33 @@ class GradingSession:
         if found is None:
             return None
         return ExerciseModule.from_parent(parent, path=file_path)
+
+    def make_student(self, node: "ExerciseModule") -> Student:
+        path = self.module_path(node.path, node.lesson)
+        display = _display(path)
+        catalogue = list(getattr(node.obj, "MISTAKES", []))
+        make_backend = None
+        if self.in_process:
+            from graders.in_process import InProcess
+
+            make_backend = lambda: InProcess(path)  # noqa: E731
+        handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section)
+        if not path.is_file():
+            handle._import_failure = Feedback(MISSING_FILE.format(file=display),
+                                              hint="Copy the stub from exercises/ into the submission and complete it.")
+        return handle
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # Fork every exercise's worker now, before the grader runs any torch op (the forks
+        # are safe) and so that their imports overlap with grading.
+        if self.in_process:
+            return
+        for item in session.items:
+            node = item.getparent(ExerciseModule)
+            if node is not None and node.exercise.slug not in self.prestarted:
+                handle = self.make_student(node)
+                handle.prestart()
+                self.prestarted[node.exercise.slug] = handle
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         # Grade in the order the lesson teaches, as the points table lists them.
@@ -220,6 +253,8 @@ class GradingSession:
             RECORDING.start_recording()
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        for unused in self.prestarted.values():  # e.g. after -x stopped the run early
+            unused.close()
         record = self.config.getoption("graders_record")
         if record and RECORDING.mode == RECORD:
             RECORDING.save(Path(record))
@@ -296,20 +331,7 @@ def _exercise_module(request: pytest.FixtureRequest) -> ExerciseModule:
 def student(request: pytest.FixtureRequest) -> Iterator[Student]:
     """The submission's module for this exercise, run in a sandboxed worker."""
     session, node = _session(request), _exercise_module(request)
-    path = session.module_path(node.path, node.lesson)
-    display = _display(path)
-    catalogue = list(getattr(node.obj, "MISTAKES", []))
-    make_backend = None
-    if session.in_process:
-        from graders.in_process import InProcess
-
-        make_backend = lambda: InProcess(path)  # noqa: E731
-    handle = Student(path, display, session.budget, catalogue, make_backend, section=node.exercise.section)
-    if not path.is_file():
-        from graders.feedback import Feedback
-
-        handle._import_failure = Feedback(MISSING_FILE.format(file=display),
-                                          hint="Copy the stub from exercises/ into the submission and complete it.")
+    handle = session.prestarted.pop(node.exercise.slug, None) or session.make_student(node)
     yield handle
     handle.close()
 

@@ -80,9 +80,10 @@ class Worker:
         self.sock: socket.socket | None = None
         self.scratch: Path | None = None
         self.requests = 0
+        self.spawned_at = 0.0
 
-    def start(self) -> Outcome:
-        """Fork, import the module in the child, and wait for it to say it is ready."""
+    def spawn(self) -> None:
+        """Fork; the child imports the module while the grader goes on with other work."""
         self.scratch = Path(tempfile.mkdtemp(prefix="graders-worker-"))
         parent_end, child_end = socket.socketpair()
         sys.stdout.flush()
@@ -94,8 +95,16 @@ class Worker:
                        worker.WorkerLimits(self.budget.memory_mb, self.budget.output_kb))
         child_end.close()
         self.pid, self.sock = pid, parent_end
+        self.spawned_at = time.monotonic()
         _live_workers.add(self)
-        reply = self._read(self.budget.import_seconds, "importing the module")
+
+    def start(self) -> Outcome:
+        """Spawn (unless done already) and wait for the child to say the module is imported;
+        the import's time limit counts from the fork."""
+        if not self.pid:
+            self.spawn()
+        left = self.budget.import_seconds - (time.monotonic() - self.spawned_at)
+        reply = self._read(max(left, 0.0), "importing the module")
         if reply.status == "ready":
             return reply
         self.stop()
@@ -124,7 +133,7 @@ class Worker:
                     kill(self.pid, signal.SIGKILL)
                 except OSError:
                     pass
-            _reap(self.pid)
+            _reap(self.pid, block=True)
             self.pid = 0
         if self.sock is not None:
             self.sock.close()
@@ -163,7 +172,8 @@ class Worker:
         chunks, remaining = [], size
         while remaining:
             left = deadline - time.monotonic()
-            ready = select.select([self.sock], [], [], max(left, 0))[0] if left > 0 else []
+            # Poll even when the time is up: an answer that is already waiting still counts.
+            ready = select.select([self.sock], [], [], max(left, 0.0))[0]
             if not ready:
                 self.stop()
                 return Outcome("timeout", seconds=deadline - time.monotonic())
@@ -207,7 +217,13 @@ def outcome_from_reply(reply: Any) -> Outcome:
     )
 
 
-def _reap(pid: int, wait: float = 2.0) -> int | None:
+def _reap(pid: int, wait: float = 2.0, block: bool = False) -> int | None:
+    """The exit status of a child; `block` after SIGKILL, which cannot be ignored."""
+    if block:
+        try:
+            return os.waitpid(pid, 0)[1]
+        except ChildProcessError:
+            return None
     deadline = time.monotonic() + wait
     while True:
         try:

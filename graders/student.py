@@ -81,6 +81,7 @@ class Student:
         self._import_failure: Feedback | None = None
         self._timed_out: set[str] = set()
         self._public: list[str] = []  # the functions the student's module defines
+        self._ready = False  # the backend has imported the module and answered "ready"
 
     def call(self, function: str, *args: Any, shown_as: str | None = None, trace: bool = False,
              return_args: bool = False, allow_raise: bool = False, **kwargs: Any) -> Returned:
@@ -99,6 +100,16 @@ class Student:
         name = f"{driver.__module__}:{driver.__qualname__}"
         message = {"op": "run", "driver": name, "args": list(args), "kwargs": kwargs, "trace": trace}
         return self._request(driver.__qualname__, shown_as, message, allow_raise)
+
+    def prestart(self) -> None:
+        """Fork the worker now, so that importing the module overlaps the grading of other
+        exercises; the first check then only waits for what is left of the import."""
+        if self._backend is None and self._import_failure is None:
+            backend = self._make_backend()
+            spawn = getattr(backend, "spawn", None)
+            if spawn is not None:
+                spawn()
+                self._backend = backend
 
     def close(self) -> None:
         if self._backend is not None:
@@ -119,14 +130,16 @@ class Student:
         __tracebackhide__ = True
         if self._import_failure is not None:
             raise CheckFailed(self._import_failure)
-        if self._backend is not None and self._backend.alive:
-            return self._backend
-        backend = self._make_backend()
+        alive = self._backend is not None and self._backend.alive
+        if alive and self._ready:
+            return self._backend  # type: ignore[return-value]
+        backend = self._backend if alive else self._make_backend()  # a prestarted one, or a new one
+        self._backend, self._ready = None, False
         outcome = backend.start()
         if outcome.status != "ready":
             self._import_failure = self._import_feedback(outcome)
             raise CheckFailed(self._import_failure)
-        self._backend = backend
+        self._backend, self._ready = backend, True
         self._public = outcome.public
         return backend
 
