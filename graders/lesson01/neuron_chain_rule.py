@@ -207,7 +207,8 @@ def test_grad_by_hand_without_autograd(student: Student, reference: ModuleType) 
         fail(f"neuron_grad_by_hand uses autograd{where}; it must be the chain rule worked out by hand.",
              call=returned.call, section=CHAIN_RULE,
              meaning="The point of this function is to check autograd's answer against your own derivation.",
-             hint="Compute s = torch.sigmoid((w * inp).sum()) and return s * (1 - s) * inp, with no backward().")
+             hint="Work the chain rule out by hand from σ(z) and z = w · inp, with plain tensor arithmetic and "
+                  "no backward().")
 
 
 # ---------------------------------------------------------------- hidden checks

@@ -1,0 +1,100 @@
+"""How long `nbgrader autograde` takes per submission: our notebook against the floor.
+
+    python benchmarks/nbgrader_autograde.py [--students 4] [--exercise SLUG ...] [--keep]
+
+Builds a scratch course with `python -m graders nbgrader build`, plus a second assignment
+whose notebook only imports torch (the floor: nbgrader start-up, a kernel, torch), gives
+both to the same number of students (ours fully solved, the reference pasted into the
+answer cells), and times one `nbgrader autograde` of each. Prints seconds per submission.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+import course_config
+from graders.nbgrader import build
+
+FLOOR = "floor"
+
+
+def _floor_notebook() -> nbformat.NotebookNode:
+    meta = {"nbgrader": {"grade": True, "solution": False, "locked": True, "grade_id": "import-torch",
+                         "points": 1, "schema_version": 3}}
+    cell = nbformat.v4.new_code_cell("import torch\ntorch.__version__ is not None", metadata=meta)
+    notebook = nbformat.v4.new_notebook(cells=[cell])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return notebook
+
+
+def _solved(release: Path, notebook_name: str, lesson: course_config.Lesson) -> nbformat.NotebookNode:
+    notebook = nbformat.read(release / notebook_name, as_version=4)
+    for cell in notebook.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if grade_id.startswith("answer-"):
+            slug = grade_id.removeprefix("answer-")
+            reference = course_config.ROOT / "reference" / lesson.folder / f"{slug}.py"
+            cell.source = f"%%answer {slug}\n{reference.read_text()}"
+    return notebook
+
+
+def _autograde(course: Path, assignment: str) -> float:
+    start = time.perf_counter()
+    run = subprocess.run(["nbgrader", "autograde", assignment], cwd=course, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if run.returncode != 0:
+        sys.exit(f"nbgrader autograde {assignment} failed:\n{run.stderr[-3000:]}")
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=4, help="submissions per assignment (default: 4)")
+    parser.add_argument("--exercise", action="append", dest="exercises", metavar="SLUG",
+                        help="only these exercises (default: all of lesson 1)")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch course and print where it is")
+    args = parser.parse_args()
+    lesson = course_config.LESSON_01
+    course = Path(tempfile.mkdtemp(prefix="nbgrader-bench-"))
+    try:
+        build.main(course, exercises=args.exercises, prove=False)
+        (course / "source" / FLOOR).mkdir(parents=True)
+        nbformat.write(_floor_notebook(), course / "source" / FLOOR / f"{FLOOR}.ipynb")
+        for assignment in (lesson.folder, FLOOR):
+            subprocess.run(["nbgrader", "generate_assignment", assignment], cwd=course, check=True,
+                           capture_output=True)
+        notebook_name = f"{lesson.folder}.ipynb"
+        solved = _solved(course / "release" / lesson.folder, notebook_name, lesson)
+        for index in range(args.students):
+            for assignment, name, notebook in ((lesson.folder, notebook_name, solved),
+                                               (FLOOR, f"{FLOOR}.ipynb", None)):
+                target = course / "submitted" / f"student{index}" / assignment
+                shutil.copytree(course / "release" / assignment, target)
+                if notebook is not None:
+                    nbformat.write(notebook, target / name)
+        floor = _autograde(course, FLOOR)
+        ours = _autograde(course, lesson.folder)
+        count = len(args.exercises or lesson.exercises)
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
+        print(f"{args.students} submissions per assignment, one `nbgrader autograde` each")
+        print(f"floor (a notebook that only imports torch): {floor:6.1f} s in all, {floor / args.students:5.1f} s per submission")
+        print(f"our notebook ({count} exercises, all checks):    {ours:6.1f} s in all, {ours / args.students:5.1f} s per submission")
+        print(f"cost of grading, above the floor:           {(ours - floor) / args.students:5.1f} s per submission")
+        if args.keep:
+            print(f"course kept in {course}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(course, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

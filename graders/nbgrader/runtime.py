@@ -1,0 +1,234 @@
+"""What the notebook's cells call: the `%%answer` cell magic and `check(slug)`.
+
+A test cell never trusts the kernel. `check` takes the answer cell's *source*, writes it
+as `<lesson>/<slug>.py` and grades it with the real pytest plugin in a separate grading
+process (sandboxed workers, per-call time limits), then prints the feedback to stdout and
+returns the points earned, the number nbgrader records.
+
+Under `nbgrader autograde` the answers are read from the notebook file on disk and the
+kernel runs only the setup and test cells: student code never runs in the kernel, so an
+infinite loop, a swallowed KeyboardInterrupt or a patched `torch.allclose` costs at most
+that exercise, in a worker. Students (no `graders` package) get the public checks
+replayed against recorded values; autograde (the package installed) runs every check
+against the live reference.
+
+This file is copied into each student bundle, so it imports only the standard library
+(and IPython, which a kernel has): a test cell does not import torch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import linecache
+import os
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+from .grading_server import GradingServer
+from .report import print_feedback, show_plots
+
+BUNDLE = Path(__file__).resolve().parent  # the nbchecks/ folder beside the notebook
+MAGIC = "answer"
+SETUP_CELL = (
+    "# Setup: run this cell first. It loads the checks that the test cells run.\n"
+    "from nbchecks import runtime\n"
+    "autograder = runtime.start({lesson!r}, notebook={notebook!r}, exercises={points!r}, "
+    "exercise_seconds={seconds!r})"
+)
+TEST_CELL = (
+    "# Run this cell to check your answer above (the same checks as `pytest exercises/`).\n"
+    "autograder.check({slug!r})"
+)
+MISSING_MAGIC = ("The answer cell for {slug} has not been run, or lost its first line. It must begin with\n"
+                 "    %%answer {slug}\n"
+                 "Put that line back at the top of the answer cell, run the cell, then run this cell again.")
+NOT_IN_NOTEBOOK = "No answer cell for {slug} was found in {notebook}: was it deleted? This exercise scores 0."
+NO_RESULT = ("The grader produced no result for {slug} (an internal error, not your fault; please tell "
+             "your instructor). {detail}")
+TOO_SLOW = ("Grading {slug} took longer than {seconds:g} s in total, so it was stopped: does your code "
+            "loop forever or do far more work than it needs? This exercise scores 0.")
+CODE_ABOVE_SETUP = ("NOTE for the instructor: this notebook has {count} code cell(s) above the setup cell; they "
+                    "ran in the kernel before the checks were loaded. Grading happens in another process, but "
+                    "please look at them.")
+NO_HIDDEN = ("INSTRUCTOR: the graders package is not importable in this kernel, so only the public checks "
+             "ran; install the course package where autograde runs.")
+
+
+def start(lesson: str, *, notebook: str, exercises: dict[str, float], exercise_seconds: float) -> "Checks":
+    """Called by the setup cell: register `%%answer` and, under autograde, the cell guard."""
+    checks = Checks(lesson, notebook, exercises, exercise_seconds)
+    shell = _shell()
+    if shell is not None:
+        shell.register_magic_function(checks.answer_magic, magic_kind="cell", magic_name=MAGIC)
+        if checks.autograding:
+            shell.input_transformers_cleanup.insert(0, checks.guard)
+    return checks
+
+
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+class Checks:
+    """The notebook's answers so far, and the grading process that checks them."""
+
+    def __init__(self, lesson: str, notebook: str, exercises: dict[str, float], exercise_seconds: float) -> None:
+        self.lesson = lesson
+        self.notebook = Path(notebook).resolve()
+        self.points = dict(exercises)
+        self.exercise_seconds = float(exercise_seconds)
+        self.autograding = os.environ.get("NBGRADER_EXECUTION") == "autograde"
+        self.instructor = self.autograding and _installed_root() is not None
+        self.sources: dict[str, str] = {}
+        self.allowed = {TEST_CELL.format(slug=slug).strip() for slug in self.points}
+        self.server: GradingServer | None = None
+        self.above_setup = _code_above_setup(self.notebook) if self.autograding else 0
+
+    def __repr__(self) -> str:
+        mode = "all checks, live reference" if self.instructor else "public checks, recorded values"
+        return f"<autograder for {self.lesson}: {len(self.points)} exercises, {mode}>"
+
+    # ------------------------------------------------------------ kernel side
+
+    def answer_magic(self, line: str, cell: str) -> None:
+        """`%%answer slug`: keep the cell's source for grading; run it, except under autograde."""
+        slug = line.strip()
+        if slug not in self.points:
+            print(f"%%answer {slug}: unknown exercise; this notebook has: {', '.join(self.points)}")
+            return
+        self.sources[slug] = cell
+        if self.autograding:
+            return  # graded from its source in a worker, never run here
+        shell = _shell()
+        filename = f"<answer {slug}>"
+        # Tracebacks from the student's functions then show their lines.
+        linecache.cache[filename] = (len(cell), None, cell.splitlines(True), filename)
+        exec(compile(cell, filename, "exec"), shell.user_ns if shell is not None else {})
+
+    def guard(self, lines: list[str]) -> list[str]:
+        """Under autograde, the kernel runs only our test cells; any other cell becomes empty."""
+        return lines if "".join(lines).strip() in self.allowed else []
+
+    # ------------------------------------------------------------ grading
+
+    def check(self, slug: str) -> float:
+        """Grade one exercise in the grading process, print its feedback, return its points."""
+        # nbgrader scores 0 a cell that writes to stderr: keep every byte of this cell on stdout.
+        with contextlib.redirect_stderr(sys.stdout), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return self._check(slug)
+
+    def _check(self, slug: str) -> float:
+        if slug not in self.points:
+            print(f"unknown exercise {slug!r}; this notebook has: {', '.join(self.points)}")
+            return 0.0
+        source = self._source(slug)
+        if source is None:
+            return 0.0
+        if self.autograding and not self.instructor:
+            print(NO_HIDDEN)
+        if self.above_setup:
+            print(CODE_ABOVE_SETUP.format(count=self.above_setup))
+        server = self._server()
+        result, detail = server.grade(self.lesson, slug, source, self.exercise_seconds)
+        if result is None:
+            self.server = None  # it was stopped; the next exercise gets a fresh one
+            if detail == "timeout":
+                print(TOO_SLOW.format(slug=slug, seconds=self.exercise_seconds))
+            else:
+                print(NO_RESULT.format(slug=slug, detail=detail))
+            return 0.0
+        exercise = next((e for e in result.get("exercises", []) if e.get("slug") == slug), None)
+        if exercise is None:
+            print(NO_RESULT.format(slug=slug, detail=detail))
+            return 0.0
+        print_feedback(exercise, public_only=not self.instructor)
+        show_plots(exercise)
+        return round(min(float(exercise["score"]), self.points[slug]), 6)
+
+    def _source(self, slug: str) -> str | None:
+        if not self.autograding:
+            if slug not in self.sources:
+                print(MISSING_MAGIC.format(slug=slug))
+            return self.sources.get(slug)
+        # Autograde: the notebook on disk is the sanitized submission nbgrader is executing.
+        source = _answer_on_disk(self.notebook, slug)
+        if source is None:
+            print(NOT_IN_NOTEBOOK.format(slug=slug, notebook=self.notebook.name))
+        return source
+
+    def _server(self) -> GradingServer:
+        if self.server is None:
+            self.server = GradingServer(BUNDLE, _installed_root() if self.instructor else None)
+        return self.server
+
+
+def _installed_root() -> Path | None:
+    """The project folder of the installed course package (with exercises/), if any.
+
+    Looked up without the working folder: under autograde that is the student's submission,
+    and a submitted `graders/` or `course_config.py` must not pass for the real ones."""
+    here = Path.cwd().resolve()
+    saved = sys.path[:]
+    try:
+        # An editable install answers through its own finder, so filter sys.path, not finders.
+        sys.path[:] = [p for p in saved if p and Path(p).resolve() not in (here, BUNDLE.parent)]
+        found = [importlib.util.find_spec(name) for name in ("graders", "course_config")]
+    except (ImportError, ValueError):
+        return None
+    finally:
+        sys.path[:] = saved
+    if found[0] is None or found[1] is None or found[1].origin is None:
+        return None
+    root = Path(found[1].origin).resolve().parent
+    inside_submission = root == here or here in root.parents or root == BUNDLE.parent
+    return root if (root / "exercises").is_dir() and not inside_submission else None
+
+
+def _cells(notebook: Path) -> list[dict]:
+    try:
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [c for c in cells if isinstance(c, dict)]
+
+
+def _source_of(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _code_above_setup(notebook: Path) -> int:
+    """How many non-empty code cells come before the setup cell (they ran unguarded)."""
+    count = 0
+    for cell in _cells(notebook):
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "setup":
+            return count
+        count += cell.get("cell_type") == "code" and bool(_source_of(cell).strip())
+    return count
+
+
+def _answer_on_disk(notebook: Path, slug: str) -> str | None:
+    """The answer cell nbgrader knows by its grade_id; else the first cell that says `%%answer slug`."""
+    cells = [c for c in _cells(notebook) if c.get("cell_type") == "code"]
+    for cell in cells:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == f"answer-{slug}":
+            return strip_magic(_source_of(cell))
+    for cell in cells:
+        if _source_of(cell).lstrip().split("\n", 1)[0].split() == [f"%%{MAGIC}", slug]:
+            return strip_magic(_source_of(cell))
+    return None
+
+
+def strip_magic(source: str) -> str:
+    """The answer's Python source: the cell without its `%%answer` line."""
+    head, _, rest = source.lstrip().partition("\n")
+    return rest if head.startswith(f"%%{MAGIC}") else source
