@@ -158,7 +158,8 @@ class GradingSession:
             from graders.in_process import InProcess
 
             make_backend = lambda: InProcess(path)  # noqa: E731
-        handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section)
+        handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section,
+                         warm_up=getattr(node.obj, "WORKER_WARM_UP", None))
         if not path.is_file():
             handle._import_failure = Feedback(MISSING_FILE.format(file=display),
                                               hint="Copy the stub from exercises/ into the submission and complete it.")

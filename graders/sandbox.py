@@ -19,7 +19,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from graders import wire, worker
 from graders.tracing import TraceEvent, events_from_wire
@@ -72,10 +72,12 @@ class Budget:
 class Worker:
     """One forked process that holds one imported student module."""
 
-    def __init__(self, module_path: Path, module_name: str, budget: Budget) -> None:
+    def __init__(self, module_path: Path, module_name: str, budget: Budget,
+                 warm_up: Callable[[], object] | None = None) -> None:
         self.module_path = module_path
         self.module_name = module_name
         self.budget = budget
+        self.warm_up = warm_up  # run in the child before the import (see worker.run)
         self.pid = 0
         self.sock: socket.socket | None = None
         self.scratch: Path | None = None
@@ -92,7 +94,7 @@ class Worker:
         if pid == 0:  # the child: never returns
             parent_end.close()
             worker.run(child_end, self.module_path, self.module_name, self.scratch,
-                       worker.WorkerLimits(self.budget.memory_mb, self.budget.output_kb))
+                       worker.WorkerLimits(self.budget.memory_mb, self.budget.output_kb), self.warm_up)
         child_end.close()
         self.pid, self.sock = pid, parent_end
         self.spawned_at = time.monotonic()

@@ -70,13 +70,13 @@ class Student:
 
     def __init__(self, module_path: Path, display_path: str, budget: Budget,
                  mistakes: list[Mistake], make_backend: Callable[[], Backend] | None = None,
-                 section: str = "") -> None:
+                 section: str = "", warm_up: Callable[[], object] | None = None) -> None:
         self.module_path = module_path
         self.display_path = display_path
         self.budget = budget
         self.mistakes = mistakes
         self.section = section
-        self._make_backend = make_backend or (lambda: Worker(module_path, module_path.stem, budget))
+        self._make_backend = make_backend or (lambda: Worker(module_path, module_path.stem, budget, warm_up))
         self._backend: Backend | None = None
         self._import_failure: Feedback | None = None
         self._timed_out: set[str] = set()

@@ -23,7 +23,7 @@ import traceback
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 import torch
 
@@ -41,10 +41,13 @@ class WorkerLimits:
     output_kb: int
 
 
-def run(sock: socket.socket, module_path: Path, module_name: str, scratch: Path, limits: WorkerLimits) -> NoReturn:
+def run(sock: socket.socket, module_path: Path, module_name: str, scratch: Path, limits: WorkerLimits,
+        warm_up: Callable[[], object] | None = None) -> NoReturn:
     """The whole life of a forked worker; it never returns into the grader's code."""
     try:
         _enter_sandbox(sock, scratch, limits)
+        if warm_up is not None:
+            _warm(warm_up)
         output = _CappedOutput(limits.output_kb * 1024)
         sys.stdout = sys.stderr = output
         module, reply = import_student(module_path, module_name, output)
@@ -84,6 +87,15 @@ def _enter_sandbox(sock: socket.socket, scratch: Path, limits: WorkerLimits) -> 
         _set_limit(resource.RLIMIT_AS, mapped + limits.memory_mb * 2**20)
     restrict_writes([scratch], [Path(os.devnull)])  # the repo, the reference, other students: read-only
     confine(os.getpid())  # last: no new processes, no signals to the grader
+
+
+def _warm(warm_up: Callable[[], object]) -> None:
+    """A checks module's one-time loading (e.g. torch.func's decompositions), done before the
+    student's module is imported, so it counts against no call's time limit."""
+    try:
+        warm_up()
+    except Exception:  # noqa: BLE001 - a failed warm-up only means the first call pays
+        pass
 
 
 def _keep_one_thread(count: int) -> None:

@@ -36,6 +36,16 @@ pytestmark = pytest.mark.usefixtures("_warm_worker")
 
 
 
+def load_jvp() -> None:
+    """Runs in each new worker before the student's module is imported (the plugin looks for
+    WORKER_WARM_UP): jvp's decompositions load on first use (~0.5 s), here off any clock."""
+    x = torch.zeros(1)
+    torch.func.jvp(torch.sin, (x,), (x,))
+
+
+WORKER_WARM_UP = load_jvp
+
+
 def warm_up(module: ModuleType, with_vjp: bool) -> None:
     """Runs in the worker: make torch.func load what it loads on first use (measured with
     torch 2.13): jvp's decompositions (~0.5 s) and, when vjp's pullback is first called,
@@ -53,8 +63,10 @@ def _warm_worker(student: Student) -> None:
     against the time limit of a student's call. In the worker, not here: the grader stays
     free of torch._dynamo (which cannot be imported twice into one process, as pytester's
     in-process runs do). vjp's share only for code that uses vjp: autograd users skip it."""
+    if not _code_uses_vjp(student.module_path):
+        return  # jvp's share is loaded when the worker starts (WORKER_WARM_UP)
     try:
-        student.run(warm_up, _code_uses_vjp(student.module_path), shown_as="loading torch.func in the worker")
+        student.run(warm_up, True, shown_as="loading torch.func in the worker")
     except CheckFailed:
         pass  # an import error or the like: the checks themselves report it
 
