@@ -31,7 +31,7 @@ from course_config import MICROGRAD as EXERCISE
 from graders.check import checks_for
 from graders.feedback import fail
 from graders.mistakes import Mistake
-from graders.recording import expected
+from graders.recording import RECORD, RECORDING, expected
 from graders.student import Student
 
 check = checks_for("lesson01", EXERCISE.slug)
@@ -587,8 +587,9 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
     __tracebackhide__ = True
     returned = student.run(run_graphs, graphs, backward, shown_as=shown)
     truths = torch_results(graphs)
-    # Computed whether or not they are needed, so that a recording from the reference holds them too.
-    wrongs = wrong_results(graphs) if backward else []
+    # Needed only to name a mistake; but a recording from the reference must hold them too.
+    if backward and RECORDING.mode == RECORD:
+        wrong_results(graphs)
     texts = texts or [graph_text(graph) for graph in graphs]
     results = returned.value if type(returned.value) is list and len(returned.value) == len(graphs) else None
     if results is None or not all(_readable(r, len(g)) for r, g in zip(results, graphs)):
@@ -621,7 +622,7 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
     i = failing[0]
     summary = f"After out.backward() the leaf grads are wrong in {len(failing)} of {len(graphs)} expressions."
     got, want = _leaf_grads(graphs[i], results[i]["grad"]), _leaf_grads(graphs[i], truths[i]["grad"])
-    mistake = _diagnose(failing, graphs, results, truths, wrongs)
+    mistake = _diagnose(failing, graphs, results, truths, wrong_results(graphs))
     if mistake is not None:
         fail(summary, call=call(i), got=got, expected=want, mistake=mistake.name, meaning=mistake.explanation,
              hint=mistake.hint, section=mistake.section)
