@@ -235,7 +235,10 @@ class GradingSession:
             tr.write_line(f"{result.slug}: {_points(result.score)} / {_points(result.max_score)} points{status}")
             if status:
                 continue
+            quiet = self.config.get_verbosity() < 0  # -q: the failed checks only
             for check in result.checks:
+                if quiet and check.passed:
+                    continue
                 mark = "PASS" if check.passed else "FAIL"
                 extra = f"   ({check.mistake})" if check.mistake else ""
                 hidden = " [hidden]" if check.hidden else ""

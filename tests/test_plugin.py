@@ -132,3 +132,15 @@ def test_pytest_exercises_runs_as_a_command(tmp_path: Path) -> None:
                           cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip().splitlines()[-1].startswith("Lesson 1: ")
+
+
+def test_quiet_lists_only_the_failed_checks(pytester: pytest.Pytester) -> None:
+    wrong = REFERENCE.replace("torch.cos(x) - torch.sin(x)", "torch.cos(x) + torch.sin(x)")
+    folder = pytester.path / "quiet" / "lesson01"
+    folder.mkdir(parents=True)
+    (folder / f"{SLUG}.py").write_text(wrong)
+    result = run_inprocess(pytester, "--submission", str(folder.parent), "-q")
+    result.stdout.fnmatch_lines(["  FAIL  analytic_derivative_on_lesson_grid: 0 / 1   (sign error)"])
+    assert "  PASS  " not in result.stdout.str()
+    result = run_inprocess(pytester, "--submission", str(folder.parent))
+    result.stdout.fnmatch_lines(["  PASS  f_on_lesson_grid: 1 / 1"])
