@@ -8,6 +8,7 @@ table at the end and written as JSON with `--json`.
 
 from __future__ import annotations
 
+import functools
 import gc
 import importlib
 import importlib.util
@@ -112,7 +113,6 @@ class GradingSession:
         self.results: dict[str, ExerciseResult] = {}
         self.lesson_number = 1
         self.complete = True
-        self.selected = 0
         self.prestarted: dict[str, Student] = {}  # workers forked at collection, not yet used
 
     def _submission_folder(self) -> Path | None:
@@ -267,7 +267,6 @@ class GradingSession:
         selected = sum(1 for item in session.items if item.get_closest_marker("points") is not None)
         self.complete = ran == selected and exitstatus not in (pytest.ExitCode.INTERRUPTED,
                                                                  pytest.ExitCode.INTERNAL_ERROR)
-        self.selected = selected
         target = self.json_path()
         if target is not None:
             self.submission_result().write(target)
@@ -308,11 +307,11 @@ def _points(value: float) -> str:
 class ExerciseModule(pytest.Module):
     """A student's exercise file, collected as the checks written for it."""
 
-    @property
+    @functools.cached_property
     def lesson(self) -> course_config.Lesson:
         return course_config.find_exercise(self.path.parent.name, self.path.stem)[0]  # type: ignore[index]
 
-    @property
+    @functools.cached_property
     def exercise(self) -> course_config.Exercise:
         return course_config.find_exercise(self.path.parent.name, self.path.stem)[1]  # type: ignore[index]
 

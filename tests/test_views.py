@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-import torch
 
 from conftest import ROOT, mistake_submissions
 from graders.lesson01 import views as checks
