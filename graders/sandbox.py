@@ -25,6 +25,7 @@ from graders import wire, worker
 from graders.tracing import TraceEvent, events_from_wire
 
 _live_workers: set["Worker"] = set()
+_killed: list[int] = []  # killed workers not yet waited for
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,9 @@ class Worker:
                     kill(self.pid, signal.SIGKILL)
                 except OSError:
                     pass
-            _reap(self.pid, block=True)
+            # The kernel takes milliseconds to tear down a torch-sized process: reap it later,
+            # while grading goes on (SIGKILL cannot be caught, so it can do nothing meanwhile).
+            _killed.append(self.pid)
             self.pid = 0
         if self.sock is not None:
             self.sock.close()
@@ -253,8 +256,15 @@ def _explain_status(status: int | None) -> str:
     return f"it exited with status {code}; does your code call os._exit({code})?"
 
 
+def reap_killed() -> None:
+    """Wait for every killed worker to be gone (the end of a session)."""
+    while _killed:
+        _reap(_killed.pop(), block=True)
+
+
 @atexit.register
 def _stop_all() -> None:
     # Ctrl-C or an error can end pytest before fixtures tear down: leave no worker behind.
     for live in list(_live_workers):
         live.stop()
+    reap_killed()
