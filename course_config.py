@@ -167,8 +167,8 @@ SHAPE_BUGS = Exercise(
     ),
     seeds={
         "lesson_data": Setting(42, "the worked example's torch.manual_seed, which draws its 100 points X, y"),
-        "generated_pairs": Setting(1202, "seed of the public checks' generated shape pairs"),
-        "fresh_pairs": Setting(20261202, "seed of the hidden checks' generated shape pairs"),
+        "generated_pairs": Setting(1202, "hypothesis seed of the public check's shape pairs (graders/cases/)"),
+        "fresh_pairs": Setting(20261202, "hypothesis seed of the hidden checks' shape pairs"),
         "fresh_tensors": Setting(7, "seed of the hidden checks' random pred and target tensors"),
         "shuffle": Setting(3, "seed of the permutation that shuffles the targets in the metamorphic test"),
     },
@@ -455,8 +455,9 @@ MICROGRAD = Exercise(
               "at every step", hidden=True),
     ),
     seeds={
-        "generated_expressions": Setting(20261205, "seed of the hidden check's random expressions"),
-        "chain": Setting(20261206, "seed of the hidden chain's starting values and operand order"),
+        "generated_expressions": Setting(20261205, "hypothesis seed of the hidden check's random expressions "
+                                                  "(graders/cases/)"),
+        "chain": Setting(20261206, "hypothesis seed of the hidden chain's starting values and operand order"),
     },
     tolerances={
         "values": Setting(1e-9, "absolute and relative tolerance between a student's Python floats and torch's "

@@ -1,31 +1,19 @@
 """The pytest front end: `pytest exercises/` grades the student's modules.
 
-Collecting `exercises/<lesson>/<slug>.py` yields the checks of `graders/<lesson>/<slug>.py`
-instead of importing the student's file: the submission is only ever imported by a
-worker process. Each check's result goes into one `SubmissionResult`, printed as a grade
-table at the end and written as JSON with `--json`.
+pytest loads this module in every run of this environment, so it stays light: the
+options, the markers, and at configure two steps in this order: fork the helper that
+draws the run's generated inputs (graders/drawing.py), then import the grading session
+(graders/session.py), which imports torch. The helper thus draws while torch loads.
 """
 
 from __future__ import annotations
 
-import functools
-import gc
-import importlib
-import importlib.util
-import os
 from pathlib import Path
-from types import ModuleType
-from typing import Any, Iterator
 
 import pytest
 
 import course_config
-from graders import eager_dynamo
-from graders.feedback import CheckFailed, Feedback
-from graders.recording import LIVE, RECORD, RECORDING, reference_for
-from graders.results import CheckResult, ExerciseResult, SubmissionResult, tally
-from graders.sandbox import Budget
-from graders.student import Student
+from graders import drawing
 
 SUBMISSION_HELP = ("grade the modules under this folder (laid out like exercises/, e.g. "
                    "DIR/lesson01/<slug>.py) instead of exercises/")
@@ -34,16 +22,15 @@ IN_PROCESS_HELP = ("run the submission inside pytest so that breakpoint() works:
                    "only, with no time or memory limit and no protection of the grade")
 RECORD_HELP = "record every expected value the checks compute from the reference into this file"
 REPLAY_HELP = "take expected values from this recorded file instead of the reference (student bundles)"
+DRAW_AHEAD_HELP = ("draw the generated inputs of every exercise of the lesson at the first session and keep "
+                   "them for the later sessions of this process (for a process that runs pytest.main once per "
+                   "exercise, such as the notebooks' grading server)")
 PLOTS_HELP = "folder where a failing check writes its plots (default: plots/ in the current folder)"
 CALL_SECONDS_HELP = ("seconds one call of a student function, or the import of their module, may take "
                      "(default: course_config.LIMITS)")
 POINTS_MARKER = "points(n): the check is worth n points; set by @check from course_config.py"
 HIDDEN_MARKER = ("hidden: the check uses fresh inputs (other seeds, sizes, dtypes) and is left out of the "
                  "notebooks released through nbgrader")
-IN_PROCESS_BANNER = ("graders: --in-process: the submission runs inside pytest, without limits; "
-                     "scores from this run are for debugging, not for grading")
-MISSING_FOLDER = "--submission {value}: no folder {path}; give the folder that holds {lesson}/<exercise>.py"
-MISSING_FILE = "{file} does not exist: the submission has no file for this exercise."
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -56,6 +43,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--plots", dest="graders_plots", metavar="DIR", help=PLOTS_HELP)
     group.addoption("--record-expected", dest="graders_record", metavar="PATH", help=RECORD_HELP)
     group.addoption("--replay-expected", dest="graders_replay", metavar="PATH", help=REPLAY_HELP)
+    group.addoption("--draw-ahead", dest="graders_draw_ahead", action="store_true", help=DRAW_AHEAD_HELP)
     parser.addini("graders_submission", SUBMISSION_HELP)
     parser.addini("graders_json", JSON_HELP)
     parser.addini("graders_in_process", IN_PROCESS_HELP, type="bool", default=False)
@@ -64,312 +52,40 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # Before any optimiser steps here or in a worker forked from here: see eager_dynamo.
-    eager_dynamo.install()
-    # torch leaves a large heap of objects that live as long as the process: keep them out
-    # of every garbage collection (pytest collects several times on the way out) and
-    # untouched, so that forked workers share their pages instead of copying them.
-    gc.freeze()
     config.addinivalue_line("markers", POINTS_MARKER)
     config.addinivalue_line("markers", HIDDEN_MARKER)
-    config.pluginmanager.register(GradingSession(config), "graders-session")
+    if not config.getoption("graders_replay"):  # replayed runs read their inputs from the recording
+        wanted = exercises_reached([str(arg) for arg in config.args], Path(config.invocation_params.dir))
+        if wanted and config.getoption("graders_draw_ahead"):
+            lessons = {folder for folder, _ in wanted}
+            wanted = [(lesson.folder, exercise.slug) for lesson in course_config.LESSONS if lesson.folder in lessons
+                      for exercise in lesson.exercises]
+        if wanted:
+            drawing.DRAWER.start(wanted)
+    from graders import session  # imports torch: after the fork, which the helper need not inherit
+
+    session.configure(config)
 
 
-def _setting(config: pytest.Config, name: str) -> Any:
-    """Command line first, then the ini file."""
-    value = config.getoption(name)
-    return value if value is not None else config.getini(name) or None
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not config.getoption("graders_draw_ahead"):
+        drawing.DRAWER.close()
 
 
-def _positive_seconds(value: str, where: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise pytest.UsageError(f"{where} {value!r}: give a number of seconds, e.g. 5") from None
-    if not seconds > 0:
-        raise pytest.UsageError(f"{where} {value!r}: the number of seconds must be above 0")
-    return seconds
+def exercises_reached(args: list[str], here: Path) -> list[tuple[str, str]]:
+    """(lesson folder, slug) of each exercise file that pytest's arguments reach, in lesson order.
+
+    A guess made before collection, for the helper only: an exercise it misses has its inputs
+    drawn in place, one it adds (e.g. deselected by -k) costs the helper's time, not ours.
+    """
+    paths = [(here / arg.split("::")[0]).resolve() for arg in args]
+    return [(lesson.folder, exercise.slug) for lesson in course_config.LESSONS for exercise in lesson.exercises
+            if any(_reaches(path, lesson.folder, exercise.slug) for path in paths)]
 
 
-class GradingSession:
-    """Holds the submission being graded and collects the result of every check."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.in_process = bool(_setting(config, "graders_in_process"))
-        seconds = _setting(config, "graders_call_seconds")
-        limits = course_config.LIMITS
-        call_seconds = _positive_seconds(str(seconds), "--call-timeout") if seconds else None
-        self.budget = Budget(
-            call_seconds=call_seconds or float(limits.call_seconds.value),
-            import_seconds=call_seconds or float(limits.import_seconds.value),
-            memory_mb=int(limits.memory_mb.value),
-            output_kb=int(limits.output_kb.value),
-            message_mb=int(limits.message_mb.value),
-        )
-        self.submission = self._submission_folder()
-        plots = _setting(config, "graders_plots") or "plots"
-        self.plots = Path(config.invocation_params.dir) / Path(plots).expanduser()
-        self.results: dict[str, ExerciseResult] = {}
-        self.lesson_number = 1
-        self.complete = True
-        self.prestarted: dict[str, Student] = {}  # workers forked at collection, not yet used
-
-    def _submission_folder(self) -> Path | None:
-        value = _setting(self.config, "graders_submission")
-        if value is None:
-            return None
-        path = Path(value).expanduser()
-        path = path if path.is_absolute() else Path(self.config.invocation_params.dir) / path
-        if not path.is_dir():
-            lesson = course_config.LESSONS[0].folder
-            raise pytest.UsageError(MISSING_FOLDER.format(value=value, path=path, lesson=lesson))
-        return path
-
-    def module_path(self, stub: Path, lesson: course_config.Lesson) -> Path:
-        if self.submission is None:
-            return stub
-        if (self.submission / lesson.folder).is_dir() or self.submission.name != lesson.folder:
-            return self.submission / lesson.folder / stub.name
-        return self.submission / stub.name  # DIR given as the lesson folder itself
-
-    # --------------------------------------------------------------- hooks
-
-    def pytest_report_header(self) -> list[str]:
-        where = str(self.submission) if self.submission else "exercises/ (your files)"
-        if self.in_process:
-            return [f"graders: grading {where}", IN_PROCESS_BANNER]
-        return [f"graders: grading {where}; limit {self.budget.call_seconds:g} s per call"]
-
-    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-        if file_path.suffix != ".py" or file_path.parent.parent.name != "exercises":
-            return None
-        found = course_config.find_exercise(file_path.parent.name, file_path.stem)
-        if found is None:
-            return None
-        return ExerciseModule.from_parent(parent, path=file_path)
-
-    def make_student(self, node: "ExerciseModule") -> Student:
-        path = self.module_path(node.path, node.lesson)
-        display = _display(path)
-        catalogue = list(getattr(node.obj, "MISTAKES", []))
-        make_backend = None
-        if self.in_process:
-            from graders.in_process import InProcess
-
-            make_backend = lambda: InProcess(path)  # noqa: E731
-        handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section,
-                         warm_up=getattr(node.obj, "WORKER_WARM_UP", None))
-        if not path.is_file():
-            handle._import_failure = Feedback(MISSING_FILE.format(file=display),
-                                              hint="Copy the stub from exercises/ into the submission and complete it.")
-        return handle
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        # Fork every exercise's worker now, before the grader runs any torch op (the forks
-        # are safe) and so that their imports overlap with grading.
-        if self.in_process:
-            return
-        for item in session.items:
-            node = item.getparent(ExerciseModule)
-            if node is not None and node.exercise.slug not in self.prestarted:
-                handle = self.make_student(node)
-                handle.prestart()
-                self.prestarted[node.exercise.slug] = handle
-
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        # Grade in the order the lesson teaches, as the points table lists them.
-        order = {e.slug: i for lesson in course_config.LESSONS for i, e in enumerate(lesson.exercises)}
-
-        def place(item: pytest.Item) -> int:
-            module = item.getparent(ExerciseModule)
-            return order.get(module.exercise.slug, -1) if module is not None else -1
-
-        items.sort(key=place)
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Iterator[Any]:
-        report = yield
-        exercise_module = item.getparent(ExerciseModule)
-        points_mark = item.get_closest_marker("points")
-        if exercise_module is None or points_mark is None:
-            return report
-        if report.when == "call" or (report.when == "setup" and not report.passed):
-            self._record(item, exercise_module, points_mark.args[0], report, call)
-        return report
-
-    def _record(self, item: pytest.Item, module: "ExerciseModule", points: float,
-                report: pytest.TestReport, call: pytest.CallInfo) -> None:
-        lesson, exercise = module.lesson, module.exercise
-        self.lesson_number = lesson.number
-        result = self.results.setdefault(exercise.slug, ExerciseResult(exercise.slug, exercise.title, 0, 0, False))
-        check = CheckResult(id=item.name.removeprefix("test_"), points=points, score=0.0, passed=report.passed,
-                            message="", hidden=item.get_closest_marker("hidden") is not None)
-        if report.passed:
-            check.score = float(points)
-        elif report.skipped:
-            return
-        elif call.excinfo is not None and isinstance(call.excinfo.value, CheckFailed):
-            feedback = call.excinfo.value.feedback
-            check.message, check.mistake = feedback.text(), feedback.mistake
-            check.not_implemented, check.files = feedback.not_implemented, list(feedback.files)
-            # An untouched exercise fails every check the same way: one line each is enough.
-            report.longrepr = feedback.summary if feedback.not_implemented else check.message
-        else:
-            error = call.excinfo.value if call.excinfo is not None else None
-            check.message = f"internal error in the grader (not your fault; please report it): {error!r}"
-        result.checks.append(check)
-        tally(result)
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.results:
-            return
-        tr = terminalreporter
-        tr.reportchars = ""  # the table below replaces pytest's short summary of failures
-        tr.section(f"Lesson {self.lesson_number}: points")
-        for result in self.ordered():
-            status = "   not implemented yet" if result.not_implemented and result.score == 0 else ""
-            reasons = {c.message.splitlines()[0] for c in result.checks if not c.passed}
-            if not status and result.score == 0 and len(reasons) == 1 and len(result.checks) > 1:
-                status = f"   every check: {reasons.pop()}"  # e.g. the file could not be imported
-            tr.write_line(f"{result.slug}: {_points(result.score)} / {_points(result.max_score)} points{status}")
-            if status:
-                continue
-            quiet = self.config.get_verbosity() < 0  # -q: the failed checks only
-            for check in result.checks:
-                if quiet and check.passed:
-                    continue
-                mark = "PASS" if check.passed else "FAIL"
-                extra = f"   ({check.mistake})" if check.mistake else ""
-                hidden = " [hidden]" if check.hidden else ""
-                tr.write_line(f"  {mark}  {check.id}{hidden}: {_points(check.score)} / {_points(check.points)}{extra}")
-
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        target = self.json_path()
-        if target is not None and (target.is_symlink() or target.exists()) and not target.is_dir():
-            target.unlink()  # a crash must not leave an older result looking like this run's
-        replay = self.config.getoption("graders_replay")
-        if replay:
-            if not Path(replay).is_file():
-                raise pytest.UsageError(f"--replay-expected {replay}: no such file")
-            RECORDING.load(Path(replay))
-        elif self.config.getoption("graders_record"):
-            RECORDING.start_recording()
-
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        for unused in self.prestarted.values():  # e.g. after -x stopped the run early
-            unused.close()
-        record = self.config.getoption("graders_record")
-        if record and RECORDING.mode == RECORD:
-            RECORDING.save(Path(record))
-        RECORDING.mode = LIVE
-        ran = sum(len(result.checks) for result in self.results.values())
-        selected = sum(1 for item in session.items if item.get_closest_marker("points") is not None)
-        self.complete = ran == selected and exitstatus not in (pytest.ExitCode.INTERRUPTED,
-                                                                 pytest.ExitCode.INTERNAL_ERROR)
-        target = self.json_path()
-        if target is not None:
-            self.submission_result().write(target)
-
-    def json_path(self) -> Path | None:
-        path = _setting(self.config, "graders_json")
-        if not path:
-            return None
-        target = Path(path).expanduser()
-        return target if target.is_absolute() else Path(self.config.invocation_params.dir) / target
-
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
-        if self.results and reporter is not None:
-            total = self.submission_result()
-            ran = sum(len(e.checks) for e in total.exercises)
-            everything = sum(len(e.checks) for lesson in course_config.LESSONS for e in lesson.exercises)
-            notes = [f"{ran} of {everything} checks ran"] if ran < everything else []
-            notes += [] if total.trusted else ["--in-process: not a grade"]
-            note = f"   ({'; '.join(notes)})" if notes else ""
-            reporter.write_line(f"Lesson {total.lesson}: {_points(total.score)} / {_points(total.max_score)} points{note}")
-
-    def ordered(self) -> list[ExerciseResult]:
-        order = [e.slug for lesson in course_config.LESSONS for e in lesson.exercises]
-        return sorted(self.results.values(), key=lambda r: order.index(r.slug))
-
-    def submission_result(self) -> SubmissionResult:
-        exercises = self.ordered()
-        where = str(self.submission) if self.submission else "exercises"
-        return SubmissionResult(where, self.lesson_number, sum(e.score for e in exercises),
-                                sum(e.max_score for e in exercises), not self.in_process, self.complete, exercises)
-
-
-def _points(value: float) -> str:
-    return f"{value:g}"
-
-
-class ExerciseModule(pytest.Module):
-    """A student's exercise file, collected as the checks written for it."""
-
-    @functools.cached_property
-    def lesson(self) -> course_config.Lesson:
-        return course_config.find_exercise(self.path.parent.name, self.path.stem)[0]  # type: ignore[index]
-
-    @functools.cached_property
-    def exercise(self) -> course_config.Exercise:
-        return course_config.find_exercise(self.path.parent.name, self.path.stem)[1]  # type: ignore[index]
-
-    def _getobj(self) -> ModuleType:
-        return importlib.import_module(f"graders.{self.lesson.folder}.{self.exercise.slug}")
-
-
-def _session(request: pytest.FixtureRequest) -> GradingSession:
-    return request.config.pluginmanager.get_plugin("graders-session")
-
-
-def _exercise_module(request: pytest.FixtureRequest) -> ExerciseModule:
-    node = request.node.getparent(ExerciseModule)
-    if node is None:
-        raise RuntimeError("the student and reference fixtures are only for checks under exercises/")
-    return node
-
-
-@pytest.fixture(scope="module")
-def student(request: pytest.FixtureRequest) -> Iterator[Student]:
-    """The submission's module for this exercise, run in a sandboxed worker."""
-    session, node = _session(request), _exercise_module(request)
-    handle = session.prestarted.pop(node.exercise.slug, None) or session.make_student(node)
-    yield handle
-    handle.close()
-
-
-@pytest.fixture(scope="module")
-def reference(request: pytest.FixtureRequest) -> Any:
-    """The reference solution of this exercise, imported in the grader (it is trusted code);
-    with --record-expected / --replay-expected, its calls go through the recording."""
-    node = _exercise_module(request)
-    path = course_config.ROOT / "reference" / node.lesson.folder / f"{node.exercise.slug}.py"
-
-    def load() -> ModuleType:
-        spec = importlib.util.spec_from_file_location(f"reference_{node.lesson.folder}_{node.exercise.slug}", path)
-        assert spec is not None and spec.loader is not None, f"no reference at {path}"
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-
-    return reference_for(node.exercise.slug, load)
-
-
-@pytest.fixture(scope="module")
-def exercise(request: pytest.FixtureRequest) -> course_config.Exercise:
-    """This exercise's entry in course_config.py: its seeds and tolerances."""
-    return _exercise_module(request).exercise
-
-
-@pytest.fixture(scope="session")
-def plots_folder(request: pytest.FixtureRequest) -> Path:
-    """Where a failing check writes a plot (--plots DIR); the check creates the folder when it writes."""
-    return _session(request).plots
-
-
-def _display(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
+def _reaches(path: Path, folder: str, slug: str) -> bool:
+    if path.suffix == ".py":
+        candidates = [path] if path.stem == slug else []
+    else:  # a folder above exercises/, exercises/ itself, or the lesson's folder
+        candidates = [path / "exercises" / folder / f"{slug}.py", path / folder / f"{slug}.py", path / f"{slug}.py"]
+    return any(c.parent.name == folder and c.parent.parent.name == "exercises" and c.is_file() for c in candidates)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import ROOT
+from graders.drawing import drawn
+from graders.expression_graphs import path_counts
 from graders.lesson01 import micrograd as checks
 
 REFERENCE = (ROOT / "reference" / "lesson01" / "micrograd.py").read_text()
@@ -28,18 +30,19 @@ def test_an_expression_is_printed_as_python_with_its_leaves() -> None:
 
 def test_the_deep_chain_is_as_deep_as_configured_and_keeps_its_gradient() -> None:
     depth = int(checks.EXERCISE.tolerance("chain_depth"))
-    graph = checks.deep_chain(checks.EXERCISE.seed("chain"), depth)
+    graph = drawn("lesson01", checks.EXERCISE.slug, "chain")
     assert len(graph) == 3 + depth
     grads = checks.torch_results([graph])[0]["grad"]
     assert all(abs(g) > 1e3 * checks.EXERCISE.tolerance("values") for g in grads[:3])
 
 
 def test_random_graphs_reuse_inner_nodes_and_stay_small() -> None:
-    graphs = checks.random_graphs(checks.EXERCISE.seed("generated_expressions"), 30, 14, 100)
+    graphs = drawn("lesson01", checks.EXERCISE.slug, "generated_expressions")
+    assert len(graphs) == checks.EXERCISE.tolerance("random_graph_count")
     reused = 0
     for graph in graphs:
-        paths = checks._path_counts(graph)
-        assert max(paths) <= 100 and min(paths) >= 1  # every node reaches the output
+        paths = path_counts(graph)
+        assert max(paths) <= checks.EXERCISE.tolerance("max_paths") and min(paths) >= 1  # every node reaches the output
         leaves = sum(spec[0] == "leaf" for spec in graph)
         reused += any(p > 1 for p in paths[leaves:-1])
     assert reused >= len(graphs) // 2

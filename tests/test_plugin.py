@@ -11,7 +11,7 @@ import pytest
 
 import course_config
 from conftest import ROOT
-from graders import plugin, student
+from graders import plugin, session, student
 
 SLUG = "sin_exp_derivative"
 STUB = ROOT / "exercises" / "lesson01" / f"{SLUG}.py"
@@ -102,7 +102,8 @@ def test_junitxml_carries_the_feedback(pytester: pytest.Pytester, tmp_path: Path
 
 
 def test_markers_are_documented(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_inprocess("--markers")
+    # Without hypothesis's plugin, as pyproject.toml's addopts (which pytester does not read) has it.
+    result = pytester.runpytest_inprocess("--markers", "-p", "no:hypothesispytest")
     result.stdout.fnmatch_lines([f"@pytest.mark.{plugin.POINTS_MARKER}", f"@pytest.mark.{plugin.HIDDEN_MARKER}"])
 
 
@@ -111,7 +112,7 @@ def test_in_process_debugging_grades_the_same_and_says_it_is_not_for_grading(pyt
     out = tmp_path / "r.json"
     result = run_inprocess(pytester, "--submission", str(ROOT / "reference"), "--in-process", "--json", str(out))
     assert result.ret == 0
-    result.stdout.fnmatch_lines([f"*{plugin.IN_PROCESS_BANNER}*"])
+    result.stdout.fnmatch_lines([f"*{session.IN_PROCESS_BANNER}*"])
     assert json.loads(out.read_text())["trusted"] is False
 
 

@@ -11,6 +11,8 @@ import pytest
 import torch
 
 import course_config
+from graders.cases import lesson01 as cases
+from graders.drawing import drawn
 from graders.lesson01 import shape_bugs as checks
 
 EXERCISE = course_config.SHAPE_BUGS
@@ -18,8 +20,11 @@ SLUG = EXERCISE.slug
 REFERENCE = (course_config.ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
 REFUSAL = '''raise ValueError(f"mse_loss: pred has shape {tuple(pred.shape)} but target has shape "
                          f"{tuple(target.shape)}; make them equal before computing the loss")'''
-PUBLIC = checks.generated_pairs(EXERCISE.seed("generated_pairs"), *checks.PUBLIC_SPACE)
-HIDDEN = checks.generated_pairs(EXERCISE.seed("fresh_pairs"), *checks.HIDDEN_SPACE)
+
+
+def _pairs(name: str) -> list:
+    """The pairs a check draws (drawn when a test asks: hypothesis is not for import time)."""
+    return drawn("lesson01", SLUG, name)
 
 
 def _reference():
@@ -38,23 +43,25 @@ def _broadcast_shapes_or_none(a, b):
 
 
 def test_the_oracle_agrees_with_torch_broadcast_shapes_on_every_generated_pair() -> None:
-    for pairs in (PUBLIC, HIDDEN, checks.LESSON_PAIRS, checks.ERROR_PAIRS):
+    for pairs in (_pairs("generated_pairs"), _pairs("fresh_pairs"), checks.LESSON_PAIRS, checks.ERROR_PAIRS):
         assert checks.torch_answers(pairs) == [_broadcast_shapes_or_none(a, b) for a, b in pairs]
 
 
 def test_generated_pairs_are_distinct_and_mix_compatible_and_incompatible_ones() -> None:
-    for pairs, (count, _, _) in ((PUBLIC, checks.PUBLIC_SPACE), (HIDDEN, checks.HIDDEN_SPACE)):
+    for pairs, (count, _, _) in ((_pairs("generated_pairs"), cases.PUBLIC_PAIRS),
+                                 (_pairs("fresh_pairs"), cases.HIDDEN_PAIRS)):
         assert len(set(pairs)) == len(pairs) == count
         refused = checks.torch_answers(pairs).count(None)
         assert count // 10 < refused < count // 2
         assert any(0 in a or 0 in b for a, b in pairs) and any(len(a) != len(b) for a, b in pairs)
 
 
-@pytest.mark.parametrize("pairs", [PUBLIC, HIDDEN], ids=["public", "hidden"])
-def test_every_wrong_variant_differs_from_torch_on_some_generated_pairs(pairs) -> None:
+@pytest.mark.parametrize("name", ["generated_pairs", "fresh_pairs"])
+def test_every_wrong_variant_differs_from_torch_on_some_generated_pairs(name: str) -> None:
+    pairs = _pairs(name)
     truth = checks.torch_answers(pairs)
-    for name, answers in checks.wrong_answers(pairs).items():
-        assert sum(a != t for a, t in zip(answers, truth)) >= 20, name
+    for variant, answers in checks.wrong_answers(pairs).items():
+        assert sum(a != t for a, t in zip(answers, truth)) >= 20, variant
 
 
 def test_every_wrong_variant_refuses_the_error_pairs_so_that_check_grades_the_error_alone() -> None:
@@ -70,7 +77,7 @@ def test_only_the_rank_mistakes_go_wrong_on_the_lesson_pairs() -> None:
 
 def test_the_reference_raises_value_error_naming_both_shapes() -> None:
     reference = _reference()
-    for a, b in checks.ERROR_PAIRS + [p for p in PUBLIC if checks.torch_answers([p]) == [None]][:20]:
+    for a, b in checks.ERROR_PAIRS + [p for p in _pairs("generated_pairs") if checks.torch_answers([p]) == [None]][:20]:
         with pytest.raises(ValueError) as raised:
             reference.broadcast_shape(a, b)
         assert checks._names_shape(str(raised.value), a) and checks._names_shape(str(raised.value), b)

@@ -12,14 +12,12 @@ replaying the graph through small wrong evaluators (a tanh or relu derivative of
 backward steps taken in a wrong order) and, for assignment instead of accumulation, by
 finding every grad equal to the share of one use of its node (or the sum of only some).
 Public checks use fixed expressions written as Python text (`expression`); hidden ones
-generated expressions (seeded) and a chain a few hundred nodes deep.
+expressions drawn by hypothesis (graders/cases/lesson01.py) and a chain a few hundred
+nodes deep.
 """
 
 from __future__ import annotations
 
-import math
-import operator
-import random
 import traceback
 from collections import deque
 from types import ModuleType
@@ -29,6 +27,8 @@ import torch
 
 from course_config import MICROGRAD as EXERCISE
 from graders.check import checks_for
+from graders.drawing import drawn
+from graders.expression_graphs import BINARY, Graph, operands, python_value
 from graders.feedback import fail
 from graders.mistakes import Mistake
 from graders.recording import RECORD, RECORDING, expected
@@ -80,9 +80,7 @@ RELU_AT_ZERO = Mistake(
 )
 MISTAKES = [ASSIGNED, NO_TOPOLOGICAL_ORDER, NOT_SEEDED, TANH_DERIVATIVE, RELU_AT_ZERO]
 
-BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv}
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
-Graph = list  # of node tuples, see the module docstring
 
 
 # ---------------------------------------------------------------- the driver (runs in the worker)
@@ -187,18 +185,11 @@ def expression(text: str, **leaves: float) -> Graph:
     return nodes
 
 
-def _operands(spec: tuple) -> list[int]:
-    """The node indices a node uses, in operand order (numbers left out)."""
-    if spec[0] == "leaf":
-        return []
-    return [x for x in (spec[1:3] if spec[0] in BINARY else spec[1:2]) if type(x) is int]
-
-
 def _names(graph: Graph) -> dict[int, str]:
     """Leaves by their given names (else a, b, c, ...), then inner nodes used more than once."""
     uses = [0] * len(graph)
     for spec in graph:
-        for i in _operands(spec):
+        for i in operands(spec):
             uses[i] += 1
     letters = (f"x{n}" if n >= 26 else chr(ord("a") + n) for n in range(10**6))
     names: dict[int, str] = {}
@@ -235,112 +226,6 @@ def graph_text(graph: Graph, limit: int = 600) -> str:
         text = text[:limit].rsplit(" ", 1)[0] + f" ... ({len(graph)} nodes in all)"
     leaves = ", ".join(f"{names[i]} = {spec[1]!r}" for i, spec in enumerate(graph) if spec[0] == "leaf")
     return f"{text} with {leaves}"
-
-
-def _path_counts(graph: Graph) -> list[int]:
-    """How many paths lead from the output to each node: the work of a backward pass without a visited set."""
-    paths = [0] * len(graph)
-    paths[-1] = 1
-    for i in reversed(range(len(graph))):
-        for j in _operands(graph[i]):
-            paths[j] += paths[i]
-    return paths
-
-
-_KINDS = ("add", "sub", "mul", "div", "neg", "pow", "tanh", "relu", "exp")
-
-
-def _python_value(spec: tuple, data: list[float]) -> float:
-    kind = spec[0]
-    if kind == "leaf":
-        return spec[1]
-    if kind in BINARY:
-        left, right = (data[x] if type(x) is int else x for x in spec[1:3])
-        return BINARY[kind](left, right)
-    x = data[spec[1]]
-    return {"neg": lambda: -x, "pow": lambda: x ** spec[2], "tanh": lambda: math.tanh(x),
-            "relu": lambda: x if x > 0 else 0.0, "exp": lambda: math.exp(x)}[kind]()
-
-
-def _random_node(rng: random.Random, data: list[float]) -> tuple | None:
-    """One random operation on earlier nodes, or None when its value would be awkward."""
-    kind = rng.choice(_KINDS)
-
-    def pick() -> int:
-        # Recent nodes are picked more often, so the graph grows deep; picking a node twice reuses it.
-        if rng.random() < 0.6:
-            return max(0, len(data) - 1 - rng.randrange(4))
-        return rng.randrange(len(data))
-
-    if kind in BINARY:
-        left, right = pick(), pick()
-        if rng.random() < 0.3:
-            number = rng.choice([-3.0, -2.0, -0.5, 0.5, 1.0, 2.0, 3.0])
-            left, right = (number, right) if rng.random() < 0.5 else (left, number)
-        divisor = data[right] if type(right) is int else right
-        if kind == "div" and abs(divisor) < 0.3:
-            return None
-        spec: tuple = (kind, left, right)
-    elif kind == "pow":
-        base, exponent = pick(), rng.choice([2, 3, -1, 0.5, 1.5])
-        if (exponent < 0 and abs(data[base]) < 0.3) or (type(exponent) is float and data[base] < 0.2):
-            return None
-        spec = ("pow", base, exponent)
-    else:
-        zeros = [i for i, x in enumerate(data) if x == 0]
-        # relu'(0) is a convention worth testing: relu takes a node that is exactly 0 when there is one.
-        spec = (kind, rng.choice(zeros) if kind == "relu" and zeros and rng.random() < 0.5 else pick())
-        if kind == "exp" and data[spec[1]] > 2.5:
-            return None
-    value = _python_value(spec, data)
-    return spec if math.isfinite(value) and abs(value) < 20 else None
-
-
-def random_graph(rng: random.Random, operations: int) -> Graph:
-    """A few leaves (sometimes exactly 0), random operations, then the sum of every node nothing uses."""
-    graph: list[tuple] = [("leaf", 0.0 if rng.random() < 0.1 else round(rng.uniform(-2, 2), 2))
-                          for _ in range(rng.randint(2, 4))]
-    data = [spec[1] for spec in graph]
-    leaves = len(graph)
-    for _ in range(20 * operations):  # tries: an awkward operation is drawn again
-        if len(graph) - leaves == operations:
-            break
-        spec = _random_node(rng, data)
-        if spec is not None:
-            graph.append(spec)
-            data.append(_python_value(spec, data))
-    # Summing what is left unused makes every node count towards the output.
-    used = {i for spec in graph for i in _operands(spec)}
-    loose = [i for i in range(len(graph)) if i not in used]
-    while len(loose) > 1:
-        graph.append(("add", loose.pop(0), loose.pop(0)))
-        loose.append(len(graph) - 1)
-    return graph
-
-
-def random_graphs(seed: int, count: int, most_operations: int, most_paths: int) -> list[Graph]:
-    rng = random.Random(seed)
-    graphs: list[Graph] = []
-    while len(graphs) < count:
-        graph = random_graph(rng, rng.randint(4, most_operations))
-        if max(_path_counts(graph)) <= most_paths:
-            graphs.append(graph)
-    return graphs
-
-
-def deep_chain(seed: int, depth: int) -> Graph:
-    """x = tanh(x * w + b), depth // 3 times; w near 1 and b near 0 keep the gradient alive to x0."""
-    rng = random.Random(seed)
-    graph: list[tuple] = [("leaf", round(rng.uniform(0.5, 1.5), 3), "x0"),
-                          ("leaf", round(rng.uniform(0.97, 1.0), 3), "w"),
-                          ("leaf", round(rng.uniform(-0.02, 0.02), 3), "b")]
-    x = 0
-    for _ in range(depth // 3):
-        graph.append(("mul", x, 1) if rng.random() < 0.5 else ("mul", 1, x))
-        graph.append(("add", len(graph) - 1, 2) if rng.random() < 0.5 else ("add", 2, len(graph) - 1))
-        graph.append(("tanh", len(graph) - 1))
-        x = len(graph) - 1
-    return graph
 
 
 def chain_text(graph: Graph) -> str:
@@ -481,7 +366,7 @@ def _wrong_orders(graph: Graph) -> list[list[float]]:
     for form, where in forms:
         data: list[float] = []
         for spec in form:
-            data.append(_python_value(spec, data))
+            data.append(python_value(spec, data))
         slots = [_local_derivatives(spec, data, data[i]) for i, spec in enumerate(form)]
         # Deduplicating operands changes nothing unless some node uses one operand twice.
         repeats = any(len({o for o, _ in pairs}) < len(pairs) for pairs in slots)
@@ -498,7 +383,7 @@ def wrong_results(graphs: list[Graph]) -> list[dict[str, list[list[float]]]]:
     for graph in graphs:
         data: list[float] = []
         for spec in graph:
-            data.append(_python_value(spec, data))
+            data.append(python_value(spec, data))
 
         def slots(**rule: Any) -> list[list]:
             return [_local_derivatives(spec, data, data[i], **rule) for i, spec in enumerate(graph)]
@@ -785,13 +670,13 @@ def test_shared_subexpressions(student: Student) -> None:
 
 @check
 def test_random_graphs(student: Student) -> None:
-    count = int(EXERCISE.tolerance("random_graph_count"))
-    graphs = random_graphs(EXERCISE.seed("generated_expressions"), count,
-                           int(EXERCISE.tolerance("random_graph_nodes")), int(EXERCISE.tolerance("max_paths")))
-    expect_graphs(student, graphs, f"out.backward() on {count} random expressions (seeded)")
+    graphs = drawn("lesson01", EXERCISE.slug, "generated_expressions")
+    seed = EXERCISE.seed("generated_expressions")
+    expect_graphs(student, graphs, f"out.backward() on {len(graphs)} random expressions (drawn by hypothesis, "
+                                   f"seed {seed})")
 
 
 @check
 def test_deep_chain(student: Student) -> None:
-    graph = deep_chain(EXERCISE.seed("chain"), int(EXERCISE.tolerance("chain_depth")))
+    graph = drawn("lesson01", EXERCISE.slug, "chain")
     expect_graphs(student, [graph], f"{chain_text(graph)}; out.backward()", texts=[chain_text(graph)])

@@ -1,21 +1,22 @@
 """Checks of `shape_bugs` ("Common pitfalls": shape mismatches that broadcast silently).
 
-Oracles: torch's own broadcasting on every pair of shapes, and `torch.nn.functional.mse_loss`
-differentiated by `torch.autograd`, both in this process. Hundreds of pairs go to the
-worker in one request (a driver below loops over them there), so a check costs one round
-trip. Wrong answers are matched against wrong variants of the rules run on the same pairs,
-and a wrong loss by its ratio to torch's (the gradient signature).
+Inputs: the course texts' pairs, and hundreds of pairs drawn by hypothesis with a fixed
+seed (graders/cases/lesson01.py). Oracles: torch's own broadcasting on every pair, and
+`torch.nn.functional.mse_loss` differentiated by `torch.autograd`, both in this process.
+Hundreds of pairs go to the worker in one request (a driver below loops over them there),
+so a check costs one round trip. Wrong answers are matched against wrong variants of the
+rules run on the same pairs, and a wrong loss by its ratio to torch's (the gradient
+signature).
 
-Reading order: the catalogue of mistakes; the inputs (fixed pairs, generated pairs, the
-lesson's data); the drivers, which run in the worker; the expected values; reading the
-worker's answers and showing them; the assertions; the checks.
+Reading order: the catalogue of mistakes; the inputs (fixed pairs, the lesson's data); the
+drivers, which run in the worker; the expected values; reading the worker's answers and
+showing them; the assertions; the checks.
 """
 
 from __future__ import annotations
 
 import difflib
 import math
-import random
 import re
 from types import ModuleType
 from typing import Any, Callable
@@ -26,6 +27,7 @@ import torch.nn.functional as F
 from course_config import SHAPE_BUGS as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe
+from graders.drawing import drawn
 from graders.expect import expect_tensor
 from graders.feedback import fail
 from graders.mistakes import Mistake
@@ -98,23 +100,7 @@ LESSON_PAIRS: list[Pair] = [((3, 4), (4,)), ((100, 1), (100,)), ((1, 1, 8, 8), (
 ERROR_PAIRS: list[Pair] = [((3, 4), (2, 4)), ((5, 1, 4), (3, 5))]
 SILENT_PAIRS: list[Pair] = [((100, 1), (100,)), ((100,), (100, 1)), ((100, 1), (100, 1)), ((100,), (100,)),
                             ((3, 4), (4,)), ((3, 4), (3,))]
-# (count, largest rank, largest size) of the generated pairs.
-PUBLIC_SPACE, HIDDEN_SPACE = (300, 4, 5), (400, 6, 7)
 LOSS_SHAPES = ("pred.shape", "target.shape")  # how mse_loss's hints name the two shapes
-
-
-def generated_pairs(seed: int, count: int, max_rank: int, max_size: int) -> list[Pair]:
-    """Distinct pairs of shapes, about two thirds of them compatible, rich in sizes 0 and 1 and rank gaps."""
-    rng = random.Random(seed)
-    sizes = [0, 1, 1, 2, 3] + list(range(max_size + 1))
-    pairs: dict[Pair, None] = {}  # a dict keeps the order and drops repeats
-    while len(pairs) < count:
-        a = [rng.choice(sizes) for _ in range(rng.randint(0, max_rank))]
-        b = a[rng.randint(0, len(a)):] if rng.random() < 0.6 else a[:]  # a suffix of a, or all of it
-        b = [s if rng.random() < 0.5 else rng.choice((1, 1, 0, rng.choice(sizes))) for s in b]
-        b = [rng.choice(sizes) for _ in range(rng.randint(1, 2) if rng.random() < 0.3 else 0)] + b
-        pairs[(tuple(a), tuple(b)) if rng.random() < 0.5 else (tuple(b), tuple(a))] = None
-    return list(pairs)
 
 
 FITTED = (2.965, -2.0)  # the w and b the worked example learns
@@ -357,7 +343,7 @@ def _number(value: Any) -> float | None:
 def _pairs_text(name: str, seed_name: str, pairs: list[Pair]) -> str:
     rank = max(len(s) for pair in pairs for s in pair)
     size = max(n for pair in pairs for s in pair for n in s)
-    return (f"{name}(a, b) on {len(pairs)} pairs of shapes generated with seed {EXERCISE.seed(seed_name)} "
+    return (f"{name}(a, b) on {len(pairs)} pairs of shapes drawn by hypothesis with seed {EXERCISE.seed(seed_name)} "
             f"(ranks 0 to {rank}, sizes 0 to {size})")
 
 
@@ -512,7 +498,7 @@ def test_broadcast_shape_lesson_cases(student: Student) -> None:
 
 @check
 def test_broadcast_shape_generated_pairs(student: Student) -> None:
-    pairs = generated_pairs(EXERCISE.seed("generated_pairs"), *PUBLIC_SPACE)
+    pairs = drawn("lesson01", EXERCISE.slug, "generated_pairs")
     shown = _pairs_text("broadcast_shape", "generated_pairs", pairs)
     returned = student.run(broadcast_many, pairs, shown_as=shown)
     expect_shapes(returned, pairs)
@@ -551,14 +537,14 @@ def test_mse_loss_refuses_mismatched_shapes(student: Student) -> None:
 
 @check
 def test_broadcast_shape_fresh_pairs(student: Student) -> None:
-    pairs = generated_pairs(EXERCISE.seed("fresh_pairs"), *HIDDEN_SPACE)
+    pairs = drawn("lesson01", EXERCISE.slug, "fresh_pairs")
     returned = student.run(broadcast_many, pairs, shown_as=_pairs_text("broadcast_shape", "fresh_pairs", pairs))
     expect_shapes(returned, pairs)
 
 
 @check
 def test_silently_broadcasts_fresh_pairs(student: Student) -> None:
-    pairs = generated_pairs(EXERCISE.seed("fresh_pairs"), *HIDDEN_SPACE)
+    pairs = drawn("lesson01", EXERCISE.slug, "fresh_pairs")
     returned = student.run(silently_many, pairs, shown_as=_pairs_text("silently_broadcasts", "fresh_pairs", pairs))
     expect_bools(returned, pairs)
 

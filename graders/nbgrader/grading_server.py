@@ -72,8 +72,8 @@ class GradingServer:
         # session: a second with torch loaded, for each test cell. It changes no verdict.
         common = ["--submission", str(submission), "--json", str(result), "--plots", str(plots),
                   "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q"]
-        if self.root is not None:
-            return [str(self.root / "exercises" / lesson / f"{slug}.py"), *common]
+        if self.root is not None:  # one session per exercise: let the first draw every generated input
+            return [str(self.root / "exercises" / lesson / f"{slug}.py"), "--draw-ahead", *common]
         return [str(self.bundle / "exercises" / lesson / f"{slug}.py"), "-c", str(self.bundle / INI_FILE),
                 "--rootdir", str(self.bundle), "-p", BUNDLE_PLUGIN,
                 "--replay-expected", str(self.bundle / EXPECTED_FILE), *common]
