@@ -24,8 +24,6 @@ import os
 import signal
 from typing import Any, Callable, Iterator
 
-# Only the seed decides the cases: hypothesis's own test database, example phases other than
-# plain generation, health checks and deadlines would each make them depend on the machine.
 EXAMPLES_PER_CASE = 20  # hypothesis may draw this many examples per distinct case before giving up
 
 
@@ -40,6 +38,8 @@ def distinct(strategy: Any, count: int, seed: int) -> list:
 
     found: dict[Any, None] = {}  # a dict keeps the order of first appearance
 
+    # Only the seed decides the cases: hypothesis's example database, phases other than plain
+    # generation, health checks and deadlines would each make them depend on the machine.
     @hypothesis.seed(seed)
     @hypothesis.settings(database=None, max_examples=count * EXAMPLES_PER_CASE, phases=(Phase.generate,),
                          derandomize=False, deadline=None, suppress_health_check=list(HealthCheck),
