@@ -7,7 +7,7 @@ every run grades the same cases. Hypothesis needs about a millisecond per exampl
 hundreds of examples would add to every grading run. So the plugin forks a helper at
 pytest_configure, before the grader imports torch; the helper draws every case the run's
 exercises need while the grader imports torch and starts its workers, and sends each one
-as a Python literal down a pipe. A check reads its cases from the pipe; where no helper
+as a Python literal over a socket pair. A check reads its cases from there; where no helper
 runs (a test calling `drawn` directly, a run the plugin did not foresee) the cases are
 drawn in place, with the same result.
 
@@ -21,10 +21,13 @@ import atexit
 import contextlib
 import importlib
 import os
+import select
 import signal
+import socket
 from typing import Any, Callable, Iterator
 
 EXAMPLES_PER_CASE = 20  # hypothesis may draw this many examples per distinct case before giving up
+WAIT_SECONDS = 30.0  # silence from the helper after which the grader draws in place
 
 
 class _Enough(Exception):
@@ -36,7 +39,7 @@ def distinct(strategy: Any, count: int, seed: int) -> list:
     import hypothesis
     from hypothesis import HealthCheck, Phase, Verbosity
 
-    found: dict[Any, None] = {}  # a dict keeps the order of first appearance
+    found: dict[str, Any] = {}  # by repr (1 and 1.0 differ in a graph); a dict keeps the order
 
     # Only the seed decides the cases: hypothesis's example database, phases other than plain
     # generation, health checks and deadlines would each make them depend on the machine.
@@ -47,7 +50,7 @@ def distinct(strategy: Any, count: int, seed: int) -> list:
                          backend="hypothesis")
     @hypothesis.given(strategy)
     def collect(example: Any) -> None:
-        found.setdefault(example, None)
+        found.setdefault(repr(example), example)
         if len(found) >= count:
             raise _Enough
 
@@ -58,7 +61,7 @@ def distinct(strategy: Any, count: int, seed: int) -> list:
             pass
     if len(found) < count:
         raise RuntimeError(f"hypothesis drew {len(found)} distinct examples, not {count}: widen the strategy")
-    return list(found)
+    return list(found.values())
 
 
 @contextlib.contextmanager
@@ -98,44 +101,78 @@ class Drawer:
 
     def __init__(self) -> None:
         self.pid: int | None = None
-        self.reader: Any = None
-        self.received: dict[str, str] = {}
-        self.covered: set[tuple[str, str]] = set()  # exercises a helper was started for
+        # Our end of a socket pair: unlike a pipe, it cannot be reopened through /proc/<pid>/fd.
+        self.sock: socket.socket | None = None
+        self.pending = b""  # the start of a line the helper has not finished sending
+        self.received: dict[str, str] = {}  # each case as a Python literal
+        self.started = False
         atexit.register(self.close)
 
     def start(self, exercises: list[tuple[str, str]]) -> None:
         """Fork the helper to draw every recipe of these (lesson folder, slug) exercises, in this order.
 
-        With a helper already started, new exercises are left to be drawn in place."""
-        if self.covered:
+        Once a helper was started, new exercises are left to be drawn in place; so are all of
+        them if the fork fails."""
+        if self.started:
             return
-        self.covered = set(exercises)
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the helper
-            os.close(read_end)
-            _draw_into(write_end, exercises)
-        os.close(write_end)
-        self.pid, self.reader = pid, os.fdopen(read_end, "r", encoding="utf-8")
+        self.started = True
+        ours, theirs = socket.socketpair()
+        try:
+            pid = os.fork()
+        except OSError:
+            ours.close()
+            theirs.close()
+            return
+        if pid == 0:  # the helper: never returns
+            try:
+                _draw_into(theirs, exercises)
+            finally:
+                os._exit(0)
+        theirs.close()
+        self.pid, self.sock = pid, ours
 
     def get(self, lesson: str, slug: str, name: str) -> Any:
         key = f"{lesson}/{slug}.{name}"
-        while key not in self.received and self.reader is not None:
-            line = self.reader.readline()
-            if not line:  # the helper is done; it skips a recipe that failed
+        while key not in self.received and self.sock is not None:
+            if not self._receive():  # the helper is done (it skips a recipe that failed), or stuck
                 self._reap()
-                break
-            sent, _, literal = line.partition("\t")
-            self.received[sent] = literal
-        if key in self.received:  # kept: two checks may grade the same inputs
-            return ast.literal_eval(self.received[key])
-        return recipes(lesson)[slug][name]()  # drawn here: the same seed gives the same cases
+        self._reap_if_finished()
+        if key not in self.received:  # drawn here: the same seed gives the same cases
+            self.received[key] = repr(recipes(lesson)[slug][name]())
+        return ast.literal_eval(self.received[key])  # kept as text: each check gets its own copy
 
     def close(self) -> None:
         """Stop the helper and forget its cases."""
         self._reap()
         self.received.clear()
-        self.covered.clear()
+        self.pending = b""
+        self.started = False
+
+    def _receive(self, seconds: float = WAIT_SECONDS) -> bool:
+        """Read what the helper sent next; False at its end, or after `seconds` without a word."""
+        assert self.sock is not None
+        if not select.select([self.sock], [], [], seconds)[0]:
+            return False
+        data = self.sock.recv(1 << 16)
+        if not data:
+            return False
+        *lines, self.pending = (self.pending + data).split(b"\n")
+        for line in lines:  # only whole lines: a helper killed mid-line leaves its start in pending
+            sent, _, literal = line.decode("utf-8").partition("\t")
+            self.received[sent] = literal
+        return True
+
+    def _reap_if_finished(self) -> None:
+        # A helper that has sent everything need not wait, a zombie, for the end of the process.
+        try:
+            finished = self.pid is not None and os.waitpid(self.pid, os.WNOHANG)[0] != 0
+        except ChildProcessError:
+            finished = True
+        if finished:
+            self.pid = None
+            while self._receive(seconds=0):
+                pass
+            self._reap()
 
     def _reap(self) -> None:
         if self.pid is not None:
@@ -144,29 +181,28 @@ class Drawer:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self.pid, 0)
             self.pid = None
-        if self.reader is not None:
-            self.reader.close()
-            self.reader = None
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+        self.pending = b""
 
 
-def _draw_into(write_end: int, exercises: list[tuple[str, str]]) -> None:
-    """The helper's whole life: draw, write one line per recipe, leave without pytest's exit handlers."""
-    try:
-        quiet = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(quiet, 1)
-        os.dup2(quiet, 2)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C in the terminal ends it with pytest
-        with os.fdopen(write_end, "w", encoding="utf-8") as out:
-            for lesson, slug in exercises:
-                for name, recipe in _recipes_or_none(lesson).get(slug, {}).items():
-                    try:
-                        literal = repr(recipe())
-                    except Exception:  # noqa: BLE001 - the grader draws it again and reports the error there
-                        continue
-                    out.write(f"{lesson}/{slug}.{name}\t{literal}\n")
-                    out.flush()
-    finally:
-        os._exit(0)
+def _draw_into(sock: socket.socket, exercises: list[tuple[str, str]]) -> None:
+    """The helper's whole life: draw, send one line per recipe (its key, a tab, a literal)."""
+    # Keep nothing of the grader's open but our end of the pair: holding its pipes open would
+    # delay whoever waits for them to close.
+    os.closerange(3, sock.fileno())
+    os.closerange(sock.fileno() + 1, 1 << 20)
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(quiet, fd)
+    for lesson, slug in exercises:
+        for name, recipe in _recipes_or_none(lesson).get(slug, {}).items():
+            try:
+                literal = repr(recipe())
+            except Exception:  # noqa: BLE001 - the grader draws it again and reports the error there
+                continue
+            sock.sendall(f"{lesson}/{slug}.{name}\t{literal}\n".encode("utf-8"))
 
 
 def _recipes_or_none(lesson: str) -> dict[str, dict[str, Callable[[], Any]]]:

@@ -76,7 +76,8 @@ def exercises_reached(args: list[str], here: Path) -> list[tuple[str, str]]:
     """(lesson folder, slug) of each exercise file that pytest's arguments reach, in lesson order.
 
     A guess made before collection, for the helper only: an exercise it misses has its inputs
-    drawn in place, one it adds (e.g. deselected by -k) costs the helper's time, not ours.
+    drawn in place; one it adds (e.g. deselected by -k) costs the helper's time, and the grader's
+    too if it comes earlier in the lesson than what the run grades (the helper draws in order).
     """
     paths = [(here / arg.split("::")[0]).resolve() for arg in args]
     return [(lesson.folder, exercise.slug) for lesson in course_config.LESSONS for exercise in lesson.exercises

@@ -5,6 +5,7 @@ draws them in the helper, never in the grader."""
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 import subprocess
@@ -22,6 +23,16 @@ DRAWN = [("shape_bugs", "generated_pairs"), ("shape_bugs", "fresh_pairs"),
          ("micrograd", "generated_expressions"), ("micrograd", "chain")]
 
 
+# What the seeds give with the pinned hypothesis: a new hypothesis, Python or strategy that
+# changes a case fails here, instead of grading other cases without a word.
+DIGESTS = {
+    ("shape_bugs", "generated_pairs"): "199807d2562f53e3",
+    ("shape_bugs", "fresh_pairs"): "4bfab8c3b1b682e8",
+    ("micrograd", "generated_expressions"): "d6a0c31da1c34ded",
+    ("micrograd", "chain"): "3702d984c7b344e9",
+}
+
+
 def _draw_here(slug: str, name: str):
     return drawing.recipes(LESSON)[slug][name]()
 
@@ -36,6 +47,15 @@ def _draw_in_fresh_python(slug: str, name: str, **env: str):
 
 def test_every_recipe_of_lesson_1_is_listed_here() -> None:
     assert sorted((slug, name) for slug, names in drawing.recipes(LESSON).items() for name in names) == sorted(DRAWN)
+    assert sorted(DIGESTS) == sorted(DRAWN)
+
+
+@pytest.mark.parametrize(("slug", "name"), DRAWN)
+def test_the_seeds_still_give_the_cases_they_gave_when_the_checks_were_written(slug: str, name: str) -> None:
+    digest = hashlib.sha256(repr(_draw_here(slug, name)).encode()).hexdigest()[:16]
+    assert digest == DIGESTS[slug, name], (
+        "the drawn cases changed (another hypothesis version, or an edited strategy): check that the "
+        "catalogued mistakes are still caught (tests/test_mistakes.py), then update DIGESTS")
 
 
 @pytest.mark.parametrize(("slug", "name"), DRAWN)
@@ -73,24 +93,58 @@ def test_recipes_give_as_many_distinct_cases_as_configured() -> None:
 
     for slug, name, count in (("shape_bugs", "generated_pairs", cases.PUBLIC_PAIRS[0]),
                               ("shape_bugs", "fresh_pairs", cases.HIDDEN_PAIRS[0]),
-                              ("micrograd", "generated_expressions", 30)):
+                              ("micrograd", "generated_expressions",
+                               int(cases.MICROGRAD.tolerance("random_graph_count")))):
         drawn = _draw_here(slug, name)
         assert len(drawn) == count and len({repr(case) for case in drawn}) == count, (slug, name)
 
 
-def test_the_helper_sends_exactly_what_drawing_here_gives() -> None:
+def test_the_helper_sends_exactly_what_drawing_here_gives(monkeypatch) -> None:
+    expected = {(slug, name): _draw_here(slug, name) for slug, name in DRAWN}
+    grader = os.getpid()
+    for slug, name in DRAWN:  # from now on, drawing here fails: every case must come from the helper
+        draw = drawing.recipes(LESSON)[slug][name]
+        monkeypatch.setitem(drawing.recipes(LESSON)[slug], name,
+                            lambda draw=draw: draw() if os.getpid() != grader else pytest.fail("drawn here"))
     drawer = drawing.Drawer()
     drawer.start([(LESSON, "shape_bugs"), (LESSON, "micrograd")])
     try:
         helper = drawer.pid
         for slug, name in DRAWN:
-            assert drawer.get(LESSON, slug, name) == _draw_here(slug, name)
-        assert drawer.get(LESSON, "shape_bugs", "fresh_pairs") == _draw_here("shape_bugs", "fresh_pairs"), \
+            assert drawer.get(LESSON, slug, name) == expected[slug, name]
+        assert drawer.get(LESSON, "shape_bugs", "fresh_pairs") == expected["shape_bugs", "fresh_pairs"], \
             "a case is kept for the next check that grades it"
     finally:
         drawer.close()
     with pytest.raises(ProcessLookupError):
         os.kill(helper, 0)
+
+
+def test_a_helper_that_has_sent_everything_is_reaped_at_once() -> None:
+    drawer = drawing.Drawer()
+    drawer.start([(LESSON, "shape_bugs")])
+    helper = drawer.pid
+    try:
+        drawer.get(LESSON, "shape_bugs", "generated_pairs")
+        os.waitid(os.P_PID, helper, os.WEXITED | os.WNOWAIT)  # wait until it has exited, without reaping
+        drawer.get(LESSON, "shape_bugs", "fresh_pairs")
+        assert drawer.pid is None and drawer.sock is None, "no zombie left for a long-lived grading process"
+        with pytest.raises(ChildProcessError):
+            os.waitpid(helper, os.WNOHANG)
+    finally:
+        drawer.close()
+
+
+def test_a_line_the_helper_did_not_finish_is_not_used(monkeypatch) -> None:
+    drawer = drawing.Drawer()
+    ours, theirs = __import__("socket").socketpair()
+    drawer.sock = ours
+    theirs.sendall(f"{LESSON}/shape_bugs.generated_pairs\t[((1,), (2,)), ((3".encode())
+    theirs.close()  # the helper died in the middle of the line
+    try:
+        assert drawer.get(LESSON, "shape_bugs", "generated_pairs") == _draw_here("shape_bugs", "generated_pairs")
+    finally:
+        drawer.close()
 
 
 def test_a_case_the_helper_could_not_draw_is_drawn_in_place(monkeypatch) -> None:
@@ -118,7 +172,7 @@ def test_closing_stops_a_helper_that_is_still_drawing() -> None:
     drawer.close()
     with pytest.raises(ProcessLookupError):
         os.kill(helper, 0)
-    assert drawer.pid is None and drawer.reader is None
+    assert drawer.pid is None and drawer.sock is None
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -165,7 +219,8 @@ def test_with_draw_ahead_the_first_session_draws_for_the_later_ones_of_the_proce
         "print(json.dumps({'exits': [int(first), int(second)], 'helper': helper,\n"
         "                  'received': sorted(drawing.DRAWER.received),\n"
         "                  'hypothesis': 'hypothesis' in sys.modules}))\n")
-    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})  # this checkout, not an installed copy
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["exits"] == [0, 0], done.stdout + done.stderr
     assert report["helper"] is not None, "the first session, which grades no generated input, starts the helper"
