@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from graders import wire, worker
+from graders import memory_guard, wire, worker
 from graders.tracing import TraceEvent, events_from_wire
 
 _live_workers: set["Worker"] = set()
@@ -88,6 +88,7 @@ class Worker:
     def spawn(self) -> None:
         """Fork; the child imports the module while the grader goes on with other work."""
         self.scratch = Path(tempfile.mkdtemp(prefix="graders-worker-"))
+        memory_guard.protect_this_process()  # before the fork: see memory_guard
         parent_end, child_end = socket.socketpair()
         sys.stdout.flush()
         sys.stderr.flush()

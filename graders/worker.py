@@ -29,6 +29,7 @@ import torch
 
 from graders import wire
 from graders.landlock import restrict_writes
+from graders.memory_guard import drop_ptrace_capability
 from graders.syscall_filter import confine
 from graders.tracing import Recorder
 
@@ -86,6 +87,7 @@ def _enter_sandbox(sock: socket.socket, scratch: Path, limits: WorkerLimits) -> 
     if mapped:
         _set_limit(resource.RLIMIT_AS, mapped + limits.memory_mb * 2**20)
     restrict_writes([scratch], [Path(os.devnull)])  # the repo, the reference, other students: read-only
+    drop_ptrace_capability()  # with the grader not dumpable, its /proc/<pid>/mem is out of reach
     confine(os.getpid())  # last: no new processes, no signals to the grader
 
 

@@ -5,12 +5,14 @@ deadlock it. Each attack is a submission graded for real."""
 from __future__ import annotations
 
 import platform
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
-from graders import landlock
+from graders import landlock, worker
 
 SLUG = "sin_exp_derivative"
 REFERENCE = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
@@ -62,3 +64,26 @@ def test_more_threads_asked_by_a_right_answer_cost_nothing(grade) -> None:
     big = ("    big = torch.randn(300, 300)\n    (big @ big).sum()\n")
     graded = grade({SLUG: with_f(big, prelude)}, "--call-timeout", "5")
     assert graded.failed(SLUG) == set()
+
+
+def test_without_landlock_a_submission_still_cannot_open_the_graders_memory(grade, monkeypatch) -> None:
+    # As on a kernel without Landlock (or a container that hides it): /proc/<grader>/mem would
+    # let a worker running as the grader's user, root above all, rewrite the grader's verdicts.
+    monkeypatch.setattr(worker, "restrict_writes", lambda *args, **kwargs: False)
+    body = "    import os\n    open(f'/proc/{os.getppid()}/mem', 'r+b')\n"
+    graded = grade({SLUG: with_f(body)}, "-k", "f_on_lesson_grid")
+    message = graded.checks(SLUG)["f_on_lesson_grid"]["message"]
+    assert "PermissionError" in message, message
+
+
+def test_the_grader_stops_being_dumpable_and_a_worker_gives_up_ptrace() -> None:
+    # The half that protects a grader run by an ordinary user (no capabilities to drop) is
+    # the grader not being dumpable; the test above, run as root here, proves the other half.
+    code = ("import ctypes\n"
+            "from graders import memory_guard\n"
+            "assert memory_guard.protect_this_process()\n"
+            "assert memory_guard.drop_ptrace_capability()\n"
+            "effective = int(next(l for l in open('/proc/self/status') if l.startswith('CapEff')).split()[1], 16)\n"
+            "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0), effective >> 19 & 1)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.stdout.split() == ["0", "0"], done.stdout + done.stderr  # PR_GET_DUMPABLE, CAP_SYS_PTRACE
