@@ -145,7 +145,6 @@ class Drawer:
         """Stop the helper and forget its cases."""
         self._reap()
         self.received.clear()
-        self.pending = b""
         self.started = False
 
     def _receive(self, seconds: float = WAIT_SECONDS) -> bool:

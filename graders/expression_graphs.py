@@ -40,6 +40,14 @@ def python_value(spec: tuple, data: list[float]) -> float:
             "relu": lambda: x if x > 0 else 0.0, "exp": lambda: math.exp(x)}[kind]()
 
 
+def values(graph: Graph) -> list[float]:
+    """Every node's value in Python floats, in creation order."""
+    data: list[float] = []
+    for spec in graph:
+        data.append(python_value(spec, data))
+    return data
+
+
 def path_counts(graph: Graph) -> list[int]:
     """How many paths lead from the output to each node: the work of a backward pass without a visited set."""
     paths = [0] * len(graph)

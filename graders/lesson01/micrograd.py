@@ -28,7 +28,7 @@ import torch
 from course_config import MICROGRAD as EXERCISE
 from graders.check import checks_for
 from graders.drawing import drawn
-from graders.expression_graphs import BINARY, Graph, operands, python_value
+from graders.expression_graphs import BINARY, Graph, operands, values
 from graders.feedback import fail
 from graders.mistakes import Mistake
 from graders.recording import RECORD, RECORDING, expected
@@ -364,9 +364,7 @@ def _wrong_orders(graph: Graph) -> list[list[float]]:
     composed = _composed(graph)
     forms = [(graph, list(range(len(graph))))] + ([composed] if composed[0] != graph else [])
     for form, where in forms:
-        data: list[float] = []
-        for spec in form:
-            data.append(python_value(spec, data))
+        data = values(form)
         slots = [_local_derivatives(spec, data, data[i]) for i, spec in enumerate(form)]
         # Deduplicating operands changes nothing unless some node uses one operand twice.
         repeats = any(len({o for o, _ in pairs}) < len(pairs) for pairs in slots)
@@ -381,9 +379,7 @@ def wrong_results(graphs: list[Graph]) -> list[dict[str, list[list[float]]]]:
     """For each graph, the node grads each catalogued mistake gives (several ways for some)."""
     results = []
     for graph in graphs:
-        data: list[float] = []
-        for spec in graph:
-            data.append(python_value(spec, data))
+        data = values(graph)
 
         def slots(**rule: Any) -> list[list]:
             return [_local_derivatives(spec, data, data[i], **rule) for i, spec in enumerate(graph)]
