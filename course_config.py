@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parent  # the project folder: exercises/, refere
 
 @dataclass(frozen=True)
 class Setting:
-    """A number with the sentence that says what it is for."""
+    """A value (a number, or a name) with the sentence that says what it is for."""
 
-    value: float | int
+    value: float | int | str
     description: str
 
 
@@ -87,21 +87,33 @@ class Lesson:
 
 @dataclass(frozen=True)
 class Limits:
-    """What one call of student code may use inside the sandboxed worker."""
+    """What student code may use inside the sandboxed worker, per call and as a whole."""
 
     call_seconds: Setting
     import_seconds: Setting
+    exercise_seconds: Setting
+    submission_seconds: Setting
     memory_mb: Setting
     output_kb: Setting
     message_mb: Setting
+    shown_chars: Setting
+    worker_user: Setting
 
 
 LIMITS = Limits(
-    call_seconds=Setting(10.0, "wall-clock seconds one call of a student function may take"),
+    call_seconds=Setting(10.0, "wall-clock seconds one call of a student function may take, its answer's "
+                               "decoding included"),
     import_seconds=Setting(10.0, "wall-clock seconds the import of a student module may take"),
+    exercise_seconds=Setting(60.0, "wall-clock seconds the calls of one exercise may take in all; then its "
+                                   "remaining checks score 0"),
+    submission_seconds=Setting(300.0, "wall-clock seconds the calls of one submission may take in all (every "
+                                      "exercise); then its remaining checks score 0"),
     memory_mb=Setting(2048, "memory (MiB) a worker may add on top of what torch itself maps"),
     output_kb=Setting(64, "printed output (KiB) kept from one call; the rest is counted and dropped"),
-    message_mb=Setting(256, "largest answer (MiB) a worker may send back to the grader"),
+    message_mb=Setting(16, "largest answer (MiB) a worker may send back to the grader"),
+    shown_chars=Setting(300, "longest value (characters) a feedback message shows; longer ones are cut and their "
+                             "length said"),
+    worker_user=Setting("nobody", "the account a root grader's workers run as (an unprivileged one)"),
 )
 
 

@@ -9,20 +9,21 @@ from typing import Any
 
 import torch
 
-from graders import wire
+from graders.feedback import cut
+from graders.sandbox import Scalar, Unsupported, origin
 
 
 def describe(value: Any, limit: int = 6) -> str:
     """A short, readable account of a value for a feedback message."""
     if type(value) is torch.Tensor:
-        info = wire.origin(value)
+        info = origin(value)
         grad = ", requires_grad=True" if value.requires_grad or (info and info.requires_grad) else ""
         return f"tensor of shape {tuple(value.shape)}, {_dtype(value.dtype)}{grad}: {_preview(value, limit)}"
-    if isinstance(value, wire.Unsupported):
+    if isinstance(value, Unsupported):
         kind = "a Tensor subclass" if value.tensor_subclass else "an object"
         shown = f" {value.text}" if value.text else ""
-        return f"{kind} of type {value.type_name}{shown}"
-    if isinstance(value, wire.Scalar):
+        return cut(f"{kind} of type {value.type_name}{shown}")
+    if isinstance(value, Scalar):
         return f"{value.type_name} {value.value!r}"
     if type(value) is float:
         return _number(value)
@@ -31,10 +32,13 @@ def describe(value: Any, limit: int = 6) -> str:
         kind = "list" if type(value) is list else "tuple"
         return f"{kind} of {len(value)}: [{head}, ..., {describe(value[-1], 2)}]"
     if type(value) is list:
-        return "[" + ", ".join(describe(v, 2) for v in value) + "]"
+        return cut("[" + ", ".join(describe(v, 2) for v in value) + "]")
     if type(value) is tuple:
-        return "(" + ", ".join(describe(v, 2) for v in value) + ("," if len(value) == 1 else "") + ")"
-    return repr(value)
+        return cut("(" + ", ".join(describe(v, 2) for v in value) + ("," if len(value) == 1 else "") + ")")
+    if type(value) is dict and len(value) > limit:
+        shown = ", ".join(f"{describe(k, 2)}: {describe(v, 2)}" for k, v in list(value.items())[:limit])
+        return cut(f"dict of {len(value)}: {{{shown}, ...}}")
+    return cut(repr(value))
 
 
 def _dtype(dtype: torch.dtype) -> str:
@@ -64,7 +68,7 @@ def _element(value: Any) -> str:
 def tensor_problem(got: Any, expected: torch.Tensor, *, rtol: float, atol: float,
                    requires_grad: bool | None = False, what: str = "the result") -> str | None:
     """The first way in which `got` differs from `expected`, or None when it matches."""
-    if isinstance(got, wire.Unsupported) and got.tensor_subclass:
+    if isinstance(got, Unsupported) and got.tensor_subclass:
         return (f"{what} is a Tensor subclass ({got.type_name}), not a plain torch.Tensor: "
                 "return an ordinary tensor")
     if type(got) is not torch.Tensor:
@@ -73,7 +77,7 @@ def tensor_problem(got: Any, expected: torch.Tensor, *, rtol: float, atol: float
         return f"{what} has shape {tuple(got.shape)}; expected {tuple(expected.shape)}"
     if got.dtype != expected.dtype:
         return f"{what} has dtype {_dtype(got.dtype)}; expected {_dtype(expected.dtype)}"
-    info = wire.origin(got)
+    info = origin(got)
     if requires_grad is not None and info is not None and info.requires_grad != requires_grad:
         if info.requires_grad:
             return f"{what} still requires grad (it is attached to the autograd graph); return it detached"
@@ -114,7 +118,7 @@ def _distinct(got: Any, expected: Any) -> tuple[str, str]:
 
 def number_problem(got: Any, expected: float, *, rtol: float, atol: float, what: str = "the result") -> str | None:
     """Whether a Python number matches, with the tolerance; bools and tensors are refused."""
-    if isinstance(got, wire.Scalar):
+    if isinstance(got, Scalar):
         return f"{what} should be a Python number but is a {got.type_name}: convert it with float() or .item()"
     if type(got) is torch.Tensor:
         return f"{what} should be a Python number but is a tensor: convert it with .item()"

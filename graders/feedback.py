@@ -6,6 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+from course_config import LIMITS
+
+SHOWN_CHARS = int(LIMITS.shown_chars.value)
+FIELD_CHARS = 12 * SHOWN_CHARS  # a part of a message that lists several values (e.g. one line per question)
+
+
+def cut(text: str, limit: int = SHOWN_CHARS) -> str:
+    """`text` as shown in feedback: at most `limit` characters, and the length when cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters in all)"
+
 
 @dataclass(frozen=True)
 class Feedback:
@@ -23,16 +35,17 @@ class Feedback:
     files: tuple[str, ...] = field(default_factory=tuple)  # e.g. a plot written for this failure
 
     def text(self) -> str:
-        lines = [self.summary]
+        # Every part is cut to a readable size: a student's value or message may be megabytes.
+        lines = [cut(self.summary, FIELD_CHARS)]
         for label, value in (("called", self.call), ("returned", self.got), ("expected", self.expected)):
             if value:
-                lines.append(_labelled(label, value))
+                lines.append(_labelled(label, cut(value, FIELD_CHARS)))
         if self.mistake:
             lines.append(_labelled("mistake", f"{self.mistake}. {self.meaning}".strip()))
         elif self.meaning:
-            lines.append(_labelled("meaning", self.meaning))
+            lines.append(_labelled("meaning", cut(self.meaning, FIELD_CHARS)))
         if self.hint:
-            lines.append(_labelled("hint", self.hint))
+            lines.append(_labelled("hint", cut(self.hint, FIELD_CHARS)))
         for path in self.files:
             lines.append(_labelled("see", path))
         if self.section:

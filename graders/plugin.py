@@ -28,6 +28,14 @@ DRAW_AHEAD_HELP = ("draw the generated inputs of every exercise of the lesson at
 PLOTS_HELP = "folder where a failing check writes its plots (default: plots/ in the current folder)"
 CALL_SECONDS_HELP = ("seconds one call of a student function, or the import of their module, may take "
                      "(default: course_config.LIMITS)")
+REQUIRE_CONFINEMENT_HELP = ("run no student code unless every step of the sandbox holds on this machine (the "
+                            "instructor's grading paths set it); a check whose worker is not confined scores 0")
+SANDBOX_WITHOUT_HELP = ("leave these steps of the sandbox out, comma-separated, to see what the rest holds "
+                        "(namespace, landlock, seccomp, user): for testing the fallbacks, never for grading")
+EXERCISE_SECONDS_HELP = ("wall-clock seconds the code of one exercise may take in all, imports and calls "
+                         "(default: course_config.LIMITS.exercise_seconds)")
+SUBMISSION_SECONDS_HELP = ("wall-clock seconds the submission's code may take in all, every exercise together "
+                           "(default: course_config.LIMITS.submission_seconds)")
 POINTS_MARKER = "points(n): the check is worth n points; set by @check from course_config.py"
 HIDDEN_MARKER = ("hidden: the check uses fresh inputs (other seeds, sizes, dtypes) and is left out of the "
                  "notebooks released through nbgrader")
@@ -44,11 +52,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--record-expected", dest="graders_record", metavar="PATH", help=RECORD_HELP)
     group.addoption("--replay-expected", dest="graders_replay", metavar="PATH", help=REPLAY_HELP)
     group.addoption("--draw-ahead", dest="graders_draw_ahead", action="store_true", help=DRAW_AHEAD_HELP)
+    group.addoption("--require-confinement", dest="graders_require_confinement", action="store_true", default=None,
+                    help=REQUIRE_CONFINEMENT_HELP)
+    group.addoption("--exercise-seconds", dest="graders_exercise_seconds", metavar="SECONDS",
+                    help=EXERCISE_SECONDS_HELP)
+    group.addoption("--submission-seconds", dest="graders_submission_seconds", metavar="SECONDS",
+                    help=SUBMISSION_SECONDS_HELP)
+    group.addoption("--sandbox-without", dest="graders_sandbox_without", metavar="STEPS", help=SANDBOX_WITHOUT_HELP)
     parser.addini("graders_submission", SUBMISSION_HELP)
     parser.addini("graders_json", JSON_HELP)
     parser.addini("graders_in_process", IN_PROCESS_HELP, type="bool", default=False)
     parser.addini("graders_call_seconds", CALL_SECONDS_HELP)
     parser.addini("graders_plots", PLOTS_HELP)
+    parser.addini("graders_require_confinement", REQUIRE_CONFINEMENT_HELP, type="bool", default=False)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, TypeVar
 
-from graders import wire
+from graders.sandbox import pack, unpack
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,7 +36,7 @@ class Recording:
 
     def key(self, name: str, args: tuple, kwargs: dict) -> str:
         plain = [a for a in args if not isinstance(a, (ModuleType, _RecordedReference, _ReplayedReference))]
-        digest = hashlib.sha256(wire.pack([plain, kwargs])).hexdigest()[:32]
+        digest = hashlib.sha256(pack([plain, kwargs])).hexdigest()[:32]
         return f"{name}:{digest}"
 
     def through(self, name: str, compute: Callable[[], Any], args: tuple, kwargs: dict) -> Any:
@@ -46,9 +46,9 @@ class Recording:
         if self.mode == REPLAY:
             if key not in self.values:
                 raise LookupError(NOT_RECORDED.format(name=name))
-            return wire.unpack(bytes.fromhex(self.values[key]))
+            return unpack(bytes.fromhex(self.values[key]))
         value = compute()
-        self.values[key] = wire.pack(value).hex()
+        self.values[key] = pack(value).hex()
         return value
 
     def load(self, path: Path) -> None:

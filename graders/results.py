@@ -30,6 +30,7 @@ class ExerciseResult:
     max_score: float  # sum of its checks' points (of the checks that ran)
     not_implemented: bool  # every failed check failed only because nothing is written yet
     checks: list[CheckResult] = field(default_factory=list)
+    seconds: float = 0.0  # wall-clock time its code took (imports and calls), against LIMITS.exercise_seconds
 
 
 @dataclass
@@ -40,6 +41,8 @@ class SubmissionResult:
     max_score: float  # total possible over the checks that ran
     trusted: bool  # False when graded with --in-process (student code shared the grader's process)
     complete: bool  # False when the run stopped early (-x, interrupted): some selected checks never ran
+    confined: bool  # True when every worker ran under the whole sandbox (README: "How grading stays honest")
+    confinement: str  # what confined the workers, in words, and what was missing
     exercises: list[ExerciseResult] = field(default_factory=list)
 
     def to_json(self) -> str:

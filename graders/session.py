@@ -22,10 +22,12 @@ import pytest
 
 import course_config
 from graders import eager_dynamo, sandbox
+from graders.allowance import Allowance
 from graders.feedback import CheckFailed, Feedback
 from graders.recording import LIVE, RECORD, RECORDING, reference_for
 from graders.results import CheckResult, ExerciseResult, SubmissionResult, tally
-from graders.sandbox import Budget
+from graders.sandbox import Budget, Confinement, Settings
+from graders.sandbox.confinement import STEPS
 from graders.student import Student
 
 IN_PROCESS_BANNER = ("graders: --in-process: the submission runs inside pytest, without limits; "
@@ -42,7 +44,10 @@ def configure(config: pytest.Config) -> None:
     # of every garbage collection (pytest collects several times on the way out) and
     # untouched, so that forked workers share their pages instead of copying them.
     gc.freeze()
-    config.pluginmanager.register(GradingSession(config), "graders-session")
+    session = GradingSession(config)
+    if not session.in_process:
+        sandbox.prepare()  # the zygote: forked now, before any reference or expected value is loaded
+    config.pluginmanager.register(session, "graders-session")
     config.pluginmanager.register(sys.modules[__name__], "graders-fixtures")
 
 
@@ -50,6 +55,16 @@ def _setting(config: pytest.Config, name: str) -> Any:
     """Command line first, then the ini file."""
     value = config.getoption(name)
     return value if value is not None else config.getini(name) or None
+
+
+def _steps_left_out(config: pytest.Config) -> frozenset[str]:
+    value = config.getoption("graders_sandbox_without") or ""
+    steps = frozenset(s.strip() for s in value.split(",") if s.strip())
+    unknown = steps - set(STEPS)
+    if unknown:
+        raise pytest.UsageError(f"--sandbox-without {value!r}: unknown step {', '.join(sorted(unknown))}; "
+                                f"the steps are {', '.join(STEPS)}")
+    return steps
 
 
 def _positive_seconds(value: str, where: str) -> float:
@@ -79,6 +94,16 @@ class GradingSession:
             message_mb=int(limits.message_mb.value),
         )
         self.submission = self._submission_folder()
+        total = config.getoption("graders_submission_seconds")
+        per_exercise = config.getoption("graders_exercise_seconds")
+        self.exercise_seconds = (_positive_seconds(str(per_exercise), "--exercise-seconds") if per_exercise
+                                 else float(limits.exercise_seconds.value))
+        self.allowance = Allowance(_positive_seconds(str(total), "--submission-seconds") if total else
+                                   float(limits.submission_seconds.value), "this submission", "submission_seconds")
+        self.sandbox = Settings(worker_user=str(limits.worker_user.value), without=_steps_left_out(config),
+                                require_confinement=bool(_setting(config, "graders_require_confinement")))
+        self.plan = sandbox.plan(self.sandbox.without)
+        self.reports: list[Confinement] = []  # what each worker said held, before any student code ran
         plots = _setting(config, "graders_plots") or "plots"
         self.plots = Path(config.invocation_params.dir) / Path(plots).expanduser()
         self.results: dict[str, ExerciseResult] = {}
@@ -110,7 +135,8 @@ class GradingSession:
         where = str(self.submission) if self.submission else "exercises/ (your files)"
         if self.in_process:
             return [f"graders: grading {where}", IN_PROCESS_BANNER]
-        return [f"graders: grading {where}; limit {self.budget.call_seconds:g} s per call"]
+        return [f"graders: grading {where}; limit {self.budget.call_seconds:g} s per call",
+                f"graders: sandbox: {self.plan.summary()}"]
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         if file_path.suffix != ".py" or file_path.parent.parent.name != "exercises":
@@ -126,11 +152,14 @@ class GradingSession:
         catalogue = list(getattr(node.obj, "MISTAKES", []))
         make_backend = None
         if self.in_process:
-            from graders.in_process import InProcess
+            from graders.sandbox.in_process import InProcess
 
             make_backend = lambda: InProcess(path)  # noqa: E731
+        warm_up = getattr(node.obj, "WORKER_WARM_UP", None)
         handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section,
-                         warm_up=getattr(node.obj, "WORKER_WARM_UP", None))
+                         warm_up=f"{warm_up.__module__}:{warm_up.__qualname__}" if warm_up else None,
+                         settings=self.sandbox, preload=(node.obj.__name__,),
+                         allowance=Allowance(self.exercise_seconds, "this exercise", "exercise_seconds", self.allowance))
         if not path.is_file():
             handle._import_failure = Feedback(MISSING_FILE.format(file=display),
                                               hint="Copy the stub from exercises/ into the submission and complete it.")
@@ -269,7 +298,15 @@ class GradingSession:
         exercises = self.ordered()
         where = str(self.submission) if self.submission else "exercises"
         return SubmissionResult(where, self.lesson_number, sum(e.score for e in exercises),
-                                sum(e.max_score for e in exercises), not self.in_process, self.complete, exercises)
+                                sum(e.max_score for e in exercises), not self.in_process, self.complete,
+                                self.confinement().confined, self.confinement().summary(), exercises)
+
+    def confinement(self) -> Confinement:
+        """What confined this run's workers: the plan, or the weakest worker's report."""
+        if self.in_process:
+            return Confinement("none", "none", "the grader's own process", ("--in-process: no sandbox at all",))
+        weaker = [report for report in self.reports if not report.confined]
+        return weaker[0] if weaker and self.plan.confined else self.plan
 
 
 def _points(value: float) -> str:
@@ -308,6 +345,9 @@ def student(request: pytest.FixtureRequest) -> Iterator[Student]:
     session, node = _session(request), _exercise_module(request)
     handle = session.prestarted.pop(node.exercise.slug, None) or session.make_student(node)
     yield handle
+    session.reports += handle.confinements
+    if node.exercise.slug in session.results:
+        session.results[node.exercise.slug].seconds = round(handle.allowance.spent, 3)
     handle.close()
 
 

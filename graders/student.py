@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import difflib
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from graders.feedback import CheckFailed, Feedback, fail
+from graders.allowance import SPENT_HINT, Allowance
+from graders.feedback import CheckFailed, Feedback, cut, fail
 from graders.mistakes import Mistake
-from graders.sandbox import Budget, Outcome, StudentError, Worker
-from graders.tracing import TraceEvent
+from graders.sandbox import Budget, Outcome, Settings, StudentError, Worker
+from graders.sandbox import TraceEvent
 
 NOT_IMPLEMENTED = "`{function}` is not implemented yet: it still raises NotImplementedError."
 NOT_IMPLEMENTED_HINT = "Replace the `raise NotImplementedError` in {file} with your own code."
@@ -37,6 +39,8 @@ EXITED = "{call} tried to end the program with {message}."
 EXITED_HINT = "A function gives its answer with `return`; remove the call to sys.exit() / exit()."
 UNREADABLE = "{call} returned a value that could not be sent back to the grader ({detail})."
 BROKEN = "{call} could not be graded: {detail}"
+UNCONFINED_HINT = ("Instructor: grade on a Linux machine with Landlock (kernel 5.13 or later) and seccomp, as root "
+                   "or not, or pass --allow-unconfined to accept a weaker sandbox.")
 
 
 class Backend(Protocol):
@@ -70,18 +74,22 @@ class Student:
 
     def __init__(self, module_path: Path, display_path: str, budget: Budget,
                  mistakes: list[Mistake], make_backend: Callable[[], Backend] | None = None,
-                 section: str = "", warm_up: Callable[[], object] | None = None) -> None:
+                 section: str = "", warm_up: str | None = None, settings: Settings = Settings(),
+                 preload: tuple[str, ...] = (), allowance: Allowance | None = None) -> None:
         self.module_path = module_path
+        self.allowance = allowance or Allowance(float("inf"), "this exercise", "exercise_seconds")
         self.display_path = display_path
         self.budget = budget
         self.mistakes = mistakes
         self.section = section
-        self._make_backend = make_backend or (lambda: Worker(module_path, module_path.stem, budget, warm_up))
+        self._make_backend = make_backend or (
+            lambda: Worker(module_path, module_path.stem, budget, settings, warm_up, preload))
         self._backend: Backend | None = None
         self._import_failure: Feedback | None = None
         self._timed_out: set[str] = set()
         self._public: list[str] = []  # the functions the student's module defines
         self._ready = False  # the backend has imported the module and answered "ready"
+        self.confinements: list = []  # what each worker said held (sandbox.Confinement), before student code
 
     def call(self, function: str, *args: Any, shown_as: str | None = None, trace: bool = False,
              return_args: bool = False, allow_raise: bool = False, **kwargs: Any) -> Returned:
@@ -122,9 +130,26 @@ class Student:
         __tracebackhide__ = True
         if function in self._timed_out:
             fail(TIMED_OUT_BEFORE.format(call=shown), hint=TIMEOUT_HINT, section=self.section)
-        backend = self._ready_backend()
-        outcome = backend.request(message)
+        self._within_allowance()
+        started = time.monotonic()
+        try:
+            backend = self._ready_backend()
+        finally:
+            self.allowance.spend(time.monotonic() - started)
+        self._within_allowance()
+        seconds = min(self.budget.call_seconds, self.allowance.left())
+        started = time.monotonic()
+        outcome = backend.request(message, seconds)
+        self.allowance.spend(time.monotonic() - started)
+        if outcome.status == "timeout" and seconds < self.budget.call_seconds:
+            self._within_allowance()  # the call was stopped because the allowance ran out
         return self._returned(function, shown, outcome, allow_raise)
+
+    def _within_allowance(self) -> None:
+        __tracebackhide__ = True
+        used_up = self.allowance.used_up()
+        if used_up is not None:
+            fail(used_up.message(), hint=SPENT_HINT, section=self.section)
 
     def _ready_backend(self) -> Backend:
         __tracebackhide__ = True
@@ -136,6 +161,8 @@ class Student:
         backend = self._backend if alive else self._make_backend()  # a prestarted one, or a new one
         self._backend, self._ready = None, False
         outcome = backend.start()
+        if getattr(backend, "confinement", None) is not None:
+            self.confinements.append(backend.confinement)  # type: ignore[attr-defined]
         if outcome.status != "ready":
             self._import_failure = self._import_feedback(outcome)
             raise CheckFailed(self._import_failure)
@@ -144,6 +171,8 @@ class Student:
         return backend
 
     def _import_feedback(self, outcome: Outcome) -> Feedback:
+        if outcome.status == "unconfined":
+            return Feedback(outcome.detail, hint=UNCONFINED_HINT)
         summary = IMPORT_FAILED.format(file=self.display_path)
         if outcome.status == "timeout":
             return Feedback(summary, got=f"the import did not finish within {self.budget.import_seconds:g} s",
@@ -172,7 +201,8 @@ class Student:
                  hint=f"Keep the name `{function}` exactly as the stub defines it.", section=section)
         if outcome.status == "timeout":
             self._timed_out.add(function)
-            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), hint=TIMEOUT_HINT, section=section)
+            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail, hint=TIMEOUT_HINT,
+                 section=section)
         if outcome.status == "died":
             fail(DIED.format(call=shown, detail=outcome.detail), section=section)
         if outcome.status == "unreadable":
@@ -221,8 +251,8 @@ class Student:
 
 
 def _error_text(error: StudentError) -> str:
-    lines = [f"{error.type}: {error.message}"]
-    lines += [f"{name}, line {line}, in {function}: {source}" for name, line, function, source in error.frames]
+    lines = [cut(f"{error.type}: {error.message}")]
+    lines += [cut(f"{name}, line {line}, in {function}: {source}") for name, line, function, source in error.frames]
     return "\n".join(lines)
 
 

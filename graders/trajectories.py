@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 import torch
 
-from graders import wire
+from graders.sandbox import Scalar
 from graders.compare import describe
 from graders.mistakes import Mistake
 
@@ -25,7 +25,7 @@ def number(value: Any) -> float | None:
     """A Python float for a number or a one-element tensor; None for anything else (bools included)."""
     if type(value) in (int, float):
         return float(value)
-    if isinstance(value, wire.Scalar) and type(value.value) in (int, float):
+    if isinstance(value, Scalar) and type(value.value) in (int, float):
         return float(value.value)
     if type(value) is torch.Tensor and value.numel() == 1 and not value.is_complex():
         return float(value.detach().reshape(()).item())

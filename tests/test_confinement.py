@@ -1,89 +1,436 @@
-"""What a worker may not touch: the files outside its scratch folder, other processes (the
-grader above all), new processes through any door, and the thread count that would
-deadlock it. Each attack is a submission graded for real."""
+"""What a worker may not reach, each attack written as a student would hand it in.
+
+Every attack goes in `f` of sin_exp_derivative: it tries to get the answer (or to hurt the
+grader) and, failing that, returns zeros. The rest of the file is the reference, so the
+attacker must earn exactly what that honest rest deserves: everything but f's own checks.
+"""
 
 from __future__ import annotations
 
+import os
 import platform
+import resource
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
-from graders import landlock, worker
+from graders.sandbox import landlock
 
 SLUG = "sin_exp_derivative"
 REFERENCE = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
 F_BODY = "    return torch.sin(x) * torch.exp(-x)\n"
+F_CHECKS = {"f_on_lesson_grid"}  # the checks a wrong f costs, when nothing else uses it
+ONLY_F = ("-k", "f_on_lesson_grid or analytic_derivative_on_lesson_grid")
+LEAK = "LEAKED"  # an attack that got through says so in its error message
 
 
 def with_f(body: str, prelude: str = "") -> str:
+    """The reference with f's body replaced; autograd_derivative keeps its own copy of f."""
     assert F_BODY in REFERENCE
-    return prelude + REFERENCE.replace(F_BODY, body + F_BODY)
+    source = REFERENCE.replace(F_BODY, body, 1)
+    return prelude + source.replace("    f(leaf).sum().backward()\n",
+                                    "    (torch.sin(leaf) * torch.exp(-leaf)).sum().backward()\n")
 
 
-@pytest.mark.skipif(landlock.abi_version() < 1, reason="this kernel has no Landlock")
+def attack(code: str) -> str:
+    """f runs `code`, which sets `answer` (a tensor) or `found` (a string to report), then
+    answers with `answer`, else zeros; whatever `found` holds is raised for the test to read."""
+    body = "    answer, found = None, ''\n" + "".join(f"    {line}\n" for line in code.strip("\n").splitlines())
+    body += ("    if found:\n        raise RuntimeError('" + LEAK + ": ' + str(found)[:300])\n"
+             "    return answer if answer is not None else torch.zeros_like(x)\n")
+    return with_f(body)
+
+
+def assert_earns_only_the_honest_part(graded) -> None:
+    assert graded.failed(SLUG) == F_CHECKS, graded.output
+    message = graded.checks(SLUG)["f_on_lesson_grid"]["message"]
+    assert LEAK not in message, message
+
+
+# ---------------------------------------------------------------- reading the answers
+
+@pytest.mark.parametrize("path", [
+    "Path(graders.__file__).parent.parent / 'reference' / 'lesson01' / 'sin_exp_derivative.py'",
+    "Path(course_config.__file__)",
+    "Path(graders.__file__).parent / 'lesson01' / 'sin_exp_derivative.py'",
+    "Path.home() / '.bashrc'",
+    "Path('/etc/passwd')",
+])
+def test_the_reference_the_checks_the_manifest_and_the_home_folder_cannot_be_read(grade, path: str) -> None:
+    code = f"""
+import graders, course_config
+from pathlib import Path
+try:
+    text = ({path}).read_text()
+    namespace = {{}}
+    exec(text, namespace)
+    answer = namespace['f'](x) if 'f' in namespace else None
+    found = '' if answer is not None else text[:80]
+except Exception:
+    pass
+"""
+    assert_earns_only_the_honest_part(grade({SLUG: attack(code)}, *ONLY_F))
+
+
+def test_another_students_file_beside_the_submission_cannot_be_read(grade, tmp_path: Path) -> None:
+    # The grade fixture puts each submission in tmp_path/submission<N>/lesson01/: the first is a classmate's.
+    classmate = grade({SLUG: REFERENCE}, "-k", "f_on_lesson_grid")
+    assert classmate.failed(SLUG) == set()
+    code = """
+from pathlib import Path
+here = Path(__file__).resolve().parent.parent
+for other in here.parent.glob('submission*/lesson01/sin_exp_derivative.py'):
+    try:
+        text = other.read_text()
+        namespace = {}
+        exec(text, namespace)
+        answer = namespace['f'](x)
+    except Exception:
+        pass
+for other in here.parent.iterdir() if here.parent.exists() else []:
+    try:
+        found = found or [p.name for p in other.iterdir()]
+    except Exception:
+        pass
+"""
+    assert_earns_only_the_honest_part(grade({SLUG: attack(code)}, *ONLY_F))
+
+
+def test_a_worker_started_after_the_reference_was_loaded_has_none_of_it_in_memory(grade) -> None:
+    # analytic_derivative's first call (the lesson's grid) kills its worker, so the hidden check
+    # that comes later gets a worker started after the grader loaded the reference and computed
+    # expected values: it looks for them in modules, frames and the garbage collector's objects.
+    analytic = "    return torch.exp(-x) * (torch.cos(x) - torch.sin(x))\n"
+    assert analytic in REFERENCE
+    search = """    import gc, os, sys
+    if x.numel() == 50:
+        os._exit(0)
+    loot = []
+    for name, module in list(sys.modules.items()):
+        if 'reference' in name and not name.startswith('torch') and hasattr(module, 'analytic_derivative'):
+            return module.analytic_derivative(x)
+    frame = sys._getframe()
+    while frame is not None:
+        loot += [v for v in list(frame.f_locals.values()) if hasattr(v, 'analytic_derivative')
+                 and getattr(v, '__file__', '') != __file__]
+        frame = frame.f_back
+    loot += [o for o in gc.get_objects() if type(o).__name__ == 'module' and hasattr(o, 'analytic_derivative')
+             and getattr(o, '__file__', '') != __file__]
+    from graders.recording import RECORDING
+    if loot or RECORDING.values:
+        raise RuntimeError('LEAKED: ' + str(loot)[:200] + str(len(RECORDING.values)))
+    return torch.zeros_like(x)
+"""
+    graded = grade({SLUG: REFERENCE.replace(analytic, search)},
+                   "-k", "analytic_derivative_on_lesson_grid or derivatives_on_fresh_points")
+    checks = graded.checks(SLUG)
+    assert "did not come back" in checks["analytic_derivative_on_lesson_grid"]["message"]
+    fresh = checks["derivatives_on_fresh_points"]["message"]
+    assert not checks["derivatives_on_fresh_points"]["passed"] and LEAK not in fresh, fresh
+    assert "differs from the expected values" in fresh
+
+
+# ---------------------------------------------------------------- writing
+
 def test_a_submission_cannot_rewrite_files_outside_its_scratch_folder(grade, tmp_path: Path) -> None:
     victim = tmp_path / "victim.py"
     victim.write_text("original\n")
-    body = f"    open({str(victim)!r}, 'w').write('poisoned')\n"
-    graded = grade({SLUG: with_f(body)}, "-k", "f_on_lesson_grid")
+    code = f"""
+try:
+    open({str(victim)!r}, 'w').write('poisoned')
+    found = 'wrote the victim'
+except OSError:
+    pass
+"""
+    assert_earns_only_the_honest_part(grade({SLUG: attack(code)}, *ONLY_F))
     assert victim.read_text() == "original\n"
-    assert "Permission denied" in graded.checks(SLUG)["f_on_lesson_grid"]["message"]
 
 
 def test_a_submission_may_write_in_its_own_working_folder(grade) -> None:
-    body = "    open('notes.txt', 'w').write('mine')\n"
+    body = "    open('notes.txt', 'w').write('mine')\n" + F_BODY
     graded = grade({SLUG: with_f(body)}, "-k", "f_on_lesson_grid")
     assert graded.failed(SLUG) == set()
 
 
-def test_a_submission_cannot_signal_the_grader(grade) -> None:
-    body = "    import os, signal\n    os.kill(os.getppid(), signal.SIGINT)\n"
-    graded = grade({SLUG: with_f(body)}, "-k", "f_on_lesson_grid")
-    assert graded.result["complete"] is True
-    assert "Operation not permitted" in graded.checks(SLUG)["f_on_lesson_grid"]["message"]
+# ---------------------------------------------------------------- the network
+
+@pytest.fixture
+def listening_port() -> tuple[int, list[bytes]]:
+    """A TCP server on localhost, standing in for the notebook kernel's ports."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    received: list[bytes] = []
+
+    def serve() -> None:
+        server.settimeout(30)
+        try:
+            connection, _ = server.accept()
+            received.append(connection.recv(100))
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], received
+    server.close()
+
+
+def test_a_submission_can_open_no_socket_of_any_kind(grade, listening_port) -> None:
+    port, received = listening_port
+    code = f"""
+import socket
+for family, kind in ((socket.AF_INET, socket.SOCK_STREAM), (socket.AF_INET, socket.SOCK_DGRAM),
+                     (socket.AF_INET6, socket.SOCK_STREAM), (socket.AF_UNIX, socket.SOCK_STREAM),
+                     (socket.AF_NETLINK, socket.SOCK_RAW)):
+    try:
+        s = socket.socket(family, kind)
+        found = f'opened {{family}}'
+        if family == socket.AF_INET and kind == socket.SOCK_STREAM:
+            s.connect(('127.0.0.1', {port}))
+            s.sendall(b'execute_request')
+    except OSError:
+        pass
+try:
+    socket.socketpair()
+    found = 'made a socket pair'
+except OSError:
+    pass
+"""
+    assert_earns_only_the_honest_part(grade({SLUG: attack(code)}, *ONLY_F))
+    assert received == []
+
+
+# ---------------------------------------------------------------- other processes
+
+def test_a_submission_cannot_limit_signal_or_trace_the_grader_or_the_zygote(grade) -> None:
+    grader = os.getpid()  # pytester runs the grading in this process
+    before = {kind: resource.getrlimit(kind) for kind in (resource.RLIMIT_AS, resource.RLIMIT_CPU)}
+    code = f"""
+import ctypes, os, resource, signal
+for pid in ({grader}, os.getppid()):
+    for kind in (resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_NOFILE):
+        try:
+            resource.prlimit(pid, kind, (1, 1))
+            found = f'lowered a limit of {{pid}}'
+        except OSError:
+            pass
+    for number in (signal.SIGINT, signal.SIGKILL, signal.SIGSTOP):
+        try:
+            os.kill(pid, number)
+            found = f'signalled {{pid}}'
+        except OSError:
+            pass
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.ptrace(16, pid, 0, 0) == 0:  # PTRACE_ATTACH
+        found = f'traced {{pid}}'
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, 19)
+        found = f'reniced {{pid}}'
+    except OSError:
+        pass
+try:
+    os.setpriority(os.PRIO_USER, 0, 19)
+    found = 'reniced every process of its user'
+except OSError:
+    pass
+"""
+    assert_earns_only_the_honest_part(grade({SLUG: attack(code)}, *ONLY_F))
+    assert {kind: resource.getrlimit(kind) for kind in before} == before
+
+
+def test_a_submission_cannot_leave_its_process_group_nor_outlive_its_parent(grade) -> None:
+    code = """
+import ctypes, os, resource
+libc = ctypes.CDLL(None, use_errno=True)
+for option, argument, what in ((1, 0, 'cleared PR_SET_PDEATHSIG'), (4, 1, 'became dumpable'),
+                               (0x59616d61, -1, 'allowed any tracer'), (36, 1, 'became a subreaper')):
+    if libc.prctl(option, argument, 0, 0, 0) == 0:
+        found = what
+for call, what in ((os.setsid, 'setsid'), (lambda: os.setpgid(0, 0), 'setpgid')):
+    try:
+        call()
+        found = what
+    except OSError:
+        pass
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+try:
+    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    found = found or (hard != resource.RLIM_INFINITY and 'raised its memory limit')
+except (OSError, ValueError):
+    pass
+"""
+    assert_earns_only_the_honest_part(grade({SLUG: attack(code)}, *ONLY_F))
+
+
+def test_new_processes_fail_through_every_door(grade) -> None:
+    code = """
+import ctypes, os, signal, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+for number, flags in ((57, 0), (58, 0), (56, signal.SIGCHLD), (435, 0)):  # fork, vfork, clone, clone3
+    pid = libc.syscall(number, flags, 0, 0, 0, 0)
+    if pid == 0:
+        os._exit(0)
+    if pid > 0:
+        found = f'started a process with call {number}'
+try:
+    subprocess.run(['true'], check=False)
+    found = 'ran a program'
+except OSError:
+    pass
+try:
+    os.execv(sys.executable, [sys.executable, '-c', 'pass'])
+except OSError:
+    pass
+""".replace("sys.executable", "'/bin/true'")
+    assert_earns_only_the_honest_part(grade({SLUG: attack(code)}, *ONLY_F))
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the 32-bit system call door exists on x86_64")
 def test_the_32_bit_system_call_door_is_closed(grade) -> None:
-    body = ("    import ctypes, mmap, os\n"
-            "    page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)\n"
-            "    page.write(bytes([0xB8, 2, 0, 0, 0, 0xCD, 0x80, 0xC3]))  # i386 fork through int 0x80\n"
-            "    pid = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(page)))()\n"
-            "    if pid == 0:\n        os._exit(0)\n"
-            "    if pid > 0:\n        raise RuntimeError('forked')\n")
-    graded = grade({SLUG: with_f(body)}, "-k", "f_on_lesson_grid")
-    assert graded.failed(SLUG) == set()  # the fork failed (-1), so f went on and answered right
+    code = """
+import ctypes, mmap, os
+page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+page.write(bytes([0xB8, 2, 0, 0, 0, 0xCD, 0x80, 0xC3]))  # i386 fork through int 0x80
+pid = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(page)))()
+if pid == 0:
+    os._exit(0)
+if pid > 0:
+    found = 'forked through int 0x80'
+"""
+    assert_earns_only_the_honest_part(grade({SLUG: attack(code)}, *ONLY_F))
 
 
 def test_more_threads_asked_by_a_right_answer_cost_nothing(grade) -> None:
     prelude = "import torch\ntorch.set_num_threads(2)\n"
-    big = ("    big = torch.randn(300, 300)\n    (big @ big).sum()\n")
-    graded = grade({SLUG: with_f(big, prelude)}, "--call-timeout", "5")
+    big = "    big = torch.randn(300, 300)\n    (big @ big).sum()\n" + F_BODY
+    graded = grade({SLUG: prelude + REFERENCE.replace(F_BODY, big)}, "--call-timeout", "5")
     assert graded.failed(SLUG) == set()
 
 
-def test_without_landlock_a_submission_still_cannot_open_the_graders_memory(grade, monkeypatch) -> None:
-    # As on a kernel without Landlock (or a container that hides it): /proc/<grader>/mem would
-    # let a worker running as the grader's user, root above all, rewrite the grader's verdicts.
-    monkeypatch.setattr(worker, "restrict_writes", lambda *args, **kwargs: False)
-    body = "    import os\n    open(f'/proc/{os.getppid()}/mem', 'r+b')\n"
-    graded = grade({SLUG: with_f(body)}, "-k", "f_on_lesson_grid")
+# ---------------------------------------------------------------- privilege
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="what root's workers give up can only be seen as root")
+def test_a_root_graders_worker_has_no_privilege_and_cannot_touch_the_machine(grade) -> None:
+    code = """
+import ctypes, fcntl, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+status = open('/proc/self/status').read()
+caps = [line for line in status.splitlines() if line.startswith('Cap') and not line.endswith('0' * 16)]
+if caps or os.getuid() == 0 or os.geteuid() == 0:
+    found = f'uid {os.getuid()}, {caps}'
+class Timespec(ctypes.Structure):
+    _fields_ = [('sec', ctypes.c_long), ('nsec', ctypes.c_long)]
+now = Timespec(int(time.time()), 0)
+if libc.clock_settime(0, ctypes.byref(now)) == 0:
+    found = 'set the clock'
+if libc.reboot(0xfee1dead, 672274793, 0, 0) == 0:  # LINUX_REBOOT_CMD_CAD_OFF: harmless, needs CAP_SYS_BOOT
+    found = 'used reboot()'
+open('pinned', 'w').write('x')
+fd = os.open('pinned', os.O_RDONLY)
+flags = ctypes.c_int(0x10)  # FS_IMMUTABLE_FL
+if libc.ioctl(fd, 0x40086602, ctypes.byref(flags)) == 0:  # FS_IOC_SETFLAGS
+    found = 'made a file immutable'
+if libc.sethostname(b'owned', 5) == 0:
+    found = 'renamed the machine'
+"""
+    graded = grade({SLUG: attack(code)}, *ONLY_F)
+    assert_earns_only_the_honest_part(graded)
+    assert graded.result["confined"] is True
+    assert "unprivileged user" in graded.result["confinement"]
+    assert socket.gethostname() != "owned"
+
+
+def test_no_worker_process_is_left_when_grading_ends(grade) -> None:
+    body = "    import time\n    time.sleep(60)\n" + F_BODY
+    grade({SLUG: with_f(body)}, "--call-timeout", "1", "-k", "f_on_lesson_grid")
+    assert _workers_alive() == []
+
+
+def _workers_alive() -> list[int]:
+    """Processes whose parent is this process's zygote: its workers."""
+    from graders.sandbox.zygote import ZYGOTE
+
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if ZYGOTE.pid and int(fields[1]) == ZYGOTE.pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+# ---------------------------------------------------------------- fallbacks and their reports
+
+@pytest.mark.skipif(landlock.abi_version() < 1, reason="this kernel has no Landlock")
+def test_landlock_alone_keeps_the_reference_and_other_folders_out_of_reach(grade, tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("original\n")
+    code = f"""
+from pathlib import Path
+import graders
+try:
+    found = (Path(graders.__file__).parent.parent / 'reference' / 'lesson01' / 'sin_exp_derivative.py').read_text()
+except OSError:
+    pass
+try:
+    open({str(victim)!r}, 'w').write('poisoned')
+    found = 'wrote the victim'
+except OSError:
+    pass
+"""
+    graded = grade({SLUG: attack(code)}, *ONLY_F, "--sandbox-without", "namespace")
+    assert_earns_only_the_honest_part(graded)
+    assert victim.read_text() == "original\n"
+
+
+def test_without_landlock_nor_a_namespace_view_the_run_says_it_is_not_confined(grade) -> None:
+    graded = grade({SLUG: REFERENCE}, "-k", "f_on_lesson_grid", "--sandbox-without", "namespace,landlock")
+    assert graded.failed(SLUG) == set()
+    assert graded.result["confined"] is False
+    assert "NOT CONFINED" in graded.output and "NOT CONFINED" in graded.result["confinement"]
+
+
+def test_a_run_that_requires_confinement_runs_no_student_code_without_it(grade, tmp_path: Path) -> None:
+    proof = tmp_path / "ran"
+    body = f"    open({str(proof)!r}, 'w').write('ran')\n" + F_BODY
+    graded = grade({SLUG: with_f(body)}, "-k", "f_on_lesson_grid", "--sandbox-without", "namespace,landlock",
+                   "--require-confinement")
     message = graded.checks(SLUG)["f_on_lesson_grid"]["message"]
-    assert "PermissionError" in message, message
+    assert "sandbox could not be set up" in message and "not your fault" in message
+    assert not proof.exists()
 
 
-def test_the_grader_stops_being_dumpable_and_a_worker_gives_up_ptrace() -> None:
-    # The half that protects a grader run by an ordinary user (no capabilities to drop) is
-    # the grader not being dumpable; the test above, run as root here, proves the other half.
-    code = ("import ctypes\n"
-            "from graders import memory_guard\n"
-            "assert memory_guard.protect_this_process()\n"
-            "assert memory_guard.drop_ptrace_capability()\n"
-            "effective = int(next(l for l in open('/proc/self/status') if l.startswith('CapEff')).split()[1], 16)\n"
-            "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0), effective >> 19 & 1)\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert done.stdout.split() == ["0", "0"], done.stdout + done.stderr  # PR_GET_DUMPABLE, CAP_SYS_PTRACE
+def test_an_unknown_sandbox_step_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_inprocess(str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"),
+                                          "--sandbox-without", "landlok")
+    result.stderr.fnmatch_lines(["*--sandbox-without 'landlok': unknown step landlok*"])
+
+
+def test_without_the_namespace_view_a_worker_still_cannot_open_the_graders_memory(grade) -> None:
+    # /proc/<grader>/mem would let a worker of the grader's own user, root above all, rewrite verdicts.
+    code = f"""
+try:
+    open('/proc/{os.getpid()}/mem', 'r+b')
+    found = 'opened the grader memory'
+except OSError:
+    pass
+"""
+    graded = grade({SLUG: attack(code)}, *ONLY_F, "--sandbox-without", "namespace,landlock")
+    assert_earns_only_the_honest_part(graded)
+
+
+def test_the_filter_of_both_architectures_assembles() -> None:
+    from graders.sandbox import syscall_filter
+
+    for name, architecture in syscall_filter._ARCHITECTURES.items():
+        program = syscall_filter.program(architecture, 4242)
+        assert len(program) % 8 == 0 and 50 < len(program) // 8 < 300, name

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from conftest import ROOT
+from course_config import LIMITS
 
 SLUG = "sin_exp_derivative"
 REFERENCE = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
@@ -137,9 +138,11 @@ def test_a_flood_of_printed_output_is_cut_and_a_right_answer_still_passes(grade)
 
 
 def test_an_answer_too_large_to_send_is_refused(grade) -> None:
-    graded = grade({SLUG: with_analytic("    return torch.zeros(80_000_000)\n")})
+    limit = int(LIMITS.message_mb.value)
+    floats = limit * 2**20 // 4 + 1000  # just over the limit, as float32
+    graded = grade({SLUG: with_analytic(f"    return torch.zeros({floats})\n")}, "-k", "analytic_derivative_on_lesson_grid")
     message = graded.checks(SLUG)["analytic_derivative_on_lesson_grid"]["message"]
-    assert "over the 256 MiB limit" in message
+    assert f"over the {limit} MiB limit" in message
 
 
 def test_a_hostile_run_ends_on_its_own_as_a_real_process(tmp_path) -> None:
@@ -152,3 +155,28 @@ def test_a_hostile_run_ends_on_its_own_as_a_real_process(tmp_path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert "did not return within 2 s" in done.stdout  # and it returned: subprocess's timeout guards a hang
+
+
+def test_a_right_answer_that_sleeps_in_every_call_is_stopped_by_the_exercise_allowance(grade) -> None:
+    slow = "    import time\n    time.sleep(0.4)\n" + ANALYTIC_BODY
+    graded = grade({SLUG: with_analytic(slow)}, "--exercise-seconds", "1.5")
+    exercise = graded.exercise(SLUG)
+    stopped = [c for c in exercise["checks"] if "Grading stopped here" in c["message"]]
+    assert stopped and all(not c["passed"] for c in stopped)
+    assert "LIMITS.exercise_seconds" in stopped[0]["message"]
+    assert exercise["seconds"] <= 1.5 + 1.0  # the last call is cut short at what was left
+
+
+def test_the_submission_allowance_spans_every_exercise(grade) -> None:
+    slow = "    import time\n    time.sleep(0.4)\n" + ANALYTIC_BODY
+    graded = grade({SLUG: with_analytic(slow)}, "--submission-seconds", "1")
+    messages = [c["message"] for c in graded.exercise(SLUG)["checks"]]
+    assert any("LIMITS.submission_seconds" in m for m in messages)
+
+
+def test_a_huge_returned_string_is_cut_in_the_feedback_with_its_length(grade, tmp_path) -> None:
+    graded = grade({SLUG: with_analytic("    return 'spam' * 2_500_000\n")}, "-k", "analytic_derivative_on_lesson_grid")
+    message = graded.checks(SLUG)["analytic_derivative_on_lesson_grid"]["message"]
+    assert "10,000,002 characters in all" in message  # repr adds the quotes
+    assert len(message) < 4000
+    assert len(graded.output) < 40_000

@@ -143,3 +143,17 @@ def test_exhausting_file_descriptors_and_closing_stdout_in_the_worker_still_grad
 '''
     graded = grade({SLUG: with_f(body)}, *TIMEOUT, "-k", "f_on_lesson_grid")
     assert graded.checks(SLUG)["f_on_lesson_grid"]["passed"]
+
+
+def test_a_forged_answer_built_to_be_slow_to_decode_counts_against_its_call(grade) -> None:
+    # Written straight onto the socket, as the worker's first reply: quick to send, seconds to rebuild.
+    body = """    import json, struct, time
+    tree = b'{"dict": [["status", "returned"], ["id", 1], ["value", [' + b'[0, [1]], ' * 1_500_000 + b'0]]]}'
+    message = struct.pack('!I', len(tree)) + tree
+    _os.write(_socket_fd(), struct.pack('!Q', len(message)) + message)
+    time.sleep(30)
+"""
+    graded = grade({SLUG: with_f(body, SOCKET_FD)}, "--call-timeout", "2", "-k", "f_on_lesson_grid")
+    message = graded.checks(SLUG)["f_on_lesson_grid"]["message"]
+    assert "did not return within 2 s" in message and "too long to decode" in message, message
+    assert graded.exercise(SLUG)["seconds"] <= 2 * 2

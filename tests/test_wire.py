@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from graders import wire
+from graders.sandbox import wire
 
 
 def roundtrip(value):

@@ -28,7 +28,7 @@ from graders.mistakes import Mistake, Suspect, gradient_signature, is_scaled
 from graders.recording import RECORD, RECORDING, expected
 from graders.student import Returned, Student
 from graders.trajectories import Parsed, matching_mistake, parsed, run_problem
-from graders.wire import origin
+from graders.sandbox import origin
 
 check = checks_for("lesson01", EXERCISE.slug)
 

@@ -23,7 +23,7 @@ from graders.feedback import fail
 from graders.mistakes import Mistake
 from graders.recording import RECORD, RECORDING, expected
 from graders.student import Returned, Student
-from graders.wire import Scalar
+from graders.sandbox import Scalar
 
 check = checks_for("lesson01", EXERCISE.slug)
 

@@ -23,7 +23,7 @@ from graders.feedback import fail
 from graders.mistakes import Mistake, Suspect, first_matching_variant
 from graders.recording import expected
 from graders.student import Returned, Student
-from graders.wire import origin
+from graders.sandbox import origin
 
 check = checks_for("lesson01", EXERCISE.slug)
 

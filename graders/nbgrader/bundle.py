@@ -49,6 +49,7 @@ def write_bundle(folder: Path, lesson: course_config.Lesson, exercises: list[cou
     for name in RUNTIME_FILES:
         shutil.copyfile(HERE / name, target / name)
     for module in engine_modules():
+        (target / f"{module}.py").parent.mkdir(exist_ok=True)
         (target / f"{module}.py").write_text(rename((ENGINE / f"{module}.py").read_text()))
     (target / lesson.folder / "__init__.py").write_text("")
     withheld: dict[str, list[str]] = {}
@@ -67,38 +68,43 @@ def write_bundle(folder: Path, lesson: course_config.Lesson, exercises: list[cou
 
 
 def engine_modules() -> list[str]:
-    """The graders/*.py modules the plugin needs, found by following its imports."""
-    wanted, queue = set(), ["plugin"]
+    """The graders/*.py modules the plugin needs, found by following its imports; a package
+    among them (sandbox/) counts as all its modules, named `package/module`."""
+    wanted: set[str] = set()
+    queue = ["plugin"]
+    for slug_file in ENGINE.glob("lesson*/*.py"):
+        queue.extend(_engine_imports(slug_file.read_text()))
     while queue:
         name = queue.pop()
         if name in wanted:
+            continue
+        if (ENGINE / name).is_dir():
+            members = sorted(f"{name}/{p.stem}" for p in (ENGINE / name).glob("*.py"))
+            wanted.add(name)
+            wanted.update(members)
+            for member in members:
+                queue.extend(_engine_imports((ENGINE / f"{member}.py").read_text()))
             continue
         path = ENGINE / f"{name}.py"
         if not path.is_file():
             raise BundleError(f"graders.{name} is imported by the engine but is not a module of graders/")
         wanted.add(name)
         queue.extend(_engine_imports(path.read_text()))
-    for slug_file in ENGINE.glob("lesson*/*.py"):
-        queue.extend(_engine_imports(slug_file.read_text()))
-    while queue:  # what the checks modules import, and what that imports
-        name = queue.pop()
-        if name not in wanted and (ENGINE / f"{name}.py").is_file():
-            wanted.add(name)
-            queue.extend(_engine_imports((ENGINE / f"{name}.py").read_text()))
-    return sorted(wanted)
+    return sorted(w for w in wanted if not (ENGINE / w).is_dir())
 
 
 def _engine_imports(source: str) -> list[str]:
+    """The graders modules (or sub-packages) a source imports, by their name under graders/."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module:
             if node.module == "graders":
                 found += [alias.name for alias in node.names]
-            elif node.module.startswith("graders.") and node.module.count(".") == 1:
+            elif node.module.startswith("graders."):
                 found.append(node.module.split(".")[1])
         elif isinstance(node, ast.Import):
             found += [a.name.split(".")[1] for a in node.names if a.name.startswith("graders.")]
-    return [name for name in found if not name.startswith("lesson")]
+    return [name for name in found if not name.startswith("lesson") and name != "nbgrader"]
 
 
 def rename(source: str) -> str:

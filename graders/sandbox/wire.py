@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,13 @@ _MAX_DEPTH = 64
 
 class WireError(Exception):
     """A message that does not follow the format: the worker is broken or hostile."""
+
+
+class DecodeTimeout(WireError):
+    """Rebuilding the message took past its deadline (an answer built to be slow to decode)."""
+
+
+_NODES_BETWEEN_CLOCK_READS = 4096
 
 
 @dataclass(frozen=True)
@@ -162,8 +170,9 @@ def _safe_repr(value: Any) -> str:
 
 # ---------------------------------------------------------------- decoding (grader side)
 
-def unpack(message: bytes) -> Any:
-    """Rebuild a value from a message, trusting nothing in it."""
+def unpack(message: bytes, deadline: float = math.inf) -> Any:
+    """Rebuild a value from a message, trusting nothing in it; past `deadline` (time.monotonic)
+    it stops with DecodeTimeout, so that decoding counts against the call's time limit."""
     if len(message) < 4:
         raise WireError("message shorter than its header")
     (length,) = struct.unpack("!I", message[:4])
@@ -175,7 +184,7 @@ def unpack(message: bytes) -> Any:
         raise WireError(f"header is not JSON: {error}") from None
     data = memoryview(message)[4 + length:]
     try:
-        return _Decoder(data).decode(tree, 0)
+        return _Decoder(data, deadline).decode(tree, 0)
     except WireError:
         raise
     except Exception as error:  # RecursionError, a bad device name, an overflow...: all malformed input
@@ -183,13 +192,18 @@ def unpack(message: bytes) -> Any:
 
 
 class _Decoder:
-    def __init__(self, data: memoryview) -> None:
+    def __init__(self, data: memoryview, deadline: float = math.inf) -> None:
         self.data = data
+        self.deadline = deadline
+        self.nodes = 0
         self.offsets = [0]
 
     def decode(self, tree: Any, depth: int) -> Any:
         if depth > _MAX_DEPTH + 2:
             raise WireError("nested too deep")
+        self.nodes += 1
+        if self.nodes % _NODES_BETWEEN_CLOCK_READS == 0 and time.monotonic() > self.deadline:
+            raise DecodeTimeout("decoding the answer ran past the call's time limit")
         if tree is None or type(tree) in (bool, str, int, float):
             return tree
         if type(tree) is list:

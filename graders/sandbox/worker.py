@@ -1,57 +1,58 @@
 """The worker: the only process that imports a submission and runs its functions.
 
-It is forked from the grader (torch is already imported, so a worker starts in
-milliseconds), puts itself under limits, imports the student's module, then answers
-requests until the grader closes the socket. Every answer is plain data (`wire`).
+It is forked from the zygote (torch is already imported, so a worker starts in
+milliseconds), confines itself for good (confinement.py) and says how, imports the
+student's module, then answers requests until the grader closes the socket. Every answer is plain data (`wire`).
 Nothing here decides a score: a worker that lies, crashes or hangs costs only the
 checks whose answers it was asked for.
 """
 
 from __future__ import annotations
 
-import ctypes
 import importlib
 import io
 import os
-import resource
-import signal
 import socket
 import struct
 import sys
 import time
 import traceback
 import types
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
 
 import torch
 
-from graders import wire
-from graders.landlock import restrict_writes
-from graders.memory_guard import drop_ptrace_capability
-from graders.syscall_filter import confine
-from graders.tracing import Recorder
+from graders.sandbox import confinement, wire
+from graders.sandbox.tracing import Recorder
 
 _EXIT_INTERNAL_ERROR = 70
+EXIT_UNCONFINED = 71  # required to be confined, and it could not be
 
 
-@dataclass(frozen=True)
-class WorkerLimits:
-    memory_mb: int
-    output_kb: int
+def run(sock: socket.socket, request: dict[str, Any]) -> NoReturn:
+    """The whole life of a forked worker; it never returns into the zygote's code.
 
-
-def run(sock: socket.socket, module_path: Path, module_name: str, scratch: Path, limits: WorkerLimits,
-        warm_up: Callable[[], object] | None = None) -> NoReturn:
-    """The whole life of a forked worker; it never returns into the grader's code."""
+    `request` says what to import and how to confine (process.Worker writes it)."""
     try:
-        _enter_sandbox(sock, scratch, limits)
-        if warm_up is not None:
-            _warm(warm_up)
-        output = _CappedOutput(limits.output_kb * 1024)
+        module_path = Path(request["module_path"])
+        # A child forked after a parallel torch op deadlocks in its next one (the OpenMP
+        # pool is gone); one thread avoids the pool altogether, whatever the student asks.
+        torch.set_num_threads(1)
+        torch.set_num_threads = _keep_one_thread
+        torch.set_num_interop_threads = _keep_one_thread
+        held = confinement.enter(sock, confinement.WorkerFolder(Path(request["folder"])), module_path,
+                                 memory_mb=int(request["memory_mb"]), output_kb=int(request["output_kb"]),
+                                 worker_user=str(request["worker_user"]),
+                                 without=frozenset(request.get("without", [])))
+        _send(sock, {"status": "confined", "confinement": held.to_wire()})
+        if request.get("require_confinement") and not held.confined:
+            os._exit(EXIT_UNCONFINED)  # before any student code runs
+        if request.get("warm_up"):
+            _warm(request["warm_up"])
+        output = _CappedOutput(int(request["output_kb"]) * 1024)
         sys.stdout = sys.stderr = output
-        module, reply = import_student(module_path, module_name, output)
+        module, reply = import_student(module_path, str(request["module_name"]), output)
         _send(sock, reply)
         if module is not None:
             _serve(sock, module, str(module_path), output)
@@ -60,79 +61,17 @@ def run(sock: socket.socket, module_path: Path, module_name: str, scratch: Path,
     os._exit(0)
 
 
-def _enter_sandbox(sock: socket.socket, scratch: Path, limits: WorkerLimits) -> None:
-    os.setsid()  # own process group: the grader kills the worker and anything it started at once
-    _die_with_parent()
-    # A child forked after a parallel torch op deadlocks in its next one (the OpenMP
-    # pool is gone); one thread avoids the pool altogether.
-    torch.set_num_threads(1)
-    # A student's torch.set_num_threads(2) would bring that deadlock back: keep one thread.
-    torch.set_num_threads = _keep_one_thread
-    torch.set_num_interop_threads = _keep_one_thread
-    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
-        signal.signal(number, signal.SIG_DFL)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write fails instead of killing
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    log = os.open(scratch / "output.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    keep = sorted({0, 1, 2, sock.fileno()})
-    for low, high in zip(keep, keep[1:] + [_max_fd()]):
-        os.closerange(low + 1, high)
-    os.chdir(scratch)
-    _set_limit(resource.RLIMIT_CORE, 0)
-    _set_limit(resource.RLIMIT_FSIZE, max(16 * 2**20, 16 * limits.output_kb * 1024))
-    mapped = _mapped_bytes()
-    if mapped:
-        _set_limit(resource.RLIMIT_AS, mapped + limits.memory_mb * 2**20)
-    restrict_writes([scratch], [Path(os.devnull)])  # the repo, the reference, other students: read-only
-    drop_ptrace_capability()  # with the grader not dumpable, its /proc/<pid>/mem is out of reach
-    confine(os.getpid())  # last: no new processes, no signals to the grader
-
-
-def _warm(warm_up: Callable[[], object]) -> None:
+def _warm(name: str) -> None:
     """A checks module's one-time loading (e.g. torch.func's decompositions), done before the
     student's module is imported, so it counts against no call's time limit."""
     try:
-        warm_up()
+        _resolve(name)()
     except Exception:  # noqa: BLE001 - a failed warm-up only means the first call pays
         pass
 
 
 def _keep_one_thread(count: int) -> None:
     """Stands in for torch.set_num_threads in a worker: threads change speed, not results."""
-
-
-def _set_limit(kind: int, value: int) -> None:
-    soft, hard = resource.getrlimit(kind)
-    if hard != resource.RLIM_INFINITY:
-        value = min(value, hard)
-    resource.setrlimit(kind, (value, value))
-
-
-def _mapped_bytes() -> int:
-    """Address space torch and Python already map; the memory limit comes on top of it."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
-def _max_fd() -> int:
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return soft if soft != resource.RLIM_INFINITY else 4096
-
-
-def _die_with_parent() -> None:
-    # Linux only: if the grader is killed, a worker stuck in a student's loop goes too.
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 class _CappedOutput(io.TextIOBase):

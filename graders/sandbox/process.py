@@ -1,8 +1,8 @@
-"""The grader's side of a worker: fork it, send it requests, bound the wait, read the answers.
+"""The grader's side of a worker: have it forked, send it requests, bound the wait, read the answers.
 
 Every way a worker can fail (a timeout, a crash, `os._exit`, a message that does not
-parse, an answer too large) becomes an `Outcome` with a status; the grader never waits
-longer than the limit and never loads anything but plain data.
+parse, an answer too large, a sandbox that could not be set up) becomes an `Outcome` with
+a status; the grader never waits longer than the limit and never loads anything but plain data.
 """
 
 from __future__ import annotations
@@ -14,18 +14,21 @@ import shutil
 import signal
 import socket
 import struct
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from graders import memory_guard, wire, worker
-from graders.tracing import TraceEvent, events_from_wire
+from graders.sandbox import wire
+from graders.sandbox.confinement import Confinement, WorkerFolder
+from graders.sandbox.tracing import TraceEvent, events_from_wire
+from graders.sandbox.zygote import ZYGOTE
+
+UNCONFINED = ("the sandbox could not be set up on this machine, so your code was not run (not your fault; "
+              "your instructor has been told): {missing}")
 
 _live_workers: set["Worker"] = set()
-_killed: list[int] = []  # killed workers not yet waited for
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class Outcome:
     seconds: float = 0.0
     public: list[str] = field(default_factory=list)
     request_id: int | None = None  # echoed by the worker: which request this answers
+    confinement: Confinement | None = None  # what the worker reported before any student code ran
 
 
 @dataclass(frozen=True)
@@ -70,45 +74,70 @@ class Budget:
     message_mb: int
 
 
-class Worker:
-    """One forked process that holds one imported student module."""
+@dataclass(frozen=True)
+class Settings:
+    """How workers are confined: the user a root grader's workers become, the confinement
+    steps left out (for tests of the fallbacks), and whether a worker that is not fully
+    confined must stop before running student code."""
 
-    def __init__(self, module_path: Path, module_name: str, budget: Budget,
-                 warm_up: Callable[[], object] | None = None) -> None:
-        self.module_path = module_path
+    worker_user: str = "nobody"
+    without: frozenset[str] = frozenset()
+    require_confinement: bool = False
+
+
+class Worker:
+    """One process, forked by the zygote, that holds one imported student module."""
+
+    def __init__(self, module_path: Path, module_name: str, budget: Budget, settings: Settings = Settings(),
+                 warm_up: str | None = None, preload: tuple[str, ...] = ()) -> None:
+        self.module_path = module_path.resolve()
         self.module_name = module_name
         self.budget = budget
-        self.warm_up = warm_up  # run in the child before the import (see worker.run)
-        self.pid = 0
+        self.settings = settings
+        self.warm_up = warm_up  # "module:function" run in the worker before the import (see worker.run)
+        self.preload = preload  # modules the zygote imports first: those of the drivers this worker runs
+        self.number = 0  # the zygote's number for this worker; 0 when none runs
         self.sock: socket.socket | None = None
-        self.scratch: Path | None = None
+        self.folder: Path | None = None
         self.requests = 0
         self.spawned_at = 0.0
+        self.confinement: Confinement | None = None
 
     def spawn(self) -> None:
-        """Fork; the child imports the module while the grader goes on with other work."""
-        self.scratch = Path(tempfile.mkdtemp(prefix="graders-worker-"))
-        memory_guard.protect_this_process()  # before the fork: see memory_guard
+        """Have the zygote fork the worker, which imports the module while the grader goes on."""
+        self.folder = Path(tempfile.mkdtemp(prefix="graders-worker-"))
+        WorkerFolder(self.folder).make()
         parent_end, child_end = socket.socketpair()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns
-            parent_end.close()
-            worker.run(child_end, self.module_path, self.module_name, self.scratch,
-                       worker.WorkerLimits(self.budget.memory_mb, self.budget.output_kb), self.warm_up)
-        child_end.close()
-        self.pid, self.sock = pid, parent_end
+        request = {"module_path": str(self.module_path), "module_name": self.module_name,
+                   "folder": str(self.folder), "memory_mb": self.budget.memory_mb,
+                   "output_kb": self.budget.output_kb, "worker_user": self.settings.worker_user,
+                   "without": sorted(self.settings.without),
+                   "require_confinement": self.settings.require_confinement,
+                   "warm_up": self.warm_up, "preload": list(self.preload)}
+        try:
+            self.number = ZYGOTE.spawn(request, child_end)
+        finally:
+            child_end.close()
+        self.sock = parent_end
         self.spawned_at = time.monotonic()
         _live_workers.add(self)
 
     def start(self) -> Outcome:
-        """Spawn (unless done already) and wait for the child to say the module is imported;
-        the import's time limit counts from the fork."""
-        if not self.pid:
+        """Spawn (unless done already) and wait for the child to say how it is confined and
+        that the module is imported; the import's time limit counts from the spawn."""
+        if not self.number:
             self.spawn()
-        left = self.budget.import_seconds - (time.monotonic() - self.spawned_at)
-        reply = self._read(max(left, 0.0), "importing the module")
+        left = lambda: self.budget.import_seconds - (time.monotonic() - self.spawned_at)  # noqa: E731
+        if self.confinement is None:
+            report = self._read(max(left(), 0.0), "setting up its sandbox")
+            if report.status != "confined":
+                self.stop()
+                return report
+            self.confinement = report.confinement
+            if self.settings.require_confinement and not report.confinement.confined:  # type: ignore[union-attr]
+                self.stop()
+                return Outcome("unconfined", detail=UNCONFINED.format(missing="; ".join(report.confinement.missing)))
+        reply = self._read(max(left(), 0.0), "importing the module")
         if reply.status == "ready":
             return reply
         self.stop()
@@ -131,27 +160,20 @@ class Worker:
         return outcome
 
     def stop(self) -> None:
-        if self.pid:
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(self.pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            # The kernel takes milliseconds to tear down a torch-sized process: reap it later,
-            # while grading goes on (SIGKILL cannot be caught, so it can do nothing meanwhile).
-            _killed.append(self.pid)
-            self.pid = 0
+        if self.number:
+            ZYGOTE.kill(self.number)
+            self.number = 0
         if self.sock is not None:
             self.sock.close()
             self.sock = None
-        if self.scratch is not None:
-            shutil.rmtree(self.scratch, ignore_errors=True)
-            self.scratch = None
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
         _live_workers.discard(self)
 
     @property
     def alive(self) -> bool:
-        return self.pid != 0
+        return self.number != 0
 
     def _read(self, seconds: float, during: str) -> Outcome:
         deadline = time.monotonic() + seconds
@@ -167,8 +189,11 @@ class Worker:
         if isinstance(body, Outcome):
             return body if body.status != "died" else self._died(during)
         try:
-            reply = wire.unpack(body)
+            reply = wire.unpack(body, deadline)
             return outcome_from_reply(reply)
+        except wire.DecodeTimeout:
+            self.stop()
+            return Outcome("timeout", detail="its answer took too long to decode", seconds=deadline - time.monotonic())
         except (wire.WireError, ValueError, TypeError, KeyError, RecursionError) as error:
             self.stop()
             return Outcome("broken", detail=f"the worker sent a message that is not plain data ({error})")
@@ -194,8 +219,7 @@ class Worker:
         return b"".join(chunks)
 
     def _died(self, during: str) -> Outcome:
-        status = _reap(self.pid, wait=1.0) if self.pid else None
-        self.pid = 0
+        status = ZYGOTE.status(self.number, seconds=1.0) if self.number else None
         self.stop()
         return Outcome("died", detail=f"the process running it ended during {during}: {_explain_status(status)}")
 
@@ -204,7 +228,7 @@ def outcome_from_reply(reply: Any) -> Outcome:
     if not isinstance(reply, dict):
         raise wire.WireError("an answer must be a dict")
     status = reply.get("status") or ("ready" if reply.get("ready") is True else "import_failed")
-    if status not in ("ready", "import_failed", "returned", "raised", "missing", "unreadable"):
+    if status not in ("confined", "ready", "import_failed", "returned", "raised", "missing", "unreadable"):
         raise wire.WireError(f"unknown status {str(status)[:40]}")
     seconds = reply.get("seconds", 0.0)
     public = reply.get("public", [])
@@ -220,27 +244,8 @@ def outcome_from_reply(reply: Any) -> Outcome:
         seconds=seconds if type(seconds) is float else 0.0,
         public=[n for n in public if type(n) is str] if isinstance(public, list) else [],
         request_id=reply.get("id") if type(reply.get("id")) is int else None,
+        confinement=Confinement.from_wire(reply.get("confinement")) if status == "confined" else None,
     )
-
-
-def _reap(pid: int, wait: float = 2.0, block: bool = False) -> int | None:
-    """The exit status of a child; `block` after SIGKILL, which cannot be ignored."""
-    if block:
-        try:
-            return os.waitpid(pid, 0)[1]
-        except ChildProcessError:
-            return None
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            done, status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            return None
-        if done:
-            return status
-        if time.monotonic() > deadline:
-            return None
-        time.sleep(0.005)
 
 
 def _explain_status(status: int | None) -> str:
@@ -259,8 +264,7 @@ def _explain_status(status: int | None) -> str:
 
 def reap_killed() -> None:
     """Wait for every killed worker to be gone (the end of a session)."""
-    while _killed:
-        _reap(_killed.pop(), block=True)
+    ZYGOTE.drain()
 
 
 @atexit.register

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from graders import wire, worker
-from graders.sandbox import Outcome, outcome_from_reply
+from graders.sandbox import wire, worker
+from graders.sandbox.process import Outcome, outcome_from_reply
 
 
 class _PrintThrough:

@@ -1,0 +1,23 @@
+"""The sandbox: where student code runs, and the grader's one door to it.
+
+A `Worker` is a process forked by the zygote (zygote.py) that imports one student module,
+confines itself for good before the import (confinement.py), and answers requests with
+plain data (wire.py). The grader imports from here only.
+"""
+
+from graders.sandbox.confinement import Confinement, plan, warm_paths
+from graders.sandbox.process import Budget, Outcome, Settings, StudentError, Worker, outcome_from_reply, reap_killed
+from graders.sandbox.tracing import TraceEvent
+from graders.sandbox.wire import Scalar, Unsupported, WireError, origin, pack, unpack
+from graders.sandbox.zygote import ZYGOTE
+
+
+def prepare() -> None:
+    """Get this process ready to have workers: work out what they may read, fork the zygote.
+    Call it once torch is imported and before any reference module or expected value is loaded."""
+    warm_paths()
+    ZYGOTE.start()
+
+
+__all__ = ["Budget", "Confinement", "Outcome", "Scalar", "Settings", "StudentError", "TraceEvent", "Unsupported",
+           "WireError", "Worker", "origin", "outcome_from_reply", "pack", "plan", "prepare", "reap_killed", "unpack"]

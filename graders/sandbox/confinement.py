@@ -1,0 +1,250 @@
+"""How a worker is confined: planned by the grader, entered by the worker, reported back.
+
+The worker takes these steps, in this order, before any student code runs:
+
+1. its own session and process group, standard streams to /dev/null and its log, every
+   other inherited file closed, an environment with nothing of the grader's (no tokens),
+   resource limits (core dumps, file size, address space);
+2. as root: a private mount namespace that shows only its reach (namespace_view.py), a
+   copy of the submission its new user may read, then the unprivileged `worker_user`;
+3. no capability in any set, no_new_privs (privileges.py);
+4. death with its parent (PR_SET_PDEATHSIG, set again after the user changed, which clears it);
+5. Landlock: reads of its reach only, writes in its scratch folder only, no TCP, no
+   abstract sockets, no signals out (landlock.py);
+6. last, the seccomp filter: no process, no socket, no reaching other processes (syscall_filter.py).
+
+It then reports what holds. A worker that was required to be confined and is not stops
+there, before the import. `--sandbox-without` leaves steps out, to test what remains.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graders.sandbox import landlock, namespace_view, privileges, syscall_filter
+from graders.sandbox.reach import installation, worker_reach
+
+STEPS = ("namespace", "landlock", "seccomp", "user")  # what --sandbox-without may leave out
+KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+_PR_SET_PDEATHSIG = 1
+_MAX_COPIED_FILES = 200
+_MAX_COPIED_BYTES = 8 * 2**20
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """What confines a worker, in words, and what is missing for it to count as confined."""
+
+    filesystem: str  # e.g. "namespace view + Landlock ABI 7 (reads, writes, TCP, signals)"
+    processes: str  # e.g. "seccomp filter"
+    user: str  # e.g. "uid 65534, no capabilities"
+    missing: tuple[str, ...] = ()
+
+    @property
+    def confined(self) -> bool:
+        return not self.missing
+
+    def summary(self) -> str:
+        text = f"{self.filesystem}; {self.processes}; {self.user}"
+        return text if self.confined else f"NOT CONFINED ({'; '.join(self.missing)}): {text}"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"filesystem": self.filesystem, "processes": self.processes, "user": self.user,
+                "missing": list(self.missing)}
+
+    @classmethod
+    def from_wire(cls, data: Any) -> "Confinement":
+        data = data if isinstance(data, dict) else {}
+        missing = data.get("missing") if isinstance(data.get("missing"), list) else ["an unreadable report"]
+        return cls(str(data.get("filesystem", "?"))[:200], str(data.get("processes", "?"))[:200],
+                   str(data.get("user", "?"))[:200], tuple(str(m)[:200] for m in missing))
+
+
+def plan(without: frozenset[str] = frozenset()) -> Confinement:
+    """What the workers of this process will have, judged from the machine without forking."""
+    root = os.geteuid() == 0
+    abi = landlock.abi_version() if "landlock" not in without else 0
+    view = root and "namespace" not in without and hasattr(os, "fork")
+    seccomp = syscall_filter.available() and "seccomp" not in without
+    switch = root and view and "user" not in without
+    return _judge(view=view, abi=abi, seccomp=seccomp, root=root, switched=switch, capabilities={})
+
+
+def _judge(*, view: bool, abi: int, seccomp: bool, root: bool, switched: bool,
+           capabilities: dict[str, int]) -> Confinement:
+    missing = []
+    parts = (["namespace view"] if view else []) + ([f"Landlock ABI {abi}"] if abi else [])
+    if not view and not abi:
+        missing.append("no Landlock on this kernel: files outside the sandbox can be read and written")
+    elif not view and abi < 4:
+        missing.append(f"Landlock ABI {abi} has no network rules")
+    if not seccomp:
+        missing.append("no seccomp filter: processes, signals and sockets are not restricted")
+    if root and not switched:
+        missing.append("runs as root (no namespace view to switch to an unprivileged user)")
+    kept = {k: v for k, v in capabilities.items() if k != "CapBnd" or root}
+    if kept:
+        missing.append("capabilities left: " + ", ".join(f"{k}={v:x}" for k, v in sorted(kept.items())))
+    if abi >= 6:
+        parts.append("reads, writes, TCP, abstract sockets and signals limited")
+    user = ("an unprivileged user" if switched else "root" if root else "the grader's user") + ", no capabilities"
+    return Confinement(" + ".join(parts) or "none", "seccomp filter" if seccomp else "none", user, tuple(missing))
+
+
+# ---------------------------------------------------------------- the worker's side
+
+@dataclass(frozen=True)
+class WorkerFolder:
+    """The private folder the grader makes for one worker: scratch (its working folder),
+    view (the mount point of its namespace view) and code (the copy of its submission)."""
+
+    root: Path
+
+    @property
+    def scratch(self) -> Path:
+        return self.root / "scratch"
+
+    @property
+    def view(self) -> Path:
+        return self.root / "view"
+
+    @property
+    def code(self) -> Path:
+        return self.root / "code"
+
+    def make(self) -> None:
+        for folder in (self.scratch, self.view):
+            folder.mkdir(parents=True, exist_ok=True)
+
+
+def enter(channel: socket.socket, folder: WorkerFolder, module_path: Path, *, memory_mb: int, output_kb: int,
+          worker_user: str, without: frozenset[str]) -> Confinement:
+    """Confine this (forked, single-threaded) process for good; returns what holds."""
+    parent = os.getppid()
+    os.setsid()
+    _streams(channel, folder.scratch)
+    _environment(folder.scratch)
+    _limits(memory_mb, output_kb)
+    root = os.geteuid() == 0
+    reach = worker_reach(module_path.parent, folder.scratch, os.getpid())
+    view = False
+    if root and "namespace" not in without:
+        sources = {}
+        if "user" not in without:
+            sources[module_path.parent.resolve()] = _copy_submission(module_path.parent, folder.code)
+        try:
+            namespace_view.enter(reach, folder.view, sources)
+            view = True
+        except OSError:
+            view = False
+    switched = False
+    if root and view and "user" not in without:
+        uid, gid = privileges.user_ids(worker_user)
+        os.chown(folder.scratch, uid, gid)
+        for entry in folder.scratch.iterdir():
+            os.chown(entry, uid, gid)
+        privileges.drop_bounding_set()  # while still root: it takes CAP_SETPCAP
+        switched = privileges.become(uid, gid)
+    capabilities = privileges.drop_capabilities()
+    _die_with(parent)
+    os.chdir(folder.scratch)
+    abi = 0 if "landlock" in without else landlock.restrict(list(reach.readable), list(reach.writable),
+                                                            list(reach.devices))
+    seccomp = "seccomp" not in without and syscall_filter.confine(os.getpid())
+    return _judge(view=view, abi=abi, seccomp=seccomp, root=root, switched=switched, capabilities=capabilities)
+
+
+def warm_paths() -> None:
+    """Work out the installation's paths in the grader, once, before any worker is forked."""
+    installation()
+
+
+def _streams(channel: socket.socket, scratch: Path) -> None:
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
+        signal.signal(number, signal.SIG_DFL)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write fails instead of killing
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    log = os.open(scratch / "output.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    keep = sorted({0, 1, 2, channel.fileno()})
+    for low, high in zip(keep, keep[1:] + [_max_fd()]):
+        os.closerange(low + 1, high)
+
+
+def _environment(scratch: Path) -> None:
+    """Nothing of the grader's environment (it may hold tokens); home and temp in scratch."""
+    kept = {name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ}
+    os.environ.clear()
+    # USER and LOGNAME: getpass.getuser() (torch's cache folders ask it) would otherwise look
+    # the uid up in /etc/passwd, which a worker may not read.
+    os.environ.update(kept, HOME=str(scratch), TMPDIR=str(scratch), USER="student", LOGNAME="student",
+                      TORCHINDUCTOR_CACHE_DIR=str(scratch / "torch-cache"), OMP_NUM_THREADS="1", MPLBACKEND="Agg")
+
+
+def _limits(memory_mb: int, output_kb: int) -> None:
+    _set_limit(resource.RLIMIT_CORE, 0)
+    _set_limit(resource.RLIMIT_FSIZE, max(16 * 2**20, 16 * output_kb * 1024))
+    mapped = _mapped_bytes()
+    if mapped:
+        _set_limit(resource.RLIMIT_AS, mapped + memory_mb * 2**20)
+
+
+def _copy_submission(folder: Path, copy: Path) -> Path:
+    """The submission folder's files, copied where the worker's unprivileged user may read them."""
+    copy.mkdir(mode=0o755, exist_ok=True)
+    total = 0
+    try:
+        entries = sorted(folder.iterdir())[:_MAX_COPIED_FILES]
+    except OSError:
+        entries = []
+    for entry in entries:
+        try:
+            if entry.is_file() and not entry.is_symlink() and total + entry.stat().st_size <= _MAX_COPIED_BYTES:
+                total += entry.stat().st_size
+                shutil.copyfile(entry, copy / entry.name)
+                os.chmod(copy / entry.name, 0o644)
+        except OSError:
+            continue
+    os.chmod(copy, 0o755)
+    return copy
+
+
+def _die_with(parent: int) -> None:
+    """Die with the process that forked us (the zygote): set after any change of user, which clears it."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+
+
+def _set_limit(kind: int, value: int) -> None:
+    soft, hard = resource.getrlimit(kind)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(kind, (value, value))
+
+
+def _mapped_bytes() -> int:
+    """Address space torch and Python already map; the memory limit comes on top of it."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _max_fd() -> int:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft if soft != resource.RLIM_INFINITY else 4096
