@@ -4,12 +4,37 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from graders.nbgrader.kernel import KERNEL_NAME, write_kernelspec
+
 MARKER = "# Written by `python -m graders nbgrader build`"
 TEMPLATE = '''{marker}. The next build rewrites this file while its first
 # line is this one: delete that line to keep your own edits.
+import os
+from pathlib import Path
+
 c = get_config()  # noqa: F821 (nbgrader defines it)
 
 c.CourseDirectory.course_id = {course_id!r}
+
+# No student cell runs in the kernel under autograde: every code cell but the setup and test
+# cells is emptied before execution and given back after it (the test cells grade the answers
+# in sandboxed processes, from the notebook file), and the kernel is one that imports nothing
+# from the notebook's folder. The test cells refuse to grade if either is missing.
+c.Autograde.autograde_preprocessors = [
+    "graders.nbgrader.preprocessors.BlankStudentCells",
+    "nbgrader.preprocessors.Execute",
+    "graders.nbgrader.preprocessors.RestoreStudentCells",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.Execute.kernel_name = {kernel_name!r}
+# Jupyter finds that kernel's spec in {jupyter_folder}/kernels/, beside this file.
+os.environ["JUPYTER_PATH"] = os.pathsep.join(
+    [str(Path(__file__).resolve().parent / {jupyter_folder!r}), *filter(None, [os.environ.get("JUPYTER_PATH")])])
 
 # Per-cell limit while nbgrader executes a notebook. A test cell grades one exercise in a
 # separate process that stops itself after {exercise_seconds:g} s; the margin covers starting it.
@@ -28,14 +53,19 @@ c.Execute.execute_retries = 0
 '''
 
 
+JUPYTER_FOLDER = "jupyter"  # COURSE/jupyter/kernels/<name>/kernel.json
+
+
 def write_config(course: Path, *, course_id: str, exercise_seconds: float) -> tuple[Path, bool]:
-    """Write COURSE/nbgrader_config.py unless the instructor has made it their own.
+    """Write COURSE/nbgrader_config.py unless the instructor has made it their own, and the
+    autograde kernel's spec beside it (always: its Python is the one that built the course).
 
     Returns the path and whether it was written."""
+    write_kernelspec(course / JUPYTER_FOLDER)
     path = course / "nbgrader_config.py"
     if path.exists() and not path.read_text().startswith(MARKER):
         return path, False
     cell_timeout = int(exercise_seconds) + 60
     path.write_text(TEMPLATE.format(marker=MARKER, course_id=course_id, exercise_seconds=exercise_seconds,
-                                    cell_timeout=cell_timeout))
+                                    cell_timeout=cell_timeout, kernel_name=KERNEL_NAME, jupyter_folder=JUPYTER_FOLDER))
     return path, True

@@ -28,9 +28,10 @@ BUNDLE_PLUGIN = "nbchecks.plugin"
 class GradingServer:
     """One grading process for one notebook, started on first use."""
 
-    def __init__(self, bundle: Path, instructor_root: Path | None) -> None:
+    def __init__(self, bundle: Path, instructor_root: Path | None, require_confinement: bool = True) -> None:
         self.bundle = bundle.resolve()
         self.root = instructor_root  # None: the student's set-up, from the bundle
+        self.require_confinement = require_confinement and instructor_root is not None
         self.scratch = Path(tempfile.mkdtemp(prefix="nbchecks-"))
         self.process: subprocess.Popen | None = None
         self.count = 0
@@ -39,14 +40,18 @@ class GradingServer:
     def __repr__(self) -> str:
         return f"<GradingServer {'instructor' if self.root else 'student'} pid={self.process and self.process.pid}>"
 
-    def grade(self, lesson: str, slug: str, source: str, seconds: float) -> tuple[dict | None, str]:
-        """The result model of one exercise's checks, or None and why not."""
+    def grade(self, lesson: str, slug: str, source: str, seconds: float,
+              submission_seconds: float | None = None) -> tuple[dict | None, str]:
+        """The result model of one exercise's checks, or None and why not; `submission_seconds`
+        is what the notebook's code may still take, every exercise together."""
         self.count += 1
         folder = self.scratch / f"{self.count}-{slug}"
         (folder / "submission" / lesson).mkdir(parents=True)
         (folder / "submission" / lesson / f"{slug}.py").write_text(source, encoding="utf-8")
         result = folder / "result.json"
         args = self.pytest_args(lesson, slug, folder / "submission", result, folder / "plots")
+        if submission_seconds is not None:
+            args += ["--submission-seconds", f"{submission_seconds:.3f}"]
         process = self._process()
         try:
             assert process.stdin is not None and process.stdout is not None
@@ -73,7 +78,8 @@ class GradingServer:
         common = ["--submission", str(submission), "--json", str(result), "--plots", str(plots),
                   "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q"]
         if self.root is not None:  # one session per exercise: let the first draw every generated input
-            return [str(self.root / "exercises" / lesson / f"{slug}.py"), "--draw-ahead", *common]
+            strict = ["--require-confinement"] if self.require_confinement else []
+            return [str(self.root / "exercises" / lesson / f"{slug}.py"), "--draw-ahead", *strict, *common]
         return [str(self.bundle / "exercises" / lesson / f"{slug}.py"), "-c", str(self.bundle / INI_FILE),
                 "--rootdir", str(self.bundle), "-p", BUNDLE_PLUGIN,
                 "--replay-expected", str(self.bundle / EXPECTED_FILE), *common]

@@ -60,6 +60,7 @@ def lesson_notebook(lesson: course_config.Lesson, exercises: list[course_config.
             number=lesson.number, title=lesson.title, count=len(exercises),
             points=sum(e.points for e in exercises), magic=MAGIC)),
         _code("setup", SETUP_CELL.format(lesson=lesson.folder, notebook=notebook, seconds=exercise_seconds,
+                                         submission_seconds=float(course_config.LIMITS.submission_seconds.value),
                                          points={e.slug: e.points for e in exercises}), locked=True),
     ]
     for index, exercise in enumerate(exercises, start=1):

@@ -5,12 +5,13 @@ as `<lesson>/<slug>.py` and grades it with the real pytest plugin in a separate 
 process (sandboxed workers, per-call time limits), then prints the feedback to stdout and
 returns the points earned, the number nbgrader records.
 
-Under `nbgrader autograde` the answers are read from the notebook file on disk and the
-kernel runs only the setup and test cells: student code never runs in the kernel, so an
-infinite loop, a swallowed KeyboardInterrupt or a patched `torch.allclose` costs at most
-that exercise, in a worker. Students (no `graders` package) get the public checks
-replayed against recorded values; autograde (the package installed) runs every check
-against the live reference.
+Under `nbgrader autograde` no student cell runs in the kernel at all: the build's
+nbgrader_config.py empties every cell but the setup and test cells before execution
+(preprocessors.py) and starts the kernel isolated from the notebook's folder (kernel.py);
+the test cells read the answers from the notebook file on disk. A test cell that finds
+either step missing grades nothing and says so. Students (no `graders` package) get the
+public checks replayed against recorded values; autograde (the package installed) runs
+every check against the live reference.
 
 This file is copied into each student bundle, so it imports only the standard library
 (and IPython, which a kernel has): a test cell does not import torch.
@@ -33,12 +34,15 @@ from .report import print_feedback, show_plots
 
 BUNDLE = Path(__file__).resolve().parent  # the nbchecks/ folder beside the notebook
 MAGIC = "answer"
+SETUP_PREFIX = "# Setup: run this cell first. It loads the checks that the test cells run.\n"
 SETUP_CELL = (
-    "# Setup: run this cell first. It loads the checks that the test cells run.\n"
-    "from nbchecks import runtime\n"
+    SETUP_PREFIX + "from nbchecks import runtime\n"
     "autograder = runtime.start({lesson!r}, notebook={notebook!r}, exercises={points!r}, "
-    "exercise_seconds={seconds!r})"
+    "exercise_seconds={seconds!r}, submission_seconds={submission_seconds!r})"
 )
+BLANKED_ENV = "GRADERS_STUDENT_CELLS_BLANKED"  # set by preprocessors.BlankStudentCells for the kernel
+ALLOW_UNCONFINED_ENV = "GRADERS_ALLOW_UNCONFINED"  # "1": grade even where the sandbox cannot fully hold
+ISOLATED_KERNEL = False  # set by kernel.py, the kernel the build's nbgrader_config.py makes autograde use
 TEST_CELL = (
     "# Run this cell to check your answer above (the same checks as `pytest exercises/`).\n"
     "autograder.check({slug!r})"
@@ -51,16 +55,17 @@ NO_RESULT = ("The grader produced no result for {slug} (an internal error, not y
              "your instructor). {detail}")
 TOO_SLOW = ("Grading {slug} took longer than {seconds:g} s in total, so it was stopped: does your code "
             "loop forever or do far more work than it needs? This exercise scores 0.")
-CODE_ABOVE_SETUP = ("NOTE for the instructor: this notebook has {count} code cell(s) above the setup cell; they "
-                    "ran in the kernel before the checks were loaded. Grading happens in another process, but "
-                    "please look at them.")
+UNSAFE_AUTOGRADE = ("INSTRUCTOR: this notebook was not graded: autograde ran {problem}, so student code could "
+                    "have run in the kernel. Build the course again (python -m graders nbgrader build) so that "
+                    "nbgrader_config.py has the autograder's preprocessors and kernel, then autograde again.")
 NO_HIDDEN = ("INSTRUCTOR: the graders package is not importable in this kernel, so only the public checks "
              "ran; install the course package where autograde runs.")
 
 
-def start(lesson: str, *, notebook: str, exercises: dict[str, float], exercise_seconds: float) -> "Checks":
+def start(lesson: str, *, notebook: str, exercises: dict[str, float], exercise_seconds: float,
+          submission_seconds: float | None = None) -> "Checks":
     """Called by the setup cell: register `%%answer` and, under autograde, the cell guard."""
-    checks = Checks(lesson, notebook, exercises, exercise_seconds)
+    checks = Checks(lesson, notebook, exercises, exercise_seconds, submission_seconds)
     shell = _shell()
     if shell is not None:
         shell.register_magic_function(checks.answer_magic, magic_kind="cell", magic_name=MAGIC)
@@ -80,17 +85,19 @@ def _shell() -> Any:
 class Checks:
     """The notebook's answers so far, and the grading process that checks them."""
 
-    def __init__(self, lesson: str, notebook: str, exercises: dict[str, float], exercise_seconds: float) -> None:
+    def __init__(self, lesson: str, notebook: str, exercises: dict[str, float], exercise_seconds: float,
+                 submission_seconds: float | None = None) -> None:
         self.lesson = lesson
         self.notebook = Path(notebook).resolve()
         self.points = dict(exercises)
         self.exercise_seconds = float(exercise_seconds)
+        self.submission_seconds = submission_seconds  # what the notebook's code may take in all, every exercise
+        self.spent = 0.0  # what it has taken so far, by the results of the exercises graded
         self.autograding = os.environ.get("NBGRADER_EXECUTION") == "autograde"
         self.instructor = self.autograding and _installed_root() is not None
         self.sources: dict[str, str] = {}
         self.allowed = {TEST_CELL.format(slug=slug).strip() for slug in self.points}
         self.server: GradingServer | None = None
-        self.above_setup = _code_above_setup(self.notebook) if self.autograding else 0
 
     def __repr__(self) -> str:
         mode = "all checks, live reference" if self.instructor else "public checks, recorded values"
@@ -135,10 +142,13 @@ class Checks:
             return 0.0
         if self.autograding and not self.instructor:
             print(NO_HIDDEN)
-        if self.above_setup:
-            print(CODE_ABOVE_SETUP.format(count=self.above_setup))
+        problem = self._unsafe_autograde()
+        if problem:
+            print(UNSAFE_AUTOGRADE.format(problem=problem))
+            return 0.0
         server = self._server()
-        result, detail = server.grade(self.lesson, slug, source, self.exercise_seconds)
+        left = None if self.submission_seconds is None else max(self.submission_seconds - self.spent, 0.001)
+        result, detail = server.grade(self.lesson, slug, source, self.exercise_seconds, submission_seconds=left)
         if result is None:
             self.server = None  # it was stopped; the next exercise gets a fresh one
             if detail == "timeout":
@@ -150,9 +160,20 @@ class Checks:
         if exercise is None:
             print(NO_RESULT.format(slug=slug, detail=detail))
             return 0.0
+        self.spent += float(exercise.get("seconds", 0.0))
         print_feedback(exercise, public_only=not self.instructor)
         show_plots(exercise)
         return round(min(float(exercise["score"]), self.points[slug]), 6)
+
+    def _unsafe_autograde(self) -> str:
+        """Under autograde, why the kernel may have run student code ('' when it cannot have)."""
+        if not self.autograding:
+            return ""
+        if os.environ.get(BLANKED_ENV) != "1":
+            return "without emptying the student's cells first (the BlankStudentCells preprocessor)"
+        if not ISOLATED_KERNEL:
+            return "in a kernel that imports files from the notebook's folder (not the graders-autograde kernel)"
+        return ""
 
     def _source(self, slug: str) -> str | None:
         if not self.autograding:
@@ -167,7 +188,8 @@ class Checks:
 
     def _server(self) -> GradingServer:
         if self.server is None:
-            self.server = GradingServer(BUNDLE, _installed_root() if self.instructor else None)
+            self.server = GradingServer(BUNDLE, _installed_root() if self.instructor else None,
+                                        require_confinement=os.environ.get(ALLOW_UNCONFINED_ENV) != "1")
         return self.server
 
 
@@ -204,16 +226,6 @@ def _cells(notebook: Path) -> list[dict]:
 def _source_of(cell: dict) -> str:
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else str(source)
-
-
-def _code_above_setup(notebook: Path) -> int:
-    """How many non-empty code cells come before the setup cell (they ran unguarded)."""
-    count = 0
-    for cell in _cells(notebook):
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "setup":
-            return count
-        count += cell.get("cell_type") == "code" and bool(_source_of(cell).strip())
-    return count
 
 
 def _answer_on_disk(notebook: Path, slug: str) -> str | None:
