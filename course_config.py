@@ -124,6 +124,10 @@ LIMITS = Limits(
 # grad_accumulation 6, linear_module 6, stopping_gradients 7, micrograd 10,
 # quadratic_fit 7, sin_exp_derivative 10, quick_check 5.
 
+TWINS = ("seed of the fresh inputs on which each public check runs a second time when the reference is live "
+         "(the instructor grades): it pays only if both runs pass, so a table of the released values earns nothing")
+
+
 # ---- dtypes_and_devices (begin)
 DTYPES_AND_DEVICES = Exercise(
     slug="dtypes_and_devices",
@@ -143,6 +147,7 @@ DTYPES_AND_DEVICES = Exercise(
               "and values that are not tensors", hidden=True),
     ),
     seeds={
+        "twins": Setting(20261301, TWINS),
         "fresh_arrays": Setting(20261203, "seed of the hidden check's random NumPy arrays"),
         "fresh_batches": Setting(20261204, "seed of the hidden check's random batch"),
     },
@@ -178,6 +183,7 @@ SHAPE_BUGS = Exercise(
               hidden=True),
     ),
     seeds={
+        "twins": Setting(20261302, TWINS),
         "lesson_data": Setting(42, "the worked example's torch.manual_seed, which draws its 100 points X, y"),
         "generated_pairs": Setting(1202, "hypothesis seed of the public check's shape pairs (graders/cases/)"),
         "fresh_pairs": Setting(20261202, "hypothesis seed of the hidden checks' shape pairs"),
@@ -211,7 +217,8 @@ VIEWS = Exercise(
         Check("shares_memory_on_fresh_pairs", 0.5, "shares_memory on more pairs (interleaved slices, detach) of "
               "shuffled float64 and int32 tensors", hidden=True),
     ),
-    seeds={"fresh_tensors": Setting(20261205, "first seed of the hidden checks' shuffled inputs (each input "
+    seeds={"twins": Setting(20261303, TWINS),
+           "fresh_tensors": Setting(20261205, "first seed of the hidden checks' shuffled inputs (each input "
                                               "adds 1 to it)")},
     tolerances={"values": Setting(0.0, "allowed gap between the student's and the reference's values: "
                                        "views and copies move no number, so they must be equal")},
@@ -236,7 +243,8 @@ NEURON_CHAIN_RULE = Exercise(
         Check("grad_by_hand_on_fresh_inputs", 1, "neuron_grad_by_hand on random weights and inputs of other sizes, "
               "float64, against torch.autograd", hidden=True),
     ),
-    seeds={"fresh_inputs": Setting(20261204, "seed of the hidden checks' random weights and inputs")},
+    seeds={"twins": Setting(20261304, TWINS),
+           "fresh_inputs": Setting(20261204, "seed of the hidden checks' random weights and inputs")},
     tolerances={
         "float32": Setting(1e-5, "absolute and relative tolerance for float32 outputs and gradients"),
         "float64": Setting(1e-10, "absolute and relative tolerance for float64 outputs and gradients"),
@@ -265,6 +273,7 @@ FINITE_DIFFERENCES = Exercise(
               "function whose backward drops a chain-rule factor", hidden=True),
     ),
     seeds={
+        "twins": Setting(20261305, TWINS),
         "public_functions": Setting(20261204, "seed of the public point and the fixed functions' coefficients"),
         "fresh_functions": Setting(20261205, "seed of the hidden checks' points and coefficients (and, plus one, "
                                    "of the wrong-backward case)"),
@@ -305,6 +314,7 @@ FORWARD_VS_REVERSE = Exercise(
               "other modes", hidden=True),
     ),
     seeds={
+        "twins": Setting(20261306, TWINS),
         "public_functions": Setting(20261206, "seed of the public tanh layer and its point"),
         "fresh_functions": Setting(20261207, "seed of the hidden functions and points (and, plus one, of the "
                                    "generated passes_needed sizes)"),
@@ -338,7 +348,8 @@ LEARNING_RATE = Exercise(
         Check("max_stable_learning_rate_on_fresh_data", 1, "the largest stable rate for other X, float64 and "
               "off-centre", hidden=True),
     ),
-    seeds={"fresh_data": Setting(20261202, "seed of the hidden checks' data")},
+    seeds={"twins": Setting(20261307, TWINS),
+           "fresh_data": Setting(20261202, "seed of the hidden checks' data")},
     tolerances={
         "loss": Setting(1e-4, "relative tolerance of losses, w and b against the reference run on the same data"),
         "loss_atol": Setting(1e-6, "absolute tolerance added to the relative one, for losses near 0"),
@@ -372,6 +383,7 @@ GRAD_ACCUMULATION = Exercise(
               "uneven splits, against full-batch torch.autograd", hidden=True),
     ),
     seeds={
+        "twins": Setting(20261308, TWINS),
         "lesson_data": Setting(42, "the lesson's torch.manual_seed(42), which makes its 100 noisy points"),
         "fresh_data": Setting(20261203, "seed of the hidden checks' random points, weights and data"),
     },
@@ -401,6 +413,7 @@ LINEAR_MODULE = Exercise(
               hidden=True),
     ),
     seeds={
+        "twins": Setting(20261309, TWINS),
         "fresh_first": Setting(7, "seed of the first hidden run (lr 0.05, 30 steps)"),
         "fresh_second": Setting(2026, "seed of the second hidden run (lr 0.3, 7 steps)"),
     },
@@ -431,7 +444,8 @@ STOPPING_GRADIENTS = Exercise(
         Check("float64_other_shapes", 1, "all three functions on random float64 inputs of other shapes and "
               "another lr", hidden=True),
     ),
-    seeds={"random_inputs": Setting(31415, "seed of the hidden check's random weights, inputs and gradients")},
+    seeds={"twins": Setting(20261310, TWINS),
+           "random_inputs": Setting(31415, "seed of the hidden check's random weights, inputs and gradients")},
     tolerances={
         "float32": Setting(1e-6, "absolute and relative tolerance for float32 predictions and updated parameters"),
         "float64": Setting(1e-12, "absolute and relative tolerance for float64 predictions and updated parameters"),
@@ -467,6 +481,7 @@ MICROGRAD = Exercise(
               "at every step", hidden=True),
     ),
     seeds={
+        "twins": Setting(20261311, TWINS),
         "generated_expressions": Setting(20261205, "hypothesis seed of the hidden check's random expressions "
                                                   "(graders/cases/)"),
         "chain": Setting(20261206, "hypothesis seed of the hidden chain's starting values and operand order"),
@@ -506,6 +521,7 @@ QUADRATIC_FIT = Exercise(
               hidden=True),
     ),
     seeds={
+        "twins": Setting(20261312, TWINS),
         "lesson": Setting(0, "seed of the lesson's data: make_quadratic_data's default"),
         "other_data": Setting(20261204, "seed passed to make_quadratic_data by the hidden data check"),
         "other_coefficients": Setting(20261205, "seed of the hidden check's data from y = −2x² + 0.3x + 4"),
@@ -542,6 +558,7 @@ QUICK_CHECK = Exercise(
         Check("form_b", 1, "form B: the same ten questions with their options in another order, so letters "
               "copied from form A fail", hidden=True),
     ),
+    seeds={"twins": Setting(20261313, TWINS)},
 )
 # ---- quick_check (end)
 
@@ -567,7 +584,8 @@ SIN_EXP_DERIVATIVE = Exercise(
         Check("max_abs_difference_on_other_grids", 0.5, "max_abs_difference builds the grid from its arguments and "
               "uses the two derivative functions (replaced by sin(3x) and 0)", hidden=True),
     ),
-    seeds={"fresh_points": Setting(20261202, "seed of the hidden checks' random points")},
+    seeds={"twins": Setting(20261314, TWINS),
+           "fresh_points": Setting(20261202, "seed of the hidden checks' random points")},
     tolerances={
         "float32": Setting(1e-5, "absolute and relative tolerance for float32 values and gradients"),
         "float64": Setting(1e-10, "absolute and relative tolerance for float64 values and gradients"),

@@ -20,6 +20,7 @@ from graders.check import checks_for
 from graders.compare import describe, number_problem, tensor_problem
 from graders.expect import expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
+from graders.fresh import twin, twin_generator, twin_random
 from graders.mistakes import Mistake, Suspect, first_matching_variant
 from graders.recording import expected
 from graders.student import Returned, Student
@@ -96,7 +97,26 @@ ITEM_HINT = "Return a Python float: call .item() on the 0-d tensor that .max() g
 
 
 def lesson_grid() -> torch.Tensor:
+    """The lesson's grid; in a public check's twin run, 50 fresh sorted points of the same range."""
+    if twin():
+        return (torch.rand(50, generator=twin_generator()) * 5).sort().values
     return torch.linspace(0, 5, 50)
+
+
+def grid_text() -> str:
+    return "x = 50 fresh sorted float32 points in [0, 5)" if twin() else LESSON_GRID
+
+
+def difference_call() -> tuple[dict[str, float], torch.Tensor, str]:
+    """max_abs_difference's arguments, the grid they stand for, and the call as messages show it:
+    the defaults (the lesson's grid), or fresh ones in a twin run."""
+    if not twin():
+        return {}, torch.linspace(0, 5, 50), "max_abs_difference()"
+    draw = twin_random()
+    n, start = draw.randint(20, 80), round(draw.uniform(-1.0, 1.0), 2)
+    end = round(start + draw.uniform(3.0, 6.0), 2)
+    return ({"n": n, "start": start, "end": end}, torch.linspace(start, end, n),
+            f"max_abs_difference(n={n}, start={start:g}, end={end:g})")
 
 
 @expected
@@ -173,7 +193,7 @@ def differentiate_substitute(module: ModuleType, x: torch.Tensor) -> object:
 @check
 def test_f_on_lesson_grid(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
-    returned = student.call("f", x, shown_as=f"f(x) with {LESSON_GRID}")
+    returned = student.call("f", x, shown_as=f"f(x) with {grid_text()}")
     expect_tensor(returned, reference.f(x), **tolerance(x), requires_grad=None, section=TRY_IT,
                   hint="f(x) = torch.sin(x) * torch.exp(-x), elementwise.")
 
@@ -181,17 +201,17 @@ def test_f_on_lesson_grid(student: Student, reference: ModuleType) -> None:
 @check
 def test_autograd_derivative_on_lesson_grid(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
-    returned = student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {LESSON_GRID}")
+    returned = student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {grid_text()}")
     expect_derivative(returned, reference, x)
 
 
 @check
 def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
-    expect_derivative(student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {LESSON_GRID}"),
+    expect_derivative(student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {grid_text()}"),
                       reference, x)
     returned = student.run(differentiate_substitute, x, trace=True,
-                           shown_as=f"autograd_derivative(x) with {LESSON_GRID}, after replacing f in your "
+                           shown_as=f"autograd_derivative(x) with {grid_text()}, after replacing f in your "
                                     f"module by f(t) = {SUBSTITUTE}")
     expected_value = substitute_truth(x)
     # Computed before comparing, so that recording from the reference stores it too.
@@ -217,7 +237,7 @@ def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleTy
 def test_autograd_derivative_is_clean(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
     returned = student.call("autograd_derivative", x, return_args=True,
-                            shown_as=f"autograd_derivative(x) with {LESSON_GRID}")
+                            shown_as=f"autograd_derivative(x) with {grid_text()}")
     expect_derivative(returned, reference, x)
     after = returned.args[0] if returned.args else None
     info = origin(after) if type(after) is torch.Tensor else None
@@ -236,7 +256,7 @@ def test_autograd_derivative_is_clean(student: Student, reference: ModuleType) -
 @check
 def test_analytic_derivative_on_lesson_grid(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
-    expect_analytic(student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {LESSON_GRID}"),
+    expect_analytic(student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {grid_text()}"),
                     reference, x)
 
 
@@ -244,7 +264,7 @@ def test_analytic_derivative_on_lesson_grid(student: Student, reference: ModuleT
 def test_analytic_derivative_without_autograd(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
     returned = student.call("analytic_derivative", x, trace=True,
-                            shown_as=f"analytic_derivative(x) with {LESSON_GRID}")
+                            shown_as=f"analytic_derivative(x) with {grid_text()}")
     expect_analytic(returned, reference, x)
     used = returned.calls_to(*BACKWARD_CALLS)
     info = origin(returned.value)
@@ -257,16 +277,17 @@ def test_analytic_derivative_without_autograd(student: Student, reference: Modul
 
 @check
 def test_max_abs_difference_is_small(student: Student, reference: ModuleType) -> None:
-    returned = student.call("max_abs_difference", shown_as="max_abs_difference()")
+    arguments, x, call = difference_call()
+    returned = student.call("max_abs_difference", **arguments, shown_as=call)
     limit = EXERCISE.tolerance("max_difference")
     value = returned.value
     problem = number_problem(value, 0.0, rtol=0, atol=math.inf, what="the largest difference")
     if problem is not None:
         fail(f"max_abs_difference: {problem}.", call=returned.call, got=describe(value), hint=ITEM_HINT,
              section=TRY_IT)
-    x = lesson_grid()
-    by_autograd = student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {LESSON_GRID}")
-    by_hand = student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {LESSON_GRID}")
+    grid = f"x = torch.linspace({x[0].item():g}, {x[-1].item():g}, {len(x)})"
+    by_autograd = student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {grid}")
+    by_hand = student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {grid}")
     gap = _largest_gap(by_autograd.value, by_hand.value, x)
     if gap is None:
         fail("max_abs_difference could not be compared with your two derivatives: on the lesson's grid they do "
@@ -278,7 +299,7 @@ def test_max_abs_difference_is_small(student: Student, reference: ModuleType) ->
     if number_problem(value, gap, rtol=EXERCISE.tolerance("float32"), atol=EXERCISE.tolerance("max_difference_match"),
                       what="the largest difference") is not None:
         fail(f"max_abs_difference() returned {describe(value)}, but your two derivatives differ by up to "
-             f"{gap:.6g} on {LESSON_GRID}.", call=returned.call, got=describe(value),
+             f"{gap:.6g} on {grid}.", call=returned.call, got=describe(value),
              expected=f"{gap:.6g}, the largest |autograd_derivative(x) − analytic_derivative(x)| of your functions",
              meaning="The number must be measured from your two functions, not written down.",
              hint="Build x = torch.linspace(start, end, n), call both derivative functions on it, and return "
