@@ -21,8 +21,8 @@ from typing import Iterator
 
 import torch
 
-TWIN_NOTE = ("On fresh inputs of the same kind as the published ones (other values, the same shapes and dtypes), "
-             "drawn when your work is graded, this check fails:")
+TWIN_NOTE = ("When your work is graded, each public check runs again on fresh inputs of the same kind as the "
+             "published ones (other values, the same shapes and dtypes; for the quiz, form B), and there it fails:")
 
 
 class _Twins:

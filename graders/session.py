@@ -8,6 +8,7 @@ table at the end and written as JSON with `--json`. Importing this module import
 
 from __future__ import annotations
 
+import ast
 import functools
 import gc
 import importlib
@@ -24,8 +25,8 @@ import course_config
 from graders import eager_dynamo, sandbox
 from graders.allowance import Allowance
 from graders.feedback import CheckFailed, Feedback
-from graders.recording import LIVE, RECORD, RECORDING, reference_for
-from graders.results import CheckResult, ExerciseResult, SubmissionResult, tally
+from graders.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
+from graders.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, shown_message, tally
 from graders.sandbox import Budget, Confinement, Settings
 from graders.sandbox.confinement import STEPS
 from graders.student import Student
@@ -34,6 +35,7 @@ IN_PROCESS_BANNER = ("graders: --in-process: the submission runs inside pytest, 
                      "scores from this run are for debugging, not for grading")
 MISSING_FOLDER = "--submission {value}: no folder {path}; give the folder that holds {lesson}/<exercise>.py"
 MISSING_FILE = "{file} does not exist: the submission has no file for this exercise."
+_FROZEN: list[bool] = []  # whether this process has frozen torch's heap out of the garbage collector
 
 
 def configure(config: pytest.Config) -> None:
@@ -42,8 +44,12 @@ def configure(config: pytest.Config) -> None:
     eager_dynamo.install()
     # torch leaves a large heap of objects that live as long as the process: keep them out
     # of every garbage collection (pytest collects several times on the way out) and
-    # untouched, so that forked workers share their pages instead of copying them.
-    gc.freeze()
+    # untouched, so that forked workers share their pages instead of copying them. Only
+    # once: a process that runs many sessions (the batch grader, the notebooks' server)
+    # would otherwise make each session's leftovers immortal.
+    if not _FROZEN:
+        gc.freeze()
+        _FROZEN.append(True)
     session = GradingSession(config)
     if not session.in_process:
         sandbox.prepare()  # the zygote: forked now, before any reference or expected value is loaded
@@ -103,6 +109,10 @@ class GradingSession:
         self.sandbox = Settings(worker_user=str(limits.worker_user.value), without=_steps_left_out(config),
                                 require_confinement=bool(_setting(config, "graders_require_confinement")))
         self.plan = sandbox.plan(self.sandbox.without)
+        self.hidden_show = str(course_config.HIDDEN_CHECKS_SHOW.value)
+        if self.hidden_show not in SHOW_CHOICES:
+            raise pytest.UsageError(f"course_config.HIDDEN_CHECKS_SHOW is {self.hidden_show!r}; it must be one of "
+                                    f"{', '.join(SHOW_CHOICES)}")
         self.reports: list[Confinement] = []  # what each worker said held, before any student code ran
         plots = _setting(config, "graders_plots") or "plots"
         self.plots = Path(config.invocation_params.dir) / Path(plots).expanduser()
@@ -158,7 +168,7 @@ class GradingSession:
         warm_up = getattr(node.obj, "WORKER_WARM_UP", None)
         handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section,
                          warm_up=f"{warm_up.__module__}:{warm_up.__qualname__}" if warm_up else None,
-                         settings=self.sandbox, preload=(node.obj.__name__,),
+                         settings=self.sandbox, preload=_driver_modules(node.obj),
                          allowance=Allowance(self.exercise_seconds, "this exercise", "exercise_seconds", self.allowance))
         if not path.is_file():
             handle._import_failure = Feedback(MISSING_FILE.format(file=display),
@@ -213,11 +223,13 @@ class GradingSession:
             feedback = call.excinfo.value.feedback
             check.message, check.mistake = feedback.text(), feedback.mistake
             check.not_implemented, check.files = feedback.not_implemented, list(feedback.files)
+            check.shown = shown_message(check.message, check.hidden, check.mistake, self.hidden_show)
             # An untouched exercise fails every check the same way: one line each is enough.
-            report.longrepr = feedback.summary if feedback.not_implemented else check.message
+            report.longrepr = feedback.summary if feedback.not_implemented else check.shown
         else:
             error = call.excinfo.value if call.excinfo is not None else None
             check.message = f"internal error in the grader (not your fault; please report it): {error!r}"
+            check.shown = check.message
         result.checks.append(check)
         tally(result)
 
@@ -240,7 +252,8 @@ class GradingSession:
                 if quiet and check.passed:
                     continue
                 mark = "PASS" if check.passed else "FAIL"
-                extra = f"   ({check.mistake})" if check.mistake else ""
+                named = check.mistake and (not check.hidden or self.hidden_show != "outcome")
+                extra = f"   ({check.mistake})" if named else ""
                 hidden = " [hidden]" if check.hidden else ""
                 tr.write_line(f"  {mark}  {check.id}{hidden}: {_points(check.score)} / {_points(check.points)}{extra}")
 
@@ -249,12 +262,16 @@ class GradingSession:
         if target is not None and (target.is_symlink() or target.exists()) and not target.is_dir():
             target.unlink()  # a crash must not leave an older result looking like this run's
         replay = self.config.getoption("graders_replay")
+        cache = self.config.getoption("graders_cache")
+        self.fill_cache = False
         if replay:
             if not Path(replay).is_file():
                 raise pytest.UsageError(f"--replay-expected {replay}: no such file")
             RECORDING.load(Path(replay))
         elif self.config.getoption("graders_record"):
             RECORDING.start_recording()
+        elif cache:
+            self.fill_cache = not RECORDING.start_caching(Path(cache))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         for unused in self.prestarted.values():  # e.g. after -x stopped the run early
@@ -263,6 +280,8 @@ class GradingSession:
         record = self.config.getoption("graders_record")
         if record and RECORDING.mode == RECORD:
             RECORDING.save(Path(record))
+        if self.fill_cache and RECORDING.mode == CACHE:
+            RECORDING.save(Path(self.config.getoption("graders_cache")))
         RECORDING.mode = LIVE
         ran = sum(len(result.checks) for result in self.results.values())
         selected = sum(1 for item in session.items if item.get_closest_marker("points") is not None)
@@ -378,6 +397,16 @@ def exercise(request: pytest.FixtureRequest) -> course_config.Exercise:
 def plots_folder(request: pytest.FixtureRequest) -> Path:
     """Where a failing check writes a plot (--plots DIR); the check creates the folder when it writes."""
     return _session(request).plots
+
+
+@functools.cache
+def _driver_modules(checks: ModuleType) -> tuple[str, ...]:
+    """The checks module itself if it runs drivers in the worker (student.run), which must then be
+    loaded there before the worker is confined; otherwise nothing of it goes into the worker."""
+    tree = ast.parse(Path(checks.__file__).read_text(encoding="utf-8"))  # type: ignore[arg-type]
+    runs = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "run"
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == "student" for n in ast.walk(tree))
+    return (checks.__name__,) if runs or hasattr(checks, "WORKER_WARM_UP") else ()
 
 
 def _display(path: Path) -> str:

@@ -76,15 +76,19 @@ class MistakeSubmission:
     mistake: str  # the name the grader must give it
     fails: frozenset[str]  # exactly the checks it must fail
     named: frozenset[str]  # the failed checks whose message must name the mistake
+    replayed_fails: frozenset[str] | None = None  # the public checks it fails against recorded values, if not
+    # `fails` (public checks also run on fresh inputs with the live reference: a hard-coded answer fails there only)
 
 
 def mistake_submissions() -> list[MistakeSubmission]:
     found = []
     for path in sorted(SUBMISSIONS.glob("*/*.py")):
-        header = dict(re.findall(r"^# (mistake|fails|named): (.+)$", path.read_text(), re.MULTILINE))
+        header = dict(re.findall(r"^# (mistake|fails|named|replayed fails):[ \t]*(.*)$", path.read_text(), re.MULTILINE))
         if "mistake" not in header:
             continue
         fails = frozenset(c.strip() for c in header.get("fails", "").split(",") if c.strip())
         named = frozenset(c.strip() for c in header["named"].split(",")) if "named" in header else fails
-        found.append(MistakeSubmission(path.parent.name, path, header["mistake"].strip(), fails, named))
+        replayed = (frozenset(c.strip() for c in header["replayed fails"].split(",") if c.strip())
+                    if "replayed fails" in header else None)
+        found.append(MistakeSubmission(path.parent.name, path, header["mistake"].strip(), fails, named, replayed))
     return found

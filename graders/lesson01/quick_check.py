@@ -6,6 +6,9 @@ misconception that explains it; reading this file shows neither. Digests keep an
 from being read off; they cannot stop trial and error, which the per-pair feedback
 allows anyway. Form B (the hidden check) lists the same options in another order:
 `FORM_B_ORDER` maps its letters back to form A's, so one table of digests serves both.
+When the reference is live, each public pair of form A is asked again in form B (its twin
+run, graders/fresh.py), so letters found by trial and error against the released checks earn
+nothing; the order stays out of the released checks (`form_b_order` is @expected).
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from course_config import QUICK_CHECK as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe
 from graders.feedback import fail
+from graders.fresh import twin
 from graders.mistakes import Mistake
+from graders.recording import expected
 from graders.student import Returned, Student
 
 check = checks_for("lesson01", EXERCISE.slug)
@@ -326,13 +331,40 @@ def _fail_wrong(returned: Returned, wrong: list[tuple[int, Mistake | None]], sho
          mistake=first[1] or None, meaning=meaning, hint=" ".join(hints), section="; ".join(sections))
 
 
+@expected
+def form_b_order() -> dict[int, str]:
+    """Form B's option i is form A's option form_b_order()[q][i]: the hidden check's key, never released."""
+    return dict(FORM_B_ORDER)
+
+
+def _as_form_a(chosen: dict[int, str]) -> dict[int, str]:
+    """Letters of form B as the same options' letters in form A."""
+    order = form_b_order()
+    return {q: order[q]["abcd".index(letter)] for q, letter in chosen.items()}
+
+
 def _check_form_a(student: Student, questions: tuple[int, ...]) -> None:
+    """The questions answered right in form A; in the twin run, in form B (the same options, reordered)."""
     __tracebackhide__ = True
-    returned = student.call("answers", shown_as="answers()")
+    form = "B" if twin() else "A"
+    returned = student.call("answers", *(["B"] if twin() else []), shown_as='answers("B")' if twin() else "answers()")
     chosen = _chosen(returned, questions)
-    wrong = _wrong(chosen)
+    wrong = _wrong(_as_form_a(chosen) if twin() else chosen)
+    if wrong and twin():
+        _fail_if_form_a_letters(student, returned, f"{len(wrong)} of questions {' and '.join(map(str, questions))}")
     if wrong:
-        _fail_wrong(returned, wrong, chosen, "A")
+        _fail_wrong(returned, wrong, chosen, form)
+
+
+def _fail_if_form_a_letters(student: Student, returned: Returned, how_many: str) -> None:
+    """Form B answered wrong with the very letters of form A: say that, rather than each option's misconception."""
+    __tracebackhide__ = True
+    form_a = student.call("answers", shown_as="answers()", allow_raise=True)
+    if form_a.error is None and form_a.value == returned.value:
+        fail(f'Form B: {how_many} are not answered right, and answers("B") gives the same letters as answers().',
+             call=returned.call, got=describe(returned.value), mistake=FORM_LETTERS_REUSED.name,
+             meaning=FORM_LETTERS_REUSED.explanation, hint=FORM_LETTERS_REUSED.hint,
+             section=FORM_LETTERS_REUSED.section)
 
 
 # ---------------------------------------------------------------- public checks
@@ -368,15 +400,8 @@ def test_training_loop(student: Student) -> None:
 def test_form_b(student: Student) -> None:
     returned = student.call("answers", "B", shown_as='answers("B")')
     chosen = _chosen(returned, tuple(OPTIONS))
-    # The same option in form A's letters: form B's option i is form A's FORM_B_ORDER[q][i].
-    as_form_a = {q: FORM_B_ORDER[q]["abcd".index(letter)] for q, letter in chosen.items()}
-    wrong = _wrong(as_form_a)
+    wrong = _wrong(_as_form_a(chosen))
     if not wrong:
         return
-    form_a = student.call("answers", shown_as="answers()", allow_raise=True)
-    if form_a.error is None and form_a.value == returned.value:
-        fail(f'Form B: {len(wrong)} of the 10 questions are not answered right, and answers("B") gives '
-             f"the same letters as answers().", call=returned.call, got=describe(returned.value),
-             mistake=FORM_LETTERS_REUSED.name, meaning=FORM_LETTERS_REUSED.explanation,
-             hint=FORM_LETTERS_REUSED.hint, section=FORM_LETTERS_REUSED.section)
+    _fail_if_form_a_letters(student, returned, f"{len(wrong)} of the 10 questions")
     _fail_wrong(returned, wrong, chosen, "B")

@@ -19,6 +19,7 @@ import course_config
 
 REPLAYED = 'raise LookupError("expected values are replayed from expected.json in this copy")'
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_READ_BY_THE_ENGINE = ("MISTAKES", "WORKER_WARM_UP", "pytestmark")  # names the plugin looks up in a checks module
 
 
 def public_checks(source: str, exercise: course_config.Exercise, reference: str = "") -> tuple[str, list[str]]:
@@ -32,7 +33,7 @@ def public_checks(source: str, exercise: course_config.Exercise, reference: str 
                 and n not in dropped and _uses(n, leaky, tree)]
     dropped += withheld
     kept = [n for n in tree.body if n not in dropped]
-    dropped += _unused_functions(kept)
+    dropped += _unused_definitions(kept)
     lines = source.splitlines()
     edits: list[tuple[int, int, list[str]]] = [(_first_line(n), n.end_lineno, []) for n in dropped]  # type: ignore[misc]
     for node in tree.body:
@@ -124,30 +125,42 @@ def public_config(source: str) -> str:
     return text
 
 
-def _unused_functions(kept: list[ast.stmt]) -> list[ast.stmt]:
-    """Top-level functions no remaining code names (fixtures count as named by their users'
-    parameters; checks, named test_*, are always kept), until nothing more goes."""
+def _unused_definitions(kept: list[ast.stmt]) -> list[ast.stmt]:
+    """Top-level functions and constants no remaining code names (fixtures count as named by their
+    users' parameters; checks, named test_*, are always kept), until nothing more goes. A constant
+    only a hidden check used (form B's order, say) must not be released with the public ones."""
     removed: list[ast.stmt] = []
+    docstrings = {id(n.value) for n in ast.walk(ast.Module(body=kept, type_ignores=[]))
+                  if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
     while True:
-        used: set[str] = set()
+        used: set[str] = set(_READ_BY_THE_ENGINE)
         for node in kept:
             # An @expected body is not released, so what only it uses need not be either.
             parts = [*node.decorator_list, node.args] if isinstance(node, _FUNCTIONS) and _is_expected(node) else [node]
             for inner in (n for part in parts for n in ast.walk(part)):
-                if isinstance(inner, ast.Name):
+                if isinstance(inner, ast.Name) and not isinstance(inner.ctx, ast.Store):
                     used.add(inner.id)
                 elif isinstance(inner, ast.Attribute):
                     used.add(inner.attr)
                 elif isinstance(inner, ast.arg):
                     used.add(inner.arg)
-                elif isinstance(inner, ast.Constant) and isinstance(inner.value, str):
+                elif isinstance(inner, ast.Constant) and isinstance(inner.value, str) and id(inner) not in docstrings:
                     used.update(re.findall(r"\w+", inner.value))  # e.g. __all__, getattr by name
-        unused = [n for n in kept if isinstance(n, _FUNCTIONS) and not n.name.startswith("test_")
-                  and n.name not in used]
+        unused = [n for n in kept if _defined_name(n) is not None and not _defined_name(n).startswith("test_")
+                  and _defined_name(n) not in used]
         if not unused:
             return removed
         removed += unused
         kept = [n for n in kept if n not in unused]
+
+
+def _defined_name(node: ast.stmt) -> str | None:
+    """The one name a top-level function or plain assignment defines, else None."""
+    if isinstance(node, _FUNCTIONS):
+        return node.name
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    names = [t.id for t in targets if isinstance(t, ast.Name)]
+    return names[0] if len(names) == 1 == len(targets) else None
 
 
 def _is_expected(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
