@@ -124,6 +124,17 @@ LIMITS = Limits(
 # grad_accumulation 6, linear_module 6, stopping_gradients 7, micrograd 10,
 # quadratic_fit 7, sin_exp_derivative 10, quick_check 5.
 
+# What students see of a hidden check, in every front end (pytest, the notebooks, the batch grader's HTML,
+# Gradescope, GitHub Classroom): a hidden check's inputs and expected values are next term's test, so by
+# default only its name and outcome are shown.
+HIDDEN_CHECKS_SHOW = Setting("outcome", "what students see of a failed hidden check: 'outcome' (its name and "
+                                        "pass or fail), 'mistake' (and the named mistake, if one was recognised) "
+                                        "or 'full' (its whole message, with inputs and expected values)")
+
+# Where the lesson's text can be read, for the links of the batch grader's HTML feedback: a named section
+# links to <address>#<section-title-in-lower-case-with-dashes>. Empty: sections are named, not linked.
+LESSON_URL = Setting("", "address of the lesson's text, to which feedback links the sections it names")
+
 TWINS = ("seed of the fresh inputs on which each public check runs a second time when the reference is live "
          "(the instructor grades): it pays only if both runs pass, so a table of the released values earns nothing")
 

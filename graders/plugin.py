@@ -22,6 +22,8 @@ IN_PROCESS_HELP = ("run the submission inside pytest so that breakpoint() works:
                    "only, with no time or memory limit and no protection of the grade")
 RECORD_HELP = "record every expected value the checks compute from the reference into this file"
 REPLAY_HELP = "take expected values from this recorded file instead of the reference (student bundles)"
+CACHE_HELP = ("grade live, but take the expected values already stored in this file (and store all of them "
+              "there if it does not exist yet): the batch grader computes the reference's values once per batch")
 DRAW_AHEAD_HELP = ("draw the generated inputs of every exercise of the lesson at the first session and keep "
                    "them for the later sessions of this process (for a process that runs pytest.main once per "
                    "exercise, such as the notebooks' grading server)")
@@ -51,6 +53,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--plots", dest="graders_plots", metavar="DIR", help=PLOTS_HELP)
     group.addoption("--record-expected", dest="graders_record", metavar="PATH", help=RECORD_HELP)
     group.addoption("--replay-expected", dest="graders_replay", metavar="PATH", help=REPLAY_HELP)
+    group.addoption("--expected-cache", dest="graders_cache", metavar="PATH", help=CACHE_HELP)
     group.addoption("--draw-ahead", dest="graders_draw_ahead", action="store_true", help=DRAW_AHEAD_HELP)
     group.addoption("--require-confinement", dest="graders_require_confinement", action="store_true", default=None,
                     help=REQUIRE_CONFINEMENT_HELP)
@@ -70,7 +73,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", POINTS_MARKER)
     config.addinivalue_line("markers", HIDDEN_MARKER)
-    if not config.getoption("graders_replay"):  # replayed runs read their inputs from the recording
+    # Replayed runs read their inputs from the recording, and cached ones from the cache once it exists.
+    cached = config.getoption("graders_cache") and Path(config.getoption("graders_cache")).is_file()
+    if not config.getoption("graders_replay") and not cached:
         wanted = exercises_reached([str(arg) for arg in config.args], Path(config.invocation_params.dir))
         if wanted and config.getoption("graders_draw_ahead"):
             lessons = {folder for folder, _ in wanted}

@@ -20,6 +20,7 @@ class CheckResult:
     mistake: str | None = None  # the name of the recognised mistake, if any
     not_implemented: bool = False  # failed only because the function still raises NotImplementedError
     files: list[str] = field(default_factory=list)  # files written for this check (e.g. a plot)
+    shown: str = ""  # the feedback students see: the message, or less of it for a hidden check (shown_message)
 
 
 @dataclass
@@ -55,6 +56,20 @@ class SubmissionResult:
         partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
         partial.write_text(self.to_json() + "\n")
         os.replace(partial, path)
+
+
+HIDDEN_OUTCOME = "Hidden check failed: it uses inputs you were not shown, so its details stay with your instructor."
+SHOW_CHOICES = ("outcome", "mistake", "full")
+
+
+def shown_message(message: str, hidden: bool, mistake: str | None, show: str) -> str:
+    """What students see of a check's message: a hidden check's per course_config.HIDDEN_CHECKS_SHOW."""
+    if not message or not hidden or show == "full":
+        return message
+    if show == "mistake" and mistake:
+        named = [line.strip() for line in message.splitlines() if line.strip().startswith("mistake:")]
+        return f"{HIDDEN_OUTCOME}\n  {named[0] if named else 'mistake:  ' + mistake}"
+    return HIDDEN_OUTCOME
 
 
 def tally(exercise: ExerciseResult) -> ExerciseResult:

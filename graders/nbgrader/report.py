@@ -20,15 +20,19 @@ def print_feedback(exercise: dict, *, public_only: bool) -> None:
     for item in checks:
         mark = "PASS" if item["passed"] else "FAIL"
         hidden = " [hidden]" if item.get("hidden") else ""
-        mistake = f"   ({item['mistake']})" if item.get("mistake") else ""
+        shown = item.get("shown", item.get("message")) or ""
+        named = item.get("mistake") and (not item.get("hidden") or "mistake:" in shown)
+        mistake = f"   ({item['mistake']})" if named else ""
         print(f"  {mark}  {item['id']}{hidden}: {item['score']:g} / {item['points']:g}{mistake}")
-        for line in (item.get("message") or "").splitlines():
+        for line in shown.splitlines():
             print(f"        {line}")
 
 
 def show_plots(exercise: dict) -> None:
     """Display the PNG files the checks wrote, inline (and so in the feedback HTML)."""
-    files = [f for c in exercise.get("checks", []) for f in c.get("files", []) if str(f).endswith(".png")]
+    # A hidden check's plot shows its inputs: only where its whole message is shown too.
+    files = [f for c in exercise.get("checks", []) if not c.get("hidden") or c.get("shown") == c.get("message")
+             for f in c.get("files", []) if str(f).endswith(".png")]
     if not files:
         return
     try:
