@@ -11,9 +11,12 @@ import os
 import platform
 import resource
 import socket
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -339,8 +342,10 @@ if libc.ioctl(fd, 0x40086602, ctypes.byref(flags)) == 0:  # FS_IOC_SETFLAGS
 if libc.sethostname(b'owned', 5) == 0:
     found = 'renamed the machine'
 """
+    scratch_folders = set(Path(tempfile.gettempdir()).glob("graders-worker-*"))
     graded = grade({SLUG: attack(code)}, *ONLY_F)
     assert_earns_only_the_honest_part(graded)
+    assert set(Path(tempfile.gettempdir()).glob("graders-worker-*")) <= scratch_folders  # all removed
     assert graded.result["confined"] is True
     assert "unprivileged user" in graded.result["confinement"]
     assert socket.gethostname() != "owned"
@@ -350,6 +355,63 @@ def test_no_worker_process_is_left_when_grading_ends(grade) -> None:
     body = "    import time\n    time.sleep(60)\n" + F_BODY
     grade({SLUG: with_f(body)}, "--call-timeout", "1", "-k", "f_on_lesson_grid")
     assert _workers_alive() == []
+
+
+def test_killing_the_grader_takes_its_zygote_and_workers_with_it(tmp_path: Path) -> None:
+    folder = tmp_path / "submission" / "lesson01"
+    folder.mkdir(parents=True)
+    (folder / f"{SLUG}.py").write_text(with_f("    while True:\n        pass\n"))
+    grader = subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"),
+                               "--submission", str(folder.parent), "-p", "no:cacheprovider", "-q"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        family = _descendants(grader.pid)  # the zygote and the worker stuck in the loop
+        assert any(_confined(pid) for pid in family), family
+    finally:
+        grader.send_signal(signal.SIGKILL)
+        grader.wait()
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in family) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in family if _running(pid)]
+
+
+def _descendants(root: int) -> list[int]:
+    """Processes below `root`, once a confined worker is among them (or after 60 s)."""
+    deadline = time.monotonic() + 60
+    while True:
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except OSError:
+                    continue
+                children.setdefault(parent, []).append(int(entry.name))
+        found, queue = [], [root]
+        while queue:
+            for child in children.get(queue.pop(), []):
+                found.append(child)
+                queue.append(child)
+        if any(_confined(pid) for pid in found) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+def _confined(pid: int) -> bool:
+    """A worker: it runs under a seccomp filter (the zygote and the grader do not)."""
+    try:
+        return "Seccomp:\t2" in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 def _workers_alive() -> list[int]:

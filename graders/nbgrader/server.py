@@ -18,6 +18,7 @@ import sys
 
 
 def main(argv: list[str]) -> int:
+    _die_with_parent()
     log_path, *paths = argv
     sys.path[:0] = paths
     reply = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -32,6 +33,17 @@ def main(argv: list[str]) -> int:
         reply.write(json.dumps({"exit": int(code)}) + "\n")
         reply.flush()
     return 0
+
+
+def _die_with_parent() -> None:
+    """Linux: go when the kernel goes, even while a session runs (its workers then go with us)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":
