@@ -37,7 +37,40 @@ def _nbgrader(commands: argparse._SubParsersAction) -> None:
                                                exercises=a.exercises, prove=a.prove))
 
 
-VERBS = (_nbgrader,)
+def _grade(commands: argparse._SubParsersAction) -> None:
+    from graders.batch import main as batch
+    from graders.batch.sources import DEFAULT_STUDENT_PATTERN
+
+    parser = commands.add_parser("grade", help="grade a class of submissions in parallel, into every format",
+                                 description="Grade every submission in SOURCE (an nbgrader course, folders "
+                                             "<student>/lesson01/<exercise>.py, or notebooks <student>_*.ipynb "
+                                             "in a folder or a .zip) into DIR.")
+    parser.add_argument("source", type=Path, metavar="SOURCE", help="the submissions")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR",
+                        help="where the results go (a rerun into the same DIR grades only what changed)")
+    parser.add_argument("-j", "--jobs", type=int, default=None,
+                        help="grading processes at once (default: the number of cores)")
+    parser.add_argument("--lesson", default=_default(batch.main, "lesson"), help="which lesson (default: %(default)s)")
+    parser.add_argument("--assignment", help="the nbgrader assignment (default: the lesson's folder)")
+    parser.add_argument("--student-pattern", default=DEFAULT_STUDENT_PATTERN, metavar="REGEX",
+                        help="for notebooks: a regular expression whose group 'student' finds the student id in a "
+                             "file name (default: %(default)r, for <student>_<anything>.ipynb)")
+    parser.add_argument("--gradebook", action="store_true",
+                        help="with an nbgrader course: also write the scores into its gradebook.db")
+    parser.add_argument("--allow-unconfined", action="store_true",
+                        help="grade even where the sandbox cannot fully hold on this machine (not tamper-proof)")
+    parser.set_defaults(run=lambda a: _positive(a.jobs) and batch.main(
+        a.source, out=a.out, jobs=a.jobs, lesson=a.lesson, assignment=a.assignment, student_pattern=a.student_pattern,
+        gradebook=a.gradebook, allow_unconfined=a.allow_unconfined))
+
+
+def _positive(jobs: int | None) -> bool:
+    if jobs is not None and jobs < 1:
+        raise SystemExit(f"-j {jobs}: give at least 1 grading process")
+    return True
+
+
+VERBS = (_nbgrader, _grade)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -49,6 +82,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run a verb; the exit status is 0, or 1 when some submission could not be graded."""
     arguments = parser().parse_args(argv)
-    arguments.run(arguments)
-    return 0
+    failed = arguments.run(arguments)
+    return 1 if isinstance(failed, int) and not isinstance(failed, bool) and failed > 0 else 0

@@ -1,0 +1,187 @@
+"""The batch grader against `nbgrader autograde`: the same class, equal scores, seconds per submission.
+
+    python benchmarks/batch_speed.py [--small 20] [--large 100] [--keep]
+
+Builds a scratch nbgrader course (every exercise) and hands in a mixed class of notebooks:
+solved, partly solved, catalogued mistakes, an infinite loop and a syntax error. Grades the
+`--small` class with `nbgrader autograde` and with `python -m graders grade`, asserts that
+both give every student the same points on every exercise, and prints the seconds per
+submission of each and their ratio (goal: at least 20; issue 11 is done at 10). Then grades
+`--large` students with the batch grader alone, and prints the peak memory (the sum of the
+proportional set sizes of the grading processes, their zygotes and workers) at both sizes:
+it should not grow with the class.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+
+import course_config
+from graders.nbgrader import build
+
+ROOT = course_config.ROOT
+LESSON = course_config.LESSON_01
+SUBMISSIONS = ROOT / "tests" / "submissions"
+GOAL, DONE_AT = 20.0, 10.0
+
+
+def _answers(index: int) -> dict[str, str]:
+    """The index-th student's answers: a repeating mix of the kinds a class hands in."""
+    reference = {e.slug: (ROOT / "reference" / "lesson01" / f"{e.slug}.py").read_text() for e in LESSON.exercises}
+    stub = {e.slug: (ROOT / "exercises" / "lesson01" / f"{e.slug}.py").read_text() for e in LESSON.exercises}
+    kind = index % 5
+    if kind == 0:
+        return reference
+    if kind == 1:  # partly solved
+        return {slug: reference[slug] if i % 2 else stub[slug] for i, slug in enumerate(reference)}
+    if kind == 2:  # a catalogued mistake in every exercise that has one
+        mistaken = dict(reference)
+        for slug in reference:
+            files = sorted((SUBMISSIONS / slug).glob("*.py"))
+            named = [f for f in files if re.search(r"^# mistake:", f.read_text(), re.MULTILINE)]
+            if named:
+                mistaken[slug] = named[index % len(named)].read_text()
+        return mistaken
+    if kind == 3:  # an infinite loop in one exercise
+        looped = dict(reference)
+        looped["views"] = reference["views"] + "\n\ndef as_grid(x, rows):\n    while True:\n        pass\n"
+        return looped
+    broken = dict(reference)  # a syntax error in one exercise
+    broken["micrograd"] = reference["micrograd"].replace("def backward(self", "def backward(self,,", 1)
+    return broken
+
+
+def _submit(course: Path, students: int) -> None:
+    release = course / "release" / "lesson01"
+    for index in range(students):
+        target = course / "submitted" / f"student{index:03d}" / "lesson01"
+        shutil.copytree(release, target)
+        notebook = nbformat.read(target / "lesson01.ipynb", as_version=4)
+        answers = _answers(index)
+        for cell in notebook.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+            if grade_id.startswith("answer-"):
+                slug = grade_id.removeprefix("answer-")
+                cell.source = f"%%answer {slug}\n{answers[slug]}"
+        nbformat.write(notebook, target / "lesson01.ipynb")
+
+
+def _run(command: list[str], cwd: Path) -> tuple[float, int]:
+    """Seconds the command took and the peak memory (bytes, summed PSS) of its process tree."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    peak = [0]
+    watching = threading.Thread(target=_watch, args=(process, peak), daemon=True)
+    watching.start()
+    _, errors = process.communicate()
+    seconds = time.perf_counter() - started
+    watching.join()
+    if process.returncode not in (0, 1):  # 1: the batch grader says some submission was not graded
+        sys.exit(f"{' '.join(command[:4])} failed:\n{errors[-3000:]}")
+    return seconds, peak[0]
+
+
+def _watch(process: subprocess.Popen, peak: list[int]) -> None:
+    while process.poll() is None:
+        peak[0] = max(peak[0], _tree_pss(process.pid))
+        time.sleep(0.25)
+
+
+def _tree_pss(root: int) -> int:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                children.setdefault(int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]), []).append(
+                    int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    total, queue = 0, [root]
+    while queue:
+        pid = queue.pop()
+        queue += children.get(pid, [])
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            continue
+    return total
+
+
+def _gradebook_scores(course: Path, students: int) -> dict[str, dict[str, float]]:
+    from nbgrader.api import Gradebook
+
+    scores = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="bench") as gradebook:
+        for index in range(students):
+            student = f"student{index:03d}"
+            grades = gradebook.find_submission("lesson01", student).notebooks[0].grades
+            scores[student] = {g.name.removeprefix("test-"): g.auto_score for g in grades}
+    return scores
+
+
+def _batch_scores(out: Path) -> dict[str, dict[str, float]]:
+    import json
+
+    scores = {}
+    for path in (out / "students").glob("*.json"):
+        record = json.loads(path.read_text())
+        found = {e["slug"]: round(min(e["score"], e["max_score"]), 6) for e in record["exercises"]}
+        scores[record["student"]] = {e.slug: found.get(e.slug, 0.0) for e in LESSON.exercises}
+    return scores
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", type=int, default=20, help="the class graded both ways (default 20)")
+    parser.add_argument("--large", type=int, default=100, help="the class graded by the batch alone (default 100)")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch folder and print where it is")
+    options = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="batch-speed-"))
+    try:
+        small, large = scratch / "small", scratch / "large"
+        print("building the course...", flush=True)
+        build.main(small, course_id="bench", prove=False)
+        subprocess.run(["nbgrader", "generate_assignment", "lesson01"], cwd=small, check=True, capture_output=True)
+        shutil.copytree(small, large)
+        _submit(small, options.small)
+        _submit(large, options.large)
+
+        autograde, _ = _run(["nbgrader", "autograde", "lesson01"], small)
+        batch_small, memory_small = _run([sys.executable, "-m", "graders", "grade", str(small), "--out",
+                                          str(scratch / "out-small")], ROOT)
+        want, got = _gradebook_scores(small, options.small), _batch_scores(scratch / "out-small")
+        differ = {s: (want[s], got.get(s)) for s in want if got.get(s) != want[s]}
+        assert not differ, f"the batch grader and nbgrader autograde disagree: {differ}"
+        print(f"scores: equal for all {options.small} students on every exercise")
+        batch_large, memory_large = _run([sys.executable, "-m", "graders", "grade", str(large), "--out",
+                                          str(scratch / "out-large")], ROOT)
+        per_autograde, per_batch = autograde / options.small, batch_small / options.small
+        ratio = per_autograde / per_batch
+        print(f"nbgrader autograde:   {per_autograde:.2f} s per submission ({autograde:.0f} s for {options.small})")
+        print(f"python -m graders grade: {per_batch:.2f} s per submission ({batch_small:.0f} s for {options.small}), "
+              f"{batch_large / options.large:.2f} s per submission ({batch_large:.0f} s for {options.large})")
+        verdict = "GOAL" if ratio >= GOAL else "DONE" if ratio >= DONE_AT else "UNDER"
+        print(f"ratio: {ratio:.1f}x faster per submission (goal {GOAL:g}x, done at {DONE_AT:g}x) -> {verdict}")
+        print(f"peak memory of the batch grader: {memory_small / 2**20:.0f} MiB at N = {options.small}, "
+              f"{memory_large / 2**20:.0f} MiB at N = {options.large}")
+    finally:
+        if options.keep:
+            print(f"kept {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""`python -m graders grade SOURCE --out DIR [-j N]`: grade a class, resume where it stopped, write every format.
+
+1. find the submissions and their answers (sources.py, answers.py);
+2. refuse to grade where the sandbox cannot hold, unless told `allow_unconfined`;
+3. keep every stored result whose key (answers and course) is unchanged (store.py);
+4. grade the reference once, storing every expected value it computes, for all to reuse;
+5. grade the rest in parallel (pool.py), storing each result as soon as it is in;
+6. write the outputs from the stored results of this class (outputs.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import course_config
+from graders.batch import outputs, store
+from graders.batch.pool import Job, Pool
+from graders.batch.progress import Progress
+from graders.batch.sources import (DEFAULT_STUDENT_PATTERN, SourceError, Submission, course_exercises,
+                                   find_submissions)
+
+UNCONFINED = ("graders grade: the sandbox cannot fully hold on this machine ({missing}), so a hostile "
+              "submission could read the reference or reach other students' files. Grade on Linux with "
+              "Landlock and seccomp (as root or not), or pass --allow-unconfined to grade anyway.")
+DEADLINE_MARGIN = 120.0  # a grading process's start-up and the checks' own time, on top of the code's allowance
+
+
+def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "lesson01",
+         assignment: str | None = None, student_pattern: str = DEFAULT_STUDENT_PATTERN,
+         gradebook: bool = False, allow_unconfined: bool = False) -> int:
+    """Grade every submission under `source` into `out`; returns the number that could not be graded."""
+    chosen = next((l for l in course_config.LESSONS if l.folder == lesson), None)
+    if chosen is None:
+        raise SystemExit(f"--lesson {lesson}: course_config.py has no such lesson")
+    slugs = [e.slug for e in chosen.exercises]
+    if (Path(source) / "submitted").is_dir():  # an nbgrader course: the exercises its assignment has
+        slugs = course_exercises(Path(source), assignment or lesson, lesson, slugs)
+        chosen = dataclasses.replace(chosen, exercises=tuple(chosen.exercise(slug) for slug in slugs))
+    try:
+        layout, submissions = find_submissions(Path(source), lesson=lesson, slugs=slugs, assignment=assignment,
+                                               student_pattern=student_pattern)
+    except SourceError as error:
+        raise SystemExit(f"graders grade: {error}") from None
+    if not submissions:
+        raise SystemExit(f"graders grade: {source} holds no submission")
+    _refuse_unless_confined(allow_unconfined)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    course = store.course_digest()
+    keys = {s.student: store.result_key(course, s.sources, s.problems) for s in submissions}
+    to_grade = [s for s in submissions if (stored := store.stored(out, s.student)) is None
+                or stored.get("key") != keys[s.student]]
+    print(f"graders grade: {len(submissions)} submissions ({layout}) in {source}; "
+          f"{len(submissions) - len(to_grade)} unchanged since the last run, {len(to_grade)} to grade", flush=True)
+    failed = 0
+    if to_grade:
+        failed = _grade(to_grade, keys, chosen, out, course, jobs or os.cpu_count() or 1, allow_unconfined)
+    records = [store.stored(out, s.student) for s in submissions]
+    written = outputs.write_all(out, [r for r in records if r is not None], chosen, gradebook_course=(
+        Path(source) if gradebook and layout == "nbgrader course" else None), assignment=assignment or lesson)
+    if gradebook and layout != "nbgrader course":
+        print("graders grade: --gradebook needs an nbgrader course as SOURCE; no gradebook was written")
+    print(f"graders grade: wrote {', '.join(written)} in {out}")
+    return failed
+
+
+def _refuse_unless_confined(allow_unconfined: bool) -> None:
+    from graders import sandbox
+
+    planned = sandbox.plan()
+    if planned.confined:
+        return
+    if not allow_unconfined:
+        raise SystemExit(UNCONFINED.format(missing="; ".join(planned.missing)))
+    print(f"graders grade: grading NOT CONFINED, as asked: {planned.summary()}", flush=True)
+
+
+def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_config.Lesson, out: Path,
+           course: str, jobs: int, allow_unconfined: bool) -> int:
+    targets = [str(course_config.ROOT / "exercises" / lesson.folder / f"{e.slug}.py") for e in lesson.exercises]
+    cache = _expected_values(targets, out, course)
+    options = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q", "--expected-cache", str(cache)]
+    options += [] if allow_unconfined else ["--require-confinement"]
+    deadline = float(course_config.LIMITS.submission_seconds.value) + DEADLINE_MARGIN
+    staging = Path(tempfile.mkdtemp(prefix="graders-batch-"))
+    by_student = {s.student: s for s in submissions}
+    progress = Progress(len(submissions))
+    failures = []
+
+    def done(job: Job, result: dict | None, why: str) -> None:
+        submission = by_student[job.student]
+        record = _record(submission, keys[job.student], result, why, lesson, out, job.plots)
+        store.store(out, record)
+        shutil.rmtree(job.folder, ignore_errors=True)
+        if record["error"]:
+            failures.append(job.student)
+        progress.done(job.student, record)
+
+    try:
+        import graders.session  # noqa: F401 - torch and the plugin, loaded once for every grading process
+
+        jobs_list = [_stage(s, staging, lesson.folder) for s in submissions]
+        Pool(min(jobs, len(submissions)), targets, options, deadline, out / "logs").run(jobs_list, done)
+    finally:
+        progress.close()
+        shutil.rmtree(staging, ignore_errors=True)
+    return len(failures)
+
+
+def _expected_values(targets: list[str], out: Path, course: str) -> Path:
+    """The reference's expected values, computed once per course version in a process of its own
+    (so that the parent, and the grading processes forked from it, never load the reference)."""
+    cache = out / ".cache" / f"expected-{course[:16]}.json"
+    if cache.is_file():
+        return cache
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    print("graders grade: grading the reference once, to store its expected values...", flush=True)
+    with tempfile.TemporaryDirectory(prefix="graders-reference-") as scratch:
+        run = subprocess.run([sys.executable, "-m", "pytest", *targets, "--submission",
+                              str(course_config.ROOT / "reference"), "--expected-cache", str(cache), "-q",
+                              "-p", "no:cacheprovider", "--plots", str(Path(scratch) / "plots")],
+                             cwd=scratch, capture_output=True, text=True)
+    if not cache.is_file():
+        raise SystemExit(f"graders grade: grading the reference failed:\n{run.stdout[-3000:]}{run.stderr[-2000:]}")
+    print(f"graders grade: stored in {time.monotonic() - started:.1f} s", flush=True)
+    return cache
+
+
+def _stage(submission: Submission, staging: Path, lesson: str) -> Job:
+    folder = staging / store.file_name(submission.student)
+    (folder / lesson).mkdir(parents=True)
+    for slug, source in submission.sources.items():
+        (folder / lesson / f"{slug}.py").write_text(source, encoding="utf-8")
+    return Job(submission.student, folder, folder / "result.json", folder / "plots")
+
+
+def _record(submission: Submission, key: str, result: dict | None, why: str, lesson: course_config.Lesson,
+            out: Path, plots: Path) -> dict[str, Any]:
+    """What is stored for a student: the result model, where the answers came from, what was wrong."""
+    if result is None:
+        result = {"submission": submission.origin, "lesson": lesson.number, "score": 0.0, "max_score": lesson.points,
+                  "trusted": True, "complete": False, "confined": False, "confinement": "", "exercises": []}
+    kept = out / "plots" / store.file_name(submission.student)
+    shutil.rmtree(kept, ignore_errors=True)
+    for exercise in result.get("exercises", []):
+        for check in exercise.get("checks", []):
+            moved = []
+            for name in check.get("files", []):
+                source = Path(name)
+                if source.is_file() and plots in source.parents:
+                    kept.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(source, kept / source.name)
+                    moved.append(str((kept / source.name).relative_to(out)))
+            check["files"] = moved
+    return {**result, "student": submission.student, "key": key, "origin": submission.origin,
+            "submission": submission.origin, "problems": submission.problems, "error": why}

@@ -1,0 +1,199 @@
+"""Grading processes that each grade one submission at a time, as many as there are cores.
+
+The parent imports torch and pytest once, then forks the grading processes; each runs the
+real pytest plugin on one submission after another (`pytest.main`, in process), with its
+own zygote and sandboxed workers, and the expected values the batch stored once. A grading
+process never runs student code, so a hostile submission cannot stop it; still, the parent
+gives each submission a deadline and replaces a grading process that misses it or dies,
+so a batch always ends, with every student graded or given a reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class Job:
+    """One submission to grade: its answers are in `folder/<lesson>/<slug>.py`."""
+
+    student: str
+    folder: Path
+    result: Path  # where the plugin writes the submission's JSON result
+    plots: Path
+
+
+@dataclass
+class _Process:
+    pid: int
+    sock: socket.socket
+    job: Job | None = None
+    started: float = 0.0
+
+
+Done = Callable[[Job, "dict | None", str], None]  # (job, result or None, why there is none)
+
+
+class Pool:
+    """`jobs` grading processes running `pytest.main(targets + options)` on each submission."""
+
+    def __init__(self, jobs: int, targets: list[str], options: list[str], deadline: float, logs: Path) -> None:
+        self.size = max(1, jobs)
+        self.targets = targets
+        self.options = options
+        self.deadline = deadline  # seconds one submission may take in a grading process, start-up included
+        self.logs = logs
+        self.processes: list[_Process] = []
+        self.started = 0
+
+    def run(self, jobs: Iterable[Job], done: Done) -> None:
+        """Grade every job; `done` is called in the parent once per job, in the order they finish."""
+        queue = list(jobs)
+        tries: dict[str, int] = {}
+        self.logs.mkdir(parents=True, exist_ok=True)
+        try:
+            while queue or any(p.job for p in self.processes):
+                while queue and (idle := self._idle()) is not None:
+                    self._give(idle, queue.pop(0))
+                self._wait(done, queue, tries)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        for process in self.processes:
+            self._stop(process)
+        self.processes.clear()
+
+    # ---------------------------------------------------------------- parent
+
+    def _idle(self) -> _Process | None:
+        for process in self.processes:
+            if process.job is None:
+                return process
+        if len(self.processes) < self.size:
+            process = self._fork()
+            self.processes.append(process)
+            return process
+        return None
+
+    def _give(self, process: _Process, job: Job) -> None:
+        process.job, process.started = job, time.monotonic()
+        message = {"student": job.student, "folder": str(job.folder), "result": str(job.result),
+                   "plots": str(job.plots)}
+        try:
+            process.sock.sendall((json.dumps(message) + "\n").encode())
+        except OSError:
+            pass  # found dead below, and the job retried
+
+    def _wait(self, done: Done, queue: list[Job], tries: dict[str, int]) -> None:
+        busy = [p for p in self.processes if p.job is not None]
+        if not busy:
+            return
+        soonest = min(p.started + self.deadline for p in busy)
+        ready = select.select([p.sock for p in busy], [], [], max(0.0, soonest - time.monotonic()))[0]
+        for process in busy:
+            job = process.job
+            assert job is not None
+            if process.sock in ready:
+                line = _read_line(process.sock)
+                if line is not None:
+                    process.job = None
+                    done(job, _result(job), "" if job.result.is_file() else f"the grading process said {line}")
+                    continue
+                self._replace(process)
+                self._retry_or_give_up(job, done, queue, tries, "the grading process ended unexpectedly")
+            elif time.monotonic() > process.started + self.deadline:
+                self._replace(process)
+                done(job, None, f"grading took longer than {self.deadline:g} s in all and was stopped")
+
+    def _retry_or_give_up(self, job: Job, done: Done, queue: list[Job], tries: dict[str, int], why: str) -> None:
+        tries[job.student] = tries.get(job.student, 0) + 1
+        if tries[job.student] < 2:
+            queue.insert(0, job)  # a fresh grading process tries once more
+        else:
+            done(job, None, why)
+
+    def _replace(self, process: _Process) -> None:
+        self._stop(process)
+        self.processes.remove(process)
+
+    def _stop(self, process: _Process) -> None:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)  # the grading process, its zygote and workers
+        with contextlib.suppress(OSError):
+            process.sock.close()
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(process.pid, 0)
+
+    def _fork(self) -> _Process:
+        self.started += 1
+        log = self.logs / f"grader-{self.started}.log"
+        ours, theirs = socket.socketpair()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            ours.close()
+            _grade_forever(theirs, self.targets, self.options, log)
+        theirs.close()
+        return _Process(pid, ours)
+
+
+def _result(job: Job) -> dict | None:
+    try:
+        return json.loads(job.result.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _read_line(sock: socket.socket) -> str | None:
+    data = b""
+    while not data.endswith(b"\n"):
+        try:
+            chunk = sock.recv(4096)
+        except OSError:
+            return None
+        if not chunk:
+            return None
+        data += chunk
+    return data.decode(errors="replace").strip()
+
+
+# ---------------------------------------------------------------- a grading process
+
+def _grade_forever(sock: socket.socket, targets: list[str], options: list[str], log: Path) -> None:
+    """The life of a grading process: one pytest session per submission, until the parent goes."""
+    code = 0
+    try:
+        os.setpgid(0, 0)  # its own group: the parent stops it together with its zygote
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(handle, 1)
+        os.dup2(handle, 2)
+        import pytest
+        import torch
+
+        torch.set_num_threads(1)  # as many grading processes as cores: one thread each
+        reader = sock.makefile("r", encoding="utf-8")
+        for line in reader:
+            job = json.loads(line)
+            os.chdir(job["folder"])  # messages name the student's files relative to it
+            exit_code = pytest.main([*targets, "--submission", job["folder"], "--json", job["result"],
+                                     "--plots", job["plots"], *options])
+            sock.sendall(f"{int(exit_code)}\n".encode())
+    except BaseException:  # noqa: BLE001 - the parent sees the socket close and retries
+        code = 70
+    os._exit(code)

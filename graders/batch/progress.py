@@ -1,0 +1,43 @@
+"""What a long batch shows while it runs: a progress bar on a terminal, one line per student elsewhere.
+
+The bar (tqdm) counts students done out of the total, with its estimate of the time left,
+and says how many could not be graded and how many hand-ins had a problem. Where the
+output is not a terminal (a log, CI), each student gets one line instead, as it finishes.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+
+class Progress:
+    def __init__(self, total: int, stream: TextIO | None = None) -> None:
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.count = 0
+        self.failed = 0
+        self.problems = 0
+        self.bar = None
+        if self.stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="student", file=self.stream, dynamic_ncols=True)
+
+    def done(self, student: str, record: dict[str, Any]) -> None:
+        self.count += 1
+        self.failed += bool(record.get("error"))
+        self.problems += bool(record.get("problems"))
+        if self.bar is not None:
+            self.bar.set_postfix(failed=self.failed, problems=self.problems, refresh=False)
+            self.bar.update(1)
+            return
+        width = len(str(self.total))
+        state = f"not graded: {record['error']}" if record.get("error") else (
+            f"{record['score']:g} / {record['max_score']:g}")
+        notes = f" ({len(record['problems'])} problems)" if record.get("problems") else ""
+        print(f"[{self.count:>{width}}/{self.total}] {student}: {state}{notes}", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

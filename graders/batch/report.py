@@ -1,0 +1,91 @@
+"""report.html: what the class got wrong, on one page, so the instructor sees what to reteach.
+
+At the top, the mistakes that most of the class made, across every exercise; then the score
+distribution; then, per exercise, its mean, a chart of each check's pass rate, and each
+check's named mistakes with their counts and share of the class. Every figure comes from
+the stored results (tables.class_stats), so the page and mistakes.csv agree.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+import course_config
+from graders.batch.html_page import escape, figure_png, page
+from graders.batch.tables import NOT_NAMED, NOT_STARTED, CheckStats
+
+TOP_MISTAKES = 10
+
+
+def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, stats: list[CheckStats]) -> str:
+    size = len(records)
+    scores = [float(r.get("score", 0.0)) for r in records]
+    not_graded = [r["student"] for r in records if r.get("error")]
+    parts = [f"<h1>Lesson {lesson.number}: {escape(lesson.title)}: the class</h1>",
+             f"<p>{size} students; mean {statistics.fmean(scores):.1f}, median {statistics.median(scores):g} of "
+             f"{lesson.points:g} points.</p>" if scores else "<p>No students.</p>"]
+    if not_graded:
+        parts.append(f'<p class="note">Not graded ({len(not_graded)}): {escape(", ".join(not_graded))}; '
+                     f"see students/&lt;id&gt;.json for why.</p>")
+    parts += [_top_mistakes(stats, size), "<h2>Scores</h2>", _histogram(scores, lesson.points)]
+    for exercise in lesson.exercises:
+        parts.append(_exercise(exercise, [s for s in stats if s.exercise == exercise.slug], records, size))
+    return page(f"Lesson {lesson.number}: class report", "\n".join(parts))
+
+
+def _top_mistakes(stats: list[CheckStats], size: int) -> str:
+    named = sorted(((count, entry, mistake) for entry in stats for mistake, count in entry.mistakes.items()
+                    if mistake not in (NOT_NAMED, NOT_STARTED)), key=lambda item: -item[0])[:TOP_MISTAKES]
+    if not named:
+        return "<h2>What to reteach</h2><p>No named mistake was made.</p>"
+    rows = "".join(f"<tr><td>{escape(mistake)}</td><td>{escape(entry.exercise)}: {escape(entry.check)}</td>"
+                   f"<td>{count}</td><td>{count / size:.0%}</td></tr>" for count, entry, mistake in named)
+    return ("<h2>What to reteach</h2><p>The named mistakes made by the most students.</p><table>"
+            "<tr><th>mistake</th><th>where</th><th>students</th><th>share</th></tr>" + rows + "</table>")
+
+
+def _exercise(exercise: course_config.Exercise, stats: list[CheckStats], records: list[dict[str, Any]],
+              size: int) -> str:
+    scores = [e["score"] for r in records for e in r.get("exercises", []) if e["slug"] == exercise.slug]
+    mean = f"mean {statistics.fmean(scores):.2f} of {exercise.points:g} points" if scores else "not graded"
+    rows = []
+    for entry in stats:
+        mistakes = "; ".join(f"{escape(m)}: {c} ({c / size:.0%})" for m, c in entry.mistakes.most_common())
+        hidden = " [hidden]" if entry.hidden else ""
+        rows.append(f"<tr><td>{escape(entry.check)}{hidden}</td><td>{entry.pass_rate:.0%}</td>"
+                    f"<td>{mistakes or '&ndash;'}</td></tr>")
+    return (f'<h2 id="{escape(exercise.slug)}">{escape(exercise.title)}</h2><p>{mean}</p>'
+            + _pass_rates(stats)
+            + "<table><tr><th>check</th><th>passed</th><th>mistakes (students, share of the class)</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _histogram(scores: list[float], points: float) -> str:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7, 3), dpi=90)
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    axes.hist(scores, bins=20, range=(0, points), color="#4c72b0")
+    axes.set_xlabel("points")
+    axes.set_ylabel("students")
+    figure.tight_layout()
+    return figure_png(figure)
+
+
+def _pass_rates(stats: list[CheckStats]) -> str:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7, 0.35 * len(stats) + 0.8), dpi=90)
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    labels = [e.check + (" [hidden]" if e.hidden else "") for e in stats]
+    axes.barh(labels[::-1], [e.pass_rate * 100 for e in stats][::-1], color="#55a868")
+    axes.set_xlim(0, 100)
+    axes.set_xlabel("students who passed (%)")
+    axes.tick_params(axis="y", labelsize=8)
+    figure.tight_layout()
+    return figure_png(figure)

@@ -1,0 +1,288 @@
+"""The batch grader for real: `python -m graders grade` on a mixed class, with real grading
+processes, zygotes and workers. Its scores must equal `pytest exercises/ --submission` for the
+same code; a broken or hostile submission never stops it; it resumes after kill -9 and regrades
+only what changed; every output format parses back to the stored results."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import course_config
+from graders.nbgrader.notebook import lesson_notebook
+
+ROOT = course_config.ROOT
+LESSON = course_config.LESSON_01
+SLUGS = [e.slug for e in LESSON.exercises]
+SUBMISSIONS = Path(__file__).parent / "submissions"
+READS_THE_REFERENCE = (ROOT / "reference" / "lesson01" / "sin_exp_derivative.py").read_text().replace(
+    "    return torch.sin(x) * torch.exp(-x)\n",
+    f"    exec(open({str(ROOT / 'reference' / 'lesson01' / 'sin_exp_derivative.py')!r}).read(), globals())\n"
+    "    return torch.sin(x) * torch.exp(-x)\n", 1)
+
+
+def _reference(slug: str) -> str:
+    return (ROOT / "reference" / "lesson01" / f"{slug}.py").read_text()
+
+
+def _stub(slug: str) -> str:
+    return (ROOT / "exercises" / "lesson01" / f"{slug}.py").read_text()
+
+
+def _class() -> dict[str, dict[str, str]]:
+    """Each student's files: solved, untouched, mistaken, partly solved, broken, hostile."""
+    solved = {slug: _reference(slug) for slug in SLUGS}
+    return {
+        "ann": solved,
+        "ben": {slug: _stub(slug) for slug in SLUGS},
+        "cat": {**solved, "sin_exp_derivative": (SUBMISSIONS / "sin_exp_derivative" / "sign_error.py").read_text(),
+                "learning_rate": (SUBMISSIONS / "learning_rate" / "never_zeroed.py").read_text()},
+        "dan": {slug: _reference(slug) if i % 2 else _stub(slug) for i, slug in enumerate(SLUGS)},
+        "eve": {**solved, "views": "def as_grid(x, rows:\n    pass\n", "quick_check": "import os\nos._exit(3)\n"},
+        "fay": {**solved, "sin_exp_derivative": READS_THE_REFERENCE,
+                "shape_bugs": _reference("shape_bugs") + "\nimport socket\nsocket.socket()\n"},
+        "gus": {slug: source for slug, source in solved.items() if slug != "micrograd"},  # a file missing
+    }
+
+
+def _write_folders(root: Path, students: dict[str, dict[str, str]]) -> Path:
+    for student, files in students.items():
+        (root / student / "lesson01").mkdir(parents=True, exist_ok=True)
+        for slug, source in files.items():
+            (root / student / "lesson01" / f"{slug}.py").write_text(source)
+    return root
+
+
+def _grade(source: Path, out: Path, *extra: str, check: bool = False) -> subprocess.CompletedProcess:
+    run = subprocess.run([sys.executable, "-m", "graders", "grade", str(source), "--out", str(out), *extra],
+                         capture_output=True, text=True, timeout=1200, cwd=ROOT)
+    if check:
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return run
+
+
+# One process runs `pytest exercises/ --submission DIR --json OUT` for each student in turn.
+_PYTEST_EACH = """
+import sys, pytest
+for folder, out in zip(sys.argv[1::2], sys.argv[2::2]):
+    pytest.main(["exercises", "--submission", folder, "--json", out,
+                 "-p", "no:cacheprovider", "-q", "--plots", out + ".plots"])
+"""
+
+
+def _pytest_scores(folders: dict[str, Path], scratch: Path) -> dict[str, dict]:
+    runs = [str(x) for student, folder in folders.items() for x in (folder, scratch / f"{student}.json")]
+    subprocess.run([sys.executable, "-c", _PYTEST_EACH, *runs], cwd=ROOT, capture_output=True, timeout=1200)
+    return {student: json.loads((scratch / f"{student}.json").read_text()) for student in folders}
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    root = _write_folders(tmp_path_factory.mktemp("class"), _class())
+    out = tmp_path_factory.mktemp("results")
+    run = _grade(root, out, "-j", "2")
+    records = {p.stem: json.loads(p.read_text()) for p in (out / "students").glob("*.json")}
+    return {"root": root, "out": out, "run": run, "records": records}
+
+
+def test_every_student_is_graded_and_the_batch_ends(batch: dict) -> None:
+    assert batch["run"].returncode == 0, batch["run"].stdout[-2000:] + batch["run"].stderr[-2000:]
+    assert set(batch["records"]) == set(_class())
+    assert all(not r["error"] for r in batch["records"].values())
+
+
+def test_scores_equal_what_pytest_gives_each_student(batch: dict, tmp_path: Path) -> None:
+    expected = _pytest_scores({s: batch["root"] / s for s in _class()}, tmp_path)
+    for student, result in expected.items():
+        record = batch["records"][student]
+        got = {e["slug"]: e["score"] for e in record["exercises"]}
+        want = {e["slug"]: e["score"] for e in result["exercises"]}
+        assert got == pytest.approx(want), student
+        assert record["score"] == pytest.approx(result["score"]), student
+
+
+def test_the_extremes_and_the_hostile_ones(batch: dict) -> None:
+    records = batch["records"]
+    assert records["ann"]["score"] == pytest.approx(LESSON.points)
+    assert records["ben"]["score"] == 0
+    assert records["fay"]["score"] < LESSON.points  # reading the reference earned nothing
+    assert records["fay"]["confined"] is True
+    assert any("no file lesson01/micrograd.py" in p for p in records["gus"]["problems"])
+
+
+def test_grades_csv_has_a_column_per_exercise_and_per_check_equal_to_the_json(batch: dict) -> None:
+    with open(batch["out"] / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert set(rows) == set(batch["records"])
+    for student, record in batch["records"].items():
+        assert float(rows[student]["score"]) == pytest.approx(record["score"])
+        for exercise in record["exercises"]:
+            assert float(rows[student][exercise["slug"]]) == pytest.approx(exercise["score"])
+            for check in exercise["checks"]:
+                assert float(rows[student][f"{exercise['slug']}.{check['id']}"]) == pytest.approx(check["score"])
+
+
+def test_mistakes_csv_and_the_report_count_what_the_json_holds(batch: dict) -> None:
+    counted: dict[tuple[str, str, str], int] = {}
+    for record in batch["records"].values():
+        for exercise in record["exercises"]:
+            for check in exercise["checks"]:
+                if check.get("mistake") and not check["passed"]:
+                    key = (exercise["slug"], check["id"], check["mistake"])
+                    counted[key] = counted.get(key, 0) + 1
+    assert counted, "the class should make some named mistakes"
+    with open(batch["out"] / "mistakes.csv", newline="") as handle:
+        rows = {(r["exercise"], r["check"], r["mistake"]): r for r in csv.DictReader(handle)}
+    report = (batch["out"] / "report.html").read_text()
+    size = len(batch["records"])
+    for key, count in counted.items():
+        assert int(rows[key]["count"]) == count, key
+        assert float(rows[key]["share"]) == pytest.approx(count / size, abs=1e-3)
+        assert f"{key[2]}: {count} (" in report.replace("&#x27;", "'")
+
+
+def test_gradescope_and_classroom_outputs_carry_every_check(batch: dict) -> None:
+    for student, record in batch["records"].items():
+        results = json.loads((batch["out"] / "gradescope" / student / "results.json").read_text())
+        assert results["score"] == pytest.approx(record["score"])
+        checks = [c for e in record["exercises"] for c in e["checks"]]
+        assert len(results["tests"]) == len(checks)
+        for test, check in zip(results["tests"], checks):
+            assert set(test) >= {"name", "score", "max_score", "output", "visibility"}
+            assert test["score"] == check["score"] and test["max_score"] == check["points"]
+            assert test["visibility"] == ("after_published" if check["hidden"] else "visible")
+        runners = json.loads((batch["out"] / "classroom" / f"{student}.json").read_text())
+        total = sum(t["score"] for runner in runners.values() for t in runner["tests"])
+        assert total == pytest.approx(record["score"])
+        assert all(set(t) >= {"name", "score", "status", "message"} for r in runners.values() for t in r["tests"])
+
+
+def test_a_hidden_checks_details_stay_out_of_what_students_get(batch: dict) -> None:
+    record = batch["records"]["cat"]
+    hidden = [c for e in record["exercises"] for c in e["checks"] if c["hidden"] and not c["passed"]]
+    assert hidden
+    html = (batch["out"] / "feedback" / "cat.html").read_text()
+    for check in hidden:
+        assert check["message"] and check["message"].splitlines()[1] not in html  # its "called:" line
+        assert check["shown"] != check["message"]
+
+
+def test_a_rerun_grades_only_the_student_who_changed(batch: dict) -> None:
+    (batch["root"] / "dan" / "lesson01" / "views.py").write_text(_reference("views"))
+    run = _grade(batch["root"], batch["out"], check=True)
+    assert "6 unchanged since the last run, 1 to grade" in run.stdout
+    record = json.loads((batch["out"] / "students" / "dan.json").read_text())
+    assert next(e for e in record["exercises"] if e["slug"] == "views")["score"] == pytest.approx(
+        LESSON.exercise("views").points)
+
+
+def test_kill_9_in_the_middle_and_a_rerun_give_every_student_once(tmp_path: Path) -> None:
+    students = {f"s{i:02d}": {slug: _reference(slug) for slug in SLUGS} for i in range(6)}
+    root = _write_folders(tmp_path / "class", students)
+    out = tmp_path / "out"
+    first = subprocess.Popen([sys.executable, "-m", "graders", "grade", str(root), "--out", str(out), "-j", "1"],
+                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 600
+    while len(list((out / "students").glob("*.json"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    done_before = len(list((out / "students").glob("*.json")))
+    assert 2 <= done_before < 6
+    run = _grade(root, out, check=True)
+    assert f"{done_before} unchanged since the last run, {6 - done_before} to grade" in run.stdout
+    records = [json.loads(p.read_text()) for p in (out / "students").glob("*.json")]
+    assert sorted(r["student"] for r in records) == sorted(students)
+    assert all(r["score"] == pytest.approx(LESSON.points) for r in records)
+    assert not list(out.rglob("*.partial"))
+
+
+def test_notebooks_from_an_lms_zip_with_broken_hand_ins(tmp_path: Path) -> None:
+    notebook = lesson_notebook(LESSON, list(LESSON.exercises), notebook="lesson01.ipynb", exercise_seconds=180)
+    archive = tmp_path / "downloads.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("alice_lesson01.ipynb", nbformat.writes(_answered(notebook, {})))
+        copied = _answered(notebook, {})
+        original = next(c for c in copied.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer-views")
+        copied.cells.append(nbformat.v4.new_code_cell(original.source, metadata=original.metadata))
+        bundle.writestr("folder/bob_attempt2.ipynb", nbformat.writes(copied))
+        bundle.writestr("carol_lesson01.ipynb", "this is not json")
+        bundle.writestr("nameless.ipynb", nbformat.writes(_answered(notebook, {})))
+    out = tmp_path / "out"
+    run = _grade(archive, out, check=True)
+    records = {p.stem: json.loads(p.read_text()) for p in (out / "students").glob("*.json")}
+    assert set(records) == {"alice", "bob", "carol", "nameless"}, run.stdout
+    assert records["alice"]["score"] == pytest.approx(LESSON.points)
+    assert any("2 answer cells" in p for p in records["bob"]["problems"])
+    assert records["carol"]["score"] == 0 and "not a notebook" in records["carol"]["problems"][0]
+    assert "no student id in the file name" in records["nameless"]["problems"][0]
+
+
+def _answered(notebook: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:
+    """The source notebook (reference answers inside) with some answer cells replaced."""
+    copy = nbformat.from_dict(json.loads(json.dumps(notebook)))
+    for cell in copy.cells:
+        slug = cell.metadata.get("nbgrader", {}).get("grade_id", "").removeprefix("answer-")
+        if slug in answers:
+            cell.source = f"%%answer {slug}\n{answers[slug]}"
+    return copy
+
+
+def test_a_source_that_is_not_a_class_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    run = _grade(tmp_path / "empty", tmp_path / "out")
+    assert run.returncode != 0 and "found no submissions" in run.stderr
+    run = _grade(tmp_path / "missing", tmp_path / "out")
+    assert "no such file or folder" in run.stderr
+
+
+def test_an_nbgrader_course_gets_the_gradebook_autograde_would_give(tmp_path: Path) -> None:
+    from nbgrader.api import Gradebook
+
+    from graders.nbgrader import build
+
+    slugs = ["sin_exp_derivative", "views"]
+    course = tmp_path / "course"
+    build.main(course, course_id="batch", exercises=slugs, prove=False)
+    subprocess.run(["nbgrader", "generate_assignment", "lesson01"], cwd=course, check=True, capture_output=True)
+    answers = {"solved": {}, "mistaken": {"sin_exp_derivative": (SUBMISSIONS / "sin_exp_derivative" /
+                                                                   "sign_error.py").read_text()},
+               "untouched": None}
+    for student, replaced in answers.items():
+        target = course / "submitted" / student / "lesson01"
+        target.mkdir(parents=True)
+        notebook = nbformat.read(course / "source" / "lesson01" / "lesson01.ipynb", as_version=4)
+        if replaced is None:
+            notebook = nbformat.read(course / "release" / "lesson01" / "lesson01.ipynb", as_version=4)
+        nbformat.write(_answered(notebook, replaced or {}), target / "lesson01.ipynb")
+    subprocess.run(["nbgrader", "autograde", "lesson01"], cwd=course, check=True, capture_output=True, timeout=900)
+
+    def gradebook() -> dict[str, dict[str, float]]:
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="batch") as book:
+            return {s: {g.name: g.auto_score for g in book.find_submission("lesson01", s).notebooks[0].grades}
+                    for s in answers}
+
+    by_autograde = gradebook()
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="batch") as book:  # forget them
+        for student in answers:
+            for grade in book.find_submission("lesson01", student).notebooks[0].grades:
+                grade.auto_score = None
+        book.db.commit()
+    _grade(course, tmp_path / "out", "--gradebook", check=True)
+    assert gradebook() == by_autograde
+    assert by_autograde["solved"] == {f"test-{s}": LESSON.exercise(s).points for s in slugs}
+    exported = subprocess.run(["nbgrader", "export"], cwd=course, capture_output=True, text=True)
+    assert exported.returncode == 0, exported.stderr[-2000:]
+    with open(course / "grades.csv", newline="") as handle:
+        totals = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}
+    assert totals == pytest.approx({s: sum(v.values()) for s, v in by_autograde.items()})
