@@ -32,6 +32,8 @@ class _EagerStandIn(types.ModuleType):
         return fn
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # inspect asks every module for __file__ and the like: no compiler for that
+            raise AttributeError(name)
         return getattr(_load_real(), name)
 
 

@@ -347,6 +347,18 @@ class ExerciseModule(pytest.Module):
         return importlib.import_module(f"graders.{self.lesson.folder}.{self.exercise.slug}")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport | None:
+    """A check that failed with feedback gets a report without a traceback: pytest would otherwise
+    read the source of every frame (a second for a class of failures), only for the feedback to
+    replace it."""
+    if call.excinfo is None or not isinstance(call.excinfo.value, CheckFailed):
+        return None
+    keywords = {name: 1 for name in item.keywords}
+    return pytest.TestReport(item.nodeid, item.location, keywords, "failed", call.excinfo.value.feedback.text(),
+                             call.when, [], call.duration, call.start, call.stop, item.user_properties)
+
+
 def _session(request: pytest.FixtureRequest) -> GradingSession:
     return request.config.pluginmanager.get_plugin("graders-session")
 

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 import shutil
 import subprocess
@@ -106,6 +107,9 @@ def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_c
 
     try:
         import graders.session  # noqa: F401 - torch and the plugin, loaded once for every grading process
+
+        for exercise in lesson.exercises:  # and the checks, which every grading process collects
+            importlib.import_module(f"graders.{lesson.folder}.{exercise.slug}")
 
         jobs_list = [_stage(s, staging, lesson.folder) for s in submissions]
         Pool(min(jobs, len(submissions)), targets, options, deadline, out / "logs").run(jobs_list, done)

@@ -32,6 +32,7 @@ _DTYPES: dict[str, torch.dtype] = {
 _NUMPY_DTYPES = {"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
                  "complex64", "complex128"}
 _MAX_DEPTH = 64
+_PLAIN = (bool, str, int, float)  # what JSON gives back as it was sent
 
 
 class WireError(Exception):
@@ -112,6 +113,9 @@ def _encode(value: Any, blobs: list[bytes], depth: int) -> Any:
     if kind is list:
         return [_encode(item, blobs, depth + 1) for item in value]
     if kind is tuple:
+        if all(type(item) in _PLAIN and (type(item) is not float or math.isfinite(item)) and
+               (type(item) is not int or abs(item) < 2**53) for item in value):
+            return {"tuple": list(value)}  # the common shape (3, 4): no call per item
         return {"tuple": [_encode(item, blobs, depth + 1) for item in value]}
     if kind is dict:
         return {"dict": [[_encode(k, blobs, depth + 1), _encode(v, blobs, depth + 1)] for k, v in value.items()]}
@@ -204,9 +208,12 @@ class _Decoder:
         self.nodes += 1
         if self.nodes % _NODES_BETWEEN_CLOCK_READS == 0 and time.monotonic() > self.deadline:
             raise DecodeTimeout("decoding the answer ran past the call's time limit")
-        if tree is None or type(tree) in (bool, str, int, float):
+        if tree is None or type(tree) in _PLAIN:
             return tree
         if type(tree) is list:
+            if all(type(item) in _PLAIN for item in tree):  # JSON already built them: a list of numbers, say
+                self.nodes += len(tree)
+                return tree
             return [self.decode(item, depth + 1) for item in tree]
         if type(tree) is not dict or len(tree) not in (1, 2, 3):
             raise WireError(f"unexpected node {str(tree)[:80]}")
