@@ -18,7 +18,7 @@ def _default(function: Callable, name: str) -> object:
 def _nbgrader(commands: argparse._SubParsersAction) -> None:
     from graders.nbgrader import build
 
-    parser = commands.add_parser("nbgrader", help="nbgrader: build a course for a lesson")
+    parser = commands.add_parser("nbgrader", help="nbgrader: build a course for a lesson, check its hand-ins")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     make = actions.add_parser("build", help="write nbgrader_config.py and source/<assignment>/ into COURSE_DIR")
     make.add_argument("course_dir", type=Path, metavar="COURSE_DIR", help="the nbgrader course folder (created if needed)")
@@ -32,9 +32,22 @@ def _nbgrader(commands: argparse._SubParsersAction) -> None:
                       help="only this exercise (repeat for more; default: every exercise of the lesson)")
     make.add_argument("--no-prove", dest="prove", action="store_false",
                       help="skip grading the reference with the student bundle after building it")
+    check = actions.add_parser("check", help="find and mend submitted notebooks that would stop autograde (run it "
+                                             "before nbgrader autograde)")
+    check.add_argument("course_dir", type=Path, metavar="COURSE_DIR", help="the nbgrader course folder")
+    check.add_argument("--assignment", default="lesson01", help="the assignment (default: %(default)s)")
+    check.add_argument("--dry-run", action="store_true", help="only report; change nothing")
+    check.set_defaults(run=lambda a: _check_course(a))
     make.set_defaults(run=lambda a: build.main(a.course_dir, assignment=a.assignment, lesson=a.lesson,
                                                course_id=a.course_id, exercise_seconds=a.exercise_seconds,
                                                exercises=a.exercises, prove=a.prove))
+
+
+def _check_course(arguments: argparse.Namespace) -> int:
+    from graders.nbgrader import check
+
+    findings = check.main(arguments.course_dir, assignment=arguments.assignment, dry_run=arguments.dry_run)
+    return sum(1 for f in findings if f.problems)
 
 
 def _grade(commands: argparse._SubParsersAction) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from graders.nbgrader.kernel import KERNEL_NAME, write_kernelspec
@@ -32,6 +33,22 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.Execute.kernel_name = {kernel_name!r}
+
+# Feedback pages that name each exercise and wrap long lines (the template is in {jupyter_folder}/templates/,
+# on top of nbgrader's own), without a copy of nbchecks/ beside each.
+import nbgrader  # noqa: E402
+
+c.HTMLExporter.template_name = {template_name!r}
+c.HTMLExporter.template_file = "graders.html.j2"  # its own name: it extends nbgrader's index.html.j2
+c.HTMLExporter.extra_template_basedirs = [
+    str(Path(__file__).resolve().parent / {jupyter_folder!r} / "templates"),
+    os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates"),
+]
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+    "graders.nbgrader.preprocessors.DropBundleFromFeedback",
+]
 # Jupyter finds that kernel's spec in {jupyter_folder}/kernels/, beside this file.
 os.environ["JUPYTER_PATH"] = os.pathsep.join(
     [str(Path(__file__).resolve().parent / {jupyter_folder!r}), *filter(None, [os.environ.get("JUPYTER_PATH")])])
@@ -43,6 +60,9 @@ c.Execute.interrupt_on_timeout = True
 # A kernel that does not start (or a cell that does not answer) fails that notebook, not the batch.
 c.Execute.startup_timeout = 120
 
+# A test cell a student deleted is put back, so that its exercise is still graded.
+c.OverwriteCells.add_missing_cells = True
+
 # The test cells stop after their own time limit, so a retry would only double a bad submission's time.
 c.Execute.execute_retries = 0
 
@@ -53,7 +73,9 @@ c.Execute.execute_retries = 0
 '''
 
 
-JUPYTER_FOLDER = "jupyter"  # COURSE/jupyter/kernels/<name>/kernel.json
+JUPYTER_FOLDER = "jupyter"  # COURSE/jupyter/kernels/<name>/kernel.json, COURSE/jupyter/templates/<name>/
+TEMPLATE_NAME = "graders-feedback"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 def write_config(course: Path, *, course_id: str, exercise_seconds: float) -> tuple[Path, bool]:
@@ -62,10 +84,14 @@ def write_config(course: Path, *, course_id: str, exercise_seconds: float) -> tu
 
     Returns the path and whether it was written."""
     write_kernelspec(course / JUPYTER_FOLDER)
+    templates = course / JUPYTER_FOLDER / "templates"
+    shutil.rmtree(templates / TEMPLATE_NAME, ignore_errors=True)
+    shutil.copytree(TEMPLATES / TEMPLATE_NAME, templates / TEMPLATE_NAME)
     path = course / "nbgrader_config.py"
     if path.exists() and not path.read_text().startswith(MARKER):
         return path, False
     cell_timeout = int(exercise_seconds) + 60
     path.write_text(TEMPLATE.format(marker=MARKER, course_id=course_id, exercise_seconds=exercise_seconds,
-                                    cell_timeout=cell_timeout, kernel_name=KERNEL_NAME, jupyter_folder=JUPYTER_FOLDER))
+                                    cell_timeout=cell_timeout, kernel_name=KERNEL_NAME, jupyter_folder=JUPYTER_FOLDER,
+                                    template_name=TEMPLATE_NAME))
     return path, True

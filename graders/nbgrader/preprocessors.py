@@ -6,16 +6,21 @@ student source in the cell's metadata; `RestoreStudentCells` puts them back once
 is done, so the autograded notebook and its feedback show the student's code as handed in.
 The test cells grade the answers from the notebook file on disk, which nbgrader wrote before
 executing: student code runs only in the sandboxed workers. nbgrader_config.py lists the
-pipeline (`c.Autograde.autograde_preprocessors`, written by the build).
+pipeline (`c.Autograde.autograde_preprocessors`, written by the build). A third step keeps the
+bundle out of the feedback folders.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
 from typing import Any
 
+from nbconvert.preprocessors import Preprocessor
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool
 
 from graders.nbgrader.runtime import BLANKED_ENV, SETUP_PREFIX, TEST_CELL
 
@@ -53,4 +58,20 @@ class RestoreStudentCells(NbGraderPreprocessor):
             if STASH in cell.get("metadata", {}):
                 cell.source = cell.metadata.pop(STASH)
         os.environ.pop(BLANKED_ENV, None)
+        return nb, resources
+
+
+class DropBundleFromFeedback(Preprocessor):
+    """In generate_feedback: remove the copy of nbchecks/ that nbgrader makes beside each feedback
+    file (it copies every file of the autograded folder); students already have the bundle."""
+
+    enabled = Bool(True)  # nbconvert's preprocessors are off unless told; nbgrader lists this one to run
+
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> tuple[NotebookNode, dict[str, Any]]:
+        info = resources.get("nbgrader", {})
+        autograded = Path(resources.get("metadata", {}).get("path", ""))  # autograded/<student>/<assignment>
+        if len(autograded.parts) >= 3 and info.get("student") and info.get("assignment"):
+            copied = autograded.parents[2] / "feedback" / info["student"] / info["assignment"] / "nbchecks"
+            if (copied / "runtime.py").is_file():
+                shutil.rmtree(copied, ignore_errors=True)
         return nb, resources

@@ -163,7 +163,18 @@ class Checks:
         self.spent += float(exercise.get("seconds", 0.0))
         print_feedback(exercise, public_only=not self.instructor)
         show_plots(exercise)
+        if os.environ.get("NBGRADER_EXECUTION") == "validate":
+            return self._validated(exercise, slug)
         return round(min(float(exercise["score"]), self.points[slug]), 6)
+
+    def _validated(self, exercise: dict, slug: str) -> float:
+        """What `nbgrader validate` (the students' Validate button) is told: the cell's full points
+        when every check that ran passed, else that share of them. Only the public checks run
+        there, so returning their points alone would fail every correct notebook; nothing of
+        validate is recorded, so this never reaches a grade."""
+        ran = float(exercise.get("max_score", 0.0))
+        share = float(exercise["score"]) / ran if ran else 0.0
+        return round(min(share, 1.0) * self.points[slug], 6)
 
     def _unsafe_autograde(self) -> str:
         """Under autograde, why the kernel may have run student code ('' when it cannot have)."""

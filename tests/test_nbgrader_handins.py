@@ -1,0 +1,115 @@
+"""What happens to hand-ins on the nbgrader path, with nbgrader's own commands: the students'
+Validate button, the pre-autograde check that mends copied cells and renamed notebooks, and
+feedback pages that name each exercise and carry no copy of the bundle."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import course_config
+from graders.nbgrader import build
+
+nbgrader_api = pytest.importorskip("nbgrader.api")
+
+ROOT = course_config.ROOT
+SLUGS = ["sin_exp_derivative", "views"]
+SUBMISSIONS = Path(__file__).parent / "submissions"
+
+
+def _nbgrader(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    run = subprocess.run(["nbgrader", *args], cwd=cwd, capture_output=True, text=True, timeout=900)
+    if check:
+        assert run.returncode == 0, f"nbgrader {' '.join(args)}:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    return run
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("handins")
+    build.main(folder, course_id="handins", exercises=SLUGS, prove=False)
+    _nbgrader(folder, "generate_assignment", "lesson01")
+    return folder
+
+
+def _answered(course: Path, answers: dict[str, str]) -> nbformat.NotebookNode:
+    notebook = nbformat.read(course / "release" / "lesson01" / "lesson01.ipynb", as_version=4)
+    for cell in notebook.cells:
+        slug = cell.metadata.get("nbgrader", {}).get("grade_id", "").removeprefix("answer-")
+        if slug in answers:
+            cell.source = f"%%answer {slug}\n{answers[slug]}"
+    return notebook
+
+
+def _reference(slug: str) -> str:
+    return (ROOT / "reference" / "lesson01" / f"{slug}.py").read_text()
+
+
+def _validate(course: Path, notebook: nbformat.NotebookNode, tmp_path: Path) -> str:
+    """`nbgrader validate` as a student runs it: in their copy of the release, not the course."""
+    folder = tmp_path / "student"
+    shutil.copytree(course / "release" / "lesson01", folder)
+    nbformat.write(notebook, folder / "lesson01.ipynb")
+    return _nbgrader(folder, "validate", "lesson01.ipynb", check=False).stdout
+
+
+def test_validate_passes_a_correct_notebook(course: Path, tmp_path: Path) -> None:
+    output = _validate(course, _answered(course, {s: _reference(s) for s in SLUGS}), tmp_path)
+    assert "Success! Your notebook passes all the tests." in output, output[-3000:]
+
+
+def test_validate_fails_a_wrong_notebook(course: Path, tmp_path: Path) -> None:
+    wrong = (SUBMISSIONS / "sin_exp_derivative" / "sign_error.py").read_text()
+    output = _validate(course, _answered(course, {"sin_exp_derivative": wrong, "views": _reference("views")}), tmp_path)
+    assert "VALIDATION FAILED" in output, output[-3000:]
+    assert "test-sin_exp_derivative" in output or "sin_exp_derivative" in output
+
+
+def _submit(course: Path, student: str, notebook: nbformat.NotebookNode, name: str = "lesson01.ipynb") -> Path:
+    target = course / "submitted" / student / "lesson01"
+    target.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target / name)
+    return target / name
+
+
+def test_check_mends_a_copied_cell_and_a_renamed_notebook_so_autograde_grades_the_class(course: Path) -> None:
+    solved = _answered(course, {s: _reference(s) for s in SLUGS})
+    copied = nbformat.from_dict(json.loads(nbformat.writes(solved)))
+    answer = next(c for c in copied.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer-views")
+    copied.cells.append(nbformat.v4.new_code_cell(answer.source, metadata=json.loads(json.dumps(answer.metadata))))
+    _submit(course, "copier", copied)
+    _submit(course, "renamer", solved, name="lesson01 (1).ipynb")
+    _submit(course, "honest", solved)
+    stopped = _nbgrader(course, "autograde", "lesson01", check=False)
+    assert stopped.returncode != 0  # nbgrader #1083: one copied cell stops the batch
+
+    report = subprocess.run(["python", "-m", "graders", "nbgrader", "check", str(course)], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert "copier: mended: lesson01.ipynb: 1 copied cell(s)" in report.stdout, report.stdout + report.stderr
+    assert "renamer: mended: renamed 'lesson01 (1).ipynb' to 'lesson01.ipynb'" in report.stdout
+    assert (course / "submitted" / "renamer" / "lesson01" / "lesson01.ipynb").is_file()
+    assert list((course / "check-backups").rglob("lesson01.ipynb"))
+    again = subprocess.run(["python", "-m", "graders", "nbgrader", "check", str(course)], cwd=ROOT,
+                           capture_output=True, text=True)
+    assert "every hand-in is ready for autograde" in again.stdout
+
+    _nbgrader(course, "autograde", "lesson01", "--force")
+    points = sum(course_config.LESSON_01.exercise(s).points for s in SLUGS)
+    with nbgrader_api.Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="handins") as gradebook:
+        for student in ("copier", "renamer", "honest"):
+            assert gradebook.find_submission("lesson01", student).score == pytest.approx(points), student
+
+    _nbgrader(course, "generate_feedback", "lesson01")
+    feedback = course / "feedback" / "honest" / "lesson01"
+    html = (feedback / "lesson01.html").read_text()
+    for index, slug in enumerate(SLUGS, start=1):
+        title = course_config.LESSON_01.exercise(slug).title
+        assert f'href="#test-{slug}">{index}. {title}</a>' in html.replace("&#39;", "'")
+    assert "Test cell</a>" not in html
+    assert "white-space: pre-wrap" in html
+    assert not (feedback / "nbchecks").exists()
