@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from conftest import ROOT, mistake_submissions
+from graders.fresh import twin_run
 from graders.lesson01 import dtypes_and_devices as checks
 
 SLUG = "dtypes_and_devices"
@@ -50,6 +51,26 @@ def test_moving_to_meta_keeps_dtype_and_shape_but_not_the_device() -> None:
     moved = checks.moved_layout(_reference_module(), checks.lesson_batch(), "meta")
     assert moved["labels"] == ("tensor", "meta", torch.int64, (2,))
     assert moved["names"] == ("value", ["first", "second"])
+
+
+def test_a_twin_run_gives_fresh_arrays_and_batches_of_the_lessons_kind_and_shows_them() -> None:
+    lesson = [*checks.feature_arrays().values(), *checks.label_arrays().values()]
+    batch = checks.lesson_batch()
+    with twin_run(1):
+        fresh = {**checks.feature_arrays(), **checks.label_arrays()}
+        fresh_batch, order = checks.lesson_batch(), checks.scenarios()
+        batch_text = checks.batch_text(fresh_batch)
+    for (text, a), published in zip(fresh.items(), lesson):
+        assert a.dtype == published.dtype and a.shape == published.shape and not np.array_equal(a, published)
+        assert np.array_equal(eval(text.removeprefix("a = ").removesuffix(" (labels read from a text file)")), a)
+    labels = np.concatenate(list(fresh.values())[2:])
+    assert set(labels) <= {0, 1, 2}  # class indices in the lesson's range, whole numbers in the float array too
+    assert fresh_batch.keys() == batch.keys() and fresh_batch["names"] != batch["names"]
+    for key in ("features", "labels"):
+        assert fresh_batch[key].dtype == batch[key].dtype and fresh_batch[key].shape == batch[key].shape
+    assert (1 <= fresh_batch["features"]).all() and (fresh_batch["features"] < 6).all()
+    assert str(fresh_batch["labels"].tolist()) in batch_text and fresh_batch["names"][0] in batch_text
+    assert sorted(order) == sorted(checks.SCENARIOS) and order != checks.SCENARIOS
 
 
 @pytest.mark.parametrize("submission", PUBLIC_MISTAKES, ids=[s.path.stem for s in PUBLIC_MISTAKES])

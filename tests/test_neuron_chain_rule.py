@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from graders.fresh import twin_run
 from graders.lesson01 import neuron_chain_rule as checks
 from reference.lesson01 import neuron_chain_rule as reference
 
@@ -17,8 +18,27 @@ def test_the_lesson_case_gives_the_printed_numbers() -> None:
     assert torch.allclose(reference.neuron_grad_by_hand(w, inp), checks.autograd_gradient(reference, w, inp))
 
 
+def twin_cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
+    cases = []
+    for seed in range(20):
+        with twin_run(seed):
+            w, inp = checks.lesson_case()
+            cases.append((checks.case_text(w, inp), w, inp))
+    return cases
+
+
+def test_twin_cases_are_the_lessons_kind_and_shown_as_they_are() -> None:
+    lesson_w, lesson_inp = checks.lesson_case()
+    for text, w, inp in twin_cases():
+        assert w.dtype == inp.dtype == torch.float32 and w.shape == inp.shape == (3,)
+        assert (-2 <= w).all() and (w <= 1).all() and (1 <= inp).all() and (inp <= 4).all()
+        assert 0.5 <= abs((w * inp).sum().item()) <= 3 and not torch.equal(w, lesson_w)
+        shown_w, shown_inp = text.removeprefix("w = ").split(", inp = ")
+        assert torch.equal(eval(shown_w), w) and torch.equal(eval(shown_inp), inp)
+
+
 def test_no_variant_is_mistaken_for_the_right_answer() -> None:
-    cases = [("lesson", *checks.lesson_case())] + checks.fresh_cases()
+    cases = [("lesson", *checks.lesson_case())] + checks.fresh_cases() + twin_cases()
     for _, w, inp in cases:
         right = checks.autograd_gradient(reference, w, inp)
         for name, values in checks.wrong_gradients(w, inp).items():

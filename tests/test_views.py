@@ -7,9 +7,12 @@ from __future__ import annotations
 import re
 
 import pytest
+import torch
 
 from conftest import ROOT, mistake_submissions
+from graders.fresh import twin_run
 from graders.lesson01 import views as checks
+from reference.lesson01 import views as reference
 
 SLUG = "views"
 REFERENCE = ROOT / "reference" / "lesson01" / f"{SLUG}.py"
@@ -55,6 +58,20 @@ def test_data_ptr_and_the_storage_disagree_only_on_slices_that_start_later(pairs
     differs = [name for name, t, p in zip(pairs, truth, checks.data_ptr_answers(case, 3, pairs)) if t != p]
     assert differs and all("x[" in name for name in differs)
     assert True in truth and False in truth
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_twin_run_shuffles_the_lessons_numbers_and_keeps_each_pairs_relation(seed: int) -> None:
+    lesson = dict(zip(checks.LESSON_PAIRS, checks.reference_answers(reference, *checks.lesson_pairs())))
+    lesson[checks.EQUAL_VALUES] = lesson.pop(checks.ARANGE_PAIR)  # its twin: equal values, not shared
+    with twin_run(seed):
+        case, rows, pairs = checks.lesson_pairs()
+        x, grid = checks.build(case), checks.build(checks.lesson_case(GRID))
+        assert sorted(pairs) == sorted(lesson) and rows in (2, 3, 4, 6) and set(checks.grid_rows()) <= {2, 3, 4, 6}
+        assert checks.reference_answers(reference, case, rows, pairs) == [lesson[name] for name in pairs]
+    assert x.dtype == torch.int64 and sorted(x.tolist()) == list(range(12)) and x.tolist() != list(range(12))
+    assert grid.dtype == torch.float32 and grid.shape == (3, 4) and grid.is_contiguous()
+    assert torch.equal(*checks.PAIR_MAKERS[checks.EQUAL_VALUES](x, rows))  # still a pair of merely equal values
 
 
 @pytest.mark.parametrize("submission", MISTAKES, ids=[s.path.stem for s in MISTAKES])

@@ -1,15 +1,19 @@
 """Checks of `dtypes_and_devices` ("Tensors": dtype and device; "Common pitfalls": mixing
 dtypes; companion: "Devices: CPU, CUDA, MPS").
 
-Oracles: the reference on the same arrays and batches. A CPU-only machine cannot grow a
-GPU, so a driver makes torch *say* that CUDA and MPS are (or are not) available inside
-the worker, and the reference is asked the same way here. Moving a batch is observed on
-the "meta" device, which every torch build has: a tensor moved there keeps its shape and
-dtype but has no data, so it is described in the worker instead of sent back.
+Oracles: the reference on the same arrays and batches (in a public check's twin run, fresh
+arrays and a fresh batch of the same shapes, dtypes and ranges, and the backends' scenarios
+in another order). A CPU-only machine cannot grow a GPU, so a driver makes torch *say* that
+CUDA and MPS are (or are not) available inside the worker, and the reference is asked the
+same way here. Moving a batch is observed on the "meta" device, which every torch build
+has: a tensor moved there keeps its shape and dtype but has no data, so it is described in
+the worker instead of sent back.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 from contextlib import contextmanager
 from dataclasses import replace
 from types import ModuleType
@@ -23,6 +27,7 @@ from graders.check import checks_for
 from graders.compare import describe
 from graders.expect import expect_tensor
 from graders.feedback import fail
+from graders.fresh import twin, twin_generator, twin_random
 from graders.mistakes import Mistake, Suspect
 from graders.recording import expected
 from graders.student import Returned, Student
@@ -79,9 +84,58 @@ LESSON_BATCH = ('batch = {"features": torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 
                 '"labels": torch.tensor([0, 2]), "names": ["first", "second"]}')
 
 
+def feature_arrays() -> dict[str, np.ndarray]:
+    """The lesson's arrays by how messages show them; in a public check's twin run, fresh float64
+    arrays of the same shapes and ranges."""
+    if not twin():
+        return {text: make() for text, make in FEATURE_ARRAYS.items()}
+    generator = twin_generator()
+    # Two decimals, so that messages can show each array exactly as np.array would make it.
+    arrays = [np.round(torch.rand(shape, generator=generator, dtype=torch.float64).numpy() * (high - low) + low, 2)
+              for shape, low, high in (((3,), 0.5, 2.5), ((2, 3), 1.0, 6.0))]
+    return {_array_text(a): a for a in arrays}
+
+
+def label_arrays() -> dict[str, np.ndarray]:
+    """The lesson's labels; in a twin run, fresh class indices in [0, 2] of the same sizes, as
+    int64 and as whole-number float64 (labels read from a text file)."""
+    if not twin():
+        return {text: make() for text, make in LABEL_ARRAYS.items()}
+    generator = twin_generator()
+    ints = torch.randint(0, 3, (5,), generator=generator).numpy()
+    floats = torch.randint(0, 3, (3,), generator=generator).double().numpy()
+    return {_array_text(ints): ints, f"{_array_text(floats)} (labels read from a text file)": floats}
+
+
+def _array_text(a: np.ndarray) -> str:
+    return f"a = np.array({a.tolist()})"
+
+
+def scenarios() -> tuple[tuple[bool, bool], ...]:
+    """The four (CUDA, MPS) scenarios; in a twin run, in another order. pick_device takes no
+    input, but the worker keeps the module between calls: the order stops answers by counting."""
+    if not twin():
+        return SCENARIOS
+    return twin_random().choice([order for order in itertools.permutations(SCENARIOS) if order != SCENARIOS])
+
+
 def lesson_batch() -> dict[str, Any]:
-    return {"features": torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), "labels": torch.tensor([0, 2]),
-            "names": ["first", "second"]}
+    """The lesson's batch; in a twin run, a fresh one of the same kind: 2×3 float32 features in
+    [1, 6), two int64 labels in [0, 2] and two names."""
+    if not twin():
+        return {"features": torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), "labels": torch.tensor([0, 2]),
+                "names": ["first", "second"]}
+    generator, draw = twin_generator(), twin_random()
+    return {"features": torch.rand(2, 3, generator=generator) * 5 + 1,
+            "labels": torch.randint(0, 3, (2,), generator=generator),
+            "names": [f"sample {draw.randrange(1000)}" for _ in range(2)]}
+
+
+def batch_text(batch: dict[str, Any]) -> str:
+    if not twin():
+        return LESSON_BATCH
+    return (f'batch = {{"features": a fresh 2×3 float32 tensor in [1, 6), "labels": '
+            f'torch.tensor({batch["labels"].tolist()}), "names": {json.dumps(batch["names"])}}}')
 
 
 @expected
@@ -270,23 +324,22 @@ def expect_moves(student: Student, reference: ModuleType, batch: dict, text: str
 
 @check
 def test_features_are_float32(student: Student, reference: ModuleType) -> None:
-    for text, make in FEATURE_ARRAYS.items():
-        a = make()
+    for text, a in feature_arrays().items():
         expect_features(student.call("to_features", a, shown_as=f"to_features(a) with {text}"), reference, a)
 
 
 @check
 def test_labels_are_int64(student: Student, reference: ModuleType) -> None:
-    for text, make in LABEL_ARRAYS.items():
-        a = make()
+    for text, a in label_arrays().items():
         expect_labels(student.call("to_labels", a, shown_as=f"to_labels(a) with {text}"), reference, a)
 
 
 @check
 def test_pick_device_prefers_cuda_then_mps(student: Student, reference: ModuleType) -> None:
-    wrong_order = mps_first_devices(SCENARIOS)  # asked up front, so that it is recorded with the rest
+    cases = scenarios()
+    wrong_order = mps_first_devices(cases)  # asked up front, so that it is recorded with the rest
     answers = []
-    for (cuda, mps), want in zip(SCENARIOS, reference_devices(reference, SCENARIOS)):
+    for (cuda, mps), want in zip(cases, reference_devices(reference, cases)):
         returned = _run(student, chosen_device, "pick_device", cuda, mps,
                         shown_as=f"pick_device() with {_scenario(cuda, mps)}")
         if type(returned.value) is not torch.device:
@@ -299,7 +352,7 @@ def test_pick_device_prefers_cuda_then_mps(student: Student, reference: ModuleTy
     if not wrong:
         return
     returned, got, want = wrong[0]
-    summary = f"pick_device() chose {got.type} with {_scenario(*SCENARIOS[answers.index(wrong[0])])}; expected {want.type}."
+    summary = f"pick_device() chose {got.type} with {_scenario(*cases[answers.index(wrong[0])])}; expected {want.type}."
     if [got.type for _, got, _ in answers] == wrong_order:
         _fail_named(returned, summary, WRONG_BACKEND_ORDER, str(got), str(want))
     fail(summary, call=returned.call, got=str(got), expected=str(want),
@@ -310,7 +363,8 @@ def test_pick_device_prefers_cuda_then_mps(student: Student, reference: ModuleTy
 
 @check
 def test_move_batch_moves_every_tensor(student: Student, reference: ModuleType) -> None:
-    expect_moves(student, reference, lesson_batch(), LESSON_BATCH)
+    batch = lesson_batch()
+    expect_moves(student, reference, batch, batch_text(batch))
 
 
 # ---------------------------------------------------------------- hidden checks

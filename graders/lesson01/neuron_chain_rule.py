@@ -1,8 +1,9 @@
 """Checks of `neuron_chain_rule` (the single neuron of "Autograd: gradients for free").
 
 Oracles: the reference neuron for the output, and torch.autograd on the reference neuron
-for the gradient. Public checks use the lesson's w = [1, −2, 0.5] and inp = [3, 1, 4];
-hidden ones use seeded random weights and inputs of other sizes, float32 and float64.
+for the gradient. Public checks use the lesson's w = [1, −2, 0.5] and inp = [3, 1, 4]
+(in their twin run, three fresh weights and inputs of the same ranges); hidden ones use
+seeded random weights and inputs of other sizes, float32 and float64.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from graders.check import checks_for
 from graders.compare import describe
 from graders.expect import expect_tensor
 from graders.feedback import fail
+from graders.fresh import twin, twin_random
 from graders.mistakes import Mistake, Suspect
 from graders.recording import expected
 from graders.student import Returned, Student
@@ -75,7 +77,28 @@ AUTOGRAD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
 
 
 def lesson_case() -> tuple[torch.Tensor, torch.Tensor]:
-    return torch.tensor([1.0, -2.0, 0.5]), torch.tensor([3.0, 1.0, 4.0])
+    """The lesson's w and inp; in a public check's twin run, three fresh float32 weights in
+    [−2, 1] and inputs in [1, 4], the lesson's ranges, with 0.5 ≤ |z| ≤ 3 as the lesson's z = 3
+    is: there σ′(z) is large enough that a wrong gradient cannot pass for a right one."""
+    if not twin():
+        return torch.tensor([1.0, -2.0, 0.5]), torch.tensor([3.0, 1.0, 4.0])
+    draw = twin_random()
+    while True:  # two decimals, so that case_text can show the values exactly as torch.tensor takes them
+        w = [round(draw.uniform(-2.0, 1.0), 2) for _ in range(3)]
+        inp = [round(draw.uniform(1.0, 4.0), 2) for _ in range(3)]
+        if 0.5 <= abs(sum(a * b for a, b in zip(w, inp))) <= 3.0:
+            return torch.tensor(w), torch.tensor(inp)
+
+
+def case_text(w: torch.Tensor, inp: torch.Tensor) -> str:
+    """How messages show the case passed in: the lesson's, or the twin run's own values."""
+    if not twin():
+        return LESSON_CASE
+    return f"w = torch.tensor({_values(w)}), inp = torch.tensor({_values(inp)})"
+
+
+def _values(t: torch.Tensor) -> str:
+    return "[" + ", ".join(f"{v:g}" for v in t.tolist()) + "]"
 
 
 def fresh_cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
@@ -157,13 +180,14 @@ def backward_through_neuron(module: ModuleType, w: torch.Tensor, inp: torch.Tens
 @check
 def test_neuron_on_lesson_case(student: Student, reference: ModuleType) -> None:
     w, inp = lesson_case()
-    expect_neuron(student.call("neuron", w, inp, shown_as=f"neuron(w, inp) with {LESSON_CASE}"), reference, w, inp)
+    expect_neuron(student.call("neuron", w, inp, shown_as=f"neuron(w, inp) with {case_text(w, inp)}"),
+                  reference, w, inp)
 
 
 @check
 def test_neuron_keeps_the_graph(student: Student, reference: ModuleType) -> None:
     w, inp = lesson_case()
-    shown = f"out = neuron(w, inp); out.backward() with {LESSON_CASE}, w requiring grad"
+    shown = f"out = neuron(w, inp); out.backward() with {case_text(w, inp)}, w requiring grad"
     returned = student.run(backward_through_neuron, w, inp, shown_as=shown)
     got = returned.value if type(returned.value) is dict else {}
     out = got.get("out")
@@ -190,7 +214,8 @@ def test_neuron_keeps_the_graph(student: Student, reference: ModuleType) -> None
 @check
 def test_grad_by_hand_on_lesson_case(student: Student, reference: ModuleType) -> None:
     w, inp = lesson_case()
-    returned = student.call("neuron_grad_by_hand", w, inp, shown_as=f"neuron_grad_by_hand(w, inp) with {LESSON_CASE}")
+    returned = student.call("neuron_grad_by_hand", w, inp,
+                            shown_as=f"neuron_grad_by_hand(w, inp) with {case_text(w, inp)}")
     expect_hand_gradient(returned, reference, w, inp)
 
 
@@ -198,7 +223,7 @@ def test_grad_by_hand_on_lesson_case(student: Student, reference: ModuleType) ->
 def test_grad_by_hand_without_autograd(student: Student, reference: ModuleType) -> None:
     w, inp = lesson_case()
     returned = student.call("neuron_grad_by_hand", w, inp, trace=True,
-                            shown_as=f"neuron_grad_by_hand(w, inp) with {LESSON_CASE}")
+                            shown_as=f"neuron_grad_by_hand(w, inp) with {case_text(w, inp)}")
     expect_hand_gradient(returned, reference, w, inp)  # no points for a wrong gradient made without autograd
     used = returned.calls_to(*AUTOGRAD_CALLS)
     info = origin(returned.value) if type(returned.value) is torch.Tensor else None

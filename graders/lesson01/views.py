@@ -5,7 +5,9 @@ tensor sent back from the worker arrives as a fresh copy anyway. So a driver bui
 input inside the worker, calls the student's function there and reports the result
 together with whether it shares the input's storage. The same driver runs the reference
 here, on the same input: that is the oracle. Inputs are named by plain data (a layout
-such as "x.T", a shape, a dtype, a seed) so that both sides build the same tensor.
+such as "x.T", a shape, a dtype, a seed) so that both sides build the same tensor. In a
+public check's twin run the lesson's torch.arange input is shuffled by a fresh seed (the same
+layout, shape, dtype and numbers, in another order), with other row counts.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from graders.check import checks_for
 from graders.compare import describe
 from graders.expect import expect_tensor, fail_with_mistake
 from graders.feedback import fail
+from graders.fresh import twin, twin_random
 from graders.mistakes import Mistake, Suspect
 from graders.recording import expected
 from graders.student import Returned, Student
@@ -87,6 +90,10 @@ PAIRS: dict[str, Callable[[torch.Tensor, int], tuple[torch.Tensor, torch.Tensor]
     "x, x.detach()": lambda x, r: (x, x.detach()),
 }
 LESSON_PAIRS = tuple(list(PAIRS)[:6])
+ARANGE_PAIR, EQUAL_VALUES = "x, torch.arange({n})", "x, torch.tensor(x.tolist())"
+# A shuffled x no longer holds torch.arange's values, so a twin run makes its pair of merely
+# equal values from x's own values. Kept out of PAIRS, which the hidden checks run whole.
+PAIR_MAKERS = {**PAIRS, EQUAL_VALUES: lambda x, r: (x, torch.tensor(x.tolist()))}
 
 
 def build(case: tuple) -> torch.Tensor:
@@ -95,6 +102,36 @@ def build(case: tuple) -> torch.Tensor:
     n = math.prod(shape)
     values = torch.arange(n) if seed is None else torch.randperm(n, generator=torch.Generator().manual_seed(seed))
     return LAYOUTS[layout](values.to(getattr(torch, dtype)).reshape(shape))
+
+
+def lesson_case(case: tuple) -> tuple:
+    """A case of the lesson's torch.arange input as it is; in a public check's twin run, its
+    numbers shuffled by a fresh seed: the same layout, shape, dtype and value range."""
+    return (*case[:3], twin_random().randrange(2**31)) if twin() else case
+
+
+def grid_rows() -> tuple[int, ...]:
+    """The row counts as_grid is asked for: the lesson's 3 and 2; in a twin run, two drawn from
+    all the ways to cut the lesson's 12 elements into a grid (2, 3, 4 or 6 rows)."""
+    return tuple(twin_random(1).sample(_row_counts(), 2)) if twin() else (3, 2)
+
+
+def lesson_pairs() -> tuple[tuple, int, tuple[str, ...]]:
+    """shares_memory's case, rows and pairs: the lesson's; in a twin run, the lesson's x shuffled,
+    a drawn row count, and the same relations in a shuffled order (the worker keeps the module
+    between calls, so the order stops answers by counting)."""
+    if not twin():
+        return LESSON_FLAT, 3, LESSON_PAIRS
+    draw = twin_random(2)
+    pairs = [EQUAL_VALUES if name == ARANGE_PAIR else name for name in LESSON_PAIRS]
+    draw.shuffle(pairs)
+    return lesson_case(LESSON_FLAT), draw.choice(_row_counts()), tuple(pairs)
+
+
+def _row_counts() -> list[int]:
+    """Row counts that divide the lesson's flat x into a grid of at least two rows and two columns."""
+    n = math.prod(LESSON_FLAT[1])
+    return [rows for rows in range(2, n // 2 + 1) if n % rows == 0]
 
 
 def case_text(case: tuple) -> str:
@@ -130,7 +167,7 @@ def pair_answers(module: Any, case: tuple, rows: int, pairs: tuple) -> Any:
     if not callable(target):
         return MISSING
     x = build(case)
-    return [target(*PAIRS[name](x, rows)) for name in pairs]
+    return [target(*PAIR_MAKERS[name](x, rows)) for name in pairs]
 
 
 @expected
@@ -150,7 +187,7 @@ def swapped_grid(case: tuple, rows: int) -> torch.Tensor:
 
 @expected
 def data_ptr_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
-    return [a.data_ptr() == b.data_ptr() for a, b in (PAIRS[name](build(case), rows) for name in pairs)]
+    return [a.data_ptr() == b.data_ptr() for a, b in (PAIR_MAKERS[name](build(case), rows) for name in pairs)]
 
 
 def _run(student: Student, driver: Callable, function: str, *args: Any, shown_as: str) -> Returned:
@@ -220,24 +257,24 @@ LESSON_GRID = ("x", (3, 4), "float32", None)  # the lesson's x = torch.arange(12
 
 @check
 def test_as_grid_is_a_view(student: Student, reference: ModuleType) -> None:
-    for rows in (3, 2):
-        expect_view(student, reference, "as_grid", LESSON_FLAT, rows, must_share=True)
+    for rows in grid_rows():
+        expect_view(student, reference, "as_grid", lesson_case(LESSON_FLAT), rows, must_share=True)
 
 
 @check
 def test_flatten_contiguous_is_a_view(student: Student, reference: ModuleType) -> None:
-    expect_view(student, reference, "flatten", LESSON_GRID, must_share=True)
+    expect_view(student, reference, "flatten", lesson_case(LESSON_GRID), must_share=True)
 
 
 @check
 def test_flatten_non_contiguous(student: Student, reference: ModuleType) -> None:
     for layout in ("x.T", "x[:, ::2]"):
-        expect_view(student, reference, "flatten", (layout, *LESSON_GRID[1:]), must_share=False)
+        expect_view(student, reference, "flatten", lesson_case((layout, *LESSON_GRID[1:])), must_share=False)
 
 
 @check
 def test_shares_memory_on_lesson_pairs(student: Student, reference: ModuleType) -> None:
-    expect_answers(student, reference, LESSON_FLAT, 3, LESSON_PAIRS)
+    expect_answers(student, reference, *lesson_pairs())
 
 
 # ---------------------------------------------------------------- hidden checks
