@@ -83,7 +83,39 @@ def _positive(jobs: int | None) -> bool:
     return True
 
 
-VERBS = (_nbgrader, _grade)
+def _release(commands: argparse._SubParsersAction) -> None:
+    from graders import handout
+
+    parser = commands.add_parser("release", help="write the repository students get for the pytest exercises/ way")
+    parser.add_argument("out_dir", type=Path, metavar="OUT_DIR", help="a new folder for the handout repository")
+    parser.add_argument("--lesson", default=_default(handout.main, "lesson"), help="which lesson (default: %(default)s)")
+    parser.add_argument("--classroom", action="store_true",
+                        help="add .github/workflows/classroom.yml: GitHub Classroom grades every push")
+    parser.set_defaults(run=lambda a: handout.main(a.out_dir, lesson=a.lesson, classroom=a.classroom) and 0)
+
+
+def _gradescope(commands: argparse._SubParsersAction) -> None:
+    from graders import gradescope
+
+    parser = commands.add_parser("gradescope", help="Gradescope: build an autograder zip (and what it runs there)")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    make = actions.add_parser("build", help="write the autograder zip to upload to Gradescope")
+    make.add_argument("out_zip", type=Path, metavar="OUT.zip")
+    make.add_argument("--allow-unconfined", action="store_true",
+                      help="grade even where Gradescope's container cannot hold the whole sandbox (not tamper-proof)")
+    make.set_defaults(run=lambda a: gradescope.build(a.out_zip, allow_unconfined=a.allow_unconfined) and 0)
+    for name, helps in (("run", "grade ROOT/submission/ into ROOT/results/results.json (run_autograder runs it)"),
+                        ("prepare", "grade the reference once into the expected-values cache (setup.sh runs it)")):
+        action = actions.add_parser(name, help=helps)
+        action.add_argument("--root", type=Path, default=Path("/autograder"), help="Gradescope's folder (default: %(default)s)")
+        if name == "run":
+            action.add_argument("--allow-unconfined", action="store_true", help="as for build")
+            action.set_defaults(run=lambda a: gradescope.run(a.root, allow_unconfined=a.allow_unconfined))
+        else:
+            action.set_defaults(run=lambda a: gradescope.prepare(a.root) or 0)
+
+
+VERBS = (_nbgrader, _grade, _release, _gradescope)
 
 
 def parser() -> argparse.ArgumentParser:

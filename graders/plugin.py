@@ -68,6 +68,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("graders_call_seconds", CALL_SECONDS_HELP)
     parser.addini("graders_plots", PLOTS_HELP)
     parser.addini("graders_require_confinement", REQUIRE_CONFINEMENT_HELP, type="bool", default=False)
+    parser.addini("graders_replay", REPLAY_HELP + " (a relative path is taken from the ini file's folder)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -75,7 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", HIDDEN_MARKER)
     # Replayed runs read their inputs from the recording, and cached ones from the cache once it exists.
     cached = config.getoption("graders_cache") and Path(config.getoption("graders_cache")).is_file()
-    if not config.getoption("graders_replay") and not cached:
+    if replay_file(config) is None and not cached:
         wanted = exercises_reached([str(arg) for arg in config.args], Path(config.invocation_params.dir))
         if wanted and config.getoption("graders_draw_ahead"):
             lessons = {folder for folder, _ in wanted}
@@ -91,6 +92,20 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if not config.getoption("graders_draw_ahead"):
         drawing.DRAWER.close()
+
+
+def replay_file(config: pytest.Config) -> Path | None:
+    """The recorded expected values to replay: --replay-expected, else the ini's graders_replay
+    (how a handout repository points at its bundle)."""
+    given = config.getoption("graders_replay")
+    if given:
+        return Path(given)
+    from_ini = config.getini("graders_replay")
+    if not from_ini:
+        return None
+    path = Path(from_ini)
+    base = config.inipath.parent if config.inipath is not None else config.rootpath
+    return path if path.is_absolute() else base / path
 
 
 def exercises_reached(args: list[str], here: Path) -> list[tuple[str, str]]:

@@ -25,6 +25,7 @@ import course_config
 from graders import eager_dynamo, sandbox
 from graders.allowance import Allowance
 from graders.feedback import CheckFailed, Feedback
+from graders.plugin import replay_file
 from graders.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
 from graders.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, shown_message, tally
 from graders.sandbox import Budget, Confinement, Settings
@@ -261,7 +262,7 @@ class GradingSession:
         target = self.json_path()
         if target is not None and (target.is_symlink() or target.exists()) and not target.is_dir():
             target.unlink()  # a crash must not leave an older result looking like this run's
-        replay = self.config.getoption("graders_replay")
+        replay = replay_file(self.config)
         cache = self.config.getoption("graders_cache")
         self.fill_cache = False
         if replay:

@@ -36,8 +36,9 @@ DEADLINE_MARGIN = 120.0  # a grading process's start-up and the checks' own time
 
 def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "lesson01",
          assignment: str | None = None, student_pattern: str = DEFAULT_STUDENT_PATTERN,
-         gradebook: bool = False, allow_unconfined: bool = False) -> int:
-    """Grade every submission under `source` into `out`; returns the number that could not be graded."""
+         gradebook: bool = False, allow_unconfined: bool = False, cache: Path | None = None) -> int:
+    """Grade every submission under `source` into `out`; returns the number that could not be graded.
+    `cache` is the folder of the expected-values cache (default: out/.cache)."""
     chosen = next((l for l in course_config.LESSONS if l.folder == lesson), None)
     if chosen is None:
         raise SystemExit(f"--lesson {lesson}: course_config.py has no such lesson")
@@ -63,7 +64,8 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
           f"{len(submissions) - len(to_grade)} unchanged since the last run, {len(to_grade)} to grade", flush=True)
     failed = 0
     if to_grade:
-        failed = _grade(to_grade, keys, chosen, out, course, jobs or os.cpu_count() or 1, allow_unconfined)
+        failed = _grade(to_grade, keys, chosen, out, course, jobs or os.cpu_count() or 1, allow_unconfined,
+                        cache or out / ".cache")
     records = [store.stored(out, s.student) for s in submissions]
     written = outputs.write_all(out, [r for r in records if r is not None], chosen, gradebook_course=(
         Path(source) if gradebook and layout == "nbgrader course" else None), assignment=assignment or lesson)
@@ -85,9 +87,9 @@ def _refuse_unless_confined(allow_unconfined: bool) -> None:
 
 
 def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_config.Lesson, out: Path,
-           course: str, jobs: int, allow_unconfined: bool) -> int:
-    targets = [str(course_config.ROOT / "exercises" / lesson.folder / f"{e.slug}.py") for e in lesson.exercises]
-    cache = _expected_values(targets, out, course)
+           course: str, jobs: int, allow_unconfined: bool, cache_folder: Path) -> int:
+    targets = exercise_targets(lesson)
+    cache = expected_values(targets, cache_folder, course)
     options = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q", "--expected-cache", str(cache)]
     options += [] if allow_unconfined else ["--require-confinement"]
     deadline = float(course_config.LIMITS.submission_seconds.value) + DEADLINE_MARGIN
@@ -119,10 +121,14 @@ def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_c
     return len(failures)
 
 
-def _expected_values(targets: list[str], out: Path, course: str) -> Path:
+def exercise_targets(lesson: course_config.Lesson) -> list[str]:
+    return [str(course_config.ROOT / "exercises" / lesson.folder / f"{e.slug}.py") for e in lesson.exercises]
+
+
+def expected_values(targets: list[str], folder: Path, course: str) -> Path:
     """The reference's expected values, computed once per course version in a process of its own
     (so that the parent, and the grading processes forked from it, never load the reference)."""
-    cache = out / ".cache" / f"expected-{course[:16]}.json"
+    cache = folder / f"expected-{course[:16]}.json"
     if cache.is_file():
         return cache
     cache.parent.mkdir(parents=True, exist_ok=True)

@@ -35,7 +35,8 @@ def public_checks(source: str, exercise: course_config.Exercise, reference: str 
     kept = [n for n in tree.body if n not in dropped]
     dropped += _unused_definitions(kept)
     lines = source.splitlines()
-    edits: list[tuple[int, int, list[str]]] = [(_first_line(n), n.end_lineno, []) for n in dropped]  # type: ignore[misc]
+    edits: list[tuple[int, int, list[str]]] = [(_with_comments_above(_first_line(n), lines), n.end_lineno, [])
+                                               for n in dropped]  # type: ignore[misc]
     for node in tree.body:
         if isinstance(node, _FUNCTIONS) and node not in dropped and _is_expected(node):
             first = node.body[1] if _docstring(node) and len(node.body) > 1 else node.body[0]
@@ -170,6 +171,13 @@ def _is_expected(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 def _docstring(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     first = node.body[0]
     return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+
+
+def _with_comments_above(first: int, lines: list[str]) -> int:
+    """The first line of a dropped node, moved up over the comment lines that describe it."""
+    while first > 0 and lines[first - 1].lstrip().startswith("#"):
+        first -= 1
+    return first
 
 
 def _first_line(node: ast.stmt) -> int:

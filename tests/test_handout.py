@@ -1,0 +1,154 @@
+"""The handout repository for the `pytest exercises/` way, as students get it: built with
+`python -m graders release`, scanned for anything that must not reach students, installed in a
+fresh virtual environment that has never seen this project, and run there: `pytest exercises/`
+gives the public feedback this repository gives, and GitHub Classroom's command gives the
+reporter its per-exercise runner results."""
+
+from __future__ import annotations
+
+import ast
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+import course_config
+from graders.platforms import runner_id
+
+ROOT = course_config.ROOT
+LESSON = course_config.LESSON_01
+SUBMISSIONS = Path(__file__).parent / "submissions"
+MISTAKE = SUBMISSIONS / "sin_exp_derivative" / "sign_error.py"
+
+
+@pytest.fixture(scope="module")
+def handout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("handout") / "lesson01-exercises"
+    run = subprocess.run([sys.executable, "-m", "graders", "release", str(folder), "--classroom"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    return folder
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory, handout: Path) -> Path:
+    """A fresh virtual environment with only what the handout's pyproject.toml installs."""
+    env = tmp_path_factory.mktemp("venv") / "env"
+    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True, timeout=300)
+    install = subprocess.run([str(env / "bin" / "python"), "-m", "pip", "install", "-q", str(handout)],
+                             capture_output=True, text=True, timeout=1200)
+    assert install.returncode == 0, install.stdout[-2000:] + install.stderr[-3000:]
+    return env
+
+
+def _texts(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): p.read_text(errors="replace") for p in folder.rglob("*")
+            if p.is_file() and p.suffix in (".py", ".json", ".toml", ".md", ".yml", ".ini", ".txt")}
+
+
+class _EmptyStrings(ast.NodeTransformer):
+    def visit_Constant(self, node: ast.Constant) -> ast.Constant:
+        return ast.Constant("") if isinstance(node.value, str) else node
+
+
+def _code_lines(source: str) -> set[str]:
+    """A module's code as its set of lines, string literals emptied (a hint may quote a formula)."""
+    return {line.strip() for line in ast.unparse(_EmptyStrings().visit(ast.parse(source))).splitlines()}
+
+
+def _bodies(source: str) -> dict[str, set[str]]:
+    """Each function's body, docstring aside, as its set of long code lines."""
+    found = {}
+    for node in ast.walk(_EmptyStrings().visit(ast.parse(source))):
+        if isinstance(node, ast.FunctionDef):
+            body = node.body[1:] if isinstance(node.body[0], ast.Expr) else node.body
+            lines = {line.strip() for statement in body for line in ast.unparse(statement).splitlines()}
+            found[node.name] = {line for line in lines if len(line) >= 24}
+    return found
+
+
+def test_the_handout_has_no_reference_code_and_no_hidden_check(handout: Path) -> None:
+    texts = _texts(handout)
+    code = {name: _code_lines(text) for name, text in texts.items() if name.endswith(".py")}
+    stubs = set().union(*(_code_lines((ROOT / "exercises" / "lesson01" / f"{e.slug}.py").read_text())
+                          for e in LESSON.exercises))
+    for exercise in LESSON.exercises:
+        reference = (ROOT / "reference" / "lesson01" / f"{exercise.slug}.py").read_text()
+        for function, body in _bodies(reference).items():
+            body -= stubs
+            for name, lines in code.items():
+                assert not body or len(body & lines) * 2 < len(body), f"{name} holds {exercise.slug}.{function}"
+        for check in (c for c in exercise.checks if c.hidden):
+            leaks = [name for name, text in texts.items() if re.search(rf"\b{check.id}\b", text)]
+            assert not leaks, f"hidden check {check.id} named in {leaks}"
+    assert not (handout / "reference").exists() and not list(handout.rglob("*.pyc"))
+    released = "".join(texts.values())
+    assert "FORM_B_ORDER = {" not in released and '1: "cdab"' not in released  # the quiz's form B key
+
+
+def _grade_in_repository(folder: Path, out: Path) -> dict:
+    subprocess.run([sys.executable, "-m", "pytest", "exercises", "--submission", str(folder), "-m", "not hidden",
+                    "--json", str(out), "-q", "-p", "no:cacheprovider", "--plots", str(out.parent / "plots")],
+                   cwd=ROOT, capture_output=True, timeout=900)
+    return json.loads(out.read_text())
+
+
+def test_pytest_exercises_in_a_fresh_venv_gives_the_repositorys_public_feedback(handout: Path, venv: Path,
+                                                                               tmp_path: Path) -> None:
+    work = tmp_path / "clone"
+    shutil.copytree(handout, work)
+    (work / "exercises" / "lesson01" / "sin_exp_derivative.py").write_text(MISTAKE.read_text())
+    shutil.copyfile(ROOT / "reference" / "lesson01" / "views.py", work / "exercises" / "lesson01" / "views.py")
+    python = str(venv / "bin" / "python")
+    assert subprocess.run([python, "-c", "import graders"], cwd=work, capture_output=True).returncode != 0  # never seen it
+    run = subprocess.run([python, "-m", "pytest", "exercises/", "--json", str(tmp_path / "handout.json")], cwd=work,
+                         capture_output=True, text=True, timeout=900, env={**os.environ, "PYTHONPATH": ""})
+    assert "Lesson 1:" in run.stdout, run.stdout[-3000:] + run.stderr[-3000:]
+    got = json.loads((tmp_path / "handout.json").read_text())
+    want = _grade_in_repository(work / "exercises", tmp_path / "repository.json")
+    for exercise in ("sin_exp_derivative", "views"):
+        mine = {c["id"]: c for e in got["exercises"] if e["slug"] == exercise for c in e["checks"]}
+        theirs = {c["id"]: c for e in want["exercises"] if e["slug"] == exercise for c in e["checks"]}
+        assert mine.keys() == theirs.keys()
+        for check_id, check in mine.items():
+            assert (check["passed"], check["score"], check["mistake"]) == (
+                theirs[check_id]["passed"], theirs[check_id]["score"], theirs[check_id]["mistake"]), check_id
+            assert check["message"] == theirs[check_id]["message"], check_id
+    assert "sign error" in run.stdout
+
+
+def test_the_classroom_workflow_runs_a_command_that_reports_every_exercise(handout: Path, venv: Path,
+                                                                          tmp_path: Path) -> None:
+    workflow = yaml.safe_load((handout / ".github" / "workflows" / "classroom.yml").read_text())
+    steps = workflow["jobs"]["grade"]["steps"]
+    command = next(s for s in steps if s.get("id") == "grade")["run"]
+    reporter = next(s for s in steps if "autograding-grading-reporter" in s.get("uses", ""))
+    runners = reporter["with"]["runners"].split(",")
+    assert runners == [runner_id(e.slug) for e in LESSON.exercises]
+    assert set(reporter["env"]) == {f"{r.upper()}_RESULTS" for r in runners}
+
+    work = tmp_path / "clone"
+    shutil.copytree(handout, work)
+    shutil.copyfile(ROOT / "reference" / "lesson01" / "views.py", work / "exercises" / "lesson01" / "views.py")
+    output = tmp_path / "github-output"
+    python = command.replace("python", str(venv / "bin" / "python"), 1).split()
+    subprocess.run(python, cwd=work, capture_output=True, timeout=900,
+                   env={**os.environ, "GITHUB_OUTPUT": str(output), "PYTHONPATH": ""})
+    found = dict(line.split("=", 1) for line in output.read_text().splitlines())
+    assert set(found) == set(runners)
+    for slug, runner in zip((e.slug for e in LESSON.exercises), runners):
+        payload = json.loads(base64.b64decode(found[runner]))
+        public = [c for c in LESSON.exercise(slug).checks if not c.hidden]
+        assert payload["version"] == 1 and payload["max_score"] == pytest.approx(sum(c.points for c in public))
+        assert [t["name"] for t in payload["tests"]] == [c.id for c in public]
+        assert all(set(t) >= {"name", "score", "max_score", "status", "message"} for t in payload["tests"])
+        solved = slug == "views"
+        assert payload["status"] == ("pass" if solved else "fail")
+        assert sum(t["score"] for t in payload["tests"]) == pytest.approx(payload["max_score"] if solved else 0)
