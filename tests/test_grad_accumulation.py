@@ -1,10 +1,11 @@
-"""The grad_accumulation checks build the lesson's own data, and their mistake variants
-are what those mistakes really compute."""
+"""The grad_accumulation checks build the lesson's own data (and, in a twin run, fresh data
+of the same kind), and their mistake variants are what those mistakes really compute."""
 
 from __future__ import annotations
 
 import torch
 
+from graders.fresh import twin_run
 from graders.lesson01 import grad_accumulation as checks
 
 
@@ -64,3 +65,36 @@ def test_one_backward_per_micro_batch_earns_nothing_for_a_wrong_gradient(grade) 
     # Clean, detached, one backward() per micro-batch, and always zero: nothing here is right.
     graded = grade({"grad_accumulation": PASSES_WITHOUT_ANSWERS}, "-k", "grad_accumulation")
     assert graded.exercise("grad_accumulation")["score"] == 0, graded.output
+
+
+def _twin_inputs(seed: int) -> tuple[tuple[float, int], tuple[torch.Tensor, ...], dict[int, int], str]:
+    with twin_run(seed):
+        return (checks.lesson_case(), checks.lesson_data(), {k: checks.micro_batches(k) for k in (3, 4, 7)},
+                checks.gradient_call(5))
+
+
+def test_twin_inputs_are_the_lessons_kind_and_shown_as_they_are() -> None:
+    lesson_w, lesson_X, lesson_y = checks.lesson_data()
+    for seed in range(20):
+        (x0, calls), (w, X, y), splits, shown = _twin_inputs(seed)
+        assert 1 <= x0 <= 5 and 2 <= calls <= 6
+        assert (w.shape, X.shape, y.shape) == (lesson_w.shape, lesson_X.shape, lesson_y.shape)
+        assert w.dtype == X.dtype == y.dtype == torch.float32 and not torch.equal(X, lesson_X)
+        assert (w.abs() <= 1).all() and (X[:, 0].abs() <= 2).all() and (X[:, 1] == 1).all()
+        # The points lie on the lesson's line, up to its noise.
+        assert (y - (3 * X[:, 0] - 2)).abs().max() < 2
+        for published, k in splits.items():
+            assert k != published and (100 % k == 0) == (100 % published == 0)
+            assert len(X.tensor_split(k)) == len(X.chunk(k)) == k
+        assert shown == f"accumulated_gradient(w, X, y, micro_batches=5) with {checks.FRESH_DATA}"
+
+
+def test_no_variant_is_mistaken_for_the_right_gradient_on_twin_data() -> None:
+    for seed in range(20):
+        _, (w, X, y), splits, _ = _twin_inputs(seed)
+        right = checks.full_batch_gradient(w, X, y)
+        for k in splits.values():
+            for name, values in checks.wrong_gradients(w, X, y, k).items():
+                if name == checks.MEAN_OF_MEANS.name and 100 % k == 0:
+                    continue  # equal groups: the mean of the means is the mean, as the mistake says
+                assert all(not torch.allclose(v, right, rtol=1e-5, atol=1e-5) for v in values), (seed, k, name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 
 import course_config
+from graders.fresh import twin_run
 from graders.lesson01 import linear_module as checks
 
 HAND_WRITTEN_UPDATE = '''
@@ -53,6 +54,28 @@ def test_the_wrong_runs_differ_from_the_right_one_on_the_hidden_inputs() -> None
         right = reference.fit_linear_module(lr, steps, seed)
         for mistake, run in checks.wrong_runs(reference, lr, steps, seed):
             assert checks._run_problem(run, right), mistake.name
+
+
+def test_twin_runs_settle_as_the_lessons_run_does_and_are_shown_as_they_are() -> None:
+    reference = _reference()
+    assert checks.call_text(checks.lesson_run()) == "fit_linear_module(lr=0.1, steps=101, seed=42)"
+    for seed in range(10):
+        with twin_run(seed):
+            run, watched = checks.lesson_run(), checks.lesson_run(watched=True)
+            printed, weight, bias, whose = checks.printout(reference, run)
+            shown = checks.call_text(run)
+        assert run != checks.LESSON_RUN and 3 <= watched["steps"] <= 7 and watched["steps"] != 5
+        assert shown == f"fit_linear_module(lr={run['lr']}, steps={run['steps']}, seed={run['seed']})"
+        losses, final_weight, final_bias = reference.fit_linear_module(**run)
+        assert printed[run["steps"] - 1] == losses[-1] and (weight, bias) == (final_weight, final_bias)
+        assert whose == "the reference gives"
+        # Settled by half-way, as the lesson's run is by step 50: the loss no longer moves, and one update
+        # more or less changes the weight and bias by less than the tolerance (so "step before backward"
+        # costs here what it costs on the lesson's run).
+        assert abs(losses[-1] - losses[run["steps"] // 2]) < 1e-5 and abs(final_weight - 3) < 0.2
+        for mistake, wrong in checks.wrong_runs(reference, **run):
+            assert (checks._run_problem(wrong, (losses, final_weight, final_bias)) is None) == (
+                mistake is checks.STEP_BEFORE_BACKWARD), mistake.name
 
 
 def test_the_loop_order_is_read_from_the_gradients_at_each_call() -> None:

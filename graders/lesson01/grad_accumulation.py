@@ -17,6 +17,7 @@ from graders.check import checks_for
 from graders.compare import describe, number_problem
 from graders.expect import expect_tensor
 from graders.feedback import fail
+from graders.fresh import twin, twin_generator, twin_random
 from graders.mistakes import Mistake, Suspect
 from graders.recording import expected
 from graders.student import Returned, Student
@@ -26,12 +27,13 @@ check = checks_for("lesson01", EXERCISE.slug)
 
 WORKED = '"Worked example", the loop that prints x.grad = 6.0, 12.0, 18.0'
 COMPANION = 'the companion\'s "zero_grad() -- Reset Between Steps" (gradient accumulation across micro-batches)'
+LESSON_GRADS = ": the lesson's loop gives 6, 12, 18."  # a twin run's hint leaves it out: its x0 is not 3
 
 CLEARED_BETWEEN_CALLS = Mistake(
     "gradient cleared between backward calls",
     "Every value you recorded is the plain derivative 2·x0: x.grad was zeroed, or x was made afresh, before "
     "each backward pass. This function is meant to show what happens when nobody clears it.",
-    "Create x once, before the loop, and leave x.grad alone inside it: the lesson's loop gives 6, 12, 18.",
+    "Create x once, before the loop, and leave x.grad alone inside it" + LESSON_GRADS,
     WORKED,
 )
 NOT_SCALED = Mistake(
@@ -70,16 +72,53 @@ _BY_NAME = {mistake.name: mistake for mistake in MISTAKES}
 
 LESSON_DATA = ("w = torch.zeros(2), X = the worked example's 100 points with a column of ones (shape (100, 2)), "
                "y = their targets (shape (100,))")
+FRESH_DATA = ("w = 2 fresh float32 weights in [-1, 1), X = 100 fresh points x in [-2, 2) with a column of ones "
+              "(shape (100, 2)), y = 3x − 2 + 0.3·noise at those points (shape (100,))")
 BACKWARD_CALLS = ("Tensor.backward", "autograd.backward")
+ROWS = 100  # the worked example's number of points
+# The twin run's micro-batch counts for the lesson's 100 rows: ones that divide them, and ones that do not,
+# for which tensor_split and chunk both give that many groups of unequal sizes (as for 3 and 7).
+EVEN_SPLITS = (2, 4, 5, 10, 20, 25)
+UNEVEN_SPLITS = (3, 6, 7, 8, 9, 12)
+
+
+def lesson_case() -> tuple[float, int]:
+    """The lesson's x0 = 3 and 3 calls; in a public check's twin run, another x0 in [1, 5] and 2 to 6 calls
+    (at least 2, so that a gradient cleared between calls still shows)."""
+    if not twin():
+        return 3.0, 3
+    draw = twin_random()
+    return round(draw.uniform(1.0, 5.0), 2), draw.randint(2, 6)
 
 
 def lesson_data() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The worked example's points, made as the lesson makes them, as (w, X, y) for X @ w."""
-    generator = torch.Generator().manual_seed(EXERCISE.seed("lesson_data"))
-    x = torch.rand(100, 1, generator=generator) * 4 - 2
-    y = 3 * x - 2 + 0.3 * torch.randn(100, 1, generator=generator)
+    """The worked example's points, made as the lesson makes them, as (w, X, y) for X @ w; in a public
+    check's twin run, 100 fresh points of the same line and noise, at a fresh w."""
+    fresh = twin()
+    generator = twin_generator() if fresh else torch.Generator().manual_seed(EXERCISE.seed("lesson_data"))
+    x = torch.rand(ROWS, 1, generator=generator) * 4 - 2
+    y = 3 * x - 2 + 0.3 * torch.randn(ROWS, 1, generator=generator)
+    w = torch.rand(2, generator=generator) * 2 - 1 if fresh else torch.zeros(2)
     # The column of ones turns the lesson's X * w + b into X @ (w, b).
-    return torch.zeros(2), torch.cat([x, torch.ones(100, 1)], dim=1), y[:, 0]
+    return w, torch.cat([x, torch.ones(ROWS, 1)], dim=1), y[:, 0]
+
+
+def data_text() -> str:
+    return FRESH_DATA if twin() else LESSON_DATA
+
+
+def micro_batches(published: int) -> int:
+    """A public check's micro-batch count; in its twin run, another that divides the 100 rows if the
+    published one does, and does not if it does not."""
+    if not twin():
+        return published
+    choices = EVEN_SPLITS if ROWS % published == 0 else UNEVEN_SPLITS
+    # Offset by the published count: a check that splits twice draws its two counts independently.
+    return twin_random(offset=published).choice([k for k in choices if k != published])
+
+
+def gradient_call(k: int) -> str:
+    return f"accumulated_gradient(w, X, y, micro_batches={k}) with {data_text()}"
 
 
 @expected
@@ -153,9 +192,12 @@ def expect_grads(returned: Returned, reference: ModuleType, x0: float, calls: in
         if problem is None:
             continue
         if all(number_problem(v, c, rtol=tolerance, atol=tolerance) is None for v, c in zip(got, cleared)):
+            cleared_hint = CLEARED_BETWEEN_CALLS.hint
+            if twin():
+                cleared_hint = cleared_hint.removesuffix(LESSON_GRADS) + "."
             fail(f"repeated_backward_grads: {problem}.", call=returned.call, got=describe(got),
                  expected=describe(wanted), mistake=CLEARED_BETWEEN_CALLS.name,
-                 meaning=CLEARED_BETWEEN_CALLS.explanation, hint=CLEARED_BETWEEN_CALLS.hint, section=WORKED)
+                 meaning=CLEARED_BETWEEN_CALLS.explanation, hint=cleared_hint, section=WORKED)
         fail(f"repeated_backward_grads: {problem}.", call=returned.call, got=describe(got), expected=describe(wanted),
              hint=hint, section=WORKED)
 
@@ -168,31 +210,29 @@ def _backward_count(returned: Returned) -> int:
 
 @check
 def test_repeated_backward_on_lesson_case(student: Student, reference: ModuleType) -> None:
-    expect_grads(student.call("repeated_backward_grads", 3.0, 3), reference, 3.0, 3)
+    x0, calls = lesson_case()
+    expect_grads(student.call("repeated_backward_grads", x0, calls), reference, x0, calls)
 
 
 @check
 def test_accumulated_gradient_even_split(student: Student) -> None:
     w, X, y = lesson_data()
-    returned = student.call("accumulated_gradient", w, X, y, 4,
-                            shown_as=f"accumulated_gradient(w, X, y, micro_batches=4) with {LESSON_DATA}")
-    expect_gradient(returned, w, X, y, 4)
+    k = micro_batches(4)
+    expect_gradient(student.call("accumulated_gradient", w, X, y, k, shown_as=gradient_call(k)), w, X, y, k)
 
 
 @check
 def test_accumulated_gradient_uneven_split(student: Student) -> None:
     w, X, y = lesson_data()
-    returned = student.call("accumulated_gradient", w, X, y, 3,
-                            shown_as=f"accumulated_gradient(w, X, y, micro_batches=3) with {LESSON_DATA}")
-    expect_gradient(returned, w, X, y, 3)
+    k = micro_batches(3)
+    expect_gradient(student.call("accumulated_gradient", w, X, y, k, shown_as=gradient_call(k)), w, X, y, k)
 
 
 @check
 def test_backward_once_per_micro_batch(student: Student) -> None:
     w, X, y = lesson_data()
-    for k in (4, 7):
-        returned = student.call("accumulated_gradient", w, X, y, k, trace=True,
-                                shown_as=f"accumulated_gradient(w, X, y, micro_batches={k}) with {LESSON_DATA}")
+    for k in (micro_batches(4), micro_batches(7)):
+        returned = student.call("accumulated_gradient", w, X, y, k, trace=True, shown_as=gradient_call(k))
         expect_gradient(returned, w, X, y, k)  # the right number of passes earns nothing for a wrong gradient
         count = _backward_count(returned)
         if count != k:
@@ -211,10 +251,10 @@ def test_backward_once_per_micro_batch(student: Student) -> None:
 @check
 def test_accumulated_gradient_is_clean(student: Student) -> None:
     w, X, y = lesson_data()
-    returned = student.call("accumulated_gradient", w, X, y, 3, return_args=True,
-                            shown_as=f"accumulated_gradient(w, X, y, micro_batches=3) with {LESSON_DATA}")
+    k = micro_batches(3)
+    returned = student.call("accumulated_gradient", w, X, y, k, return_args=True, shown_as=gradient_call(k))
     # A clean wrong gradient earns nothing: its value (and with it type, shape and dtype) comes first.
-    expect_gradient(returned, w, X, y, 3)
+    expect_gradient(returned, w, X, y, k)
     after = returned.args[0] if returned.args else None
     info = origin(after) if type(after) is torch.Tensor else None
     if info is not None and (info.requires_grad or info.grad is not None or not torch.equal(after.detach(), w)):

@@ -4,6 +4,8 @@ Oracle: the reference run in this process on the same inputs. `sgd_step` returns
 nothing, so a driver builds parameters with real gradients in the worker, calls it and
 sends back the tensors it was given: their values, leaf flags and gradients afterwards.
 The trace tells whether predict's arithmetic ran with autograd on and where `.data` is used.
+Public checks use the lesson's fitted line, the worked example's first step and three of
+its losses; in their twin run, a fresh line and inputs, step and losses of the same kind.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from graders.check import checks_for
 from graders.compare import describe, tensor_problem
 from graders.expect import expect_tensor, fail_with_mistake
 from graders.feedback import fail
+from graders.fresh import twin, twin_random
 from graders.mistakes import Mistake
 from graders.recording import expected
 from graders.student import Returned, Student
@@ -89,18 +92,66 @@ ARITHMETIC = ("matmul", "__matmul__", "__rmatmul__", "mm", "addmm", "linear", "a
 DATA_EVENTS = ("torch.Tensor.data.__get__", "torch.Tensor.data.__set__")
 
 
+# Every fresh value has few decimals, so that messages can show it exactly as torch.tensor takes it. The
+# three builders draw with offsets of their own: no_data_attribute uses all three in one run.
+
 def lesson_line(requires_grad: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    weight = torch.tensor([[2.965]], requires_grad=requires_grad)
-    bias = torch.tensor([-2.0], requires_grad=requires_grad)
-    return weight, bias, torch.linspace(-2, 2, 5).unsqueeze(1)
+    """The lesson's line and inputs; in a public check's twin run, a fresh line near y = 3x − 2
+    (weight in [2, 4], bias in [-3, -1]) and five fresh sorted inputs in [-2, 2]."""
+    if not twin():
+        weight, bias, x = [[2.965]], [-2.0], torch.linspace(-2, 2, 5)
+    else:
+        draw = twin_random()
+        weight, bias = [[round(draw.uniform(2.0, 4.0), 3)]], [round(draw.uniform(-3.0, -1.0), 3)]
+        x = torch.tensor(sorted(round(draw.uniform(-2.0, 2.0), 2) for _ in range(5)))
+    return (torch.tensor(weight, requires_grad=requires_grad), torch.tensor(bias, requires_grad=requires_grad),
+            x.unsqueeze(1))
+
+
+def line_text(weight: torch.Tensor, bias: torch.Tensor, X: torch.Tensor) -> str:
+    if not twin():
+        return LINE_TEXT
+    return (f"weight = tensor([{_values(weight[0])}]), bias = tensor({_values(bias)}), "
+            f"X = torch.tensor({_values(X[:, 0])}).unsqueeze(1)")
 
 
 def lesson_step() -> tuple[list[torch.Tensor], list[torch.Tensor], float]:
-    return [torch.tensor([0.0]), torch.tensor([0.0])], [torch.tensor([-7.92]), torch.tensor([3.62])], 0.1
+    """The worked example's first step (w = b = 0, its gradients, lr 0.1); in a public check's twin
+    run, fresh w in [0, 3] and b in [-2, 0], gradients in [-8, 8] of at least 0.5 in size (so that
+    a step moves them clearly) and a learning rate in [0.05, 0.2]."""
+    if not twin():
+        return [torch.tensor([0.0]), torch.tensor([0.0])], [torch.tensor([-7.92]), torch.tensor([3.62])], 0.1
+    draw = twin_random(offset=1)
+    values = [torch.tensor([round(draw.uniform(0.0, 3.0), 2)]), torch.tensor([round(draw.uniform(-2.0, 0.0), 2)])]
+    grads = [torch.tensor([round(draw.choice((-1, 1)) * draw.uniform(0.5, 8.0), 2)]) for _ in values]
+    return values, grads, round(draw.uniform(0.05, 0.2), 3)
+
+
+def step_text(values: list[torch.Tensor], grads: list[torch.Tensor], lr: float) -> str:
+    if not twin():
+        return STEP_CALL
+    (w, b), (w_grad, b_grad) = map(_values, values), map(_values, grads)
+    return (f"sgd_step([w, b], lr={lr}) with w = tensor({w}), b = tensor({b}), w.grad = tensor({w_grad}), "
+            f"b.grad = tensor({b_grad})")
 
 
 def lesson_losses() -> torch.Tensor:
-    return torch.tensor([15.4288, 0.0606, 0.0597], requires_grad=True)
+    """Three of the worked example's losses; in a public check's twin run, three fresh falling
+    losses as a training run logs them: one in [5, 20], then two in [0.05, 0.1]."""
+    if not twin():
+        return torch.tensor([15.4288, 0.0606, 0.0597], requires_grad=True)
+    draw = twin_random(offset=2)
+    late = sorted((round(draw.uniform(0.05, 0.1), 4) for _ in range(2)), reverse=True)
+    return torch.tensor([round(draw.uniform(5.0, 20.0), 4), *late], requires_grad=True)
+
+
+def losses_text(t: torch.Tensor) -> str:
+    return f"t = tensor({_values(t)}, requires_grad=True)" if twin() else LOSSES_TEXT
+
+
+def _values(t: torch.Tensor) -> str:
+    """A fresh 1-D tensor's values with the digits they were drawn with (float32 keeps 6 of them)."""
+    return "[" + ", ".join(repr(float(f"{v:.6g}")) for v in t.detach().tolist()) + "]"
 
 
 def tolerance(t: torch.Tensor) -> dict[str, float]:
@@ -165,7 +216,8 @@ def expect_updated(returned: Returned, reference: ModuleType, values: list, grad
 @check
 def test_predict_values(student: Student, reference: ModuleType) -> None:
     weight, bias, X = lesson_line()
-    returned = student.call("predict", weight, bias, X, shown_as=f"predict(weight, bias, X) with {LINE_TEXT}")
+    returned = student.call("predict", weight, bias, X,
+                            shown_as=f"predict(weight, bias, X) with {line_text(weight, bias, X)}")
     expect_tensor(returned, reference.predict(weight, bias, X), **tolerance(X), requires_grad=None, section=TRIANGLE,
                   hint="X has shape (n, in_features) and weight (out_features, in_features): X @ weight.T + bias.")
 
@@ -174,7 +226,8 @@ def test_predict_values(student: Student, reference: ModuleType) -> None:
 def test_predict_records_no_graph(student: Student) -> None:
     weight, bias, X = lesson_line(requires_grad=True)
     returned = student.call("predict", weight, bias, X, trace=True,
-                            shown_as=f"predict(weight, bias, X) with {LINE_TEXT}, weight and bias requiring grad")
+                            shown_as=f"predict(weight, bias, X) with {line_text(weight, bias, X)}, weight and bias "
+                                     "requiring grad")
     value = returned.value
     if type(value) is not torch.Tensor:
         fail("predict must return a torch.Tensor.", call=returned.call, got=describe(value), section=TRIANGLE)
@@ -191,13 +244,13 @@ def test_predict_records_no_graph(student: Student) -> None:
 @check
 def test_sgd_step_updates_in_place(student: Student, reference: ModuleType) -> None:
     values, grads, lr = lesson_step()
-    expect_updated(_step(student, values, grads, lr, STEP_CALL), reference, values, grads, lr)
+    expect_updated(_step(student, values, grads, lr, step_text(values, grads, lr)), reference, values, grads, lr)
 
 
 @check
 def test_sgd_step_zeroes_grads(student: Student) -> None:
     values, grads, lr = lesson_step()
-    returned = _step(student, values, grads, lr, STEP_CALL)
+    returned = _step(student, values, grads, lr, step_text(values, grads, lr))
     for index, (p, grad) in enumerate(zip(returned.value, grads)):
         info = origin(p)
         left = info.grad if info is not None else None
@@ -214,10 +267,12 @@ def test_sgd_step_zeroes_grads(student: Student) -> None:
 def test_no_data_attribute(student: Student) -> None:
     weight, bias, X = lesson_line(requires_grad=True)
     values, grads, lr = lesson_step()
+    t = lesson_losses()
     calls = [
-        student.call("predict", weight, bias, X, trace=True, allow_raise=True, shown_as=f"predict with {LINE_TEXT}"),
-        _step(student, values, grads, lr, STEP_CALL, trace=True, allow_raise=True),
-        student.call("to_numpy", lesson_losses(), trace=True, allow_raise=True, shown_as=f"to_numpy(t) with {LOSSES_TEXT}"),
+        student.call("predict", weight, bias, X, trace=True, allow_raise=True,
+                     shown_as=f"predict with {line_text(weight, bias, X)}"),
+        _step(student, values, grads, lr, step_text(values, grads, lr), trace=True, allow_raise=True),
+        student.call("to_numpy", t, trace=True, allow_raise=True, shown_as=f"to_numpy(t) with {losses_text(t)}"),
     ]
     for returned in calls:
         used = [e for e in returned.calls_to(*DATA_EVENTS) if e.line]
@@ -249,7 +304,7 @@ def expect_array(returned: Returned, want: np.ndarray, what: str = "the result")
 @check
 def test_to_numpy_values(student: Student, reference: ModuleType) -> None:
     t = lesson_losses()
-    returned = student.call("to_numpy", t, return_args=True, shown_as=f"to_numpy(t) with {LOSSES_TEXT}")
+    returned = student.call("to_numpy", t, return_args=True, shown_as=f"to_numpy(t) with {losses_text(t)}")
     expect_array(returned, reference.to_numpy(t))
     after = returned.args[0] if returned.args else None
     info = origin(after) if type(after) is torch.Tensor else None

@@ -1,0 +1,51 @@
+"""The stopping_gradients checks' twin inputs are of the lesson's kind, and their messages
+show exactly what was passed."""
+
+from __future__ import annotations
+
+import torch
+from torch import tensor  # noqa: F401  (the messages' tensor(...) is evaluated below)
+
+from graders.fresh import twin_run
+from graders.lesson01 import stopping_gradients as checks
+
+
+def _shown(text: str) -> torch.Tensor:
+    return eval(text)
+
+
+def test_the_published_inputs_are_shown_as_before() -> None:
+    weight, bias, X = checks.lesson_line()
+    assert checks.line_text(weight, bias, X) == checks.LINE_TEXT
+    assert checks.step_text(*checks.lesson_step()) == checks.STEP_CALL
+    assert checks.losses_text(checks.lesson_losses()) == checks.LOSSES_TEXT
+
+
+def test_twin_inputs_are_the_lessons_kind_and_shown_as_they_are() -> None:
+    for seed in range(20):
+        with twin_run(seed):
+            weight, bias, X = checks.lesson_line(requires_grad=True)
+            values, grads, lr = checks.lesson_step()
+            t = checks.lesson_losses()
+            line, step, losses = (checks.line_text(weight, bias, X), checks.step_text(values, grads, lr),
+                                  checks.losses_text(t))
+        assert (weight.shape, bias.shape, X.shape) == ((1, 1), (1,), (5, 1))
+        assert weight.requires_grad and bias.requires_grad and not X.requires_grad
+        assert 2 <= weight.item() <= 4 and -3 <= bias.item() <= -1 and (X.abs() <= 2).all()
+        assert torch.equal(X[:, 0], X[:, 0].sort().values)
+        shown_weight, rest = line.removeprefix("weight = ").split(", bias = ")
+        shown_bias, shown_X = rest.split(", X = ")
+        assert torch.equal(_shown(shown_weight), weight.detach()) and torch.equal(_shown(shown_bias), bias.detach())
+        assert torch.equal(_shown(shown_X), X)
+
+        assert [v.shape for v in values] == [g.shape for g in grads] == [(1,), (1,)]
+        assert 0 <= values[0].item() <= 3 and -2 <= values[1].item() <= 0 and 0.05 <= lr <= 0.2
+        assert all(0.5 <= abs(g.item()) <= 8 for g in grads)  # every parameter moves: a rebound shows
+        names = ("w", "b", "w.grad", "b.grad")
+        assert step.startswith(f"sgd_step([w, b], lr={lr}) with ")
+        assert all(f"{name} = tensor({checks._values(v)})" in step for name, v in zip(names, values + grads))
+        assert all(torch.equal(_shown(f"tensor({checks._values(v)})"), v) for v in values + grads)
+
+        assert t.shape == (3,) and t.requires_grad and 5 <= t[0].item() <= 20
+        assert (0.05 <= t[1:]).all() and (t[1:] <= 0.1).all() and t[1] >= t[2]
+        assert torch.equal(_shown(losses.removeprefix("t = ")), t)
