@@ -32,7 +32,9 @@ class _EagerStandIn(types.ModuleType):
         return fn
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):  # inspect asks every module for __file__ and the like: no compiler for that
+        # inspect asks every module for __file__ and the like: no compiler for that. But
+        # __path__ is what importing a submodule (torch._dynamo.x) asks: that needs the real one.
+        if name.startswith("__") and name != "__path__":
             raise AttributeError(name)
         return getattr(_load_real(), name)
 

@@ -3,7 +3,10 @@ expected, what it most likely means, one hint, and where in the lesson to look."
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import NoReturn
 
 from course_config import LIMITS
@@ -17,6 +20,30 @@ def cut(text: str, limit: int = SHOWN_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text):,} characters in all)"
+
+
+def shown_path(path: str) -> str:
+    """A file the grader wrote, as feedback names it: relative to the working folder when it is
+    inside it; its name alone when it sits in a temporary folder; else the path as it is."""
+    target = Path(path)
+    with contextlib.suppress(ValueError, OSError):
+        return target.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    with contextlib.suppress(ValueError, OSError):
+        target.resolve().relative_to(Path(tempfile.gettempdir()).resolve())
+        return target.name
+    return path
+
+
+PRINTED_LINES = 12  # of a student's own print() output, shown under a failed check
+
+
+def printed_text(text: str) -> str:
+    """The student's print() output as feedback shows it: its first lines, and how many more."""
+    lines = text.rstrip("\n").splitlines()
+    shown = [cut(line) for line in lines[:PRINTED_LINES]]
+    if len(lines) > PRINTED_LINES:
+        shown.append(f"... ({len(lines) - PRINTED_LINES} more lines)")
+    return "\n".join(shown)
 
 
 @dataclass(frozen=True)
@@ -33,6 +60,7 @@ class Feedback:
     mistake: str | None = None  # the catalogue name of the mistake, when one was recognised
     not_implemented: bool = False  # the student has not started this function yet
     files: tuple[str, ...] = field(default_factory=tuple)  # e.g. a plot written for this failure
+    printed: str = ""  # what the student's own print() calls wrote during the check
 
     def text(self) -> str:
         # Every part is cut to a readable size: a student's value or message may be megabytes.
@@ -47,7 +75,9 @@ class Feedback:
         if self.hint:
             lines.append(_labelled("hint", cut(self.hint, FIELD_CHARS)))
         for path in self.files:
-            lines.append(_labelled("see", path))
+            lines.append(_labelled("see", shown_path(path)))
+        if self.printed:
+            lines.append(_labelled("printed", printed_text(self.printed)))
         if self.section:
             lines.append(_labelled("lesson", self.section))
         return "\n".join(lines)

@@ -9,6 +9,7 @@ table at the end and written as JSON with `--json`. Importing this module import
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import gc
 import importlib
@@ -24,7 +25,7 @@ import pytest
 import course_config
 from graders import eager_dynamo, sandbox
 from graders.allowance import Allowance
-from graders.feedback import CheckFailed, Feedback
+from graders.feedback import FIELD_CHARS, CheckFailed, Feedback, cut
 from graders.plugin import replay_file
 from graders.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
 from graders.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, shown_message, tally
@@ -121,6 +122,10 @@ class GradingSession:
         self.lesson_number = 1
         self.complete = True
         self.prestarted: dict[str, Student] = {}  # workers forked at collection, not yet used
+        self.display_paths: dict[str, str] = {}  # how messages name each exercise's file
+        self.causes_told: dict[str, set[str]] = {}  # per exercise: the causes already explained in full
+        self.not_started: dict[str, list[str]] = {}  # per exercise: node ids of "not implemented yet" failures
+        self.where_to_begin = ""  # said on the last line when exercises are untouched
 
     def _submission_folder(self) -> Path | None:
         value = _setting(self.config, "graders_submission")
@@ -144,10 +149,12 @@ class GradingSession:
 
     def pytest_report_header(self) -> list[str]:
         where = str(self.submission) if self.submission else "exercises/ (your files)"
+        if not _names_exercises(self.config):
+            return ["graders: no exercises in this run: it runs the project's own tests (they need "
+                    "`pip install -e \".[test]\"`); grade your work with `pytest exercises/`"]
         if self.in_process:
             return [f"graders: grading {where}", IN_PROCESS_BANNER]
-        return [f"graders: grading {where}; limit {self.budget.call_seconds:g} s per call",
-                f"graders: sandbox: {self.plan.summary()}"]
+        return [f"graders: grading {where}; limit {self.budget.call_seconds:g} s per call; sandbox: {self.plan.summary()}"]
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         if file_path.suffix != ".py" or file_path.parent.parent.name != "exercises":
@@ -159,7 +166,8 @@ class GradingSession:
 
     def make_student(self, node: "ExerciseModule") -> Student:
         path = self.module_path(node.path, node.lesson)
-        display = _display(path)
+        display = self.display(path)
+        self.display_paths[node.exercise.slug] = display
         catalogue = list(getattr(node.obj, "MISTAKES", []))
         make_backend = None
         if self.in_process:
@@ -188,7 +196,29 @@ class GradingSession:
                 handle.prestart()
                 self.prestarted[node.exercise.slug] = handle
 
+    def display(self, path: Path) -> str:
+        """How messages name a student's file: relative to the submission folder, or to where
+        pytest was started; never a temporary or absolute path of the grading machine."""
+        starts = [self.submission] if self.submission is not None else [Path(self.config.invocation_params.dir),
+                                                                          course_config.ROOT]
+        for base in starts:
+            try:
+                return path.resolve().relative_to(base.resolve()).as_posix()
+            except ValueError:
+                continue
+        return f"{path.parent.name}/{path.name}"
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        # `-k views` means the exercise views, not every check whose name says "views" too
+        # (quick_check's test_shapes_and_views): a bare slug selects that exercise's file.
+        keyword = (self.config.option.keyword or "").strip()
+        slugs = {e.slug for lesson in course_config.LESSONS for e in lesson.exercises}
+        if keyword in slugs:
+            others = [i for i in items if (m := i.getparent(ExerciseModule)) is not None and m.exercise.slug != keyword]
+            if others:
+                self.config.hook.pytest_deselected(items=others)
+                items[:] = [i for i in items if i not in others]
         # Grade in the order the lesson teaches, as the points table lists them.
         order = {e.slug: i for lesson in course_config.LESSONS for i, e in enumerate(lesson.exercises)}
 
@@ -216,6 +246,7 @@ class GradingSession:
         result = self.results.setdefault(exercise.slug, ExerciseResult(exercise.slug, exercise.title, 0, 0, False))
         check = CheckResult(id=item.name.removeprefix("test_"), points=points, score=0.0, passed=report.passed,
                             message="", hidden=item.get_closest_marker("hidden") is not None)
+        printed = self._printed(item)  # taken for every check, so that none sees another's
         if report.passed:
             check.score = float(points)
         elif report.skipped:
@@ -224,9 +255,11 @@ class GradingSession:
             feedback = call.excinfo.value.feedback
             check.message, check.mistake = feedback.text(), feedback.mistake
             check.not_implemented, check.files = feedback.not_implemented, list(feedback.files)
+            if printed and (not check.hidden or self.hidden_show == "full"):  # a hidden check's prints show its inputs
+                feedback = dataclasses.replace(feedback, printed=printed)
+                check.message = feedback.text()
             check.shown = shown_message(check.message, check.hidden, check.mistake, self.hidden_show)
-            # An untouched exercise fails every check the same way: one line each is enough.
-            report.longrepr = feedback.summary if feedback.not_implemented else check.shown
+            report.longrepr = self._terminal_text(exercise.slug, report.nodeid, feedback, check)
         else:
             error = call.excinfo.value if call.excinfo is not None else None
             check.message = f"internal error in the grader (not your fault; please report it): {error!r}"
@@ -234,14 +267,56 @@ class GradingSession:
         result.checks.append(check)
         tally(result)
 
+    @staticmethod
+    def _printed(item: pytest.Item) -> str:
+        handle = getattr(item, "funcargs", {}).get("student")
+        return handle.take_printed() if isinstance(handle, Student) else ""
+
+    def _terminal_text(self, slug: str, nodeid: str, feedback: Feedback, check: CheckResult) -> str:
+        """What the terminal shows of a failed check: an exercise's cause is explained in full
+        once; the checks after it that fail for the same cause get their headline only."""
+        if feedback.not_implemented:
+            self.not_started.setdefault(slug, []).append(nodeid)
+            return feedback.summary  # an untouched function fails every check the same way
+        if check.shown != check.message:
+            return check.shown  # a hidden check shown by its outcome only: nothing of its cause
+        cause = feedback.mistake or feedback.meaning or (feedback.summary + feedback.got if not feedback.call else "")
+        told = self.causes_told.setdefault(slug, set())
+        if not cause or cause not in told:
+            told.add(cause)
+            return check.shown
+        named = f" ({feedback.mistake})" if feedback.mistake else ""
+        return f"{cut(feedback.summary, FIELD_CHARS)}\n  same cause as above{named}."
+
+    def untouched(self) -> list[ExerciseResult]:
+        """Exercises whose every function is still a stub: nothing of theirs ran."""
+        return [r for r in self.ordered() if r.score == 0 and r.checks and
+                all(c.not_implemented for c in r.checks if not c.passed)]
+
+    def quiet_failures(self) -> set[str]:
+        """Node ids whose failure pytest need not list: the checks of untouched exercises."""
+        return {nodeid for r in self.untouched() for nodeid in self.not_started.get(r.slug, [])}
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.results:
             return
         tr = terminalreporter
         tr.reportchars = ""  # the table below replaces pytest's short summary of failures
-        tr.section(f"Lesson {self.lesson_number}: points")
+        tr.currentfspath = None  # pytest has ended the progress line: no blank line under the title
+        untouched = {r.slug for r in self.untouched()}
+        first = next((r for r in self.ordered() if r.slug in untouched), None)
+        where = self.display_paths.get(first.slug, f"{first.slug}.py") if first is not None else ""
+        if untouched and len(untouched) == len(self.results):
+            tr.section(f"Lesson {self.lesson_number}: not started yet. Begin with {where}")
+        else:
+            tr.section(f"Lesson {self.lesson_number}: points")
+            self.where_to_begin = f"Next to start: {where}" if where else ""
         for result in self.ordered():
-            status = "   not implemented yet" if result.not_implemented and result.score == 0 else ""
+            status = ""
+            if result.slug in untouched:
+                status = f"   not implemented yet: open {self.display_paths.get(result.slug, result.slug + '.py')}"
+            elif result.not_implemented and result.score == 0:
+                status = "   not implemented yet"
             reasons = {c.message.splitlines()[0] for c in result.checks if not c.passed}
             if not status and result.score == 0 and len(reasons) == 1 and len(result.checks) > 1:
                 status = f"   every check: {reasons.pop()}"  # e.g. the file could not be imported
@@ -308,6 +383,7 @@ class GradingSession:
             notes = [f"{ran} of {everything} checks ran"] if ran < everything else []
             notes += [] if total.trusted else ["--in-process: not a grade"]
             note = f"   ({'; '.join(notes)})" if notes else ""
+            note += f". {self.where_to_begin}" if self.where_to_begin else ""
             reporter.write_line(f"Lesson {total.lesson}: {_points(total.score)} / {_points(total.max_score)} points{note}")
 
     def ordered(self) -> list[ExerciseResult]:
@@ -358,6 +434,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytes
     keywords = {name: 1 for name in item.keywords}
     return pytest.TestReport(item.nodeid, item.location, keywords, "failed", call.excinfo.value.feedback.text(),
                              call.when, [], call.duration, call.start, call.stop, item.user_properties)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Iterator[None]:
+    """pytest lists every failure before the points table: an untouched exercise's would be one
+    block per check saying "not implemented yet". They stay out of that list (not out of the counts)."""
+    session = config.pluginmanager.get_plugin("graders-session")
+    failed = terminalreporter.stats.get("failed", [])
+    quiet = session.quiet_failures() if isinstance(session, GradingSession) else set()
+    if quiet and failed:
+        terminalreporter.stats["failed"] = [r for r in failed if r.nodeid not in quiet]
+    try:
+        return (yield)
+    finally:
+        if quiet and failed:
+            terminalreporter.stats["failed"] = failed
 
 
 def _session(request: pytest.FixtureRequest) -> GradingSession:
@@ -422,8 +514,11 @@ def _driver_modules(checks: ModuleType) -> tuple[str, ...]:
     return (checks.__name__,) if runs or hasattr(checks, "WORKER_WARM_UP") else ()
 
 
-def _display(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
+def _names_exercises(config: pytest.Config) -> bool:
+    """Whether this run's paths hold exercises (else it runs the project's own tests)."""
+    start = Path(config.invocation_params.dir)
+    for arg in config.args:
+        path = (start / arg.split("::")[0]).resolve()
+        if "exercises" in path.parts or (path / "exercises").is_dir() or path.parent.name == "exercises":
+            return True
+    return False

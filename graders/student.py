@@ -90,6 +90,7 @@ class Student:
         self._public: list[str] = []  # the functions the student's module defines
         self._ready = False  # the backend has imported the module and answered "ready"
         self.confinements: list = []  # what each worker said held (sandbox.Confinement), before student code
+        self.printed: list[str] = []  # what the student's print() calls wrote since the last take_printed()
 
     def call(self, function: str, *args: Any, shown_as: str | None = None, trace: bool = False,
              return_args: bool = False, allow_raise: bool = False, **kwargs: Any) -> Returned:
@@ -119,6 +120,11 @@ class Student:
                 spawn()
                 self._backend = backend
 
+    def take_printed(self) -> str:
+        """What the student's code printed during the current check (and forget it)."""
+        text, self.printed = "".join(self.printed), []
+        return text
+
     def close(self) -> None:
         if self._backend is not None:
             self._backend.stop()
@@ -141,6 +147,8 @@ class Student:
         started = time.monotonic()
         outcome = backend.request(message, seconds)
         self.allowance.spend(time.monotonic() - started)
+        if outcome.output:
+            self.printed.append(outcome.output)
         if outcome.status == "timeout" and seconds < self.budget.call_seconds:
             self._within_allowance()  # the call was stopped because the allowance ran out
         return self._returned(function, shown, outcome, allow_raise)

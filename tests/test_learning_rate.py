@@ -11,6 +11,7 @@ import sys
 from types import ModuleType
 
 import pytest
+import torch
 
 from conftest import ROOT, SUBMISSIONS
 
@@ -88,9 +89,19 @@ def test_right_answers_written_another_way_score_full_marks(grade, name: str) ->
     assert graded.failed(SLUG) == set(), graded.output
 
 
-def test_hard_coded_answers_fail_the_hidden_checks(grade) -> None:
+def test_hard_coded_answers_fail_the_hidden_checks_and_the_public_twins(grade, tmp_path) -> None:
+    # The lesson's seed and its rate written in: the published inputs pass (replayed, as in the
+    # student bundle); graded live, the public checks' twins use another seed and fail too.
+    recorded = tmp_path / "expected.json"
+    public = ("-k", SLUG, "-m", "not hidden")
+    grade({SLUG: ROOT / "reference/lesson01/learning_rate.py"}, *public, "--record-expected", str(recorded))
+    replayed = grade({SLUG: HERE / "hard_coded.py"}, *public, "--replay-expected", str(recorded))
+    assert replayed.failed(SLUG) == set(), replayed.output
     graded = grade({SLUG: HERE / "hard_coded.py"}, "-k", SLUG)
-    assert graded.failed(SLUG) == {"make_line_data_other_seeds", "max_stable_learning_rate_on_fresh_data"}, graded.output
+    assert graded.failed(SLUG) == {"make_line_data_matches_lesson", "max_stable_learning_rate_on_lesson_data",
+                                   "make_line_data_other_seeds", "max_stable_learning_rate_on_fresh_data"}, graded.output
+    message = graded.checks(SLUG)["make_line_data_matches_lesson"]["message"]
+    assert "fresh inputs" in message and "make_line_data(100, seed=" in message, message
 
 
 def test_a_failing_trajectory_check_writes_its_plot_and_names_it(grade, tmp_path) -> None:
@@ -99,7 +110,7 @@ def test_a_failing_trajectory_check_writes_its_plot_and_names_it(grade, tmp_path
     check = graded.checks(SLUG)["lesson_run_at_lr_0_1"]
     expected = plots / f"{SLUG}-lesson_run_at_lr_0_1.png"
     assert check["files"] == [str(expected)]
-    assert f"see:      {expected}" in check["message"]
+    assert f"see:      {expected.name}" in check["message"]  # a temporary folder is not shown
     assert expected.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert graded.checks(SLUG)["first_update_matches_lesson"]["files"] == []  # it passed: no plot
     assert not (plots / f"{SLUG}-first_update_matches_lesson.png").exists()
@@ -143,3 +154,25 @@ def test_errors_that_look_like_rebinding_are_not_called_rebinding(grade, slip: s
     graded = grade({SLUG: source.replace(old, new)}, "-k", SLUG)
     check = graded.checks(SLUG)["lesson_run_at_lr_0_1"]
     assert not check["passed"] and check["mistake"] is None, check["message"]
+
+
+def test_twin_runs_use_the_lessons_line_from_other_seeds_and_say_so(reference: ModuleType) -> None:
+    from graders.fresh import twin_run
+    from graders.lesson01 import learning_rate as checks
+
+    lesson_X, _ = reference.make_line_data()
+    seen = set()
+    for seed in range(8):
+        with twin_run(seed):
+            X, y, text = checks.line_data(reference)
+            falling = checks._falling_losses()
+        drawn = int(text.split("seed=")[1].split(")")[0])
+        again_X, again_y = reference.make_line_data(100, drawn)
+        assert torch.equal(X, again_X) and torch.equal(y, again_y), "the text must rebuild the same data"
+        assert X.shape == lesson_X.shape == (100, 1) and X.dtype == torch.float32 and not torch.equal(X, lesson_X)
+        assert falling[0] > falling[1] > falling[2] > 0 and falling != [3.0, 2.0, 1.0]
+        # The same kind of run as the lesson's: lr 0.1 settles near the noise floor, lr 1.1 blows up.
+        assert reference.train_line(X, y, 0.1, 101)[0][-1] < 0.15
+        assert reference.diverged(reference.train_line(X, y, 1.1, 30)[0])
+        seen.add(drawn)
+    assert len(seen) == 8

@@ -424,15 +424,18 @@ def test_no_test_cell_writes_to_stderr(course: Path, graded: dict[str, dict]) ->
                     f"{student}: {cell.metadata['nbgrader']['grade_id']} wrote to stderr or raised")
 
 
-def test_plots_a_check_draws_are_shown_in_the_test_cell(course: Path, graded: dict[str, dict]) -> None:
-    drawn = 0
+def test_plots_a_check_draws_are_shown_in_the_test_cell_unless_the_check_is_hidden(
+        course: Path, graded: dict[str, dict]) -> None:
+    # A hidden check's plot shows its inputs; with the default setting ("outcome") it stays out.
+    shown_plots = hidden_plots = 0
     for student, result in graded.items():
         notebook = nbformat.read(course / "autograded" / student / ASSIGNMENT / NOTEBOOK, as_version=4)
         cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in notebook.cells}
         for exercise in result["exercises"]:
-            plots = [f for c in exercise["checks"] for f in c.get("files", []) if f.endswith(".png")]
+            plots = [(c.get("hidden"), f) for c in exercise["checks"] for f in c.get("files", []) if f.endswith(".png")]
+            public = [f for hidden, f in plots if not hidden]
             images = [o for o in cells[f"test-{exercise['slug']}"].outputs if "image/png" in o.get("data", {})]
-            assert len(images) == len(plots), f"{student}, {exercise['slug']}: {len(plots)} plots, {len(images)} shown"
-            drawn += len(plots)
-    if not drawn:
-        pytest.skip("no check drew a plot for these submissions")
+            assert len(images) == len(public), f"{student}, {exercise['slug']}: {len(public)} plots, {len(images)} shown"
+            shown_plots += len(public)
+            hidden_plots += len(plots) - len(public)
+    assert shown_plots and hidden_plots, "the class should fail public and hidden checks that draw"

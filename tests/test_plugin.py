@@ -26,7 +26,7 @@ def test_untouched_stubs_score_zero_and_say_not_implemented_yet(pytester: pytest
     out = tmp_path / "r.json"
     result = run_inprocess(pytester, "--json", str(out))
     assert result.ret == 1
-    result.stdout.fnmatch_lines([f"{SLUG}: 0 / * points   not implemented yet",
+    result.stdout.fnmatch_lines([f"{SLUG}: 0 / * points   not implemented yet: open exercises/lesson01/{SLUG}.py",
                                  "Lesson 1: 0 / * points   (10 of * checks ran)"])
     assert "Traceback" not in result.stdout.str()
     data = json.loads(out.read_text())

@@ -148,3 +148,29 @@ def test_calling_backward_earns_nothing_when_the_fit_is_wrong(grade) -> None:
     message = graded.checks(SLUG)["fit_uses_autograd"]["message"]
     assert "fit_uses_autograd" in graded.failed(SLUG)
     assert message.startswith("fit_quadratic: a is") and "steps=3" in message, message
+
+
+def test_twin_data_are_another_parabola_of_the_same_kind_that_settles_as_the_lessons() -> None:
+    import importlib.util
+    import re
+
+    import torch
+
+    from graders.fresh import twin_run
+    from graders.lesson01 import quadratic_fit as checks
+
+    spec = importlib.util.spec_from_file_location("reference_quadratic_fit", REFERENCE)
+    reference = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reference)
+    lesson_X, _ = reference.make_quadratic_data()
+    for seed in range(8):
+        with twin_run(seed):
+            X, y, text, truth = checks._lesson_data(reference)
+        a, b, c = truth
+        assert X.shape == y.shape == lesson_X.shape and X.dtype == y.dtype == torch.float32
+        assert -2 <= X.min() and X.max() <= 2 and abs(c - 1) >= 0.4
+        assert re.fullmatch(r"100 points of y = \S+x² [+-]\S+x [+-]\S+ plus noise 0\.3, x uniform on \[−2, 2\]", text)
+        least = checks.least_squares(X, y)
+        fit = reference.fit_quadratic(X, y, lr=0.1, steps=checks.CONVERGED_STEPS)
+        assert max(abs(f - s) for f, s in zip(fit, least)) < course_config.QUADRATIC_FIT.tolerance("least_squares")
+        assert max(abs(f - t) for f, t in zip(least, truth)) < 0.3  # the noise moves the best fit a little

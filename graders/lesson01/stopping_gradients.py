@@ -20,7 +20,7 @@ from course_config import STOPPING_GRADIENTS as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe, tensor_problem
 from graders.expect import expect_tensor, fail_with_mistake
-from graders.feedback import fail
+from graders.feedback import CheckFailed, fail
 from graders.fresh import twin, twin_random
 from graders.mistakes import Mistake
 from graders.recording import expected
@@ -213,30 +213,43 @@ def expect_updated(returned: Returned, reference: ModuleType, values: list, grad
 
 # ---------------------------------------------------------------- public checks
 
+def expect_predicted(returned: Returned, reference: ModuleType, weight: torch.Tensor, bias: torch.Tensor,
+                     X: torch.Tensor) -> None:
+    """predict's answer has the reference's values (whether it requires grad is checked elsewhere)."""
+    __tracebackhide__ = True
+    expect_tensor(returned, reference.predict(weight, bias, X), **tolerance(X), requires_grad=None, section=TRIANGLE,
+                  hint="X has shape (n, in_features) and weight (out_features, in_features): X @ weight.T + bias.")
+
+
+def _data_lines(returned: Returned) -> list[int]:
+    """The student's lines that read or set a tensor's .data during the call."""
+    return sorted({e.line for e in returned.calls_to(*DATA_EVENTS) if e.line})
+
+
 @check
 def test_predict_values(student: Student, reference: ModuleType) -> None:
     weight, bias, X = lesson_line()
     returned = student.call("predict", weight, bias, X,
                             shown_as=f"predict(weight, bias, X) with {line_text(weight, bias, X)}")
-    expect_tensor(returned, reference.predict(weight, bias, X), **tolerance(X), requires_grad=None, section=TRIANGLE,
-                  hint="X has shape (n, in_features) and weight (out_features, in_features): X @ weight.T + bias.")
+    expect_predicted(returned, reference, weight, bias, X)
 
 
 @check
-def test_predict_records_no_graph(student: Student) -> None:
+def test_predict_records_no_graph(student: Student, reference: ModuleType) -> None:
     weight, bias, X = lesson_line(requires_grad=True)
     returned = student.call("predict", weight, bias, X, trace=True,
                             shown_as=f"predict(weight, bias, X) with {line_text(weight, bias, X)}, weight and bias "
                                      "requiring grad")
+    # How the answer was made earns nothing when the answer itself is wrong: its values first.
+    expect_predicted(returned, reference, weight, bias, X)
     value = returned.value
-    if type(value) is not torch.Tensor:
-        fail("predict must return a torch.Tensor.", call=returned.call, got=describe(value), section=TRIANGLE)
     info = origin(value)
     if info is not None and (info.requires_grad or info.grad_fn is not None):
         fail_with_mistake(returned, f"predict returned a tensor with grad_fn={info.grad_fn}: it is part of a graph.",
                           NO_GRAD_MISSING_IN_PREDICT, value)
     recorded = [e for e in returned.calls_to(*ARITHMETIC) if e.line and e.grad_enabled]
-    if recorded:
+    # Arithmetic on .data records nothing either: that slip is test_no_data_attribute's to name.
+    if recorded and not _data_lines(returned):
         fail_with_mistake(returned, f"predict computes with autograd recording (line {recorded[0].line}), "
                           "then cuts the result from the graph.", NO_GRAD_MISSING_IN_PREDICT)
 
@@ -248,9 +261,10 @@ def test_sgd_step_updates_in_place(student: Student, reference: ModuleType) -> N
 
 
 @check
-def test_sgd_step_zeroes_grads(student: Student) -> None:
+def test_sgd_step_zeroes_grads(student: Student, reference: ModuleType) -> None:
     values, grads, lr = lesson_step()
     returned = _step(student, values, grads, lr, step_text(values, grads, lr))
+    expect_updated(returned, reference, values, grads, lr)  # zeroed gradients of a wrong step earn nothing
     for index, (p, grad) in enumerate(zip(returned.value, grads)):
         info = origin(p)
         left = info.grad if info is not None else None
@@ -264,20 +278,37 @@ def test_sgd_step_zeroes_grads(student: Student) -> None:
 
 
 @check
-def test_no_data_attribute(student: Student) -> None:
+def test_no_data_attribute(student: Student, reference: ModuleType) -> None:
     weight, bias, X = lesson_line(requires_grad=True)
     values, grads, lr = lesson_step()
     t = lesson_losses()
+    shown = [f"predict with {line_text(weight, bias, X)}", step_text(values, grads, lr), f"to_numpy(t) with {losses_text(t)}"]
     calls = [
-        student.call("predict", weight, bias, X, trace=True, allow_raise=True,
-                     shown_as=f"predict with {line_text(weight, bias, X)}"),
-        _step(student, values, grads, lr, step_text(values, grads, lr), trace=True, allow_raise=True),
-        student.call("to_numpy", t, trace=True, allow_raise=True, shown_as=f"to_numpy(t) with {losses_text(t)}"),
+        student.call("predict", weight, bias, X, trace=True, allow_raise=True, shown_as=shown[0]),
+        _step(student, values, grads, lr, shown[1], trace=True, allow_raise=True),
+        student.call("to_numpy", t, trace=True, allow_raise=True, shown_as=shown[2]),
     ]
-    for returned in calls:
-        used = [e for e in returned.calls_to(*DATA_EVENTS) if e.line]
+    # Only a function that gives the right answer is credited for avoiding .data (code that
+    # avoids it by doing nothing earns nothing), and a slip in one costs the others nothing.
+    expectations = [lambda: expect_predicted(calls[0], reference, weight, bias, X),
+                    lambda: expect_updated(calls[1], reference, values, grads, lr),
+                    lambda: expect_array(calls[2], reference.to_numpy(t))]
+    right, first_failure = [], None
+    for returned, expectation in zip(calls, expectations):
+        try:
+            if returned.error is not None:
+                fail(f"{returned.call.split()[0]} raised {returned.error.type}: {returned.error.message}",
+                     call=returned.call, section=TRIANGLE)
+            expectation()
+            right.append(returned)
+        except CheckFailed as failure:
+            first_failure = first_failure or failure
+    if not right and first_failure is not None:
+        raise first_failure
+    for returned in right:
+        used = _data_lines(returned)
         if used:
-            lines = ", ".join(str(line) for line in sorted({e.line for e in used}))
+            lines = ", ".join(str(line) for line in used)
             fail(f"{returned.call.split('(')[0].split()[0]} uses .data ({student.display_path}, line {lines}).",
                  call=returned.call, mistake=DATA_USED.name, meaning=DATA_USED.explanation, hint=DATA_USED.hint,
                  section=DATA_USED.section)

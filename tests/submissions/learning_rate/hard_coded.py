@@ -1,4 +1,4 @@
-# Answers hard-coded from the lesson's run: the public checks pass, the hidden ones must not.
+# Answers hard-coded from the lesson's run: the published inputs pass; the public checks' fresh twins and the hidden checks must not.
 
 import math
 

@@ -1,5 +1,5 @@
 # mistake: rebound instead of updating in place
-# fails: sgd_step_updates_in_place, float64_other_shapes
+# fails: sgd_step_updates_in_place, sgd_step_zeroes_grads, float64_other_shapes
 
 """A wrong submission for stopping_gradients."""
 
