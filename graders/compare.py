@@ -62,7 +62,7 @@ def _preview(tensor: torch.Tensor, limit: int) -> str:
 
 
 def _element(value: Any) -> str:
-    return f"{value:.4g}" if type(value) is float else repr(value)
+    return f"{value:.6g}" if type(value) is float else repr(value)  # float32 keeps ~7 digits: show 6
 
 
 def tensor_problem(got: Any, expected: torch.Tensor, *, rtol: float, atol: float,

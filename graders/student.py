@@ -102,13 +102,15 @@ class Student:
         return self._request(function, shown, message, allow_raise)
 
     def run(self, driver: Callable, *args: Any, shown_as: str, trace: bool = False,
-            allow_raise: bool = False, **kwargs: Any) -> Returned:
+            allow_raise: bool = False, runs: str | None = None, **kwargs: Any) -> Returned:
         """Run a grader-written `driver(module, *args)` in the worker, for checks that must
-        build objects there (a student's class, a function passed as an argument)."""
+        build objects there (a student's class, a function passed as an argument). `runs`
+        names the student's function the driver calls, when it is one: a timeout then stops
+        later calls of that function only, not of every function the driver runs."""
         __tracebackhide__ = True
         name = f"{driver.__module__}:{driver.__qualname__}"
         message = {"op": "run", "driver": name, "args": list(args), "kwargs": kwargs, "trace": trace}
-        return self._request(driver.__qualname__, shown_as, message, allow_raise)
+        return self._request(runs or driver.__qualname__, shown_as, message, allow_raise)
 
     def prestart(self) -> None:
         """Fork the worker now, so that importing the module overlaps the grading of other

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -195,8 +196,11 @@ def test_kill_9_in_the_middle_and_a_rerun_give_every_student_once(tmp_path: Path
     deadline = time.monotonic() + 600
     while len(list((out / "students").glob("*.json"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
+    killed = _session(first.pid)  # the batch, its grading processes, zygotes and workers
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
+    left = [p for p in Path(tempfile.gettempdir()).glob("graders-*-*-*") if int(p.name.split("-")[2]) in killed]
+    assert left, "the killed batch left its staging and workers' folders (nothing cleaned them up)"
     done_before = len(list((out / "students").glob("*.json")))
     assert 2 <= done_before < 6
     run = _grade(root, out, check=True)
@@ -205,6 +209,19 @@ def test_kill_9_in_the_middle_and_a_rerun_give_every_student_once(tmp_path: Path
     assert sorted(r["student"] for r in records) == sorted(students)
     assert all(r["score"] == pytest.approx(LESSON.points) for r in records)
     assert not list(out.rglob("*.partial"))
+    assert not [p for p in left if p.exists()], "the rerun cleared what the killed batch left in the temporary folder"
+
+
+def _session(leader: int) -> set[int]:
+    members = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[3]) == leader:
+                    members.add(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return members
 
 
 def test_notebooks_from_an_lms_zip_with_broken_hand_ins(tmp_path: Path) -> None:

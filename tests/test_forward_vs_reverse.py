@@ -73,3 +73,15 @@ def passes_needed(n_inputs, n_outputs, mode):
 def test_the_right_number_of_passes_earns_nothing_for_a_wrong_gradient(grade) -> None:
     graded = grade({"forward_vs_reverse": RIGHT_PASSES_NO_ANSWER}, "-k", "forward_vs_reverse")
     assert graded.exercise("forward_vs_reverse")["score"] == 0, graded.output
+
+
+LOOPING_FORWARD = VJP_AND_ALIASES.replace(
+    "def gradient_forward_mode(f, x):\n", "def gradient_forward_mode(f, x):\n    while True:\n        pass\n")
+
+
+def test_a_forward_mode_that_loops_costs_only_its_own_checks(grade) -> None:
+    # Both modes run through one driver in the worker: the timeout belongs to the student's function.
+    # 3 s, not 1: the first vjp call loads functorch, which a loaded machine can stretch past a second.
+    graded = grade({"forward_vs_reverse": LOOPING_FORWARD}, "--call-timeout", "3", "-m", "not hidden")
+    failed = graded.failed("forward_vs_reverse")
+    assert failed == {"forward_mode_matches_autograd", "forward_mode_one_jvp_per_input"}, graded.output

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import course_config
+from graders import scratch
 from graders.batch import outputs, store
 from graders.batch.pool import Job, Pool
 from graders.batch.progress import Progress
@@ -93,7 +94,7 @@ def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_c
     options = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q", "--expected-cache", str(cache)]
     options += [] if allow_unconfined else ["--require-confinement"]
     deadline = float(course_config.LIMITS.submission_seconds.value) + DEADLINE_MARGIN
-    staging = Path(tempfile.mkdtemp(prefix="graders-batch-"))
+    staging = scratch.make("graders-batch")
     by_student = {s.student: s for s in submissions}
     progress = Progress(len(submissions))
     failures = []
@@ -134,11 +135,11 @@ def expected_values(targets: list[str], folder: Path, course: str) -> Path:
     cache.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     print("graders grade: grading the reference once, to store its expected values...", flush=True)
-    with tempfile.TemporaryDirectory(prefix="graders-reference-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="graders-reference-") as reference_scratch:
         run = subprocess.run([sys.executable, "-m", "pytest", *targets, "--submission",
                               str(course_config.ROOT / "reference"), "--expected-cache", str(cache), "-q",
-                              "-p", "no:cacheprovider", "--plots", str(Path(scratch) / "plots")],
-                             cwd=scratch, capture_output=True, text=True)
+                              "-p", "no:cacheprovider", "--plots", str(Path(reference_scratch) / "plots")],
+                             cwd=reference_scratch, capture_output=True, text=True)
     if not cache.is_file():
         raise SystemExit(f"graders grade: grading the reference failed:\n{run.stdout[-3000:]}{run.stderr[-2000:]}")
     print(f"graders grade: stored in {time.monotonic() - started:.1f} s", flush=True)

@@ -86,9 +86,9 @@ TAKEAWAYS = '"Key Takeaways" of the companion text (one forward + one backward p
 
 ONES_TANGENT = Mistake(
     "forward mode with one all-ones tangent",
-    "You made a single jvp call with a tangent of ones. That gives the derivative along the direction "
-    "(1, 1, ..., 1), which is the sum of all the partial derivatives, not each of them: forward mode "
-    "learns about one input direction per pass.",
+    "Your gradient holds the sum of all the partial derivatives: what jvp gives with a tangent of ones, "
+    "the direction (1, 1, ..., 1), however many times it is called. Forward mode learns about one input "
+    "direction per pass, so each pass needs its own tangent, the basis vector of its coordinate.",
     "Loop over the coordinates: jvp(f, (x,), (e_i,)) with e_i = torch.eye(n)[i] gives df/dx_i.",
     MODES,
 )
@@ -263,7 +263,7 @@ REVERSE_HINT = "output, pullback = torch.func.vjp(f, x); (g,) = pullback(torch.o
 @check
 def test_forward_mode_matches_autograd(student: Student) -> None:
     for spec, x in public_cases():
-        returned = student.run(run_mode, "gradient_forward_mode", spec, x,
+        returned = student.run(run_mode, "gradient_forward_mode", spec, x, runs="gradient_forward_mode",
                                shown_as=shown("gradient_forward_mode", spec, x))
         expect_gradient(returned, spec, x, FORWARD_HINT)
 
@@ -271,7 +271,8 @@ def test_forward_mode_matches_autograd(student: Student) -> None:
 @check
 def test_forward_mode_one_jvp_per_input(student: Student) -> None:
     spec, x = public_cases()[1]
-    returned = student.run(run_mode, "gradient_forward_mode", spec, x, shown_as=shown("gradient_forward_mode", spec, x))
+    returned = student.run(run_mode, "gradient_forward_mode", spec, x, runs="gradient_forward_mode",
+                           shown_as=shown("gradient_forward_mode", spec, x))
     # The right number of passes earns nothing for a wrong gradient (an all-ones tangent is named by its value).
     expect_gradient(returned, spec, x, FORWARD_HINT)
     n, jvps, calls = x.numel(), returned.value["jvp"], returned.value["f_calls"]
@@ -287,7 +288,7 @@ def test_forward_mode_one_jvp_per_input(student: Student) -> None:
 @check
 def test_reverse_mode_matches_autograd(student: Student) -> None:
     for spec, x in public_cases():
-        returned = student.run(run_mode, "gradient_reverse_mode", spec, x,
+        returned = student.run(run_mode, "gradient_reverse_mode", spec, x, runs="gradient_reverse_mode",
                                shown_as=shown("gradient_reverse_mode", spec, x))
         expect_gradient(returned, spec, x, REVERSE_HINT)
 
@@ -295,7 +296,8 @@ def test_reverse_mode_matches_autograd(student: Student) -> None:
 @check
 def test_reverse_mode_one_pass(student: Student) -> None:
     spec, x = public_cases()[1]
-    returned = student.run(run_mode, "gradient_reverse_mode", spec, x, shown_as=shown("gradient_reverse_mode", spec, x))
+    returned = student.run(run_mode, "gradient_reverse_mode", spec, x, runs="gradient_reverse_mode",
+                           shown_as=shown("gradient_reverse_mode", spec, x))
     expect_gradient(returned, spec, x, REVERSE_HINT)  # one pass earns nothing for a wrong gradient
     n, calls = x.numel(), returned.value["f_calls"]
     got, wanted = f"{calls} call(s) of f", "1 call of f, then one backward pass"
@@ -352,7 +354,7 @@ def test_both_modes_on_fresh_functions(student: Student) -> None:
         spec = make_spec(kind, n, generator)
         x = torch.randn(n, generator=generator, dtype=torch.float64).to(dtype)
         for function, hint in (("gradient_forward_mode", FORWARD_HINT), ("gradient_reverse_mode", REVERSE_HINT)):
-            returned = student.run(run_mode, function, spec, x, shown_as=shown(function, spec, x))
+            returned = student.run(run_mode, function, spec, x, runs=function, shown_as=shown(function, spec, x))
             expect_gradient(returned, spec, x, hint)
 
 

@@ -14,12 +14,12 @@ import shutil
 import signal
 import socket
 import struct
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graders import scratch
 from graders.sandbox import wire
 from graders.sandbox.confinement import Confinement, WorkerFolder
 from graders.sandbox.tracing import TraceEvent, events_from_wire
@@ -105,7 +105,7 @@ class Worker:
 
     def spawn(self) -> None:
         """Have the zygote fork the worker, which imports the module while the grader goes on."""
-        self.folder = Path(tempfile.mkdtemp(prefix="graders-worker-"))
+        self.folder = scratch.make("graders-worker")
         WorkerFolder(self.folder).make()
         parent_end, child_end = socket.socketpair()
         request = {"module_path": str(self.module_path), "module_name": self.module_name,

@@ -1,4 +1,4 @@
-# mistake: float64 kept from torch.from_numpy
+# mistake: float64 kept from the NumPy array
 # fails: features_are_float32, conversions_on_fresh_arrays
 
 
