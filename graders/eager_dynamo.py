@@ -2,15 +2,18 @@
 
 `optimizer.step()` and `zero_grad()` reach into torch._dynamo for just two things:
 `graph_break()`, which does nothing outside compilation, and `disable(fn)`, which
-outside compilation behaves as `fn`. Lesson 1 never compiles, yet its first optimiser
-step would import the whole compiler in every process that grades it. This stand-in
-answers those two names with their eager behaviour and, for any other name, imports the
-real torch._dynamo, puts it in its place and answers from it: code that needs the
-compiler gets it, only later.
+outside compilation behaves as `fn`; the pullback of `torch.func.vjp` for a third,
+`compiled_autograd._disable()`, which does nothing while compiled autograd is off (and only
+the real module can turn it on). Lesson 1 never compiles, yet its first optimiser step or
+pullback would import the whole compiler in every process that grades it (and a zygote
+that held it would make every worker's fork and exit slower). This stand-in answers those
+names with their eager behaviour and, for any other name, imports the real torch._dynamo,
+puts it in its place and answers from it: code that needs the compiler gets it, only later.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import types
@@ -39,6 +42,17 @@ class _EagerStandIn(types.ModuleType):
         return getattr(_load_real(), name)
 
 
+class _EagerCompiledAutograd:
+    """torch._dynamo.compiled_autograd while the stand-in is in place, so while compiled autograd is off."""
+
+    @staticmethod
+    def _disable() -> contextlib.AbstractContextManager:
+        return contextlib.nullcontext()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(importlib.import_module(f"{_NAME}.compiled_autograd"), name)
+
+
 def _load_real() -> types.ModuleType:
     if isinstance(sys.modules.get(_NAME), _EagerStandIn):
         del sys.modules[_NAME]
@@ -56,5 +70,6 @@ def install() -> None:
     stand_in = _EagerStandIn(_NAME, __doc__)
     stand_in.__dict__["graph_break"] = stand_in.graph_break
     stand_in.__dict__["disable"] = stand_in.disable
+    stand_in.__dict__["compiled_autograd"] = _EagerCompiledAutograd()
     sys.modules[_NAME] = stand_in
     torch._dynamo = stand_in  # type: ignore[attr-defined]

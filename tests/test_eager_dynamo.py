@@ -27,3 +27,22 @@ def test_optimisers_step_without_the_compiler_and_compile_still_works() -> None:
     assert done.returncode == 0, done.stderr
     assert "eager _EagerStandIn" in done.stdout
     assert "compiled [2.0, 2.0] module" in done.stdout
+
+
+VJP_PROGRAM = """
+import sys, torch
+from graders import eager_dynamo
+eager_dynamo.install()
+x = torch.tensor([0.3, 1.2], dtype=torch.float64)
+out, pullback = torch.func.vjp(lambda v: (v.sin() * v).sum(), x)
+(gradient,) = pullback(torch.ones_like(out))
+print("right", torch.allclose(gradient, x.cos() * x + x.sin()))
+print("eager", type(sys.modules["torch._dynamo"]).__name__)
+"""
+
+
+def test_vjps_pullback_runs_without_the_compiler() -> None:
+    # A zygote that imported the compiler would make every worker it forks slower to start and end.
+    done = subprocess.run([sys.executable, "-c", VJP_PROGRAM], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "right True" in done.stdout and "eager _EagerStandIn" in done.stdout

@@ -25,6 +25,7 @@ from graders.sandbox.confinement import Confinement, WorkerFolder
 from graders.sandbox.tracing import TraceEvent, events_from_wire
 from graders.sandbox.zygote import ZYGOTE
 
+SETUP_SECONDS = 60.0  # for the zygote's loading (torch._dynamo: ~3.5 s) and the sandbox's set-up, never student code
 UNCONFINED = ("the sandbox could not be set up on this machine, so your code was not run (not your fault; "
               "your instructor has been told): {missing}")
 
@@ -94,13 +95,13 @@ class Worker:
         self.module_name = module_name
         self.budget = budget
         self.settings = settings
-        self.warm_up = warm_up  # "module:function" run in the worker before the import (see worker.run)
+        self.warm_up = warm_up  # "module:function" the zygote runs once before forking (see zygote._warm)
         self.preload = preload  # modules the zygote imports first: those of the drivers this worker runs
         self.number = 0  # the zygote's number for this worker; 0 when none runs
         self.sock: socket.socket | None = None
         self.folder: Path | None = None
         self.requests = 0
-        self.spawned_at = 0.0
+        self.import_started = 0.0
         self.confinement: Confinement | None = None
 
     def spawn(self) -> None:
@@ -119,24 +120,26 @@ class Worker:
         finally:
             child_end.close()
         self.sock = parent_end
-        self.spawned_at = time.monotonic()
         _live_workers.add(self)
 
     def start(self) -> Outcome:
         """Spawn (unless done already) and wait for the child to say how it is confined and
-        that the module is imported; the import's time limit counts from the spawn."""
+        that the module is imported. The import's time limit counts from when the grader reads
+        that the worker is confined: the zygote's loading of what workers share (zygote._warm)
+        and the sandbox's set-up are no time of the student's."""
         if not self.number:
             self.spawn()
-        left = lambda: self.budget.import_seconds - (time.monotonic() - self.spawned_at)  # noqa: E731
         if self.confinement is None:
-            report = self._read(max(left(), 0.0), "setting up its sandbox")
+            report = self._read(SETUP_SECONDS, "setting up its sandbox")
             if report.status != "confined":
                 self.stop()
                 return report
             self.confinement = report.confinement
+            self.import_started = time.monotonic()
             if self.settings.require_confinement and not report.confinement.confined:  # type: ignore[union-attr]
                 self.stop()
                 return Outcome("unconfined", detail=UNCONFINED.format(missing="; ".join(report.confinement.missing)))
+        left = lambda: self.budget.import_seconds - (time.monotonic() - self.import_started)  # noqa: E731
         reply = self._read(max(left(), 0.0), "importing the module")
         if reply.status == "ready":
             return reply

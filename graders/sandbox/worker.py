@@ -48,8 +48,6 @@ def run(sock: socket.socket, request: dict[str, Any]) -> NoReturn:
         _send(sock, {"status": "confined", "confinement": held.to_wire()})
         if request.get("require_confinement") and not held.confined:
             os._exit(EXIT_UNCONFINED)  # before any student code runs
-        if request.get("warm_up"):
-            _warm(request["warm_up"])
         output = _CappedOutput(int(request["output_kb"]) * 1024)
         sys.stdout = sys.stderr = output
         module, reply = import_student(module_path, str(request["module_name"]), output)
@@ -59,15 +57,6 @@ def run(sock: socket.socket, request: dict[str, Any]) -> NoReturn:
     except BaseException:  # noqa: BLE001 - the worker must end here, whatever happened
         os._exit(_EXIT_INTERNAL_ERROR)
     os._exit(0)
-
-
-def _warm(name: str) -> None:
-    """A checks module's one-time loading (e.g. torch.func's decompositions), done before the
-    student's module is imported, so it counts against no call's time limit."""
-    try:
-        _resolve(name)()
-    except Exception:  # noqa: BLE001 - a failed warm-up only means the first call pays
-        pass
 
 
 def _keep_one_thread(count: int) -> None:

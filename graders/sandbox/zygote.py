@@ -5,7 +5,9 @@ reference modules it has loaded, the expected values it has computed, pytest's s
 every fixture. A student could read them from `sys.modules` or the frames above their own.
 So the grading process forks one zygote as soon as torch is imported, before any reference
 is loaded, and asks it for each worker: the zygote forks it, with no more than torch, the
-engine and the checks module whose drivers the worker runs. The grader then speaks to the
+engine and the checks module whose drivers the worker runs. What every worker of an exercise
+would load on first use (torch.func's decompositions, torch._dynamo) the zygote loads once,
+before its first fork for that exercise (`_warm`), so a class pays it once per process. The grader then speaks to the
 worker directly, over a socket pair whose end the zygote handed on.
 
 The zygote reaps its workers and reports how each ended; it kills a worker only while it is
@@ -29,9 +31,12 @@ import sys
 import time
 from typing import Any, NoReturn
 
+import torch
+
 from graders.sandbox import privileges, worker
 
 _MESSAGE_BYTES = 1 << 16
+_warmed: set[str] = set()  # the warm-ups this zygote has run (see _warm)
 _PR_SET_PDEATHSIG = 1
 
 
@@ -178,6 +183,7 @@ def _act(message: dict, fds: list[int], children: dict[int, int], control: socke
     for name in (message.get("preload") or []):
         with contextlib.suppress(Exception):
             importlib.import_module(name)  # the checks module whose drivers the worker runs
+    _warm(message.get("warm_up"))
     pid = os.fork()
     if pid == 0:
         control.close()
@@ -188,6 +194,19 @@ def _act(message: dict, fds: list[int], children: dict[int, int], control: socke
         worker.run(socket.socket(fileno=fds[0]), message)
     os.close(fds[0])
     children[pid] = number
+
+
+def _warm(name: str | None) -> None:
+    """Run a checks module's one-time loading (torch.func's decompositions, torch._dynamo) here,
+    once, so that every worker forked after it starts with it done: it counts against no call's
+    time limit, and a grading process that serves a whole class pays it once."""
+    if not name or name in _warmed:
+        return
+    _warmed.add(name)
+    torch.set_num_threads(1)  # no OpenMP pool may exist before a fork (see worker.run)
+    module_name, _, attribute = name.partition(":")
+    with contextlib.suppress(Exception):  # a failed warm-up only means that the first call pays
+        getattr(importlib.import_module(module_name), attribute)()
 
 
 def _reap(children: dict[int, int], control: socket.socket) -> None:
