@@ -53,6 +53,7 @@ class Feedback:
     summary: str  # one sentence: what is wrong
     call: str = ""  # the call that was made, e.g. "f(x) with x = torch.linspace(0, 5, 50)"
     got: str = ""  # what it returned (or raised)
+    changed: str = ""  # an argument the call changed, as it was afterwards
     expected: str = ""  # what the reference gives on the same input
     meaning: str = ""  # what this most likely means: the named mistake's explanation
     hint: str = ""  # one thing to try
@@ -61,11 +62,13 @@ class Feedback:
     not_implemented: bool = False  # the student has not started this function yet
     files: tuple[str, ...] = field(default_factory=tuple)  # e.g. a plot written for this failure
     printed: str = ""  # what the student's own print() calls wrote during the check
+    cause: str = ""  # a cause that fails several checks at once (the import, one function's timeout): told once
 
     def text(self) -> str:
         # Every part is cut to a readable size: a student's value or message may be megabytes.
         lines = [cut(self.summary, FIELD_CHARS)]
-        for label, value in (("called", self.call), ("returned", self.got), ("expected", self.expected)):
+        for label, value in (("called", self.call), ("returned", self.got), ("changed", self.changed),
+                             ("expected", self.expected)):
             if value:
                 lines.append(_labelled(label, cut(value, FIELD_CHARS)))
         if self.mistake:

@@ -75,3 +75,18 @@ def is_scaled(signature: GradientSignature | None, factor: float, *, tolerance: 
     """Whether a gradient is `factor` times the true one (same direction, that length)."""
     return (signature is not None and abs(abs(signature.cosine) - 1) < tolerance
             and abs(signature.scale - factor) < tolerance * max(1.0, abs(factor)))
+
+
+# Mistakes any exercise can make, recognised by the error they raise (after an exercise's own catalogue).
+MIXED_DTYPES = Mistake(
+    "float32 and float64 mixed in one operation",
+    "One operation got a float64 tensor and a float32 one. PyTorch promotes dtypes in elementwise arithmetic, "
+    "but a matrix multiply (and so nn.Linear) needs both sides in one dtype: float64 usually comes from NumPy "
+    "(torch.from_numpy, torch.tensor on an array) or from dtype=torch.float64, float32 from torch's defaults.",
+    "Print the dtype of each tensor on the line the error points to, and convert one side with .float() or "
+    ".to(other.dtype).",
+    '"Common pitfalls", "Mixing dtypes"',
+    error_pattern=r"must have the same dtype|expected scalar type \w+ but found \w+|"
+                  r"[Ff]ound dtype \w+ but expected \w+|expected both inputs to have same dtype",
+)
+ANY_EXERCISE = [MIXED_DTYPES]

@@ -14,7 +14,6 @@ import functools
 import gc
 import importlib
 import importlib.util
-import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -125,6 +124,7 @@ class GradingSession:
         self.display_paths: dict[str, str] = {}  # how messages name each exercise's file
         self.causes_told: dict[str, set[str]] = {}  # per exercise: the causes already explained in full
         self.not_started: dict[str, list[str]] = {}  # per exercise: node ids of "not implemented yet" failures
+        self.told_once: list[str] = []  # node ids failed by a whole-exercise cause already shown above
         self.where_to_begin = ""  # said on the last line when exercises are untouched
 
     def _submission_folder(self) -> Path | None:
@@ -174,13 +174,14 @@ class GradingSession:
             from graders.sandbox.in_process import InProcess
 
             make_backend = lambda: InProcess(path)  # noqa: E731
-        warm_up = getattr(node.obj, "WORKER_WARM_UP", None)
+        choose_warm_up = getattr(node.obj, "worker_warm_up", None)  # the zygote runs it before the fork
+        warm_up = choose_warm_up(path) if choose_warm_up is not None and not self.in_process else None
         handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section,
                          warm_up=f"{warm_up.__module__}:{warm_up.__qualname__}" if warm_up else None,
                          settings=self.sandbox, preload=_driver_modules(node.obj),
                          allowance=Allowance(self.exercise_seconds, "this exercise", "exercise_seconds", self.allowance))
         if not path.is_file():
-            handle._import_failure = Feedback(MISSING_FILE.format(file=display),
+            handle._import_failure = Feedback(MISSING_FILE.format(file=display), cause="import",
                                               hint="Copy the stub from exercises/ into the submission and complete it.")
         return handle
 
@@ -278,10 +279,14 @@ class GradingSession:
         if feedback.not_implemented:
             self.not_started.setdefault(slug, []).append(nodeid)
             return feedback.summary  # an untouched function fails every check the same way
+        told = self.causes_told.setdefault(slug, set())
+        if feedback.cause and feedback.cause in told:  # an import, a timeout: one message, the table lists the rest
+            self.told_once.append(nodeid)
+            return cut(feedback.summary, FIELD_CHARS)
         if check.shown != check.message:
             return check.shown  # a hidden check shown by its outcome only: nothing of its cause
-        cause = feedback.mistake or feedback.meaning or (feedback.summary + feedback.got if not feedback.call else "")
-        told = self.causes_told.setdefault(slug, set())
+        cause = (feedback.cause or feedback.mistake or feedback.meaning
+                 or (feedback.summary + feedback.got if not feedback.call else ""))
         if not cause or cause not in told:
             told.add(cause)
             return check.shown
@@ -294,8 +299,10 @@ class GradingSession:
                 all(c.not_implemented for c in r.checks if not c.passed)]
 
     def quiet_failures(self) -> set[str]:
-        """Node ids whose failure pytest need not list: the checks of untouched exercises."""
-        return {nodeid for r in self.untouched() for nodeid in self.not_started.get(r.slug, [])}
+        """Node ids whose failure pytest need not list: the checks of untouched exercises, and the
+        later checks of an exercise that failed to import or of a function that ran out of time."""
+        untouched = {nodeid for r in self.untouched() for nodeid in self.not_started.get(r.slug, [])}
+        return untouched | set(self.told_once)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.results:
@@ -511,7 +518,7 @@ def _driver_modules(checks: ModuleType) -> tuple[str, ...]:
     tree = ast.parse(Path(checks.__file__).read_text(encoding="utf-8"))  # type: ignore[arg-type]
     runs = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "run"
                and isinstance(n.func.value, ast.Name) and n.func.value.id == "student" for n in ast.walk(tree))
-    return (checks.__name__,) if runs or hasattr(checks, "WORKER_WARM_UP") else ()
+    return (checks.__name__,) if runs or hasattr(checks, "worker_warm_up") else ()
 
 
 def _names_exercises(config: pytest.Config) -> bool:

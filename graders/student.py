@@ -8,6 +8,7 @@ feedback message here, so the checks themselves only compare values.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 import time
@@ -17,7 +18,7 @@ from typing import Any, Callable, Protocol
 
 from graders.allowance import SPENT_HINT, Allowance
 from graders.feedback import CheckFailed, Feedback, cut, fail
-from graders.mistakes import Mistake
+from graders.mistakes import ANY_EXERCISE, Mistake
 from graders.sandbox import Budget, Outcome, Settings, StudentError, Worker
 from graders.sandbox import TraceEvent
 
@@ -137,7 +138,8 @@ class Student:
     def _request(self, function: str, shown: str, message: dict, allow_raise: bool) -> Returned:
         __tracebackhide__ = True
         if function in self._timed_out:
-            fail(TIMED_OUT_BEFORE.format(call=shown), hint=TIMEOUT_HINT, section=self.section)
+            fail(TIMED_OUT_BEFORE.format(call=shown), hint=TIMEOUT_HINT, section=self.section,
+                 cause=f"timeout of {function}")
         self._within_allowance()
         started = time.monotonic()
         try:
@@ -159,7 +161,7 @@ class Student:
         __tracebackhide__ = True
         used_up = self.allowance.used_up()
         if used_up is not None:
-            fail(used_up.message(), hint=SPENT_HINT, section=self.section)
+            fail(used_up.message(), hint=SPENT_HINT, section=self.section, cause="allowance spent")
 
     def _ready_backend(self) -> Backend:
         __tracebackhide__ = True
@@ -181,6 +183,9 @@ class Student:
         return backend
 
     def _import_feedback(self, outcome: Outcome) -> Feedback:
+        return dataclasses.replace(self._import_problem(outcome), cause="import")
+
+    def _import_problem(self, outcome: Outcome) -> Feedback:
         if outcome.status == "unconfined":
             return Feedback(outcome.detail, hint=UNCONFINED_HINT)
         summary = IMPORT_FAILED.format(file=self.display_path)
@@ -212,7 +217,7 @@ class Student:
         if outcome.status == "timeout":
             self._timed_out.add(function)
             fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail, hint=TIMEOUT_HINT,
-                 section=section)
+                 section=section, cause=f"timeout of {function}")
         if outcome.status == "died":
             fail(DIED.format(call=shown, detail=outcome.detail), section=section)
         if outcome.status == "unreadable":
@@ -251,7 +256,7 @@ class Student:
         if allow_raise:
             return Returned(shown, error=error, trace=outcome.trace, output=outcome.output,
                             output_dropped=outcome.output_dropped, seconds=outcome.seconds)
-        for mistake in self.mistakes:
+        for mistake in (*self.mistakes, *ANY_EXERCISE):
             if mistake.matches_error(error.type, error.message):
                 fail(RAISED.format(function=culprit, error=error.type), call=shown, got=_error_text(error),
                      mistake=mistake.name, meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)

@@ -303,3 +303,18 @@ def test_an_nbgrader_course_gets_the_gradebook_autograde_would_give(tmp_path: Pa
     with open(course / "grades.csv", newline="") as handle:
         totals = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}
     assert totals == pytest.approx({s: sum(v.values()) for s, v in by_autograde.items()})
+
+
+def test_a_notebooks_error_is_reported_at_its_line_in_the_cell(tmp_path: Path) -> None:
+    notebook = lesson_notebook(LESSON, list(LESSON.exercises), notebook="lesson01.ipynb", exercise_seconds=180)
+    # Cell line 1 is `%%answer views`, 2 the import, 3 blank, 4 the bad line.
+    broken = _answered(notebook, {"views": "import torch\n\nthis is not python\n"})
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    nbformat.write(broken, folder / "dana_lesson01.ipynb")
+    out = tmp_path / "out"
+    _grade(folder, out, check=True)
+    record = json.loads((out / "students" / "dana.json").read_text())
+    views = next(e for e in record["exercises"] if e["slug"] == "views")
+    message = views["checks"][0]["message"]
+    assert "line 4" in message and "this is not python" in message, message

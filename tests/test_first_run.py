@@ -98,3 +98,16 @@ def test_a_failed_check_shows_what_the_students_code_printed_but_a_hidden_one_do
     checks = {c["id"]: c for e in json.loads((tmp_path / "result.json").read_text())["exercises"] for c in e["checks"]}
     assert "printed:" in checks["lesson_run_at_lr_0_1"]["message"]
     assert checks["train_line_on_fresh_data"]["hidden"] and "printed:" not in checks["train_line_on_fresh_data"]["message"]
+
+
+def test_a_file_that_cannot_be_imported_is_one_message_for_the_whole_exercise(
+        pytester: pytest.Pytester, tmp_path: Path) -> None:
+    folder = tmp_path / "submission" / "lesson01"
+    folder.mkdir(parents=True)
+    broken = (ROOT / "reference" / "lesson01" / "sin_exp_derivative.py").read_text().replace("def f(x", "def f(x,,", 1)
+    (folder / "sin_exp_derivative.py").write_text(broken)
+    result = _run(pytester, str(EXERCISES / "lesson01" / "sin_exp_derivative.py"), "--submission", str(folder.parent))
+    text = result.stdout.str()
+    assert text.count("could not be imported") == 2, text  # its block under FAILURES, and the table's line
+    assert text.count("Fix the syntax error") == 1 and "same cause as above" not in text
+    assert "sin_exp_derivative: 0 / 10 points   every check:" in text

@@ -88,3 +88,19 @@ def test_the_loop_order_is_read_from_the_gradients_at_each_call() -> None:
 def test_a_hand_written_update_loses_only_the_optimiser_check(grade) -> None:
     graded = grade({"linear_module": HAND_WRITTEN_UPDATE})
     assert graded.failed("linear_module") == {"uses_module_loss_and_optimiser", "loop_order"}, graded.output
+
+
+def test_float64_data_into_a_float32_module_names_the_mixed_dtype_pitfall(grade) -> None:
+    from conftest import ROOT
+    from graders.mistakes import MIXED_DTYPES
+
+    reference = (ROOT / "reference" / "lesson01" / "linear_module.py").read_text()
+    line = "    X = torch.rand(100, 1) * 4 - 2\n"
+    assert line in reference
+    float64_data = reference.replace(line, "    X = torch.rand(100, 1, dtype=torch.float64) * 4 - 2\n")
+    graded = grade({"linear_module": float64_data}, "-k", "linear_module")
+    checks = graded.checks("linear_module")
+    failed = graded.failed("linear_module")
+    assert failed, graded.output
+    assert all(checks[c]["mistake"] == MIXED_DTYPES.name for c in failed), graded.output
+    assert "Mixing dtypes" in checks[sorted(failed)[0]]["message"]

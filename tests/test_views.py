@@ -84,3 +84,11 @@ def test_each_mistake_is_named_from_recorded_expected_values_too(grade, tmp_path
     assert public_failures, "every mistake costs at least one public check"
     for check_id in public_failures:
         assert checks_run[check_id]["mistake"] == submission.mistake, checks_run[check_id]["message"]
+
+
+def test_a_loop_in_as_grid_costs_only_its_own_checks(grade) -> None:
+    # Every view check runs through a driver in the worker: the timeout belongs to as_grid, not to the driver.
+    looping = REFERENCE.read_text() + "\n\ndef as_grid(x, rows):\n    while True:\n        pass\n"
+    graded = grade({SLUG: looping}, "--call-timeout", "3", "-m", "not hidden")
+    assert graded.failed(SLUG) == {"as_grid_is_a_view"}, graded.output
+    assert graded.output.count("ran out of time") == 0 and graded.output.count("did not return within") == 1

@@ -63,7 +63,15 @@ FLOAT32_CHECK = Mistake(
     "numerical_gradient.",
     WHY,
 )
-MISTAKES = [FORWARD_DIFFERENCES, DIVIDED_BY_H, MODIFIED_X, FLOAT32_CHECK]
+ALL_AT_ONCE = Mistake(
+    "every coordinate nudged at once",
+    "Every entry of your estimate is the same number: the slope of f along (1, 1, ..., 1), which is "
+    "the sum of all the partial derivatives. Moving the whole of x by h moves every coordinate "
+    "together; the i-th partial derivative needs x moved along coordinate i alone.",
+    "For each i, make a step that is zero except step[i] = h, then use f(x + step) and f(x - step).",
+    WHY,
+)
+MISTAKES = [FORWARD_DIFFERENCES, DIVIDED_BY_H, MODIFIED_X, FLOAT32_CHECK, ALL_AT_ONCE]
 
 FORMULAS = {
     "sum_sin": "f(x) = torch.sin(a * x).sum()",
@@ -165,6 +173,14 @@ def forward_differences(spec: dict, x: Tensor, h: float) -> Tensor:
 
 
 @expected
+def all_coordinates_at_once(spec: dict, x: Tensor, h: float) -> Tensor:
+    """What nudging every coordinate together gives: the slope along the ones vector, in each entry."""
+    f, x64 = build(spec), x.detach().to(torch.float64)
+    slope = (f(x64 + h) - f(x64 - h)) / (2 * h)
+    return slope.expand(x.numel()).clone().to(x.dtype)
+
+
+@expected
 def wrong_backward_error(spec: dict, x: Tensor) -> float:
     """relative_error between the deliberately wrong autograd gradient and the true one."""
     leaf = x.detach().to(torch.float64).clone().requires_grad_(True)
@@ -197,19 +213,21 @@ def x_was_modified(before: Tensor, after: Any) -> bool:
     return changed_grad or after.shape != before.shape or not torch.equal(after.detach(), before)
 
 
-def estimate_evidence(spec: dict, x: Tensor, h: float) -> tuple[Tensor, Tensor]:
-    """The true gradient and the forward-difference one. Computed up front, even for a right
-    answer, so that a replayed recording always holds them."""
-    return autograd_gradient(spec, x), forward_differences(spec, x, h)
+def estimate_evidence(spec: dict, x: Tensor, h: float) -> tuple[Tensor, Tensor, Tensor]:
+    """The true gradient, the forward-difference one and the all-at-once one. Computed up front,
+    even for a right answer, so that a replayed recording always holds them."""
+    return autograd_gradient(spec, x), forward_differences(spec, x, h), all_coordinates_at_once(spec, x, h)
 
 
-def numerical_mistake(estimate: Any, x: Tensor, evidence: tuple[Tensor, Tensor]) -> Mistake | None:
+def numerical_mistake(estimate: Any, x: Tensor, evidence: tuple[Tensor, Tensor, Tensor]) -> Mistake | None:
     """Which catalogued mistake explains a wrong estimate of the gradient, if any."""
-    truth, forward = evidence
+    truth, forward, at_once = evidence
     if type(estimate) is not Tensor or estimate.shape != truth.shape:
         return None
     if tensor_problem(estimate, forward, requires_grad=None, **tolerance(x)) is None:
         return FORWARD_DIFFERENCES
+    if tensor_problem(estimate, at_once, requires_grad=None, **tolerance(x)) is None:
+        return ALL_AT_ONCE
     return DIVIDED_BY_H if is_scaled(gradient_signature(estimate, truth), 2.0) else None
 
 
@@ -226,7 +244,8 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) 
                           MODIFIED_X, gradient)
     step = EXERCISE.tolerance("default_step") if h is None else h
     expect_tensor(as_called, truth, **tolerance(x), requires_grad=None, section=WHY,
-                  suspects=[Suspect(FORWARD_DIFFERENCES, forward_differences(spec, x, step))],
+                  suspects=[Suspect(FORWARD_DIFFERENCES, forward_differences(spec, x, step)),
+                            Suspect(ALL_AT_ONCE, all_coordinates_at_once(spec, x, step))],
                   scaled={2.0: DIVIDED_BY_H},
                   hint="For each i: (f(x + step) − f(x − step)) / (2 * h), where step is zero except step[i] = h.")
 
@@ -236,14 +255,16 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) 
 @check
 def test_numerical_gradient_matches_autograd(student: Student) -> None:
     for spec, x in public_cases():
-        returned = student.run(run_numerical_gradient, spec, x, None, shown_as=shown("numerical_gradient", spec, x))
+        returned = student.run(run_numerical_gradient, spec, x, None, runs="numerical_gradient",
+                               shown_as=shown("numerical_gradient", spec, x))
         expect_gradient(returned, spec, x, None)
 
 
 @check
 def test_numerical_gradient_calls_f_twice_per_coordinate(student: Student) -> None:
     spec, x = public_cases()[1]
-    returned = student.run(run_numerical_gradient, spec, x, None, shown_as=shown("numerical_gradient", spec, x))
+    returned = student.run(run_numerical_gradient, spec, x, None, runs="numerical_gradient",
+                               shown_as=shown("numerical_gradient", spec, x))
     expect_gradient(returned, spec, x, None)  # the right number of calls earns nothing for a wrong estimate
     # (Forward differences, n + 1 calls, are named by the estimate above.)
     calls, n = returned.value["calls"], x.numel()
@@ -259,7 +280,8 @@ def test_numerical_gradient_calls_f_twice_per_coordinate(student: Student) -> No
 @check
 def test_numerical_gradient_leaves_x_unchanged(student: Student) -> None:
     spec, x = public_cases()[0]
-    returned = student.run(run_numerical_gradient, spec, x, None, shown_as=shown("numerical_gradient", spec, x))
+    returned = student.run(run_numerical_gradient, spec, x, None, runs="numerical_gradient",
+                               shown_as=shown("numerical_gradient", spec, x))
     # An untouched x earns nothing for a wrong estimate; the estimate's check covers its shape and dtype too.
     expect_gradient(returned, spec, x, None)
     after = returned.value["x_after"]
@@ -318,7 +340,8 @@ def expect_small_gradient_check(returned: Returned, spec: dict, x: Tensor) -> No
 def test_gradient_check_is_small_for_smooth_functions(student: Student) -> None:
     for spec, x in public_cases():
         x32 = x.to(torch.float32)
-        returned = student.run(run_gradient_check, spec, x32, shown_as=shown("gradient_check", spec, x32))
+        returned = student.run(run_gradient_check, spec, x32, runs="gradient_check",
+                                   shown_as=shown("gradient_check", spec, x32))
         expect_small_gradient_check(returned, spec, x32)
 
 
@@ -332,7 +355,8 @@ def test_numerical_gradient_on_fresh_functions(student: Student) -> None:
         x = (torch.randn(n, generator=generator, dtype=torch.float64) * 1.5).to(dtype)
         for kind in FORMULAS:
             spec = make_spec(kind, n, generator)
-            returned = student.run(run_numerical_gradient, spec, x, h, shown_as=shown("numerical_gradient", spec, x, h))
+            returned = student.run(run_numerical_gradient, spec, x, h, runs="numerical_gradient",
+                                   shown_as=shown("numerical_gradient", spec, x, h))
             expect_gradient(returned, spec, x, h)
 
 
@@ -341,7 +365,7 @@ def test_gradient_check_catches_a_wrong_backward(student: Student) -> None:
     generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_functions") + 1)
     x = torch.randn(7, generator=generator, dtype=torch.float64)
     spec = {"kind": "wrong_backward", "a": torch.rand(7, generator=generator, dtype=torch.float64) * 1.5 + 1.5}
-    returned = student.run(run_gradient_check, spec, x,
+    returned = student.run(run_gradient_check, spec, x, runs="gradient_check",
                            shown_as=f"gradient_check(f, x) with f(x) = sin(a * x).sum() whose backward forgets the "
                                     f"factor a, a in [1.5, 3], x = {describe(x, 5)}")
     error = returned.value["error"]

@@ -17,7 +17,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator
 
-import pytest
 import torch
 from torch import Tensor
 
@@ -25,50 +24,35 @@ from course_config import FORWARD_VS_REVERSE as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe
 from graders.expect import expect_number, expect_tensor
-from graders.feedback import CheckFailed, fail
+from graders.feedback import fail
 from graders.mistakes import Mistake, Suspect
 from graders.recording import expected
+from graders.sandbox import origin
 from graders.student import Returned, Student
 
 check = checks_for("lesson01", EXERCISE.slug)
-# By name rather than autouse: the nbgrader build keeps only the fixtures that code names.
-pytestmark = pytest.mark.usefixtures("_warm_worker")
-
 
 
 def load_jvp() -> None:
-    """Runs in each new worker before the student's module is imported (the plugin looks for
-    WORKER_WARM_UP): jvp's decompositions load on first use (~0.5 s), here off any clock."""
+    """jvp's decompositions load on first use (~0.5 s with torch 2.13)."""
     x = torch.zeros(1)
     torch.func.jvp(torch.sin, (x,), (x,))
 
 
-WORKER_WARM_UP = load_jvp
-
-
-def warm_up(module: ModuleType, with_vjp: bool) -> None:
-    """Runs in the worker: make torch.func load what it loads on first use (measured with
-    torch 2.13): jvp's decompositions (~0.5 s) and, when vjp's pullback is first called,
-    torch._dynamo (~3.5 s)."""
+def load_jvp_and_vjp() -> None:
+    """Also vjp: calling its pullback the first time imports torch._dynamo (~3.5 s)."""
+    load_jvp()
     x = torch.zeros(1)
-    torch.func.jvp(torch.sin, (x,), (x,))
-    if with_vjp:
-        _, pullback = torch.func.vjp(torch.sin, x)
-        pullback(x)
+    _, pullback = torch.func.vjp(torch.sin, x)
+    pullback(x)
 
 
-@pytest.fixture(scope="module")
-def _warm_worker(student: Student) -> None:
-    """Pay torch.func's one-time loading in a request of its own, so that it never counts
-    against the time limit of a student's call. In the worker, not here: the grader stays
-    free of torch._dynamo (which cannot be imported twice into one process, as pytester's
-    in-process runs do). vjp's share only for code that uses vjp: autograd users skip it."""
-    if not _code_uses_vjp(student.module_path):
-        return  # jvp's share is loaded when the worker starts (WORKER_WARM_UP)
-    try:
-        student.run(warm_up, True, shown_as="loading torch.func in the worker")
-    except CheckFailed:
-        pass  # an import error or the like: the checks themselves report it
+def worker_warm_up(module_path: Path) -> Callable[[], None]:
+    """What the zygote loads before it forks this exercise's workers (the plugin looks for
+    `worker_warm_up`), so that torch.func's one-time loading counts against no call's time
+    limit and a batch pays it once per grading process, not once per student. vjp's share
+    only for code that uses vjp: the grader reads the file, it does not import it."""
+    return load_jvp_and_vjp if _code_uses_vjp(module_path) else load_jvp
 
 
 def _code_uses_vjp(path: Path) -> bool:
@@ -107,7 +91,23 @@ SWAPPED_MODES = Mistake(
     "forward → n_inputs, reverse → n_outputs: that is why a scalar loss of many parameters uses reverse mode.",
     MODES,
 )
-MISTAKES = [ONES_TANGENT, BACKWARD_PER_COORDINATE, SWAPPED_MODES]
+JVP_OUTPUTS_SWAPPED = Mistake(
+    "jvp's outputs unpacked in the wrong order",
+    "Every entry of your gradient is f(x) itself. torch.func.jvp returns a pair (f(x), directional "
+    "derivative), in that order: you kept the first, the function's value, where the second is the "
+    "derivative along the tangent.",
+    "_, derivative = torch.func.jvp(f, (x,), (e_i,)); gradient[i] = derivative.",
+    MODES,
+)
+MODIFIED_X = Mistake(
+    "modified the caller's x",
+    "The x you were given was different after your function returned: it was made to require grad "
+    "(x.requires_grad_()), was given a .grad, or had its values changed. The caller's tensor is theirs: "
+    "the next computation with it would build a graph or read a stale gradient.",
+    "Work on a copy: leaf = x.detach().clone().requires_grad_(True), then f(leaf).backward() and return leaf.grad.",
+    '"Autograd: gradients for free" (requires_grad and .grad belong to the tensor you set them on)',
+)
+MISTAKES = [ONES_TANGENT, BACKWARD_PER_COORDINATE, SWAPPED_MODES, JVP_OUTPUTS_SWAPPED, MODIFIED_X]
 
 FORMULAS = {
     "neuron": "f(w) = torch.sigmoid((w * inp).sum()) with the lesson's inp = [3, 1, 4], at the lesson's w",
@@ -198,7 +198,7 @@ def run_mode(module: ModuleType, function: str, spec: dict, x: Tensor) -> dict:
     f = _Counted(build(spec))
     with _counting_transforms(module) as counts:
         gradient = getattr(module, function)(f, x)
-    return {"gradient": gradient, "f_calls": f.calls, **counts}
+    return {"gradient": gradient, "f_calls": f.calls, "x_after": x, **counts}
 
 
 # ---------------------------------------------------------------- expected values (grader side)
@@ -209,6 +209,12 @@ def autograd_gradient(spec: dict, x: Tensor) -> Tensor:
     leaf = x.detach().clone().requires_grad_(True)
     build(spec)(leaf).backward()
     return leaf.grad.detach()
+
+
+@expected
+def value_everywhere(spec: dict, x: Tensor) -> Tensor:
+    """f(x) in every entry: the gradient of a loop that kept jvp's first output, the value."""
+    return build(spec)(x.detach()).detach().expand(x.shape).clone()
 
 
 def lesson_neuron() -> tuple[dict, Tensor]:
@@ -241,8 +247,17 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, hint: str) -> Non
     # as a 0-d tensor, or spread over x's shape.
     summed = truth.sum()
     suspects = [Suspect(ONES_TANGENT, value) for value in (summed, summed.reshape(1), summed.expand(truth.shape))]
+    suspects.append(Suspect(JVP_OUTPUTS_SWAPPED, value_everywhere(spec, x)))
     expect_tensor(as_gradient(returned), truth, **tolerance(x), requires_grad=False, suspects=suspects,
                   section=MODES, hint=hint)
+    after = returned.value.get("x_after")
+    info = origin(after) if type(after) is Tensor else None
+    if info is not None and (info.requires_grad or info.grad is not None or not torch.equal(after.detach(), x)):
+        leftover = ", and it holds a .grad" if info.grad is not None else ""
+        fail("The gradient is right, but the call changed the x it was given.", call=returned.call,
+             got=describe(returned.value["gradient"]), changed=f"x after the call: {describe(after)}{leftover}",
+             expected=f"x unchanged: {describe(x)}", mistake=MODIFIED_X.name, meaning=MODIFIED_X.explanation,
+             hint=MODIFIED_X.hint, section=MODIFIED_X.section)
 
 
 def fail_counted(returned: Returned, summary: str, got: str, wanted: str, mistake: Mistake | None,

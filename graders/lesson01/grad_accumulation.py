@@ -259,7 +259,8 @@ def test_accumulated_gradient_is_clean(student: Student) -> None:
     info = origin(after) if type(after) is torch.Tensor else None
     if info is not None and (info.requires_grad or info.grad is not None or not torch.equal(after.detach(), w)):
         fail("accumulated_gradient changed the w it was given.", call=returned.call,
-             got=f"w after the call: {describe(after)}", expected=f"w unchanged: {describe(w)}",
+             got=describe(returned.value), changed=f"w after the call: {describe(after)}",
+             expected=f"w unchanged: {describe(w)}",
              mistake=MODIFIED_W.name, meaning=MODIFIED_W.explanation, hint=MODIFIED_W.hint, section=MODIFIED_W.section)
     value_info = origin(returned.value)
     if value_info is not None and value_info.requires_grad:

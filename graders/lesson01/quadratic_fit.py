@@ -82,7 +82,16 @@ NO_REQUIRES_GRAD = Mistake(
     '"Autograd: gradients for free"',
     error_pattern=r"element 0 of tensors does not require grad and does not have a grad_fn",
 )
-MISTAKES = [GRADIENTS_NOT_ZEROED, SHAPE_BROADCAST, SIGN_ERROR, RATE_TOO_HIGH, NO_REQUIRES_GRAD]
+CLOSED_FORM = Mistake(
+    "closed-form least squares instead of gradient descent",
+    "Your coefficients are the exact least-squares solution, whatever lr and steps say: a closed-form "
+    "fit (lstsq, the normal equations) skips the gradient descent the exercise is about. With few "
+    "steps or a small rate, gradient descent has not reached that minimum yet, and the check wants "
+    "the coefficients after exactly `steps` updates.",
+    "Start a, b and c at zero with requires_grad=True and take `steps` updates of −lr × gradient.",
+    TRY_IT,
+)
+MISTAKES = [GRADIENTS_NOT_ZEROED, SHAPE_BROADCAST, SIGN_ERROR, RATE_TOO_HIGH, NO_REQUIRES_GRAD, CLOSED_FORM]
 
 # The wrong variants of gradient descent whose final (a, b, c) a failing answer is compared
 # with. A run that blew up (nan, inf) matches nothing here: every blow-up looks alike, so
@@ -248,6 +257,7 @@ def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[floa
                 known: Callable[[], dict[str, Any]], hint: str, meaning: str = "") -> None:
     """The answer is within atol of `want`; a wrong one is named by the variants, then by its first step."""
     __tracebackhide__ = True
+    closed_form = least_squares(fit.X, fit.y)  # before the verdict, so that a recording holds it too
     problem = _coefficients_problem(returned.value, want, atol)
     if problem is None:
         return
@@ -256,6 +266,8 @@ def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[floa
     named = None
     if _is_triple(returned.value):
         mistake = _variant_mistake(returned.value, known()["variants"])
+        if mistake is None and _coefficients_problem(returned.value, closed_form, atol) is None:
+            mistake = CLOSED_FORM
         named = (mistake, "") if mistake is not None else _first_step_mistake(student, fit, known())
     if named is not None:
         mistake, measured = named

@@ -491,8 +491,8 @@ def expect_refusal(student: Student, pred: torch.Tensor, target: torch.Tensor, s
 
 @check
 def test_broadcast_shape_lesson_cases(student: Student) -> None:
-    returned = student.run(broadcast_many, LESSON_PAIRS, shown_as="broadcast_shape(a, b) for the pairs "
-                           + ", ".join(f"{a} and {b}" for a, b in LESSON_PAIRS))
+    shown = "broadcast_shape(a, b) for the pairs " + ", ".join(f"{a} and {b}" for a, b in LESSON_PAIRS)
+    returned = student.run(broadcast_many, LESSON_PAIRS, runs="broadcast_shape", shown_as=shown)
     expect_shapes(returned, LESSON_PAIRS)
 
 
@@ -500,21 +500,22 @@ def test_broadcast_shape_lesson_cases(student: Student) -> None:
 def test_broadcast_shape_generated_pairs(student: Student) -> None:
     pairs = drawn("lesson01", EXERCISE.slug, "generated_pairs")
     shown = _pairs_text("broadcast_shape", "generated_pairs", pairs)
-    returned = student.run(broadcast_many, pairs, shown_as=shown)
+    returned = student.run(broadcast_many, pairs, runs="broadcast_shape", shown_as=shown)
     expect_shapes(returned, pairs)
 
 
 @check
 def test_broadcast_shape_error_names_shapes(student: Student) -> None:
-    returned = student.run(broadcast_many, ERROR_PAIRS, shown_as="broadcast_shape on shapes that do not broadcast")
+    returned = student.run(broadcast_many, ERROR_PAIRS, runs="broadcast_shape",
+                           shown_as="broadcast_shape on shapes that do not broadcast")
     for pair, answer in zip(ERROR_PAIRS, _answers(returned, len(ERROR_PAIRS))):
         expect_value_error(f"broadcast_shape{pair}", f"broadcast_shape{pair}", answer, pair, RULES)
 
 
 @check
 def test_silently_broadcasts_lesson_cases(student: Student) -> None:
-    returned = student.run(silently_many, SILENT_PAIRS, shown_as="silently_broadcasts(pred_shape, target_shape) "
-                           "for " + ", ".join(f"{a} and {b}" for a, b in SILENT_PAIRS))
+    shown = "silently_broadcasts(pred_shape, target_shape) for " + ", ".join(f"{a} and {b}" for a, b in SILENT_PAIRS)
+    returned = student.run(silently_many, SILENT_PAIRS, runs="silently_broadcasts", shown_as=shown)
     expect_bools(returned, SILENT_PAIRS)
 
 
@@ -538,14 +539,16 @@ def test_mse_loss_refuses_mismatched_shapes(student: Student) -> None:
 @check
 def test_broadcast_shape_fresh_pairs(student: Student) -> None:
     pairs = drawn("lesson01", EXERCISE.slug, "fresh_pairs")
-    returned = student.run(broadcast_many, pairs, shown_as=_pairs_text("broadcast_shape", "fresh_pairs", pairs))
+    returned = student.run(broadcast_many, pairs, runs="broadcast_shape",
+                           shown_as=_pairs_text("broadcast_shape", "fresh_pairs", pairs))
     expect_shapes(returned, pairs)
 
 
 @check
 def test_silently_broadcasts_fresh_pairs(student: Student) -> None:
     pairs = drawn("lesson01", EXERCISE.slug, "fresh_pairs")
-    returned = student.run(silently_many, pairs, shown_as=_pairs_text("silently_broadcasts", "fresh_pairs", pairs))
+    returned = student.run(silently_many, pairs, runs="silently_broadcasts",
+                           shown_as=_pairs_text("silently_broadcasts", "fresh_pairs", pairs))
     expect_bools(returned, pairs)
 
 

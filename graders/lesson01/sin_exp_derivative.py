@@ -10,6 +10,7 @@ earns nothing on a wrong answer.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from types import ModuleType
 
@@ -175,17 +176,54 @@ def uses_autograd(returned: Returned) -> bool:
     return bool(returned.calls_to(*BACKWARD_CALLS))
 
 
-def differentiate_substitute(module: ModuleType, x: torch.Tensor) -> object:
-    """Runs in the worker: autograd_derivative(x) with the module's f replaced by substitute_f."""
+def differentiate_substitute(module: ModuleType, x: torch.Tensor, with_x: bool = False) -> object:
+    """Runs in the worker: autograd_derivative(x) with the module's f replaced by substitute_f
+    (with `with_x`, the pair [result, x as it is after the call])."""
     had_f, original = "f" in vars(module), vars(module).get("f")
     module.f = substitute_f
     try:
-        return module.autograd_derivative(x)
+        value = module.autograd_derivative(x)
+        return [value, x] if with_x else value
     finally:
         if had_f:
             module.f = original
         else:
             del module.f
+
+
+def own_f_is_right(student: Student, reference: ModuleType, x: torch.Tensor, text: str) -> bool:
+    """Whether the student's f gives the lesson's f on x (computed first, so that a recording holds it)."""
+    truth = reference.f(x)
+    own = student.call("f", x, allow_raise=True, shown_as=f"f(x) with {text}")
+    return own.error is None and tensor_problem(own.value, truth, **tolerance(x), requires_grad=None) is None
+
+
+def derivative_call(student: Student, reference: ModuleType, x: torch.Tensor, text: str,
+                    with_x: bool = False) -> tuple[Returned, bool]:
+    """autograd_derivative(x), and whether it ran with f replaced: the student's own f is kept when
+    it is right on x; otherwise substitute_f stands in, so that a wrong f costs f's own check and
+    not autograd_derivative's too."""
+    if own_f_is_right(student, reference, x, text):
+        shown = f"autograd_derivative(x) with {text}"
+        return student.call("autograd_derivative", x, return_args=with_x, shown_as=shown), False
+    shown = (f"autograd_derivative(x) with {text}, and with f in your module replaced by f(t) = {SUBSTITUTE}: "
+             f"your f is wrong (its own check says how), so this check tries your autograd_derivative alone")
+    returned = student.run(differentiate_substitute, x, with_x, shown_as=shown, runs="autograd_derivative")
+    if with_x and type(returned.value) is list and len(returned.value) == 2:
+        returned = dataclasses.replace(returned, value=returned.value[0], args=[returned.value[1]])
+    return returned, True
+
+
+def expect_autograd_derivative(student: Student, reference: ModuleType, x: torch.Tensor, text: str) -> None:
+    """autograd_derivative(x) equals autograd's derivative of f (of substitute_f, if the student's f is wrong)."""
+    __tracebackhide__ = True
+    returned, substituted = derivative_call(student, reference, x, text)
+    if not substituted:
+        expect_derivative(returned, reference, x)
+        return
+    expect_tensor(returned, substitute_truth(x), **tolerance(x), requires_grad=None, section=AUTOGRAD,
+                  hint=f"With f(t) = {SUBSTITUTE} the derivative is {SUBSTITUTE_DERIVATIVE}: evaluate f on a leaf "
+                       "that requires grad, call backward() on the sum and return the leaf's .grad.")
 
 
 # ---------------------------------------------------------------- public checks
@@ -200,16 +238,13 @@ def test_f_on_lesson_grid(student: Student, reference: ModuleType) -> None:
 
 @check
 def test_autograd_derivative_on_lesson_grid(student: Student, reference: ModuleType) -> None:
-    x = lesson_grid()
-    returned = student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {grid_text()}")
-    expect_derivative(returned, reference, x)
+    expect_autograd_derivative(student, reference, lesson_grid(), grid_text())
 
 
 @check
 def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
-    expect_derivative(student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {grid_text()}"),
-                      reference, x)
+    expect_autograd_derivative(student, reference, x, grid_text())
     returned = student.run(differentiate_substitute, x, trace=True,
                            shown_as=f"autograd_derivative(x) with {grid_text()}, after replacing f in your "
                                     f"module by f(t) = {SUBSTITUTE}")
@@ -236,15 +271,18 @@ def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleTy
 @check
 def test_autograd_derivative_is_clean(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
-    returned = student.call("autograd_derivative", x, return_args=True,
-                            shown_as=f"autograd_derivative(x) with {grid_text()}")
-    expect_derivative(returned, reference, x)
+    returned, substituted = derivative_call(student, reference, x, grid_text(), with_x=True)
+    if substituted:
+        expect_tensor(returned, substitute_truth(x), **tolerance(x), requires_grad=None, section=AUTOGRAD)
+    else:
+        expect_derivative(returned, reference, x)
     after = returned.args[0] if returned.args else None
     info = origin(after) if type(after) is torch.Tensor else None
     if info is not None and (info.requires_grad or info.grad is not None or not torch.equal(after.detach(), x)):
         leftover = ", and it holds a .grad" if info.grad is not None else ""
         fail("autograd_derivative changed the tensor it was given.", call=returned.call,
-             got=f"x after the call: {describe(after)}{leftover}", expected=f"x unchanged: {describe(x)}",
+             got=describe(returned.value), changed=f"x after the call: {describe(after)}{leftover}",
+             expected=f"x unchanged: {describe(x)}",
              mistake=MODIFIED_INPUT.name, meaning=MODIFIED_INPUT.explanation, hint=MODIFIED_INPUT.hint,
              section=MODIFIED_INPUT.section)
     result_info = origin(returned.value)
@@ -334,18 +372,24 @@ def test_derivatives_on_fresh_points(student: Student, reference: ModuleType) ->
         "x of shape (4, 5), float32": torch.randn(4, 5, generator=generator) * 2,
     }
     for text, x in inputs.items():
-        for name in ("autograd_derivative", "analytic_derivative"):
-            expect_derivative(student.call(name, x, shown_as=f"{name}(x) with {text}"), reference, x)
+        expect_autograd_derivative(student, reference, x, text)
+        expect_derivative(student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {text}"),
+                          reference, x)
 
 
 @check
 def test_derivatives_near_stationary_points(student: Student, reference: ModuleType) -> None:
     offsets = torch.tensor([-1e-3, -1e-5, 0.0, 1e-5, 1e-3], dtype=torch.float64)
     x = torch.cat([math.pi / 4 + offsets, 5 * math.pi / 4 + offsets])
+    text = "x near π/4 and 5π/4 (float64)"
     for name in ("autograd_derivative", "analytic_derivative"):
-        returned = student.call(name, x, shown_as=f"{name}(x) with x near π/4 and 5π/4 (float64)")
+        if name == "autograd_derivative":
+            returned, substituted = derivative_call(student, reference, x, text)
+        else:
+            returned, substituted = student.call(name, x, shown_as=f"{name}(x) with {text}"), False
+        truth = substitute_truth(x) if substituted else autograd_truth(reference, x)
         # Near a zero of the derivative, relative error means nothing: compare absolutely.
-        expect_tensor(returned, autograd_truth(reference, x), rtol=0, atol=EXERCISE.tolerance("float64"),
+        expect_tensor(returned, truth, rtol=0, atol=EXERCISE.tolerance("float64"),
                       requires_grad=None, suspects=suspects(x), scaled={2.0: ACCUMULATED_TWICE}, section=TRY_IT,
                       hint="The derivative is zero where cos x = sin x: at π/4 and 5π/4.")
 

@@ -192,7 +192,7 @@ def data_ptr_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
 
 def _run(student: Student, driver: Callable, function: str, *args: Any, shown_as: str) -> Returned:
     __tracebackhide__ = True
-    returned = student.run(driver, *args, shown_as=shown_as)
+    returned = student.run(driver, *args, shown_as=shown_as, runs=function)
     if type(returned.value) is str and returned.value == MISSING:
         student.call(function, shown_as=shown_as)  # gives the standard "not defined" message
     return returned

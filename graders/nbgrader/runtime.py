@@ -252,6 +252,10 @@ def _answer_on_disk(notebook: Path, slug: str) -> str | None:
 
 
 def strip_magic(source: str) -> str:
-    """The answer's Python source: the cell without its `%%answer` line."""
-    head, _, rest = source.lstrip().partition("\n")
-    return rest if head.startswith(f"%%{MAGIC}") else source
+    """The answer's Python source: the cell with its `%%answer` line (and any blank lines above it)
+    left empty, so that a line number in feedback is the line's number in the cell."""
+    blank_above = len(source) - len(source.lstrip())
+    head, newline, rest = source[blank_above:].partition("\n")
+    if not head.startswith(f"%%{MAGIC}"):
+        return source
+    return "\n" * (source[:blank_above].count("\n") + len(newline)) + rest

@@ -42,7 +42,8 @@ def sgd_step(params: list[Tensor], lr: float) -> None:
 
     Returns:
         None. Afterwards the very same tensors hold the new values, are still leaves that
-        require grad, and their `.grad` holds zeros.
+        require grad, and their `.grad` holds zeros (`p.grad.zero_()`; `p.grad = None`, what
+        `optimizer.zero_grad()` does by default, is accepted too).
     """
     with torch.no_grad():
         for p in params:

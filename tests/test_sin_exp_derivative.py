@@ -1,0 +1,33 @@
+"""A wrong f costs f's own check: autograd_derivative's checks then run with f replaced, and say so."""
+
+from __future__ import annotations
+
+from conftest import ROOT
+
+SLUG = "sin_exp_derivative"
+REFERENCE = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
+F_BODY = "    return torch.sin(x) * torch.exp(-x)\n"
+
+
+def test_a_missing_return_in_f_costs_f_and_not_autograd_derivative(grade) -> None:
+    assert F_BODY in REFERENCE
+    graded = grade({SLUG: REFERENCE.replace(F_BODY, "    torch.sin(x) * torch.exp(-x)\n")}, "-k", SLUG)
+    # max_abs_difference measures the student's own two derivatives, so f's mistake shows there too.
+    assert graded.failed(SLUG) == {"f_on_lesson_grid", "max_abs_difference_is_small"}, graded.output
+
+
+def test_a_wrong_f_with_a_wrong_autograd_derivative_still_fails_it_and_says_f_was_replaced(grade) -> None:
+    broken = REFERENCE.replace(F_BODY, "    return torch.sin(x)\n")
+    start = broken.index("def autograd_derivative")
+    end = broken.index("def analytic_derivative")
+    broken = broken[:start] + "def autograd_derivative(x):\n    return torch.zeros_like(x)\n\n\n" + broken[end:]
+    graded = grade({SLUG: broken}, "-k", SLUG)
+    checks = graded.checks(SLUG)
+    assert "autograd_derivative_on_lesson_grid" in graded.failed(SLUG)
+    assert "replaced by f(t) = t ** 3" in checks["autograd_derivative_on_lesson_grid"]["message"]
+
+
+def test_a_changed_argument_is_shown_as_changed_not_as_what_came_back(grade) -> None:
+    graded = grade({SLUG: ROOT / "tests" / "submissions" / SLUG / "modified_input.py"}, "-k", SLUG)
+    message = graded.checks(SLUG)["autograd_derivative_is_clean"]["message"]
+    assert "  changed:  x after the call: " in message and "returned: x after" not in message, message
