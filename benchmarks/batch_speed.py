@@ -176,6 +176,10 @@ def main() -> None:
               f"{batch_large / options.large:.2f} s per submission ({batch_large:.0f} s for {options.large})")
         verdict = "GOAL" if ratio >= GOAL else "DONE" if ratio >= DONE_AT else "UNDER"
         print(f"ratio: {ratio:.1f}x faster per submission (goal {GOAL:g}x, done at {DONE_AT:g}x) -> {verdict}")
+        # nbgrader grades one notebook after another, so its cost per submission does not fall with the
+        # class; the batch's start-up (torch, the reference's expected values) spreads over more students.
+        print(f"ratio for a class of {options.large}: {per_autograde / (batch_large / options.large):.1f}x "
+              f"(autograde's seconds per submission from the class of {options.small})")
         print(f"peak memory of the batch grader: {memory_small / 2**20:.0f} MiB at N = {options.small}, "
               f"{memory_large / 2**20:.0f} MiB at N = {options.large}")
     finally:

@@ -116,8 +116,17 @@ HESSIAN_MISSING_FACTOR_2 = Mistake(
     "Build H = 2·[[mean x², mean x], [mean x, 1]], then return 2 / λ_max.",
     TRY_IT,
 )
+LESSON_LR = 0.1  # the worked example's rate
+LR_IGNORED = Mistake(
+    "lr argument ignored",
+    "Your run is exactly the reference's at the lesson's rate, 0.1, whatever lr it was given: the update "
+    "uses a number written in the loop (or a variable of the lesson's) instead of the lr argument. "
+    "The exercise is about what changing lr does, so the loop must use the lr it is called with.",
+    "Write the update as `w -= lr * w.grad` and `b -= lr * b.grad`, with the function's own lr.",
+    WORKED,
+)
 MISTAKES = [GRADIENTS_NOT_ZEROED, ONE_GRADIENT_ZEROED, SUM_FOR_MEAN, MISSING_FACTOR_2, SIGN_ERROR, LOSS_AFTER_UPDATE,
-            LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS, HESSIAN_MISSING_FACTOR_2]
+            LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS, HESSIAN_MISSING_FACTOR_2, LR_IGNORED]
 
 LESSON_DATA = "X, y = make_line_data(), the lesson's 100 points"
 FRESH_DATA = "X, y = make_line_data(100, seed={seed}): the lesson's line with other noise"
@@ -164,7 +173,8 @@ def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> di
     """What train_line returns with each trajectory mistake, on the same data (some mistakes
     can be made in more than one way, hence a list of runs per mistake)."""
 
-    def descend(zeroed: str = "wb", mean: bool = True, scale: float = 1.0, after: bool = False) -> tuple:
+    def descend(zeroed: str = "wb", mean: bool = True, scale: float = 1.0, after: bool = False,
+                rate: float = lr) -> tuple:
         w = torch.zeros(1, requires_grad=True)
         b = torch.zeros(1, requires_grad=True)
 
@@ -177,8 +187,8 @@ def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> di
             loss = loss_now()
             loss.backward()
             with torch.no_grad():
-                w -= lr * scale * w.grad
-                b -= lr * scale * b.grad
+                w -= rate * scale * w.grad
+                b -= rate * scale * b.grad
                 if after:
                     loss = loss_now()
             losses.append(loss.item())
@@ -191,7 +201,8 @@ def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> di
     return {GRADIENTS_NOT_ZEROED.name: [descend(zeroed="")],
             ONE_GRADIENT_ZEROED.name: [descend(zeroed="w"), descend(zeroed="b")],
             SUM_FOR_MEAN.name: [descend(mean=False)], MISSING_FACTOR_2.name: [descend(scale=0.5)],
-            SIGN_ERROR.name: [descend(scale=-1.0)], LOSS_AFTER_UPDATE.name: [descend(after=True)]}
+            SIGN_ERROR.name: [descend(scale=-1.0)], LOSS_AFTER_UPDATE.name: [descend(after=True)],
+            LR_IGNORED.name: [descend(rate=LESSON_LR)] if lr != LESSON_LR else []}
 
 
 def suspects(run: Run) -> list[tuple[Mistake, Parsed]]:

@@ -78,7 +78,22 @@ RELU_AT_ZERO = Mistake(
     "Use (self.data > 0), not (self.data >= 0), in relu's backward step.",
     SCRATCH,
 )
-MISTAKES = [ASSIGNED, NO_TOPOLOGICAL_ORDER, NOT_SEEDED, TANH_DERIVATIVE, RELU_AT_ZERO]
+POWER_RULE = Mistake(
+    "power rule slipped in __pow__",
+    "Your gradients through `**` (and through `/`, if it is built as a power of −1) are what a local "
+    "derivative of x^(n−1) or n·x^n gives. The power rule is d(xⁿ)/dx = n·x^(n−1): the exponent comes down "
+    "as a factor and the power drops by one.",
+    "In __pow__'s backward step use exponent * self.data ** (exponent - 1) * out.grad.",
+    SCRATCH,
+)
+EXP_DERIVATIVE = Mistake(
+    "exp's local derivative taken as x",
+    "Your gradients through exp are what a local derivative of x, the input, gives. The derivative of eˣ is "
+    "eˣ itself: the node's own output.",
+    "In exp's backward step use out.data * out.grad.",
+    SCRATCH,
+)
+MISTAKES = [ASSIGNED, NO_TOPOLOGICAL_ORDER, NOT_SEEDED, TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE]
 
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
@@ -237,7 +252,7 @@ def chain_text(graph: Graph) -> str:
 # ---------------------------------------------------------------- expected values (torch) and wrong variants
 
 def _local_derivatives(spec: tuple, data: list[float], out: float, tanh_rule: str = "1 - t**2",
-                       relu_at_zero: float = 0.0) -> list[list]:
+                       relu_at_zero: float = 0.0, pow_rule: str = "n * x**(n-1)", exp_rule: str = "out") -> list[list]:
     """[operand index, d node / d operand] for each operand slot of one node (a * a has two)."""
     kind = spec[0]
     if kind == "leaf":
@@ -249,8 +264,11 @@ def _local_derivatives(spec: tuple, data: list[float], out: float, tanh_rule: st
         return [[o, d] for o, d in zip(spec[1:3], local) if type(o) is int]
     x = data[spec[1]]
     tanh = {"1 - t**2": 1 - out ** 2, "1 - t": 1 - out, "1 - x**2": 1 - x ** 2}[tanh_rule]
-    local = {"neg": lambda: -1.0, "pow": lambda: spec[2] * x ** (spec[2] - 1), "tanh": lambda: tanh,
-             "relu": lambda: 1.0 if x > 0 else relu_at_zero if x == 0 else 0.0, "exp": lambda: out}[kind]()
+    n = spec[2] if kind == "pow" else 0
+    power = {"n * x**(n-1)": lambda: n * x ** (n - 1), "x**(n-1)": lambda: x ** (n - 1), "n * x**n": lambda: n * x ** n}
+    local = {"neg": lambda: -1.0, "pow": power[pow_rule], "tanh": lambda: tanh,
+             "relu": lambda: 1.0 if x > 0 else relu_at_zero if x == 0 else 0.0,
+             "exp": lambda: out if exp_rule == "out" else x}[kind]()
     return [[spec[1], local]]
 
 
@@ -374,6 +392,18 @@ def _wrong_orders(graph: Graph) -> list[list[float]]:
     return found
 
 
+def _with_rule(graph: Graph, **rule: str) -> list[list[float]]:
+    """The node grads with one local rule changed, on the graph as written and as composed (where `/` is
+    a power of −1, so a slip in the power rule shows in divisions too)."""
+    found = []
+    composed = _composed(graph)
+    for form, where in [(graph, list(range(len(graph))))] + ([composed] if composed[0] != graph else []):
+        data = values(form)
+        grads = _backpropagate([_local_derivatives(spec, data, data[i], **rule) for i, spec in enumerate(form)])
+        found.append([grads[at] for at in where])
+    return found
+
+
 @expected
 def wrong_results(graphs: list[Graph]) -> list[dict[str, list[list[float]]]]:
     """For each graph, the node grads each catalogued mistake gives (several ways for some)."""
@@ -388,6 +418,8 @@ def wrong_results(graphs: list[Graph]) -> list[dict[str, list[list[float]]]]:
             TANH_DERIVATIVE.name: [_backpropagate(slots(tanh_rule=r)) for r in ("1 - t", "1 - x**2")],
             RELU_AT_ZERO.name: [_backpropagate(slots(relu_at_zero=1.0))],
             NO_TOPOLOGICAL_ORDER.name: _wrong_orders(graph),
+            POWER_RULE.name: [grads for rule in ("x**(n-1)", "n * x**n") for grads in _with_rule(graph, pow_rule=rule)],
+            EXP_DERIVATIVE.name: _with_rule(graph, exp_rule="x"),
         })
     return results
 
@@ -430,7 +462,7 @@ def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], trut
     """The one catalogued mistake that explains every failing graph, if any."""
     if all(all(g == 0 for g in results[i]["grad"]) for i in failing):
         return NOT_SEEDED
-    for mistake in (TANH_DERIVATIVE, RELU_AT_ZERO, NO_TOPOLOGICAL_ORDER):
+    for mistake in (TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE, NO_TOPOLOGICAL_ORDER):
         if all(any(_leaves_match(results[i]["grad"], w, graphs[i]) for w in wrongs[i][mistake.name])
                for i in failing):
             return mistake

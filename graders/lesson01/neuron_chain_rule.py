@@ -70,7 +70,15 @@ GRAPH_CUT = Mistake(
     "Use torch operations on w itself, e.g. torch.sigmoid((w * inp).sum()), and keep the result a tensor.",
     AUTOGRAD,
 )
-MISTAKES = [FORGOT_ONE_MINUS_SIGMA, NO_INP, W_FOR_INP, SIGN_FLIPPED, NO_SUM, GRAPH_CUT]
+RESULT_TRACKS_W = Mistake(
+    "hand gradient still tracks w",
+    "Given a w that requires grad (as every weight being trained does), your gradient came back requiring grad "
+    "too: it was computed from w itself, so autograd recorded the arithmetic and the result carries a graph back "
+    "to w. A gradient worked out by hand is a plain number, not part of the model.",
+    "Compute it from w.detach() (or inside torch.no_grad()): s = torch.sigmoid((w.detach() * inp).sum()).",
+    CHAIN_RULE,
+)
+MISTAKES = [FORGOT_ONE_MINUS_SIGMA, NO_INP, W_FOR_INP, SIGN_FLIPPED, NO_SUM, GRAPH_CUT, RESULT_TRACKS_W]
 
 LESSON_CASE = "w = torch.tensor([1.0, -2.0, 0.5]), inp = torch.tensor([3.0, 1.0, 4.0])"
 AUTOGRAD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
@@ -249,3 +257,15 @@ def test_grad_by_hand_on_fresh_inputs(student: Student, reference: ModuleType) -
     for text, w, inp in fresh_cases():
         returned = student.call("neuron_grad_by_hand", w, inp, shown_as=f"neuron_grad_by_hand(w, inp) with {text}")
         expect_hand_gradient(returned, reference, w, inp)
+    # The docstring's "does not require grad" holds for the weights of a model too, which require grad.
+    text, w, inp = fresh_cases()[0]
+    tracked = w.clone().requires_grad_(True)
+    returned = student.call("neuron_grad_by_hand", tracked, inp,
+                            shown_as=f"neuron_grad_by_hand(w, inp) with {text}, w requiring grad")
+    expect_hand_gradient(returned, reference, w, inp)
+    info = origin(returned.value) if type(returned.value) is torch.Tensor else None
+    if info is not None and info.requires_grad:
+        fail("neuron_grad_by_hand returned a tensor that requires grad.", call=returned.call,
+             got=describe(returned.value), expected="the same values, in a tensor that does not require grad",
+             mistake=RESULT_TRACKS_W.name, meaning=RESULT_TRACKS_W.explanation, hint=RESULT_TRACKS_W.hint,
+             section=RESULT_TRACKS_W.section)

@@ -176,11 +176,16 @@ def uses_autograd(returned: Returned) -> bool:
     return bool(returned.calls_to(*BACKWARD_CALLS))
 
 
-def differentiate_substitute(module: ModuleType, x: torch.Tensor, with_x: bool = False) -> object:
-    """Runs in the worker: autograd_derivative(x) with the module's f replaced by substitute_f
-    (with `with_x`, the pair [result, x as it is after the call])."""
+def lesson_f(t: torch.Tensor) -> torch.Tensor:
+    """The lesson's f, e^(−t)·sin(t): what stands in for a student's f that is wrong."""
+    return torch.exp(-t) * torch.sin(t)
+
+
+def differentiate_substitute(module: ModuleType, x: torch.Tensor, with_x: bool = False, lesson: bool = False) -> object:
+    """Runs in the worker: autograd_derivative(x) with the module's f replaced by substitute_f (by
+    lesson_f with `lesson`); with `with_x`, the pair [result, x as it is after the call]."""
     had_f, original = "f" in vars(module), vars(module).get("f")
-    module.f = substitute_f
+    module.f = lesson_f if lesson else substitute_f
     try:
         value = module.autograd_derivative(x)
         return [value, x] if with_x else value
@@ -199,31 +204,18 @@ def own_f_is_right(student: Student, reference: ModuleType, x: torch.Tensor, tex
 
 
 def derivative_call(student: Student, reference: ModuleType, x: torch.Tensor, text: str,
-                    with_x: bool = False) -> tuple[Returned, bool]:
-    """autograd_derivative(x), and whether it ran with f replaced: the student's own f is kept when
-    it is right on x; otherwise substitute_f stands in, so that a wrong f costs f's own check and
-    not autograd_derivative's too."""
+                    with_x: bool = False) -> Returned:
+    """autograd_derivative(x), with the student's own f when that f is right on x; otherwise with
+    the lesson's f in its place, so that a wrong f costs f's own check and not these too."""
     if own_f_is_right(student, reference, x, text):
         shown = f"autograd_derivative(x) with {text}"
-        return student.call("autograd_derivative", x, return_args=with_x, shown_as=shown), False
-    shown = (f"autograd_derivative(x) with {text}, and with f in your module replaced by f(t) = {SUBSTITUTE}: "
-             f"your f is wrong (its own check says how), so this check tries your autograd_derivative alone")
-    returned = student.run(differentiate_substitute, x, with_x, shown_as=shown, runs="autograd_derivative")
+        return student.call("autograd_derivative", x, return_args=with_x, shown_as=shown)
+    shown = (f"autograd_derivative(x) with {text}, and with the lesson's f, sin(t)·e^(−t), in place of your f: "
+             f"yours is wrong (its own check says how), so this check tries autograd_derivative alone")
+    returned = student.run(differentiate_substitute, x, with_x, True, shown_as=shown, runs="autograd_derivative")
     if with_x and type(returned.value) is list and len(returned.value) == 2:
         returned = dataclasses.replace(returned, value=returned.value[0], args=[returned.value[1]])
-    return returned, True
-
-
-def expect_autograd_derivative(student: Student, reference: ModuleType, x: torch.Tensor, text: str) -> None:
-    """autograd_derivative(x) equals autograd's derivative of f (of substitute_f, if the student's f is wrong)."""
-    __tracebackhide__ = True
-    returned, substituted = derivative_call(student, reference, x, text)
-    if not substituted:
-        expect_derivative(returned, reference, x)
-        return
-    expect_tensor(returned, substitute_truth(x), **tolerance(x), requires_grad=None, section=AUTOGRAD,
-                  hint=f"With f(t) = {SUBSTITUTE} the derivative is {SUBSTITUTE_DERIVATIVE}: evaluate f on a leaf "
-                       "that requires grad, call backward() on the sum and return the leaf's .grad.")
+    return returned
 
 
 # ---------------------------------------------------------------- public checks
@@ -238,13 +230,14 @@ def test_f_on_lesson_grid(student: Student, reference: ModuleType) -> None:
 
 @check
 def test_autograd_derivative_on_lesson_grid(student: Student, reference: ModuleType) -> None:
-    expect_autograd_derivative(student, reference, lesson_grid(), grid_text())
+    x = lesson_grid()
+    expect_derivative(derivative_call(student, reference, x, grid_text()), reference, x)
 
 
 @check
 def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
-    expect_autograd_derivative(student, reference, x, grid_text())
+    expect_derivative(derivative_call(student, reference, x, grid_text()), reference, x)
     returned = student.run(differentiate_substitute, x, trace=True,
                            shown_as=f"autograd_derivative(x) with {grid_text()}, after replacing f in your "
                                     f"module by f(t) = {SUBSTITUTE}")
@@ -271,11 +264,8 @@ def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleTy
 @check
 def test_autograd_derivative_is_clean(student: Student, reference: ModuleType) -> None:
     x = lesson_grid()
-    returned, substituted = derivative_call(student, reference, x, grid_text(), with_x=True)
-    if substituted:
-        expect_tensor(returned, substitute_truth(x), **tolerance(x), requires_grad=None, section=AUTOGRAD)
-    else:
-        expect_derivative(returned, reference, x)
+    returned = derivative_call(student, reference, x, grid_text(), with_x=True)
+    expect_derivative(returned, reference, x)
     after = returned.args[0] if returned.args else None
     info = origin(after) if type(after) is torch.Tensor else None
     if info is not None and (info.requires_grad or info.grad is not None or not torch.equal(after.detach(), x)):
@@ -372,7 +362,7 @@ def test_derivatives_on_fresh_points(student: Student, reference: ModuleType) ->
         "x of shape (4, 5), float32": torch.randn(4, 5, generator=generator) * 2,
     }
     for text, x in inputs.items():
-        expect_autograd_derivative(student, reference, x, text)
+        expect_derivative(derivative_call(student, reference, x, text), reference, x)
         expect_derivative(student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {text}"),
                           reference, x)
 
@@ -383,11 +373,9 @@ def test_derivatives_near_stationary_points(student: Student, reference: ModuleT
     x = torch.cat([math.pi / 4 + offsets, 5 * math.pi / 4 + offsets])
     text = "x near π/4 and 5π/4 (float64)"
     for name in ("autograd_derivative", "analytic_derivative"):
-        if name == "autograd_derivative":
-            returned, substituted = derivative_call(student, reference, x, text)
-        else:
-            returned, substituted = student.call(name, x, shown_as=f"{name}(x) with {text}"), False
-        truth = substitute_truth(x) if substituted else autograd_truth(reference, x)
+        returned = (derivative_call(student, reference, x, text) if name == "autograd_derivative"
+                    else student.call(name, x, shown_as=f"{name}(x) with {text}"))
+        truth = autograd_truth(reference, x)
         # Near a zero of the derivative, relative error means nothing: compare absolutely.
         expect_tensor(returned, truth, rtol=0, atol=EXERCISE.tolerance("float64"),
                       requires_grad=None, suspects=suspects(x), scaled={2.0: ACCUMULATED_TWICE}, section=TRY_IT,
