@@ -116,6 +116,16 @@ HESSIAN_MISSING_FACTOR_2 = Mistake(
     "Build H = 2·[[mean x², mean x], [mean x, 1]], then return 2 / λ_max.",
     TRY_IT,
 )
+FLAT_TARGET = Mistake(
+    "(100, 1) vs (100,) broadcast in the loss",
+    "Your losses are what the loop gives when the prediction X * w + b, of shape (100, 1), is compared with a "
+    "flattened y of shape (100,): the difference broadcasts to (100, 100), every prediction against every "
+    "target, with no error. The mean of that table is smallest for the line through the mean of y, so w "
+    "goes to about 0 instead of 3.",
+    "Keep y of shape (100, 1), as make_line_data returns it: do not flatten or squeeze it, and print "
+    "(X * w + b).shape and y.shape once before the loop.",
+    '"Common pitfalls", on shape mismatches that broadcast silently',
+)
 LESSON_LR = 0.1  # the worked example's rate
 LR_IGNORED = Mistake(
     "lr argument ignored",
@@ -126,7 +136,8 @@ LR_IGNORED = Mistake(
     WORKED,
 )
 MISTAKES = [GRADIENTS_NOT_ZEROED, ONE_GRADIENT_ZEROED, SUM_FOR_MEAN, MISSING_FACTOR_2, SIGN_ERROR, LOSS_AFTER_UPDATE,
-            LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS, HESSIAN_MISSING_FACTOR_2, LR_IGNORED]
+            LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS, HESSIAN_MISSING_FACTOR_2, LR_IGNORED,
+            FLAT_TARGET]
 
 LESSON_DATA = "X, y = make_line_data(), the lesson's 100 points"
 FRESH_DATA = "X, y = make_line_data(100, seed={seed}): the lesson's line with other noise"
@@ -174,12 +185,13 @@ def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> di
     can be made in more than one way, hence a list of runs per mistake)."""
 
     def descend(zeroed: str = "wb", mean: bool = True, scale: float = 1.0, after: bool = False,
-                rate: float = lr) -> tuple:
+                rate: float = lr, flat: bool = False) -> tuple:
         w = torch.zeros(1, requires_grad=True)
         b = torch.zeros(1, requires_grad=True)
+        target = y.reshape(-1) if flat else y
 
         def loss_now() -> torch.Tensor:
-            errors = (X * w + b - y) ** 2
+            errors = (X * w + b - target) ** 2
             return errors.mean() if mean else errors.sum()
 
         losses = []
@@ -202,7 +214,8 @@ def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> di
             ONE_GRADIENT_ZEROED.name: [descend(zeroed="w"), descend(zeroed="b")],
             SUM_FOR_MEAN.name: [descend(mean=False)], MISSING_FACTOR_2.name: [descend(scale=0.5)],
             SIGN_ERROR.name: [descend(scale=-1.0)], LOSS_AFTER_UPDATE.name: [descend(after=True)],
-            LR_IGNORED.name: [descend(rate=LESSON_LR)] if lr != LESSON_LR else []}
+            LR_IGNORED.name: [descend(rate=LESSON_LR)] if lr != LESSON_LR else [],
+            FLAT_TARGET.name: [descend(flat=True)] if y.dim() == 2 and y.shape[1] == 1 else []}
 
 
 def suspects(run: Run) -> list[tuple[Mistake, Parsed]]:
