@@ -93,7 +93,17 @@ EXP_DERIVATIVE = Mistake(
     "In exp's backward step use out.data * out.grad.",
     SCRATCH,
 )
-MISTAKES = [ASSIGNED, NO_TOPOLOGICAL_ORDER, NOT_SEEDED, TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE]
+REFLECTED_SWAPPED = Mistake(
+    "reflected operation with its operands swapped",
+    "With a number on the left (`1 - v`, `2 / v`) Python calls v.__rsub__(1) or v.__rtruediv__(2): there `self` is "
+    "v, the right operand, and `other` the number on the left. Your reflected method computed self − other "
+    "(or self / other), the operation the other way round.",
+    "In __rsub__ return other − self, e.g. (-self) + other; in __rtruediv__ return other / self, e.g. "
+    "self ** -1 * other.",
+    SCRATCH,
+)
+MISTAKES = [ASSIGNED, NO_TOPOLOGICAL_ORDER, NOT_SEEDED, TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE,
+            REFLECTED_SWAPPED]
 
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
@@ -522,7 +532,13 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
     for i in by_size:
         wrong = next((j for j, want in enumerate(truths[i]["data"]) if not _close(results[i]["data"][j], want)), None)
         if wrong is not None:
-            fail(f"The value of {_node_text(graphs[i], wrong)} is wrong.", call=call(i),
+            summary = f"The value of {_node_text(graphs[i], wrong)} is wrong."
+            if _is_swapped_reflection(graphs[i][wrong], truths[i]["data"], results[i]["data"][wrong]):
+                fail(summary, call=call(i), got=_number(results[i]["data"][wrong]),
+                     expected=_number(truths[i]["data"][wrong]), mistake=REFLECTED_SWAPPED.name,
+                     meaning=REFLECTED_SWAPPED.explanation, hint=REFLECTED_SWAPPED.hint,
+                     section=REFLECTED_SWAPPED.section)
+            fail(summary, call=call(i),
                  got=_number(results[i]["data"][wrong]), expected=_number(truths[i]["data"][wrong]),
                  hint="Each operation returns a new Value whose data is the operation applied to its operands' "
                       "data (a number operand counts as a Value holding it).", section=SCRATCH)
@@ -552,6 +568,17 @@ def _readable(result: Any, size: int) -> bool:
         return type(result["error"]) is str and result.get("stage") in ("build", "backward", "read") \
             and type(result.get("at")) is int and 0 <= result["at"] < size and type(result.get("frames")) is list
     return all(type(result.get(key)) is list and len(result[key]) == size for key in ("data", "grad"))
+
+
+def _is_swapped_reflection(spec: tuple, data: list[float], got: Any) -> bool:
+    """Whether a number-on-the-left `-` or `/` came out as the operation the other way round."""
+    if spec[0] not in ("sub", "div") or type(spec[1]) is not float or type(spec[2]) is not int:
+        return False
+    number, operand = spec[1], data[spec[2]]
+    if spec[0] == "div" and number == 0:
+        return False
+    swapped = operand - number if spec[0] == "sub" else operand / number
+    return not _close(swapped, number - operand if spec[0] == "sub" else number / operand) and _close(got, swapped)
 
 
 def _node_text(graph: Graph, index: int) -> str:
