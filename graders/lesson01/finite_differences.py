@@ -18,14 +18,13 @@ import torch
 from torch import Tensor
 
 from course_config import FINITE_DIFFERENCES as EXERCISE
-from graders.compare import describe, number_problem, tensor_problem
+from graders.compare import argument_changed, describe, number_problem, tensor_problem
 from graders.check import checks_for
 from graders.expect import expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
 from graders.mistakes import Mistake, Suspect, gradient_signature, is_scaled
 from graders.recording import expected
 from graders.student import Returned, Student
-from graders.sandbox import origin
 
 check = checks_for("lesson01", EXERCISE.slug)
 
@@ -205,14 +204,6 @@ def tolerance(x: Tensor) -> dict[str, float]:
     return {"rtol": value, "atol": value}
 
 
-def x_was_modified(before: Tensor, after: Any) -> bool:
-    if type(after) is not Tensor:
-        return True
-    info = origin(after)
-    changed_grad = info is not None and (info.requires_grad or info.grad is not None)
-    return changed_grad or after.shape != before.shape or not torch.equal(after.detach(), before)
-
-
 def estimate_evidence(spec: dict, x: Tensor, h: float) -> tuple[Tensor, Tensor, Tensor]:
     """The true gradient, the forward-difference one and the all-at-once one. Computed up front,
     even for a right answer, so that a replayed recording always holds them."""
@@ -238,7 +229,7 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) 
     gradient = returned.value["gradient"]
     truth = autograd_gradient(spec, x)
     as_called = dataclasses.replace(returned, value=gradient)
-    if x_was_modified(x, result["x_after"]) and tensor_problem(gradient, truth, requires_grad=None,
+    if argument_changed(x, result["x_after"]) and tensor_problem(gradient, truth, requires_grad=None,
                                                                **tolerance(x)) is not None:
         fail_with_mistake(as_called, "numerical_gradient: the estimate is wrong, and x was changed by the call.",
                           MODIFIED_X, gradient)
@@ -285,7 +276,7 @@ def test_numerical_gradient_leaves_x_unchanged(student: Student) -> None:
     # An untouched x earns nothing for a wrong estimate; the estimate's check covers its shape and dtype too.
     expect_gradient(returned, spec, x, None)
     after = returned.value["x_after"]
-    if x_was_modified(x, after):
+    if argument_changed(x, after):
         fail_with_mistake(returned, "numerical_gradient changed the x it was given.", MODIFIED_X, after)
 
 
@@ -323,7 +314,7 @@ def expect_small_gradient_check(returned: Returned, spec: dict, x: Tensor) -> No
     if any(dtype != "float64" for dtype in result["dtypes"]):
         fail_with_mistake(as_called, f"gradient_check returned {describe(error)} for a correct gradient.",
                           FLOAT32_CHECK, error)
-    mistake = MODIFIED_X if x_was_modified(x64, result["x64_after"]) else numerical_mistake(
+    mistake = MODIFIED_X if argument_changed(x64, result["x64_after"]) else numerical_mistake(
         result["estimate"], x64, evidence)
     if mistake is not None:
         fail_with_mistake(as_called, f"gradient_check returned {describe(error)} for a correct gradient, "
@@ -374,7 +365,7 @@ def test_gradient_check_catches_a_wrong_backward(student: Student) -> None:
     evidence = estimate_evidence({"kind": "sum_sin", "a": spec["a"]}, x, EXERCISE.tolerance("default_step"))
     if number_problem(error, target, rtol=tol, atol=tol) is None:
         return
-    mistake = MODIFIED_X if x_was_modified(x, returned.value["x64_after"]) else numerical_mistake(
+    mistake = MODIFIED_X if argument_changed(x, returned.value["x64_after"]) else numerical_mistake(
         returned.value["estimate"], x, evidence)
     if mistake is not None:
         fail_with_mistake(as_called, "gradient_check measured the wrong gap, because numerical_gradient is off.",

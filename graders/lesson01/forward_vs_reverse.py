@@ -22,7 +22,7 @@ from torch import Tensor
 
 from course_config import FORWARD_VS_REVERSE as EXERCISE
 from graders.check import checks_for
-from graders.compare import describe
+from graders.compare import argument_changed, describe
 from graders.expect import expect_number, expect_tensor
 from graders.feedback import fail
 from graders.mistakes import Mistake, Suspect
@@ -251,9 +251,9 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, hint: str) -> Non
     expect_tensor(as_gradient(returned), truth, **tolerance(x), requires_grad=False, suspects=suspects,
                   section=MODES, hint=hint)
     after = returned.value.get("x_after")
-    info = origin(after) if type(after) is Tensor else None
-    if info is not None and (info.requires_grad or info.grad is not None or not torch.equal(after.detach(), x)):
-        leftover = ", and it holds a .grad" if info.grad is not None else ""
+    if argument_changed(x, after):
+        info = origin(after) if type(after) is Tensor else None
+        leftover = ", and it holds a .grad" if info is not None and info.grad is not None else ""
         fail("The gradient is right, but the call changed the x it was given.", call=returned.call,
              got=describe(returned.value["gradient"]), changed=f"x after the call: {describe(after)}{leftover}",
              expected=f"x unchanged: {describe(x)}", mistake=MODIFIED_X.name, meaning=MODIFIED_X.explanation,

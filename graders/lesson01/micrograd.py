@@ -386,12 +386,16 @@ def _composed(graph: Graph) -> tuple[Graph, list[int]]:
     return composed, where
 
 
+def _forms(graph: Graph) -> list[tuple[Graph, list[int]]]:
+    """The graph as written and, when it differs, as composed; each with where its nodes went."""
+    composed = _composed(graph)
+    return [(graph, list(range(len(graph))))] + ([composed] if composed[0] != graph else [])
+
+
 def _wrong_orders(graph: Graph) -> list[list[float]]:
     """The node grads of every wrong order, on the graph as written and as composed."""
     found = []
-    composed = _composed(graph)
-    forms = [(graph, list(range(len(graph))))] + ([composed] if composed[0] != graph else [])
-    for form, where in forms:
+    for form, where in _forms(graph):
         data = values(form)
         slots = [_local_derivatives(spec, data, data[i]) for i, spec in enumerate(form)]
         # Deduplicating operands changes nothing unless some node uses one operand twice.
@@ -406,8 +410,7 @@ def _with_rule(graph: Graph, **rule: str) -> list[list[float]]:
     """The node grads with one local rule changed, on the graph as written and as composed (where `/` is
     a power of −1, so a slip in the power rule shows in divisions too)."""
     found = []
-    composed = _composed(graph)
-    for form, where in [(graph, list(range(len(graph))))] + ([composed] if composed[0] != graph else []):
+    for form, where in _forms(graph):
         data = values(form)
         grads = _backpropagate([_local_derivatives(spec, data, data[i], **rule) for i, spec in enumerate(form)])
         found.append([grads[at] for at in where])
