@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from course_config import LIMITS
+from graders.plots import LossCurves
 
 SHOWN_CHARS = int(LIMITS.shown_chars.value)
 FIELD_CHARS = 12 * SHOWN_CHARS  # a part of a message that lists several values (e.g. one line per question)
@@ -61,6 +62,7 @@ class Feedback:
     mistake: str | None = None  # the catalogue name of the mistake, when one was recognised
     not_implemented: bool = False  # the student has not started this function yet
     files: tuple[str, ...] = field(default_factory=tuple)  # e.g. a plot written for this failure
+    pictures: tuple[LossCurves, ...] = ()  # plots to draw into `files` if the session shows this failure in full
     printed: str = ""  # what the student's own print() calls wrote during the check
     cause: str = ""  # a cause that fails several checks at once (the import, one function's timeout): told once
 

@@ -7,8 +7,27 @@ and always with the Agg canvas, so grading needs no display.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
+
+
+@dataclass(frozen=True)
+class LossCurves:
+    """A loss-curve picture a failure asks for, drawn only if its message is shown in full (a
+    later check that fails for the same cause says "same cause as above" and needs none):
+    drawing costs more than most checks."""
+
+    path: Path
+    curves: Mapping[str, Sequence[float]]
+    title: str
+
+    def draw(self) -> str | None:
+        """The PNG's path once drawn; None when it could not be (a picture is extra: never a grade)."""
+        try:
+            return str(loss_curves(self.path, self.curves, self.title))
+        except (ImportError, OSError):
+            return None
 
 
 def loss_curves(path: Path, curves: Mapping[str, Sequence[float]], title: str) -> Path:

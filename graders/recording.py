@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections import OrderedDict
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, TypeVar
@@ -25,6 +26,7 @@ from graders.sandbox import pack, unpack
 F = TypeVar("F", bound=Callable[..., Any])
 
 LIVE, RECORD, REPLAY, CACHE = "live", "record", "replay", "cache"
+RECENT_BYTES = 64 * 2**20  # cache mode: the diagnosis values a grading process keeps from one submission to the next
 NOT_RECORDED = ("no recorded value for {name}: the expected values were recorded from another version of "
                 "the checks; rebuild them (python -m graders nbgrader build)")
 
@@ -37,6 +39,10 @@ class Recording:
         self.values: dict[str, str] = {}
         self.depth = 0  # how many cached computations are running (cache mode)
         self.building = False  # cache mode without stored values: this run computes and stores them
+        # Cache mode: values that are not the reference's stored ones (a mistake's wrong run, on the
+        # course's inputs) but repeat from one student to the next, kept in memory up to RECENT_BYTES.
+        self.recent: OrderedDict[str, bytes] = OrderedDict()
+        self.recent_bytes = 0
 
     def key(self, name: str, args: tuple, kwargs: dict) -> str:
         plain = [a for a in args if not isinstance(a, (ModuleType, _RecordedReference, _ReplayedReference))]
@@ -63,14 +69,27 @@ class Recording:
         key = self.key(name, args, kwargs)
         if key in self.values:
             return unpack(bytes.fromhex(self.values[key]))
+        if key in self.recent:
+            self.recent.move_to_end(key)
+            return unpack(self.recent[key])
         self.depth += 1
         try:
             value = compute()
         finally:
             self.depth -= 1
-        if self.building:  # otherwise it is a value of this submission only (a mistake's diagnosis):
-            self.values[key] = pack(value).hex()  # kept, it would grow the store with every student
+        if self.building:
+            self.values[key] = pack(value).hex()
+        else:  # a mistake's diagnosis: stored, it would grow the store with every student; kept, it repeats
+            self._keep_recent(key, pack(value))
         return value
+
+    def _keep_recent(self, key: str, packed: bytes) -> None:
+        if len(packed) > RECENT_BYTES // 16:
+            return  # one large value would push out many small ones that are more likely to repeat
+        self.recent[key] = packed
+        self.recent_bytes += len(packed)
+        while self.recent_bytes > RECENT_BYTES:
+            self.recent_bytes -= len(self.recent.popitem(last=False)[1])
 
     def load(self, path: Path) -> None:
         self.mode, self.values = REPLAY, json.loads(path.read_text())

@@ -253,7 +253,7 @@ class GradingSession:
         elif report.skipped:
             return
         elif call.excinfo is not None and isinstance(call.excinfo.value, CheckFailed):
-            feedback = call.excinfo.value.feedback
+            feedback = self._with_pictures(exercise.slug, call.excinfo.value.feedback, check.hidden)
             check.message, check.mistake = feedback.text(), feedback.mistake
             check.not_implemented, check.files = feedback.not_implemented, list(feedback.files)
             if printed and (not check.hidden or self.hidden_show == "full"):  # a hidden check's prints show its inputs
@@ -273,6 +273,18 @@ class GradingSession:
         handle = getattr(item, "funcargs", {}).get("student")
         return handle.take_printed() if isinstance(handle, Student) else ""
 
+    def _with_pictures(self, slug: str, feedback: Feedback, hidden: bool) -> Feedback:
+        """Draw a failure's plots only where someone will see them: not for a hidden check shown by
+        its outcome, nor for a check whose cause an earlier one explained (see _terminal_text)."""
+        if not feedback.pictures:
+            return feedback
+        told = self.causes_told.get(slug, set())
+        cause = feedback.cause or _cause(feedback)
+        if (hidden and self.hidden_show != "full") or (cause and cause in told):
+            return dataclasses.replace(feedback, pictures=())
+        drawn = tuple(path for path in (picture.draw() for picture in feedback.pictures) if path)
+        return dataclasses.replace(feedback, files=feedback.files + drawn, pictures=())
+
     def _terminal_text(self, slug: str, nodeid: str, feedback: Feedback, check: CheckResult) -> str:
         """What the terminal shows of a failed check: an exercise's cause is explained in full
         once; the checks after it that fail for the same cause get their headline only."""
@@ -285,8 +297,7 @@ class GradingSession:
             return cut(feedback.summary, FIELD_CHARS)
         if check.shown != check.message:
             return check.shown  # a hidden check shown by its outcome only: nothing of its cause
-        cause = (feedback.cause or feedback.mistake or feedback.meaning
-                 or (feedback.summary + feedback.got if not feedback.call else ""))
+        cause = feedback.cause or _cause(feedback)
         if not cause or cause not in told:
             told.add(cause)
             return check.shown
@@ -529,3 +540,8 @@ def _names_exercises(config: pytest.Config) -> bool:
         if "exercises" in path.parts or (path / "exercises").is_dir() or path.parent.name == "exercises":
             return True
     return False
+
+
+def _cause(feedback: Feedback) -> str:
+    """What a failure is told apart by, so that another check failing for it says "same cause as above"."""
+    return feedback.mistake or feedback.meaning or (feedback.summary + feedback.got if not feedback.call else "")

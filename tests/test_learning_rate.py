@@ -116,6 +116,18 @@ def test_a_failing_trajectory_check_writes_its_plot_and_names_it(grade, tmp_path
     assert not (plots / f"{SLUG}-first_update_matches_lesson.png").exists()
 
 
+def test_a_mistake_is_drawn_once_the_later_checks_it_fails_draw_nothing(grade, tmp_path) -> None:
+    # The checks after the first that fail for the same named mistake say "same cause as above":
+    # a picture each would cost more time than the checks, and show nothing new.
+    plots = tmp_path / "plots"
+    graded = grade({SLUG: HERE / "never_zeroed.py"}, "-k", SLUG, "--plots", str(plots))
+    failed = {name: c for name, c in graded.checks(SLUG).items() if not c["passed"]}
+    assert len(failed) >= 3 and {c["mistake"] for c in failed.values()} == {"gradients never zeroed"}, failed
+    drawn = [name for name, c in failed.items() if c["files"]]
+    assert drawn == ["lesson_run_at_lr_0_1"], drawn
+    assert sorted(p.name for p in plots.iterdir()) == [f"{SLUG}-lesson_run_at_lr_0_1.png"]
+
+
 def test_a_passing_run_writes_no_plot_and_imports_no_matplotlib(grade, tmp_path) -> None:
     plots = tmp_path / "plots"
     grade({SLUG: ROOT / "reference/lesson01/learning_rate.py"}, "-k", SLUG, "--plots", str(plots))

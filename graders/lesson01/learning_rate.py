@@ -26,6 +26,7 @@ from graders.expect import expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
 from graders.fresh import twin, twin_random
 from graders.mistakes import Mistake, Suspect, gradient_signature, is_scaled
+from graders.plots import LossCurves
 from graders.recording import RECORD, RECORDING, expected
 from graders.student import Returned, Student
 from graders.trajectories import Parsed, matching_mistake, parsed, run_problem
@@ -284,8 +285,8 @@ def expect_run(returned: Returned, run: Run, expected_run: tuple, plot_file: Pat
     if mistake is None and scaled:
         signature = gradient_signature(torch.tensor(got[1:]), torch.tensor(reference_run[1:]))
         mistake = next((m for factor, m in scaled.items() if is_scaled(signature, factor)), None)
-    files = _plot(plot_file, run, got, reference_run)
-    parts: dict[str, Any] = dict(call=run.call, got=_shown(got), expected=_shown(reference_run), files=files)
+    picture = LossCurves(plot_file, {"your train_line": got[0], "expected (the reference)": reference_run[0]}, run.call)
+    parts: dict[str, Any] = dict(call=run.call, got=_shown(got), expected=_shown(reference_run), pictures=(picture,))
     if mistake is not None:
         fail(f"train_line: {problem}.", mistake=mistake.name, meaning=mistake.explanation, hint=mistake.hint,
              section=mistake.section, **parts)
@@ -295,16 +296,6 @@ def expect_run(returned: Returned, run: Run, expected_run: tuple, plot_file: Pat
 def _shown(run: Parsed) -> str:
     losses, w, b = run
     return f"losses {describe(losses)}; w = {describe(w)}, b = {describe(b)}"
-
-
-def _plot(path: Path, run: Run, got: Parsed, reference_run: Parsed) -> tuple[str, ...]:
-    from graders.plots import loss_curves
-
-    try:
-        loss_curves(path, {"your train_line": got[0], "expected (the reference)": reference_run[0]}, run.call)
-    except (ImportError, OSError):  # a picture is extra: never let it cost a grade
-        return ()
-    return (str(path),)
 
 
 # ---------------------------------------------------------------- public checks
