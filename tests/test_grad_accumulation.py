@@ -37,6 +37,7 @@ def test_each_variant_is_what_its_mistake_computes() -> None:
     made = {
         checks.NOT_SCALED.name: _accumulate(w, X, y, k, lambda e: e.mean(), zero=False),
         checks.MEAN_OF_MEANS.name: _accumulate(w, X, y, k, lambda e: e.mean() / k, zero=False),
+        checks.DIVIDED_TWICE.name: _accumulate(w, X, y, k, lambda e: e.mean() / 10, zero=False),
         checks.ZEROED_BETWEEN_MICRO_BATCHES.name: _accumulate(w, X, y, k, lambda e: e.sum() / 10, zero=True),
     }
     for name, gradient in made.items():
@@ -98,3 +99,13 @@ def test_no_variant_is_mistaken_for_the_right_gradient_on_twin_data() -> None:
                 if name == checks.MEAN_OF_MEANS.name and 100 % k == 0:
                     continue  # equal groups: the mean of the means is the mean, as the mistake says
                 assert all(not torch.allclose(v, right, rtol=1e-5, atol=1e-5) for v in values), (seed, k, name)
+
+
+def test_means_divided_by_n_again_are_one_over_the_group_size_of_the_right_gradient() -> None:
+    # With equal groups of n rows, a mean divided by N as well gives exactly 1/n of the gradient:
+    # the ratio the mistake is named by, and not the k of "not scaled" or the 1 of "divided by k".
+    w, X, y = checks.lesson_data()
+    right = checks.full_batch_gradient(w, X, y)
+    for k in (1, 4, 5):
+        (variant,) = checks.wrong_gradients(w, X, y, k)[checks.DIVIDED_TWICE.name]
+        assert torch.allclose(variant, right * k / 100, rtol=1e-5, atol=1e-7), k

@@ -91,6 +91,35 @@ _ONCE = '''        seen: set[int] = set()
 
         self.grad = 1.0
         visit(self)'''
+_APPENDED_EACH_TIME = _TOPOLOGICAL.replace(
+    "                    visit(child)\n                order.append(node)",
+    "                    visit(child)\n            order.append(node)").replace(
+    "for child in node._children:", "for child in dict.fromkeys(node._children):")
+_NO_VISITED_SET = '''        order: list[Value] = []
+
+        def visit(node: Value) -> None:
+            for child in node._children:
+                visit(child)
+            order.append(node)
+
+        visit(self)
+        self.grad = 1.0
+        for node in reversed(order):
+            node._backward()'''
+_ITERATIVE_WITH_VALUES_VISITED = '''        order: list[Value] = []
+        visited: set[Value] = set()
+        stack = [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+            elif node not in visited:
+                visited.add(node)
+                stack.append((node, True))
+                stack.extend((child, False) for child in set(node._children))
+        self.grad = 1.0
+        for node in reversed(order):
+            node._backward()'''
 _DIRECT_SUB = '''        other = other if isinstance(other, Value) else Value(other)
         out = Value(self.data - other.data, (self, other), "-")
 
@@ -106,6 +135,11 @@ OTHER_WRITINGS = {
         (_TOPOLOGICAL, _TOPOLOGICAL.replace("reversed(order)", "order")))),
     "breadth-first walk": (checks.NO_TOPOLOGICAL_ORDER, _variant((_TOPOLOGICAL, _BREADTH_FIRST))),
     "recursive walk with a visited set": (checks.NO_TOPOLOGICAL_ORDER, _variant((_TOPOLOGICAL, _ONCE))),
+    "sort appending a node each time it is reached, operands deduplicated": (checks.VISITED_TWICE, _variant(
+        (_TOPOLOGICAL, _APPENDED_EACH_TIME))),
+    # Reversing a post-order sort without a visited set runs the steps exactly as a recursion that steps
+    # first and then recurses (into the operands the other way round): the same grads, so the same name.
+    "sort without a visited set": (checks.NO_TOPOLOGICAL_ORDER, _variant((_TOPOLOGICAL, _NO_VISITED_SET))),
     "tanh with 1 - x squared": (checks.TANH_DERIVATIVE, _variant(
         ("self.grad += (1 - t * t) * out.grad", "self.grad += (1 - self.data ** 2) * out.grad"))),
     "assigned in a subtraction of its own": (checks.ASSIGNED, _variant(
@@ -126,3 +160,15 @@ def test_a_mistake_written_another_way_is_still_named(grade, name: str) -> None:
     assert failed, graded.output
     for check_id in failed:
         assert checks_run[check_id]["mistake"] == mistake.name, checks_run[check_id]["message"]
+
+
+CORRECT_WRITINGS = {
+    "iterative sort, a set of Values visited, operands as a set": _variant(
+        (_TOPOLOGICAL, _ITERATIVE_WITH_VALUES_VISITED)),
+}
+
+
+@pytest.mark.parametrize("name", list(CORRECT_WRITINGS))
+def test_a_right_backward_written_another_way_earns_full_marks(grade, name: str) -> None:
+    graded = grade({"micrograd": CORRECT_WRITINGS[name]}, "-k", "micrograd")
+    assert not graded.failed("micrograd"), graded.output

@@ -60,6 +60,16 @@ ZEROED_BETWEEN_MICRO_BATCHES = Mistake(
     "between optimiser steps, never between the micro-batches of one step.",
     COMPANION,
 )
+DIVIDED_TWICE = Mistake(
+    "micro-batch means divided by N again",
+    "Your gradient is about 1/n of the right one, n being the number of rows in a micro-batch (1/N with a "
+    "single micro-batch): each micro-batch loss was its mean, which already divides by the rows of that group, "
+    "and then you divided it by N as well. The rows were counted out twice, so every row weighs 1/(n·N) "
+    "instead of 1/N and the gradient shrinks by the size of the group.",
+    "Divide by the number of rows once: take each micro-batch's sum of squared errors (.sum(), not .mean()) "
+    "and divide that by N, the number of rows in the whole batch.",
+    COMPANION,
+)
 MODIFIED_W = Mistake(
     "modified the caller's w",
     "After your function ran, the w the caller passed in had changed: it now requires grad, holds a .grad, or "
@@ -67,7 +77,8 @@ MODIFIED_W = Mistake(
     "Work on a leaf copy: leaf = w.detach().clone().requires_grad_(True), and return leaf.grad.detach().",
     COMPANION,
 )
-MISTAKES = [CLEARED_BETWEEN_CALLS, NOT_SCALED, MEAN_OF_MEANS, ZEROED_BETWEEN_MICRO_BATCHES, MODIFIED_W]
+MISTAKES = [CLEARED_BETWEEN_CALLS, NOT_SCALED, MEAN_OF_MEANS, DIVIDED_TWICE, ZEROED_BETWEEN_MICRO_BATCHES,
+            MODIFIED_W]
 _BY_NAME = {mistake.name: mistake for mistake in MISTAKES}
 
 LESSON_DATA = ("w = torch.zeros(2), X = the worked example's 100 points with a column of ones (shape (100, 2)), "
@@ -147,7 +158,7 @@ def wrong_gradients(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -
     indices = torch.arange(rows)
     splits = {tuple(len(p) for p in indices.tensor_split(k)), tuple(len(p) for p in indices.chunk(k))}
     found: dict[str, list[torch.Tensor]] = {
-        m.name: [] for m in (NOT_SCALED, MEAN_OF_MEANS, ZEROED_BETWEEN_MICRO_BATCHES)}
+        m.name: [] for m in (NOT_SCALED, MEAN_OF_MEANS, DIVIDED_TWICE, ZEROED_BETWEEN_MICRO_BATCHES)}
     for sizes in sorted(splits):
         counts = torch.tensor(sizes)
         per_row = torch.repeat_interleave(counts, counts).to(w.dtype)  # each row's micro-batch size
@@ -155,6 +166,8 @@ def wrong_gradients(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -
         last[rows - sizes[-1]:] = 1
         found[NOT_SCALED.name].append(_weighted_gradient(w, X, y, 1 / per_row))
         found[MEAN_OF_MEANS.name].append(_weighted_gradient(w, X, y, 1 / (k * per_row)))
+        # Each micro-batch's mean divided by N too: 1/n of the right gradient, n that micro-batch's size.
+        found[DIVIDED_TWICE.name].append(_weighted_gradient(w, X, y, 1 / (rows * per_row)))
         # Only the last micro-batch counts, with whichever scaling the student chose.
         for scale in (1 / rows, 1 / (k * sizes[-1]), 1 / sizes[-1]):
             found[ZEROED_BETWEEN_MICRO_BATCHES.name].append(_weighted_gradient(w, X, y, last * scale))

@@ -9,8 +9,9 @@ worker, calls backward() and sends back every node's data and grad as floats.
 
 Oracles: the same graph in torch float64 with torch.autograd. Mistakes are recognised by
 replaying the graph through small wrong evaluators (a tanh or relu derivative off, the
-backward steps taken in a wrong order) and, for assignment instead of accumulation, by
-finding every grad equal to the share of one use of its node (or the sum of only some).
+backward steps taken in a wrong order, a reused node's step run once per use or per path)
+and, for assignment instead of accumulation, by finding every grad equal to the share of one
+use of its node (or the sum of only some).
 Public checks use fixed expressions written as Python text (`expression`); hidden ones
 expressions drawn by hypothesis (graders/cases/lesson01.py) and a chain a few hundred
 nodes deep.
@@ -28,7 +29,7 @@ import torch
 from course_config import MICROGRAD as EXERCISE
 from graders.check import checks_for
 from graders.drawing import drawn
-from graders.expression_graphs import BINARY, Graph, operands, values
+from graders.expression_graphs import BINARY, Graph, operands, path_counts, values
 from graders.feedback import fail
 from graders.mistakes import Mistake
 from graders.recording import RECORD, RECORDING, expected
@@ -52,9 +53,23 @@ NO_TOPOLOGICAL_ORDER = Mistake(
     "no topological order",
     "Your backward pass hands a node's gradient on to its operands before every use of that node has added its "
     "share (or hands it on more than once, or in creation order), so everything below a reused node gets the "
-    "wrong amount. A node may pass its gradient on only after all the nodes that use it have.",
+    "wrong amount. A node may pass its gradient on only after all the nodes that use it have. (A recursion "
+    "that runs each node's step as it reaches it, and a sort without a visited set, do both: they reach a node "
+    "once per path and hand its gradient on each time, before it is complete.)",
     "Sort the graph first: a depth-first walk with a visited set that appends a node after its operands; then "
     "set the output's grad to 1 and call each node's backward step in the reverse of that list.",
+    SCRATCH,
+)
+VISITED_TWICE = Mistake(
+    "a node visited more than once in backward",
+    "Your backward pass runs the backward step of a node reused in the graph (like c in `c * c + c`, or any node "
+    "two paths lead to) once for every path or every use that reaches it, not once: the list your sort builds "
+    "holds such a node several times (it is appended each time the walk gets to it, without a visited set), so "
+    "its share of the gradient is handed on again and again and everything below it is over-counted. Leaves "
+    "have no backward step, which is why expressions that reuse only leaves, like `a * b + a`, still pass.",
+    "Keep a set of visited nodes in the topological sort and append a node only the first time you reach it "
+    "(`if v not in visited: visited.add(v); ...; topo.append(v)`, the append inside the `if`); then call each "
+    "node's _backward() exactly once, in the reverse of that order.",
     SCRATCH,
 )
 NOT_SEEDED = Mistake(
@@ -102,8 +117,8 @@ REFLECTED_SWAPPED = Mistake(
     "self ** -1 * other.",
     SCRATCH,
 )
-MISTAKES = [ASSIGNED, NO_TOPOLOGICAL_ORDER, NOT_SEEDED, TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE,
-            REFLECTED_SWAPPED]
+MISTAKES = [ASSIGNED, NO_TOPOLOGICAL_ORDER, VISITED_TWICE, NOT_SEEDED, TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE,
+            EXP_DERIVATIVE, REFLECTED_SWAPPED]
 
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
@@ -314,6 +329,13 @@ def torch_results(graphs: list[Graph]) -> list[dict]:
 _WRONG_ORDERS = [("forward", "left", False), ("recursive", "left", False), ("recursive", "right", False),
                  ("recursive", "left", True), ("recursive", "right", True), ("once", "left", False),
                  ("once", "right", False), ("breadth", "left", False), ("breadth", "right", False)]
+# A topological order in which a node comes up more than once, each time running its backward step: the sort
+# without a visited set ("duplicated": once per path), a sort that appends a node each time it is reached but
+# recurses only the first time ("appended": once per use), or each node's step repeated once per path where
+# the right order runs it once ("per path").
+_REPEATED_ORDERS = [(how, first, as_set) for how in ("duplicated", "appended", "per path")
+                    for first in ("left", "right") for as_set in (False, True)]
+_MOST_REPEATED_STEPS = 100_000  # a graph with more paths than this is not replayed once per path
 
 
 def _backpropagate(slots: list[list], how: str = "reverse", first: str = "left", as_set: bool = False) -> list[float]:
@@ -333,6 +355,27 @@ def _backpropagate(slots: list[list], how: str = "reverse", first: str = "left",
     if how in ("reverse", "forward"):
         for node in (reversed(range(len(slots))) if how == "reverse" else range(len(slots))):
             step(node)
+    elif how in ("duplicated", "appended"):
+        # Post-order, as a topological sort does: a node after its operands, appended every time it is reached.
+        order, stack, seen = [], [(len(slots) - 1, False)], set()
+        while stack:
+            node, expanded = stack.pop()
+            if expanded or (how == "appended" and node in seen):
+                order.append(node)
+                continue
+            seen.add(node)
+            stack.append((node, True))
+            stack.extend((o, False) for o in reversed(operands(node)))
+        for node in reversed(order):
+            step(node)
+    elif how == "per path":
+        paths = [0] * len(slots)
+        paths[-1] = 1
+        for node in reversed(range(len(slots))):
+            for operand in operands(node):
+                paths[operand] += paths[node]
+            for _ in range(paths[node]):
+                step(node)
     elif how in ("recursive", "once"):
         # A node's step right when the walk reaches it: every time ("recursive"), or the first time only.
         stack, seen = [len(slots) - 1], set()
@@ -406,6 +449,22 @@ def _wrong_orders(graph: Graph) -> list[list[float]]:
     return found
 
 
+def _repeated_orders(graph: Graph) -> list[list[float]]:
+    """The node grads of a backward pass that runs a node's step once per path (or per use), on the graph as
+    written and as composed; none for a graph with too many paths to replay."""
+    found = []
+    for form, where in _forms(graph):
+        if sum(path_counts(form)) > _MOST_REPEATED_STEPS:
+            continue
+        data = values(form)
+        slots = [_local_derivatives(spec, data, data[i]) for i, spec in enumerate(form)]
+        repeats = any(len({o for o, _ in pairs}) < len(pairs) for pairs in slots)
+        for order in (o for o in _REPEATED_ORDERS if repeats or not o[2]):
+            grads = _backpropagate(slots, *order)
+            found.append([grads[at] for at in where])
+    return found
+
+
 def _with_rule(graph: Graph, **rule: str) -> list[list[float]]:
     """The node grads with one local rule changed, on the graph as written and as composed (where `/` is
     a power of −1, so a slip in the power rule shows in divisions too)."""
@@ -431,6 +490,7 @@ def wrong_results(graphs: list[Graph]) -> list[dict[str, list[list[float]]]]:
             TANH_DERIVATIVE.name: [_backpropagate(slots(tanh_rule=r)) for r in ("1 - t", "1 - x**2")],
             RELU_AT_ZERO.name: [_backpropagate(slots(relu_at_zero=1.0))],
             NO_TOPOLOGICAL_ORDER.name: _wrong_orders(graph),
+            VISITED_TWICE.name: _repeated_orders(graph),
             POWER_RULE.name: [grads for rule in ("x**(n-1)", "n * x**n") for grads in _with_rule(graph, pow_rule=rule)],
             EXP_DERIVATIVE.name: _with_rule(graph, exp_rule="x"),
         })
@@ -475,7 +535,10 @@ def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], trut
     """The one catalogued mistake that explains every failing graph, if any."""
     if all(all(g == 0 for g in results[i]["grad"]) for i in failing):
         return NOT_SEEDED
-    for mistake in (TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE, NO_TOPOLOGICAL_ORDER):
+    # A recursion that runs a node's step as it reaches it, without a visited set, also runs it once per path;
+    # but it hands gradients on before they are complete: that is the missing order, tried first.
+    for mistake in (TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE, NO_TOPOLOGICAL_ORDER,
+                    VISITED_TWICE):
         if all(any(_leaves_match(results[i]["grad"], w, graphs[i]) for w in wrongs[i][mistake.name])
                for i in failing):
             return mistake
