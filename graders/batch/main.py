@@ -14,17 +14,16 @@ import dataclasses
 import importlib
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import course_config
 from graders import scratch
 from graders.batch import outputs, store
-from graders.batch.pool import Job, Pool
+from graders.batch.pool import Job, Pool, die_with_parent
 from graders.batch.progress import Progress
 from graders.batch.sources import (DEFAULT_STUDENT_PATTERN, SourceError, Submission, course_exercises,
                                    find_submissions)
@@ -65,8 +64,8 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
           f"{len(submissions) - len(to_grade)} unchanged since the last run, {len(to_grade)} to grade", flush=True)
     failed = 0
     if to_grade:
-        failed = _grade(to_grade, keys, chosen, out, course, jobs or os.cpu_count() or 1, allow_unconfined,
-                        cache or out / ".cache")
+        cache_file = expected_values(exercise_targets(chosen), cache or out / ".cache", course)
+        failed = _grade(to_grade, keys, chosen, out, jobs or os.cpu_count() or 1, allow_unconfined, cache_file)
     records = [store.stored(out, s.student) for s in submissions]
     written = outputs.write_all(out, [r for r in records if r is not None], chosen, gradebook_course=(
         Path(source) if gradebook and layout == "nbgrader course" else None), assignment=assignment or lesson)
@@ -88,9 +87,8 @@ def _refuse_unless_confined(allow_unconfined: bool) -> None:
 
 
 def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_config.Lesson, out: Path,
-           course: str, jobs: int, allow_unconfined: bool, cache_folder: Path) -> int:
+           jobs: int, allow_unconfined: bool, cache: Path) -> int:
     targets = exercise_targets(lesson)
-    cache = expected_values(targets, cache_folder, course)
     options = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q", "--expected-cache", str(cache)]
     options += [] if allow_unconfined else ["--require-confinement"]
     deadline = float(course_config.LIMITS.submission_seconds.value) + DEADLINE_MARGIN
@@ -127,23 +125,53 @@ def exercise_targets(lesson: course_config.Lesson) -> list[str]:
 
 
 def expected_values(targets: list[str], folder: Path, course: str) -> Path:
-    """The reference's expected values, computed once per course version in a process of its own
-    (so that the parent, and the grading processes forked from it, never load the reference)."""
+    """The reference's expected values, computed once per course version, in a child forked from
+    this process: the child loads the reference and dies with it, so this process, and the grading
+    processes forked from it later, never hold any of it; forked once torch is imported here, it
+    does not import torch again (a second process would: about 1.5 s)."""
     cache = folder / f"expected-{course[:16]}.json"
     if cache.is_file():
         return cache
     cache.parent.mkdir(parents=True, exist_ok=True)
+    log = folder / f"reference-{course[:16]}.log"  # what the child printed, shown if it fails
     started = time.monotonic()
+    import graders.session  # noqa: F401 - torch, pytest and the plugin: the child inherits them loaded
+
     print("graders grade: grading the reference once, to store its expected values...", flush=True)
-    with tempfile.TemporaryDirectory(prefix="graders-reference-") as reference_scratch:
-        run = subprocess.run([sys.executable, "-m", "pytest", *targets, "--submission",
-                              str(course_config.ROOT / "reference"), "--expected-cache", str(cache), "-q",
-                              "-p", "no:cacheprovider", "--plots", str(Path(reference_scratch) / "plots")],
-                             cwd=reference_scratch, capture_output=True, text=True)
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        _grade_reference(targets, cache, log)
+    _, status = os.waitpid(pid, 0)
     if not cache.is_file():
-        raise SystemExit(f"graders grade: grading the reference failed:\n{run.stdout[-3000:]}{run.stderr[-2000:]}")
+        told = log.read_text(errors="replace")[-4000:] if log.is_file() else ""
+        raise SystemExit(f"graders grade: grading the reference failed (exit status {status}):\n{told}")
+    log.unlink(missing_ok=True)
     print(f"graders grade: stored in {time.monotonic() - started:.1f} s", flush=True)
     return cache
+
+
+def _grade_reference(targets: list[str], cache: Path, log: Path) -> NoReturn:
+    code = 70
+    try:
+        os.setpgid(0, 0)  # its own group, away from the terminal's ^C: it dies with this process instead
+        die_with_parent()
+        handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(handle, 1)
+        os.dup2(handle, 2)
+        import pytest
+        import torch
+
+        torch.set_num_threads(1)  # no thread pool from before the fork (see DESIGN.md); the tensors are small
+        with tempfile.TemporaryDirectory(prefix="graders-reference-") as reference_scratch:
+            os.chdir(reference_scratch)
+            code = int(pytest.main([*targets, "--submission", str(course_config.ROOT / "reference"),
+                                    "--expected-cache", str(cache), "-q", "-p", "no:cacheprovider",
+                                    "--plots", str(Path(reference_scratch) / "plots")]))
+    except BaseException:  # noqa: BLE001 - the parent sees no cache and shows the log
+        pass
+    finally:
+        os._exit(code)
 
 
 def _stage(submission: Submission, staging: Path, lesson: str) -> Job:

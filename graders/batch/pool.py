@@ -152,6 +152,11 @@ class Pool:
         return _Process(pid, ours)
 
 
+def die_with_parent() -> None:
+    """A child of the batch ends when the batch does, even by kill -9."""
+    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def _result(job: Job) -> dict | None:
     try:
         return json.loads(job.result.read_text(encoding="utf-8"))
@@ -179,7 +184,7 @@ def _grade_forever(sock: socket.socket, targets: list[str], options: list[str], 
     code = 0
     try:
         os.setpgid(0, 0)  # its own group: the parent stops it together with its zygote
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        die_with_parent()
         handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         os.dup2(handle, 1)
         os.dup2(handle, 2)

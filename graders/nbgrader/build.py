@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 
 import course_config
 from graders.nbgrader.bundle import PACKAGE, rename_recording, write_bundle
 from graders.nbgrader.config import write_config
-from graders.nbgrader.notebook import lesson_notebook
 from graders.nbgrader.record import prove_bundle, record_expected
 
 def main(course_dir: Path, *, assignment: str | None = None, lesson: str = "lesson01", course_id: str = "course",
@@ -46,6 +44,10 @@ def main(course_dir: Path, *, assignment: str | None = None, lesson: str = "less
     if prove:
         print("grading the reference with the student bundle, as a student's test cell would...")
         prove_bundle(bundle, chosen_lesson, chosen, withheld)
+    import nbformat  # here, not at the top: every verb of the command line imports this module for its defaults
+
+    from graders.nbgrader.notebook import lesson_notebook
+
     notebook = lesson_notebook(chosen_lesson, chosen, notebook=notebook_name, exercise_seconds=exercise_seconds)
     nbformat.write(notebook, source / notebook_name)
     config, written = write_config(course_dir, course_id=course_id, exercise_seconds=exercise_seconds)
