@@ -104,3 +104,44 @@ def test_float64_data_into_a_float32_module_names_the_mixed_dtype_pitfall(grade)
     assert failed, graded.output
     assert all(checks[c]["mistake"] == MIXED_DTYPES.name for c in failed), graded.output
     assert "Mixing dtypes" in checks[sorted(failed)[0]]["message"]
+
+
+SEED_ARGUMENT = "    torch.manual_seed(seed)\n"
+
+
+def _reference_with(line: str) -> str:
+    from conftest import ROOT
+
+    reference = (ROOT / "reference" / "lesson01" / "linear_module.py").read_text()
+    assert SEED_ARGUMENT in reference
+    return reference.replace(SEED_ARGUMENT, line)
+
+
+def test_the_lessons_seed_for_the_callers_is_a_wrong_run_only_off_the_lessons_seed() -> None:
+    reference = _reference()
+    lesson = [mistake for mistake, _ in checks.wrong_runs(reference, **checks.LESSON_RUN)]
+    assert checks.SEED_IGNORED not in lesson
+    seed = course_config.LINEAR_MODULE.seed("fresh_first")
+    runs = dict(checks.wrong_runs(reference, 0.05, 30, seed))
+    assert runs[checks.SEED_IGNORED] == reference.fit_linear_module(0.05, 30, checks.LESSON_RUN["seed"])
+
+
+def test_seeding_another_way_keeps_full_marks(grade) -> None:
+    graded = grade({"linear_module": _reference_with("    torch.random.manual_seed(int(seed))\n")}, "-k", "linear_module")
+    assert graded.failed("linear_module") == set(), graded.output
+
+
+def test_a_reproducible_wrong_run_is_not_blamed_on_the_seed(grade) -> None:
+    # A rate of its own: the same numbers on every call, so the seed is not what is wrong.
+    graded = grade({"linear_module": _reference_with(SEED_ARGUMENT + "    lr = 0.05\n")}, "-k", "linear_module")
+    checks_run = graded.checks("linear_module")
+    assert {"lesson_numbers", "matches_reference", "fresh_runs"} <= graded.failed("linear_module"), graded.output
+    for check_id in ("lesson_numbers", "matches_reference"):
+        assert checks_run[check_id]["mistake"] is None, checks_run[check_id]["message"]
+
+
+def test_a_hard_coded_seed_is_named_on_the_fresh_seed_with_the_lessons_numbers(grade) -> None:
+    graded = grade({"linear_module": _reference_with("    torch.manual_seed(42)\n")}, "-k", "linear_module")
+    message = graded.checks("linear_module")["matches_reference"]["message"]
+    assert graded.checks("linear_module")["matches_reference"]["mistake"] == checks.SEED_IGNORED.name
+    assert "torch.manual_seed(seed)" in message, message

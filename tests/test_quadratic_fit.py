@@ -174,3 +174,50 @@ def test_twin_data_are_another_parabola_of_the_same_kind_that_settles_as_the_les
         fit = reference.fit_quadratic(X, y, lr=0.1, steps=checks.CONVERGED_STEPS)
         assert max(abs(f - s) for f, s in zip(fit, least)) < course_config.QUADRATIC_FIT.tolerance("least_squares")
         assert max(abs(f - t) for f, t in zip(least, truth)) < 0.3  # the noise moves the best fit a little
+
+
+ZEROS_AS_ONE_VECTOR = '''
+def fit_quadratic(X, y, lr=0.1, steps=500):
+    params = torch.tensor([0.0, 0.0, 0.0], requires_grad=True)
+    for _ in range(steps):
+        a, b, c = params
+        loss = ((a * X**2 + b * X + c - y) ** 2).mean()
+        loss.backward()
+        with torch.no_grad():
+            params -= lr * params.grad
+            params.grad.zero_()
+    return tuple(params.tolist())
+'''
+START_PROBE = "steps=0), which makes no update"
+
+
+def test_zeros_made_another_way_keep_full_marks(grade) -> None:
+    graded = grade({SLUG: DATA + ZEROS_AS_ONE_VECTOR}, "-k", SLUG)
+    assert graded.failed(SLUG) == set(), graded.output
+
+
+def test_answers_that_ignore_steps_or_take_one_too_many_are_not_blamed_on_the_start(grade) -> None:
+    from graders.lesson01.quadratic_fit import NONZERO_START
+
+    for fit in (HARD_CODED, STEPS_PLUS_ONE):
+        graded = grade({SLUG: DATA + fit}, "-k", SLUG)
+        checks = graded.checks(SLUG)
+        assert graded.failed(SLUG), graded.output
+        for check_id in graded.failed(SLUG):
+            assert checks[check_id]["mistake"] != NONZERO_START.name, checks[check_id]["message"]
+            assert START_PROBE not in checks[check_id]["message"]
+
+
+def test_the_start_at_zero_is_the_reference_bit_for_bit_and_the_start_at_ones_is_not() -> None:
+    import importlib.util
+
+    from graders.lesson01 import quadratic_fit as checks
+
+    spec = importlib.util.spec_from_file_location("reference_quadratic_fit_start", REFERENCE)
+    reference = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reference)
+    X, y = reference.make_quadratic_data()
+    right = reference.fit_quadratic(X, y, lr=0.1, steps=checks.PATH_STEPS)
+    assert checks._descend(X, y, 0.1, checks.PATH_STEPS) == right
+    ones = checks._descend(X, y, 0.1, checks.PATH_STEPS, start=1.0)
+    assert max(abs(o - r) for o, r in zip(ones, right)) > course_config.QUADRATIC_FIT.tolerance("reference")

@@ -73,7 +73,16 @@ LOSSES_AS_TENSORS = Mistake(
     "Append loss.item() to the list: it gives the loss as a plain Python float.",
     PITFALLS,
 )
-MISTAKES = [ZERO_GRAD_MISSING, ZERO_GRAD_BEFORE_STEP, STEP_BEFORE_BACKWARD, LOSSES_AS_TENSORS]
+SEED_IGNORED = Mistake(
+    "the seed argument ignored",
+    "Your run does not follow the seed it is given: called with another seed, it gives the lesson's numbers "
+    "(torch.manual_seed(42) written out instead of torch.manual_seed(seed)), or, with no seed set at all, other "
+    "numbers on every call. The seed decides the data and the layer's starting weight and bias, so a run that "
+    "ignores it cannot be compared with anyone else's and cannot be repeated.",
+    "Start the function with torch.manual_seed(seed), using the argument, before X, y and the layer are made.",
+    SECTION,
+)
+MISTAKES = [ZERO_GRAD_MISSING, ZERO_GRAD_BEFORE_STEP, STEP_BEFORE_BACKWARD, LOSSES_AS_TENSORS, SEED_IGNORED]
 
 Run = tuple[list[float], float, float]
 
@@ -142,11 +151,15 @@ def wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> list[
     losses, _, _ = reference_run(reference, lr, steps, seed)
     _, start_weight, start_bias = reference.fit_linear_module(lr, 0, seed)
     _, late_weight, late_bias = reference.fit_linear_module(lr, max(steps - 1, 0), seed)
-    return [
+    runs = [
         (ZERO_GRAD_MISSING, never_zeroed_run(lr, steps, seed)),
         (ZERO_GRAD_BEFORE_STEP, ([losses[0]] * steps, start_weight, start_bias)),
         (STEP_BEFORE_BACKWARD, (losses, late_weight, late_bias)),
     ]
+    if seed != LESSON_RUN["seed"]:
+        # The seed argument ignored for the lesson's own: the same rate and steps on the lesson's seed.
+        runs.append((SEED_IGNORED, reference.fit_linear_module(lr, steps, LESSON_RUN["seed"])))
+    return runs
 
 
 # ---------------------------------------------------------------- comparing runs
@@ -208,19 +221,42 @@ def _record_wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) 
         wrong_runs(reference, lr, steps, seed)
 
 
-def expect_run(returned: Returned, reference: ModuleType, lr: float, steps: int, seed: int) -> None:
+def expect_run(returned: Returned, reference: ModuleType, lr: float, steps: int, seed: int,
+               student: Student | None = None) -> None:
     """The student's run equals the reference's on the same seed, learning rate and steps."""
     __tracebackhide__ = True
     want = reference_run(reference, lr, steps, seed)
     _record_wrong_runs(reference, lr, steps, seed)
     problem = _run_problem(returned.value, want)
     if problem is not None:
-        _fail_run(returned, problem, _summary(want), lambda: wrong_runs(reference, lr, steps, seed))
+        _fail_run(returned, problem, _summary(want), lambda: wrong_runs(reference, lr, steps, seed),
+                  _repeats_differently(student, lr, seed) if student is not None else None)
 
 
-def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], list[tuple[Mistake, Run]]]) -> None:
+# A short run is enough to see whether two calls on one seed agree: the data and the start are drawn first.
+REPEAT_STEPS = 2
+
+
+def _repeats_differently(student: Student, lr: float, seed: int) -> Callable[[], bool]:
+    """Whether two calls with the same arguments give different runs (asked only when a run failed and no
+    wrong run matched): a run that sets no seed of its own draws other data each time."""
+    def differ() -> bool:
+        shown = call_text({"lr": lr, "steps": REPEAT_STEPS, "seed": seed})
+        first, second = (student.call("fit_linear_module", lr, REPEAT_STEPS, seed, allow_raise=True, shown_as=shown)
+                         for _ in range(2))
+        if first.error is not None or second.error is not None:
+            return False
+        runs = [_numbers(r.value, REPEAT_STEPS) for r in (first, second)]
+        return not any(isinstance(r, str) for r in runs) and _run_problem(second.value, runs[0]) is not None
+    return differ
+
+
+def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], list[tuple[Mistake, Run]]],
+              repeats_differently: Callable[[], bool] | None = None) -> None:
     __tracebackhide__ = True
     mistake = _diagnosis(returned.value, runs())
+    if mistake is None and repeats_differently is not None and repeats_differently():
+        mistake = SEED_IGNORED
     fail(f"fit_linear_module: {problem}.", call=returned.call, got=_summary(returned.value), expected=want,
          mistake=mistake.name if mistake else None, meaning=mistake.explanation if mistake else "",
          section=mistake.section if mistake else SECTION,
@@ -326,13 +362,13 @@ def test_lesson_numbers(student: Student, reference: ModuleType) -> None:
         losses = ", ".join(f"step {s}: {v:.4f}" for s, v in printed_losses.items())
         # Rounded as the lesson prints them: to 3 decimals, which leaves the lesson's 2.965 and -2.0 as they are.
         _fail_run(returned, problem, f"losses {losses}; weight {round(weight, 3)}, bias {round(bias, 3)}",
-                  lambda: wrong_runs(reference, **run))
+                  lambda: wrong_runs(reference, **run), _repeats_differently(student, run["lr"], run["seed"]))
 
 
 @check
 def test_matches_reference(student: Student, reference: ModuleType) -> None:
     run = lesson_run()
-    expect_run(_lesson_call(student, run), reference, **run)
+    expect_run(_lesson_call(student, run), reference, **run, student=student)
 
 
 @check
@@ -382,5 +418,5 @@ def test_fresh_runs(student: Student, reference: ModuleType) -> None:
         lr, steps, seed = case["lr"], case["steps"], EXERCISE.seed(case["seed"])
         returned = student.call("fit_linear_module", lr, steps, seed,
                                 shown_as=f"fit_linear_module(lr={lr}, steps={steps}, seed={seed})")
-        expect_run(returned, reference, lr, steps, seed)
+        expect_run(returned, reference, lr, steps, seed, student=student)
 

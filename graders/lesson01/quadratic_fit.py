@@ -91,7 +91,17 @@ CLOSED_FORM = Mistake(
     "Start a, b and c at zero with requires_grad=True and take `steps` updates of −lr × gradient.",
     TRY_IT,
 )
-MISTAKES = [GRADIENTS_NOT_ZEROED, SHAPE_BROADCAST, SIGN_ERROR, RATE_TOO_HIGH, NO_REQUIRES_GRAD, CLOSED_FORM]
+NONZERO_START = Mistake(
+    "random or non-zero starting parameters",
+    "Your a, b and c do not start at zero, as the exercise asks, but at ones or at random values (torch.ones, "
+    "torch.randn, torch.rand). Gradient descent from another start follows another path: after many steps it "
+    "still reaches the least-squares fit, but after a given number of steps it is somewhere else, and a random "
+    "start makes every run end somewhere else.",
+    "Create each parameter as a = torch.zeros(1, requires_grad=True), and the same for b and c.",
+    WORKED_EXAMPLE + ', which starts "from zero"',
+)
+MISTAKES = [GRADIENTS_NOT_ZEROED, SHAPE_BROADCAST, SIGN_ERROR, RATE_TOO_HIGH, NO_REQUIRES_GRAD, CLOSED_FORM,
+            NONZERO_START]
 
 # The wrong variants of gradient descent whose final (a, b, c) a failing answer is compared
 # with. A run that blew up (nan, inf) matches nothing here: every blow-up looks alike, so
@@ -100,6 +110,7 @@ _VARIANTS: list[tuple[Mistake, dict[str, Any]]] = [
     (GRADIENTS_NOT_ZEROED, {"zero_grads": False}),
     (SHAPE_BROADCAST, {"flat_target": True}),
     (SIGN_ERROR, {"ascent": True}),
+    (NONZERO_START, {"start": 1.0}),  # torch.ones: the start a beginner writes when not zeros
 ]
 
 LESSON_DATA = "X, y = make_quadratic_data() (100 points, seed 0, noise 0.3)"
@@ -136,11 +147,11 @@ class Fit:
 
 
 def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zero_grads: bool = True,
-             flat_target: bool = False, ascent: bool = False) -> tuple[float, float, float]:
+             flat_target: bool = False, ascent: bool = False, start: float = 0.0) -> tuple[float, float, float]:
     """Gradient descent on a, b, c, optionally with one of the catalogued mistakes built in."""
     target = y.reshape(-1) if flat_target else y
     lr = -lr if ascent else lr  # p -= (−lr)·g is bit for bit p += lr·g
-    a, b, c = (torch.zeros(1, requires_grad=True) for _ in range(3))
+    a, b, c = (torch.full((1,), start, requires_grad=True) for _ in range(3))
     for _ in range(steps):
         loss = ((a * X**2 + b * X + c - target) ** 2).mean()
         if not torch.isfinite(loss):  # blown up: the rest of the run is nan anyway
@@ -157,9 +168,9 @@ def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zero_grads
 @expected
 def mistaken_fits(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> dict[str, Any]:
     """What tells a wrong fit's cause on these data and settings: what each variant in
-    _VARIANTS returns, the right first step from zero, and the largest stable rate."""
+    _VARIANTS returns, the right run and its first step from zero, and the largest stable rate."""
     return {"variants": [_descend(X, y, **{"lr": lr, "steps": steps, **change}) for _, change in _VARIANTS],
-            "first_step": _descend(X, y, lr, 1), "stable_limit": _stable_limit(X)}
+            "right": _descend(X, y, lr, steps), "first_step": _descend(X, y, lr, 1), "stable_limit": _stable_limit(X)}
 
 
 def _stable_limit(X: torch.Tensor) -> float:
@@ -221,13 +232,44 @@ def _blew_up(values: Any, limit: float) -> bool:
     return any(not math.isfinite(v) or abs(v) > limit for v in values)
 
 
-def _variant_mistake(got: Any, variants: list[tuple[float, float, float]]) -> Mistake | None:
-    """The first variant that ended at the answer's values; a variant that blew up matches nothing."""
+def _variant_mistake(got: Any, variants: list[tuple[float, float, float]],
+                     right: tuple[float, float, float]) -> Mistake | None:
+    """The first variant that ended at the answer's values; a variant that blew up matches nothing,
+    and neither does a start other than zero once that run has caught up with the right one (after
+    enough steps both reach the least-squares fit, and so does any answer near it)."""
     close, limit = EXERCISE.tolerance("mistake_match"), EXERCISE.tolerance("diverged")
+
+    def near(values: Any, target: Any) -> bool:
+        return all(abs(v - w) <= close * (1 + abs(w)) for v, w in zip(values, target))
+
     for (mistake, _), wrong in zip(_VARIANTS, variants):
-        if not _blew_up(wrong, limit) and all(abs(v - w) <= close * (1 + abs(w)) for v, w in zip(got, wrong)):
+        if mistake is NONZERO_START and near(wrong, right):
+            continue
+        if not _blew_up(wrong, limit) and near(got, wrong):
             return mistake
     return None
+
+
+def _start_mistake(student: Student, fit: Fit, got: tuple[float, ...],
+                   known: dict[str, Any]) -> tuple[Mistake, str] | None:
+    """NONZERO_START when the student's fit with steps=0 (no update made) returns where it starts, and that is
+    not zero. Not when steps=0 gives the answer itself (an answer that ignores steps: hard-coded, closed form)
+    or the right first step from zero (one update too many)."""
+    returned = student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=0, allow_raise=True,
+                            shown_as=Fit(fit.X, fit.y, fit.lr, 0, fit.data).call)
+    if returned.error is not None or not _is_triple(returned.value):
+        return None
+    start, close = tuple(float(v) for v in returned.value), EXERCISE.tolerance("mistake_match")
+    if not all(math.isfinite(v) for v in start) or all(v == 0 for v in start):
+        return None
+
+    def near(values: tuple[float, ...], target: Any) -> bool:
+        return all(abs(v - w) <= close * (1 + abs(w)) for v, w in zip(values, target))
+
+    if near(start, got) or near(start, known["first_step"]):
+        return None
+    shown = ", ".join(f"{v:.4g}" for v in start)
+    return NONZERO_START, f"Here fit_quadratic(X, y, steps=0), which makes no update, returns ({shown}), not (0, 0, 0)."
 
 
 def _first_step_mistake(student: Student, fit: Fit, known: dict[str, Any]) -> tuple[Mistake, str] | None:
@@ -265,10 +307,11 @@ def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[floa
     got, expected_text = describe(returned.value), f"{describe(tuple(want))}, each within {atol:g}"
     named = None
     if _is_triple(returned.value):
-        mistake = _variant_mistake(returned.value, known()["variants"])
+        mistake = _variant_mistake(returned.value, known()["variants"], known()["right"])
         if mistake is None and _coefficients_problem(returned.value, closed_form, atol) is None:
             mistake = CLOSED_FORM
-        named = (mistake, "") if mistake is not None else _first_step_mistake(student, fit, known())
+        named = ((mistake, "") if mistake is not None else _start_mistake(student, fit, tuple(returned.value), known())
+                 or _first_step_mistake(student, fit, known()))
     if named is not None:
         mistake, measured = named
         fail(summary, call=returned.call, got=got, expected=expected_text, mistake=mistake.name,
