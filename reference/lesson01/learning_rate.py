@@ -40,8 +40,8 @@ def train_line(X: Tensor, y: Tensor, lr: float, steps: int) -> tuple[list[float]
     `torch.no_grad()`, and zero both gradients.
 
     Args:
-        X: inputs, a float tensor of shape (n, 1).
-        y: targets, a float tensor of shape (n, 1).
+        X: inputs, a float32 or float64 tensor of shape (n, 1).
+        y: targets, a tensor of shape (n, 1) and the dtype of X.
         lr: the learning rate.
         steps: how many updates to make.
 
@@ -101,7 +101,7 @@ def max_stable_learning_rate(X: Tensor) -> float:
     when lr < 2 / λ_max, with λ_max the largest eigenvalue of H.
 
     Args:
-        X: inputs, a float tensor of shape (n, 1).
+        X: inputs, a float32 or float64 tensor of shape (n, 1).
 
     Returns:
         2 / λ_max as a Python float.

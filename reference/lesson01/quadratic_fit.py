@@ -41,7 +41,7 @@ def fit_quadratic(X: Tensor, y: Tensor, lr: float = 0.1, steps: int = 500) -> tu
     without recording the update, and clears the gradients.
 
     Args:
-        X: the inputs, a float tensor of shape (n, 1).
+        X: the inputs, a float32 or float64 tensor of shape (n, 1).
         y: the targets, a tensor of the same shape (n, 1) and dtype as X.
         lr: the learning rate (step size).
         steps: how many updates to make.

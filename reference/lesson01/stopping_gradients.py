@@ -17,7 +17,7 @@ def predict(weight: Tensor, bias: Tensor, X: Tensor) -> Tensor:
     though the parameters require grad: at inference there is no backward pass to prepare.
 
     Args:
-        weight: shape (out_features, in_features), e.g. (1, 1); usually requires grad.
+        weight: shape (out_features, in_features), e.g. (1, 1), float32 or float64; usually requires grad.
         bias: shape (out_features,), e.g. (1,); usually requires grad.
         X: the inputs, shape (n, in_features), e.g. (100, 1); same dtype as `weight`.
 
