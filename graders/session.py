@@ -279,7 +279,7 @@ class GradingSession:
         if not feedback.pictures:
             return feedback
         told = self.causes_told.get(slug, set())
-        cause = feedback.cause or _cause(feedback)
+        cause = _cause(feedback)
         if (hidden and self.hidden_show != "full") or (cause and cause in told):
             return dataclasses.replace(feedback, pictures=())
         drawn = tuple(path for path in (picture.draw() for picture in feedback.pictures) if path)
@@ -297,7 +297,7 @@ class GradingSession:
             return cut(feedback.summary, FIELD_CHARS)
         if check.shown != check.message:
             return check.shown  # a hidden check shown by its outcome only: nothing of its cause
-        cause = feedback.cause or _cause(feedback)
+        cause = _cause(feedback)
         if not cause or cause not in told:
             told.add(cause)
             return check.shown
@@ -544,4 +544,5 @@ def _names_exercises(config: pytest.Config) -> bool:
 
 def _cause(feedback: Feedback) -> str:
     """What a failure is told apart by, so that another check failing for it says "same cause as above"."""
-    return feedback.mistake or feedback.meaning or (feedback.summary + feedback.got if not feedback.call else "")
+    return (feedback.cause or feedback.mistake or feedback.meaning
+            or (feedback.summary + feedback.got if not feedback.call else ""))

@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 import course_config
 from graders import scratch
 from graders.batch import outputs, store
-from graders.batch.pool import Job, Pool, die_with_parent
+from graders.batch.pool import Job, Pool, start_child
 from graders.batch.progress import Progress
 from graders.batch.sources import (DEFAULT_STUDENT_PATTERN, SourceError, Submission, course_exercises,
                                    find_submissions)
@@ -154,11 +154,7 @@ def expected_values(targets: list[str], folder: Path, course: str) -> Path:
 def _grade_reference(targets: list[str], cache: Path, log: Path) -> NoReturn:
     code = 70
     try:
-        os.setpgid(0, 0)  # its own group, away from the terminal's ^C: it dies with this process instead
-        die_with_parent()
-        handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(handle, 1)
-        os.dup2(handle, 2)
+        start_child(log, truncate=True)
         import pytest
         import torch
 

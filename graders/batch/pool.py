@@ -152,9 +152,15 @@ class Pool:
         return _Process(pid, ours)
 
 
-def die_with_parent() -> None:
-    """A child of the batch ends when the batch does, even by kill -9."""
+def start_child(log: Path, *, truncate: bool = False) -> None:
+    """The first steps of a process the batch forks: its own group (the batch stops it with its
+    zygote and workers, the terminal's ^C does not reach it), death with the batch even by kill -9,
+    and its output into `log`."""
+    os.setpgid(0, 0)
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    handle = os.open(log, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if truncate else os.O_APPEND), 0o600)
+    os.dup2(handle, 1)
+    os.dup2(handle, 2)
 
 
 def _result(job: Job) -> dict | None:
@@ -183,11 +189,7 @@ def _grade_forever(sock: socket.socket, targets: list[str], options: list[str], 
     """The life of a grading process: one pytest session per submission, until the parent goes."""
     code = 0
     try:
-        os.setpgid(0, 0)  # its own group: the parent stops it together with its zygote
-        die_with_parent()
-        handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        os.dup2(handle, 1)
-        os.dup2(handle, 2)
+        start_child(log)
         import pytest
         import torch
 

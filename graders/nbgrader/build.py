@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 import course_config
 from graders.nbgrader.bundle import PACKAGE, rename_recording, write_bundle
 from graders.nbgrader.config import write_config
