@@ -199,6 +199,7 @@ def test_kill_9_in_the_middle_and_a_rerun_give_every_student_once(tmp_path: Path
     killed = _session(first.pid)  # the batch, its grading processes, zygotes and workers
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
+    _wait_dead(killed)  # the grading processes die with the batch, a moment later (PR_SET_PDEATHSIG)
     left = [p for p in Path(tempfile.gettempdir()).glob("graders-*-*-*") if int(p.name.split("-")[2]) in killed]
     assert left, "the killed batch left its staging and workers' folders (nothing cleaned them up)"
     done_before = len(list((out / "students").glob("*.json")))
@@ -210,6 +211,19 @@ def test_kill_9_in_the_middle_and_a_rerun_give_every_student_once(tmp_path: Path
     assert all(r["score"] == pytest.approx(LESSON.points) for r in records)
     assert not list(out.rglob("*.partial"))
     assert not [p for p in left if p.exists()], "the rerun cleared what the killed batch left in the temporary folder"
+
+
+def _wait_dead(pids: set[int]) -> None:
+    """Until each process has ended: gone, or a zombie (pid 1 may never reap an orphan)."""
+    deadline = time.monotonic() + 60
+    for pid in pids:
+        while time.monotonic() < deadline:
+            try:
+                if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX":
+                    break
+            except OSError:
+                break
+            time.sleep(0.05)
 
 
 def _session(leader: int) -> set[int]:
