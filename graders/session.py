@@ -30,6 +30,7 @@ from graders.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
 from graders.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, shown_message, tally
 from graders.sandbox import Budget, Confinement, Settings
 from graders.sandbox.confinement import STEPS
+from graders.sandbox.shared import SubmissionWorker
 from graders.student import Student
 
 IN_PROCESS_BANNER = ("graders: --in-process: the submission runs inside pytest, without limits; "
@@ -121,6 +122,7 @@ class GradingSession:
         self.lesson_number = 1
         self.complete = True
         self.prestarted: dict[str, Student] = {}  # workers forked at collection, not yet used
+        self.shared_workers: dict[Path, SubmissionWorker] = {}  # one worker per submission folder (sandbox.shared)
         self.display_paths: dict[str, str] = {}  # how messages name each exercise's file
         self.causes_told: dict[str, set[str]] = {}  # per exercise: the causes already explained in full
         self.not_started: dict[str, list[str]] = {}  # per exercise: node ids of "not implemented yet" failures
@@ -175,10 +177,16 @@ class GradingSession:
 
             make_backend = lambda: InProcess(path)  # noqa: E731
         choose_warm_up = getattr(node.obj, "worker_warm_up", None)  # the zygote runs it before the fork
-        warm_up = choose_warm_up(path) if choose_warm_up is not None and not self.in_process else None
+        chosen = choose_warm_up(path) if choose_warm_up is not None and not self.in_process else None
+        warm_up = f"{chosen.__module__}:{chosen.__qualname__}" if chosen else None
+        if not self.in_process:
+            shared = self.shared_workers.get(path.parent)
+            if shared is None:
+                shared = self.shared_workers[path.parent] = SubmissionWorker(path.parent, self.budget, self.sandbox)
+            shared.needs(warm_up, _driver_modules(node.obj))
+            make_backend = functools.partial(shared.lease, path)
         handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section,
-                         warm_up=f"{warm_up.__module__}:{warm_up.__qualname__}" if warm_up else None,
-                         settings=self.sandbox, preload=_driver_modules(node.obj),
+                         warm_up=warm_up, settings=self.sandbox, preload=_driver_modules(node.obj),
                          allowance=Allowance(self.exercise_seconds, "this exercise", "exercise_seconds", self.allowance))
         if not path.is_file():
             handle._import_failure = Feedback(MISSING_FILE.format(file=display), cause="import",
@@ -193,9 +201,9 @@ class GradingSession:
         for item in session.items:
             node = item.getparent(ExerciseModule)
             if node is not None and node.exercise.slug not in self.prestarted:
-                handle = self.make_student(node)
-                handle.prestart()
-                self.prestarted[node.exercise.slug] = handle
+                self.prestarted[node.exercise.slug] = self.make_student(node)
+        for handle in self.prestarted.values():  # after every exercise said what its worker must be forked with
+            handle.prestart()
 
     def display(self, path: Path) -> str:
         """How messages name a student's file: relative to the submission folder, or to where
@@ -370,6 +378,8 @@ class GradingSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         for unused in self.prestarted.values():  # e.g. after -x stopped the run early
             unused.close()
+        for shared in self.shared_workers.values():
+            shared.close()
         sandbox.reap_killed()
         record = self.config.getoption("graders_record")
         if record and RECORDING.mode == RECORD:

@@ -84,7 +84,7 @@ class Student:
         self.mistakes = mistakes
         self.section = section
         self._make_backend = make_backend or (
-            lambda: Worker(module_path, module_path.stem, budget, settings, warm_up, preload))
+            lambda: Worker(module_path, module_path.stem, budget, settings, (warm_up,) if warm_up else (), preload))
         self._backend: Backend | None = None
         self._import_failure: Feedback | None = None
         self._timed_out: set[str] = set()

@@ -181,7 +181,7 @@ def test_a_hidden_checks_details_stay_out_of_what_students_get(batch: dict) -> N
 def test_a_rerun_grades_only_the_student_who_changed(batch: dict) -> None:
     (batch["root"] / "dan" / "lesson01" / "views.py").write_text(_reference("views"))
     run = _grade(batch["root"], batch["out"], check=True)
-    assert "6 unchanged since the last run, 1 to grade" in run.stdout
+    assert "6 unchanged since the last run, 1 to grade" in run.stdout, run.stdout
     record = json.loads((batch["out"] / "students" / "dan.json").read_text())
     assert next(e for e in record["exercises"] if e["slug"] == "views")["score"] == pytest.approx(
         LESSON.exercise("views").points)

@@ -1,8 +1,9 @@
 """The sandbox: where student code runs, and the grader's one door to it.
 
-A `Worker` is a process forked by the zygote (zygote.py) that imports one student module,
-confines itself for good before the import (confinement.py), and answers requests with
-plain data (wire.py). The grader imports from here only.
+A `Worker` is a process forked by the zygote (zygote.py) that confines itself for good
+(confinement.py), imports student modules, one after another for a whole submission
+(shared.py, on the baseline of baseline.py), and answers requests with plain data (wire.py).
+The grader imports from here only.
 """
 
 from graders.sandbox.confinement import Confinement, plan, warm_paths

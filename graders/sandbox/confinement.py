@@ -125,21 +125,22 @@ class WorkerFolder:
             folder.mkdir(parents=True, exist_ok=True)
 
 
-def enter(channel: socket.socket, folder: WorkerFolder, module_path: Path, *, memory_mb: int, output_kb: int,
+def enter(channel: socket.socket, folder: WorkerFolder, code: Path, *, memory_mb: int, output_kb: int,
           worker_user: str, without: frozenset[str]) -> Confinement:
-    """Confine this (forked, single-threaded) process for good; returns what holds."""
+    """Confine this (forked, single-threaded) process for good, able to read the submission's
+    folder `code`; returns what holds."""
     parent = os.getppid()
     os.setsid()
     _streams(channel, folder.scratch)
     _environment(folder.scratch)
     _limits(memory_mb, output_kb)
     root = os.geteuid() == 0
-    reach = worker_reach(module_path.parent, folder.scratch, os.getpid())
+    reach = worker_reach(code, folder.scratch, os.getpid())
     view = False
     if root and "namespace" not in without:
         sources = {}
         if "user" not in without:
-            sources[module_path.parent.resolve()] = _copy_submission(module_path.parent, folder.code)
+            sources[code.resolve()] = _copy_submission(code, folder.code)
         try:
             namespace_view.enter(reach, folder.view, sources)
             view = True

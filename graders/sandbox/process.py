@@ -30,6 +30,7 @@ UNCONFINED = ("the sandbox could not be set up on this machine, so your code was
               "your instructor has been told): {missing}")
 
 _live_workers: set["Worker"] = set()
+_ANSWERS = ("returned", "raised", "missing", "unreadable", "broken", "ready", "import_failed")  # replies to a request
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class Outcome:
     public: list[str] = field(default_factory=list)
     request_id: int | None = None  # echoed by the worker: which request this answers
     confinement: Confinement | None = None  # what the worker reported before any student code ran
+    replied: bool = False  # the worker's own answer (not an outcome the grader gave a failed read)
 
 
 @dataclass(frozen=True)
@@ -87,15 +89,20 @@ class Settings:
 
 
 class Worker:
-    """One process, forked by the zygote, that holds one imported student module."""
+    """One process, forked by the zygote, that holds a student module: one given at its start,
+    or one after another on `load` (a submission's shared worker, shared.py)."""
 
-    def __init__(self, module_path: Path, module_name: str, budget: Budget, settings: Settings = Settings(),
-                 warm_up: str | None = None, preload: tuple[str, ...] = ()) -> None:
-        self.module_path = module_path.resolve()
+    def __init__(self, module_path: Path | None, module_name: str, budget: Budget, settings: Settings = Settings(),
+                 warm_ups: tuple[str, ...] = (), preload: tuple[str, ...] = (),
+                 code_folder: Path | None = None) -> None:
+        self.module_path = module_path.resolve() if module_path is not None else None
         self.module_name = module_name
+        folder = code_folder if code_folder is not None else module_path.parent if module_path is not None else None
+        assert folder is not None, "a worker needs the submission's folder or a module in it"
+        self.code_folder = folder.resolve()
         self.budget = budget
         self.settings = settings
-        self.warm_up = warm_up  # "module:function" the zygote runs once before forking (see zygote._warm)
+        self.warm_ups = warm_ups  # "module:function"s the zygote runs once before forking (see zygote._warm)
         self.preload = preload  # modules the zygote imports first: those of the drivers this worker runs
         self.number = 0  # the zygote's number for this worker; 0 when none runs
         self.sock: socket.socket | None = None
@@ -103,18 +110,20 @@ class Worker:
         self.requests = 0
         self.import_started = 0.0
         self.confinement: Confinement | None = None
+        self.ready: Outcome | None = None  # the answer to the first import, once it came
 
     def spawn(self) -> None:
         """Have the zygote fork the worker, which imports the module while the grader goes on."""
         self.folder = scratch.make("graders-worker")
         WorkerFolder(self.folder).make()
         parent_end, child_end = socket.socketpair()
-        request = {"module_path": str(self.module_path), "module_name": self.module_name,
+        request = {"module_path": str(self.module_path or ""), "module_name": self.module_name,
+                   "code_folder": str(self.code_folder),
                    "folder": str(self.folder), "memory_mb": self.budget.memory_mb,
                    "output_kb": self.budget.output_kb, "worker_user": self.settings.worker_user,
                    "without": sorted(self.settings.without),
                    "require_confinement": self.settings.require_confinement,
-                   "warm_up": self.warm_up, "preload": list(self.preload)}
+                   "warm_ups": list(self.warm_ups), "preload": list(self.preload)}
         try:
             self.number = ZYGOTE.spawn(request, child_end)
         finally:
@@ -126,7 +135,9 @@ class Worker:
         """Spawn (unless done already) and wait for the child to say how it is confined and
         that the module is imported. The import's time limit counts from when the grader reads
         that the worker is confined: the zygote's loading of what workers share (zygote._warm)
-        and the sandbox's set-up are no time of the student's."""
+        and the sandbox's set-up are no time of the student's. Once ready, says so again at once."""
+        if self.ready is not None and self.alive:
+            return self.ready
         if not self.number:
             self.spawn()
         if self.confinement is None:
@@ -142,11 +153,18 @@ class Worker:
         left = lambda: self.budget.import_seconds - (time.monotonic() - self.import_started)  # noqa: E731
         reply = self._read(max(left(), 0.0), "importing the module")
         if reply.status == "ready":
+            self.ready = reply
             return reply
         self.stop()
         return reply
 
-    def request(self, message: dict, seconds: float | None = None) -> Outcome:
+    def load(self, module_path: Path, module_name: str) -> Outcome:
+        """Import another module in this (started) worker, in place of the one it held, within the import's limit."""
+        self.module_path, self.module_name = module_path.resolve(), module_name
+        return self.request({"op": "load", "module_path": str(self.module_path), "module_name": module_name},
+                            self.budget.import_seconds, during="importing the module")
+
+    def request(self, message: dict, seconds: float | None = None, during: str = "the call") -> Outcome:
         assert self.sock is not None, "start() the worker first"
         limit = self.budget.call_seconds if seconds is None else seconds
         self.requests += 1
@@ -155,14 +173,15 @@ class Worker:
             self.sock.settimeout(limit)
             self.sock.sendall(struct.pack("!Q", len(data)) + data)
         except OSError:
-            return self._died("before the call")
-        outcome = self._read(limit, "the call")
-        if outcome.status in ("returned", "raised", "missing", "unreadable") and outcome.request_id != self.requests:
+            return self._died(f"before {during}")
+        outcome = self._read(limit, during)
+        if outcome.replied and outcome.status in _ANSWERS and outcome.request_id != self.requests:
             self.stop()
             return Outcome("broken", detail="the answer did not belong to this call (it was forged or stale)")
         return outcome
 
     def stop(self) -> None:
+        self.ready = None
         if self.number:
             ZYGOTE.kill(self.number)
             self.number = 0
@@ -231,7 +250,7 @@ def outcome_from_reply(reply: Any) -> Outcome:
     if not isinstance(reply, dict):
         raise wire.WireError("an answer must be a dict")
     status = reply.get("status") or ("ready" if reply.get("ready") is True else "import_failed")
-    if status not in ("confined", "ready", "import_failed", "returned", "raised", "missing", "unreadable"):
+    if status != "confined" and status not in _ANSWERS:
         raise wire.WireError(f"unknown status {str(status)[:40]}")
     seconds = reply.get("seconds", 0.0)
     public = reply.get("public", [])
@@ -248,6 +267,7 @@ def outcome_from_reply(reply: Any) -> Outcome:
         public=[n for n in public if type(n) is str] if isinstance(public, list) else [],
         request_id=reply.get("id") if type(reply.get("id")) is int else None,
         confinement=Confinement.from_wire(reply.get("confinement")) if status == "confined" else None,
+        replied=True,
     )
 
 

@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 import torch
 
 from graders.sandbox import confinement, wire
+from graders.sandbox.baseline import Baseline
 from graders.sandbox.tracing import Recorder
 
 _EXIT_INTERNAL_ERROR = 70
@@ -33,15 +34,17 @@ EXIT_UNCONFINED = 71  # required to be confined, and it could not be
 def run(sock: socket.socket, request: dict[str, Any]) -> NoReturn:
     """The whole life of a forked worker; it never returns into the zygote's code.
 
-    `request` says what to import and how to confine (process.Worker writes it)."""
+    `request` says how to confine and what to import first, if anything (process.Worker
+    writes it); a worker that serves a whole submission (shared.py) then loads one exercise
+    module after another on request."""
     try:
-        module_path = Path(request["module_path"])
+        code = Path(request["code_folder"])
         # A child forked after a parallel torch op deadlocks in its next one (the OpenMP
         # pool is gone); one thread avoids the pool altogether, whatever the student asks.
         torch.set_num_threads(1)
         torch.set_num_threads = _keep_one_thread
         torch.set_num_interop_threads = _keep_one_thread
-        held = confinement.enter(sock, confinement.WorkerFolder(Path(request["folder"])), module_path,
+        held = confinement.enter(sock, confinement.WorkerFolder(Path(request["folder"])), code,
                                  memory_mb=int(request["memory_mb"]), output_kb=int(request["output_kb"]),
                                  worker_user=str(request["worker_user"]),
                                  without=frozenset(request.get("without", [])))
@@ -50,13 +53,39 @@ def run(sock: socket.socket, request: dict[str, Any]) -> NoReturn:
             os._exit(EXIT_UNCONFINED)  # before any student code runs
         output = _CappedOutput(int(request["output_kb"]) * 1024)
         sys.stdout = sys.stderr = output
-        module, reply = import_student(module_path, str(request["module_name"]), output)
-        _send(sock, reply)
-        if module is not None:
-            _serve(sock, module, str(module_path), output)
+        loaded = _Loaded(str(code), Baseline.take(), output)
+        if request.get("module_name"):
+            _send(sock, loaded.load(Path(request["module_path"]), str(request["module_name"])))
+        else:
+            _send(sock, {"ready": True, "public": []})
+        _serve(sock, loaded)
     except BaseException:  # noqa: BLE001 - the worker must end here, whatever happened
         os._exit(_EXIT_INTERNAL_ERROR)
     os._exit(0)
+
+
+class _Loaded:
+    """The student modules this worker holds: the one loaded last, and what it was loaded over."""
+
+    def __init__(self, code: str, baseline: Baseline, output: "_CappedOutput") -> None:
+        self.code = code
+        self.baseline = baseline
+        self.output = output
+        self.modules: dict[str, tuple[types.ModuleType, str]] = {}  # name -> (module, its file)
+
+    def load(self, path: Path, name: str) -> dict:
+        """Import one more module, on the baseline: whatever the earlier ones changed is undone."""
+        self.modules.clear()
+        self.baseline.restore(self.code)
+        module, reply = import_student(path, name, self.output)
+        if module is not None:
+            self.modules[name] = (module, str(path))
+        return reply
+
+    def find(self, name: str | None) -> tuple[types.ModuleType, str] | None:
+        if name is None and len(self.modules) == 1:
+            return next(iter(self.modules.values()))
+        return self.modules.get(name or "")
 
 
 def _keep_one_thread(count: int) -> None:
@@ -110,13 +139,18 @@ def _public_names(module: types.ModuleType) -> list[str]:
     return sorted(n for n, v in vars(module).items() if not n.startswith("_") and callable(v))
 
 
-def _serve(sock: socket.socket, module: types.ModuleType, student_file: str, output: _CappedOutput) -> None:
+def _serve(sock: socket.socket, loaded: _Loaded) -> None:
     while True:
         message = _receive(sock)
         if message is None:
             return
         request = wire.unpack(message)
-        reply = answer(request, module, student_file, output)
+        if request.get("op") == "load":
+            reply = loaded.load(Path(request["module_path"]), str(request["module_name"]))
+        else:
+            found = loaded.find(request.get("module"))
+            reply = (answer(request, found[0], found[1], loaded.output) if found is not None
+                     else {"status": "broken", "detail": f"no module {str(request.get('module'))[:60]} is loaded"})
         reply["id"] = request.get("id")  # echoed, so a stale or forged reply is recognised
         _send(sock, reply)
 

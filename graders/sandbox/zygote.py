@@ -5,10 +5,10 @@ reference modules it has loaded, the expected values it has computed, pytest's s
 every fixture. A student could read them from `sys.modules` or the frames above their own.
 So the grading process forks one zygote as soon as torch is imported, before any reference
 is loaded, and asks it for each worker: the zygote forks it, with no more than torch, the
-engine and the checks module whose drivers the worker runs. What every worker of an exercise
-would load on first use (torch.func's decompositions, torch._dynamo) the zygote loads once,
-before its first fork for that exercise (`_warm`), so a class pays it once per process. The grader then speaks to the
-worker directly, over a socket pair whose end the zygote handed on.
+engine and the checks modules whose drivers the worker runs. What a worker would load on
+first use for an exercise (torch.func's decompositions, torch._dynamo) the zygote loads once,
+before its first fork that needs it (`_warm`), so a class pays it once per process. The
+grader then speaks to the worker directly, over a socket pair whose end the zygote handed on.
 
 The zygote reaps its workers and reports how each ended; it kills a worker only while it is
 its own unreaped child, so a reused pid is never hit. It dies with the grader, and its
@@ -21,6 +21,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import gc
 import importlib
 import json
 import os
@@ -183,7 +184,11 @@ def _act(message: dict, fds: list[int], children: dict[int, int], control: socke
     for name in (message.get("preload") or []):
         with contextlib.suppress(Exception):
             importlib.import_module(name)  # the checks module whose drivers the worker runs
-    _warm(message.get("warm_up"))
+    for warm_up in (message.get("warm_ups") or []):
+        _warm(warm_up)
+    # What the imports and warm-ups above made goes to the permanent generation: a worker's
+    # collections then never walk it, nor copy its pages by touching their headers.
+    gc.freeze()
     pid = os.fork()
     if pid == 0:
         control.close()
@@ -196,7 +201,7 @@ def _act(message: dict, fds: list[int], children: dict[int, int], control: socke
     children[pid] = number
 
 
-def _warm(name: str | None) -> None:
+def _warm(name: str) -> None:
     """Run a checks module's one-time loading (torch.func's decompositions, torch._dynamo) here,
     once, so that every worker forked after it starts with it done: it counts against no call's
     time limit, and a grading process that serves a whole class pays it once."""
