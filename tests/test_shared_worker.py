@@ -29,7 +29,11 @@ def test_what_a_module_changes_at_import_is_undone_before_the_next_exercise(grad
         "torch.Tensor.backward = lambda self, *args, **kwargs: None\n"
         "torch.nn.functional.mse_loss = lambda *args, **kwargs: torch.tensor(0.0)\n"
         "torch.zeros = torch.ones\n"
-        "del torch.no_grad\n")
+        "del torch.no_grad\n"
+        "import os, signal, sys\n"
+        "os.environ['OMP_NUM_THREADS'] = '8'\n"
+        "sys.setrecursionlimit(60)\n"
+        "signal.setitimer(signal.ITIMER_REAL, 0.3)\n")  # SIGALRM would end the worker during a later exercise
     files = {"dtypes_and_devices": meddling, **{slug: _reference(slug) for slug in LATER}}
     graded = grade(files)
     for slug in LATER:
@@ -48,3 +52,15 @@ def test_a_timeout_in_one_exercise_costs_only_that_exercises_checks(grade) -> No
         if slug != "views":
             assert graded.exercise(slug)["score"] == graded.exercise(slug)["max_score"], slug
     assert ZYGOTE.count - before >= 2  # the looping worker was replaced, for views' later checks and the rest
+
+
+def test_a_thread_left_running_by_one_module_makes_the_next_load_in_a_fresh_worker(grade) -> None:
+    spinning = _reference("dtypes_and_devices") + (
+        "\nimport threading\n\n\ndef _spin():\n    while True:\n        pass\n\n\n"
+        "threading.Thread(target=_spin, daemon=True).start()\n")
+    files = {"dtypes_and_devices": spinning, **{slug: _reference(slug) for slug in LATER}}
+    before = ZYGOTE.count
+    graded = grade(files)
+    for slug in LATER:
+        assert graded.exercise(slug)["score"] == graded.exercise(slug)["max_score"], slug
+    assert ZYGOTE.count - before == 2

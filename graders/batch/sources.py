@@ -16,7 +16,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graders.batch.answers import notebook_answers
+from graders.batch.answers import load_nbformat, notebook_answers
 
 DEFAULT_STUDENT_PATTERN = r"(?P<student>[^_/\\]+)_"
 MAX_ANSWER_BYTES = 2 * 2**20  # a bigger "answer" is not one; the batch must not load it
@@ -62,7 +62,7 @@ def find_submissions(source: Path, *, lesson: str, slugs: list[str], assignment:
 def course_exercises(course: Path, assignment: str, lesson: str, slugs: list[str]) -> list[str]:
     """The exercises an nbgrader course's assignment has (its source notebook's answer cells, in
     lesson order); all of them where there is no source notebook to tell."""
-    import nbformat
+    nbformat = load_nbformat()
 
     notebook = course / "source" / assignment / f"{lesson}.ipynb"
     try:

@@ -8,9 +8,12 @@ after it is confined and before any student code runs, and restores it before ea
 
 What is restored: torch's default dtype, grad mode, anomaly detection and deterministic
 setting; the random generators of torch, numpy and `random`; `sys.path`, the standard
-streams and the warning filters; the attributes of the modules and classes students reach
-for (torch, torch.nn, torch.nn.functional, torch.autograd, torch.Tensor, torch.nn.Module,
-numpy, math, random, builtins) that were replaced or deleted. Anything deeper is the student's own code hurting only its
+streams, the warning filters, the environment, the working folder, the recursion limit,
+trace and profile functions, signal handlers and timers; the attributes of the modules and
+classes students reach for (torch, torch.nn, torch.nn.functional, torch.autograd,
+torch.Tensor, torch.nn.Module, numpy, math, random, builtins) that were replaced or deleted.
+What cannot be undone in place (a thread left running, a resource limit lowered) is reported
+by `lost`, and the grader then loads the next module in a fresh worker. Anything deeper is the student's own code hurting only its
 own later exercises, never a grade it did not earn: every value is still judged by the grader.
 """
 
@@ -18,7 +21,10 @@ from __future__ import annotations
 
 import builtins
 import math
+import os
 import random
+import resource
+import signal
 import sys
 import warnings
 from dataclasses import dataclass
@@ -45,13 +51,29 @@ class Baseline:
     warning_filters: list
     attributes: list[tuple[Any, dict[str, Any]]]
     modules: frozenset[str]
+    environment: dict[str, str]
+    folder: str
+    recursion_limit: int
+    handlers: dict[int, Any]
+    threads: int
+    limits: dict[int, tuple[int, int]]
 
     @classmethod
     def take(cls) -> "Baseline":
         return cls(torch.get_default_dtype(), torch.is_grad_enabled(), torch.is_anomaly_enabled(),
                    torch.are_deterministic_algorithms_enabled(), torch.get_rng_state(), np.random.get_state(),
                    random.getstate(), list(sys.path), (sys.stdout, sys.stderr), list(warnings.filters),
-                   [(owner, dict(vars(owner))) for owner in _WATCHED], frozenset(sys.modules))
+                   [(owner, dict(vars(owner))) for owner in _WATCHED], frozenset(sys.modules), dict(os.environ),
+                   os.getcwd(), sys.getrecursionlimit(), {n: signal.getsignal(n) for n in _SIGNALS}, _threads(),
+                   {kind: resource.getrlimit(kind) for kind in _LIMITS})
+
+    def lost(self) -> str | None:
+        """What student code changed that only a fresh process undoes, if anything."""
+        if _threads() > self.threads:
+            return "a thread started by an earlier module is still running"
+        if any(resource.getrlimit(kind) != value for kind, value in self.limits.items()):
+            return "an earlier module changed a resource limit"
+        return None
 
     def restore(self, student_folder: str) -> None:
         """Back to the baseline, and the modules imported from `student_folder` forgotten (their memory goes)."""
@@ -68,6 +90,17 @@ class Baseline:
         random.setstate(self.python_rng)
         sys.path[:] = self.path
         sys.stdout, sys.stderr = self.streams
+        sys.settrace(None)
+        sys.setprofile(None)
+        sys.setrecursionlimit(self.recursion_limit)
+        os.environ.clear()
+        os.environ.update(self.environment)
+        os.chdir(self.folder)
+        for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
+            signal.setitimer(timer, 0)
+        for number, handler in self.handlers.items():
+            if signal.getsignal(number) is not handler and handler is not None:
+                _quietly(signal.signal, number, handler)
         warnings.filters[:] = self.warning_filters
         for owner, kept in self.attributes:
             _put_back(owner, kept)
@@ -85,9 +118,19 @@ def _put_back(owner: Any, kept: dict[str, Any]) -> None:
 def _quietly(action: Any, *args: Any) -> None:
     try:
         action(*args)
-    except (AttributeError, TypeError):  # a slot or a read-only attribute: nothing a student could have changed
+    except (AttributeError, TypeError, ValueError, OSError):  # read-only: nothing a student could have changed
         pass
 
 
 _MISSING = object()
+_SIGNALS = tuple(n for n in signal.valid_signals() if n not in (signal.SIGKILL, signal.SIGSTOP))
+_LIMITS = (resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_DATA, resource.RLIMIT_FSIZE,
+           resource.RLIMIT_NOFILE, resource.RLIMIT_NPROC, resource.RLIMIT_STACK)
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
 

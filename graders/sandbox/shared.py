@@ -6,7 +6,9 @@ costs. So a session gives every exercise of a submission's folder a `Lease` on o
 `SubmissionWorker`. The lease loads its module into the worker (which first undoes what the
 modules before changed: baseline.py) and sends its requests there, named by module.
 
-Only the exercise whose code breaks the worker pays for it: a timeout or a crash kills the
+A module that leaves what cannot be undone in place (a thread still running, a lowered
+resource limit) makes the next module load in a fresh worker. Only the exercise whose code
+breaks the worker pays for it: a timeout or a crash kills the
 worker, that exercise's later checks and every later exercise get a fresh one, as before.
 Should two exercises' checks interleave, a lease whose module is no longer the worker's
 loads it again before its request, so each request still sees only its own module.
@@ -102,6 +104,14 @@ class Lease:
 
     def _load(self, worker: Worker) -> Outcome:
         outcome = worker.load(self.module_path, self.module_path.stem)
+        if outcome.status == "broken" and worker.alive:
+            # An earlier module left what only a new process undoes (a thread, a lowered limit).
+            worker.stop()
+            fresh = self.shared.started()
+            if isinstance(fresh, Outcome):
+                return fresh
+            worker, self.confinement = fresh, fresh.confinement
+            outcome = worker.load(self.module_path, self.module_path.stem)
         ready = outcome.status == "ready"
         self.worker = worker if ready else None
         self.shared.holder = self if ready else None
