@@ -17,7 +17,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -31,7 +31,7 @@ from graders.results import SHOW_CHOICES, CheckResult, ExerciseResult, Submissio
 from graders.sandbox import Budget, Confinement, Settings
 from graders.sandbox.confinement import STEPS
 from graders.sandbox.shared import SubmissionWorker
-from graders.student import Student
+from graders.student import Backend, Student
 
 IN_PROCESS_BANNER = ("graders: --in-process: the submission runs inside pytest, without limits; "
                      "scores from this run are for debugging, not for grading")
@@ -171,22 +171,19 @@ class GradingSession:
         display = self.display(path)
         self.display_paths[node.exercise.slug] = display
         catalogue = list(getattr(node.obj, "MISTAKES", []))
-        make_backend = None
         if self.in_process:
             from graders.sandbox.in_process import InProcess
 
-            make_backend = lambda: InProcess(path)  # noqa: E731
-        choose_warm_up = getattr(node.obj, "worker_warm_up", None)  # the zygote runs it before the fork
-        chosen = choose_warm_up(path) if choose_warm_up is not None and not self.in_process else None
-        warm_up = f"{chosen.__module__}:{chosen.__qualname__}" if chosen else None
-        if not self.in_process:
+            make_backend: Callable[[], Backend] = functools.partial(InProcess, path)
+        else:
             shared = self.shared_workers.get(path.parent)
             if shared is None:
                 shared = self.shared_workers[path.parent] = SubmissionWorker(path.parent, self.budget, self.sandbox)
-            shared.needs(warm_up, _driver_modules(node.obj))
+            choose_warm_up = getattr(node.obj, "worker_warm_up", None)  # the zygote runs it before the fork
+            chosen = choose_warm_up(path) if choose_warm_up is not None else None
+            shared.needs(f"{chosen.__module__}:{chosen.__qualname__}" if chosen else None, _driver_modules(node.obj))
             make_backend = functools.partial(shared.lease, path)
         handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section,
-                         warm_up=warm_up, settings=self.sandbox, preload=_driver_modules(node.obj),
                          allowance=Allowance(self.exercise_seconds, "this exercise", "exercise_seconds", self.allowance))
         if not path.is_file():
             handle._import_failure = Feedback(MISSING_FILE.format(file=display), cause="import",
@@ -194,8 +191,8 @@ class GradingSession:
         return handle
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        # Fork every exercise's worker now, before the grader runs any torch op (the forks
-        # are safe) and so that their imports overlap with grading.
+        # Fork the submission's worker now, before the grader runs any torch op (the forks
+        # are safe) and so that its sandbox set-up overlaps with grading.
         if self.in_process:
             return
         for item in session.items:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Protocol
 from graders.allowance import SPENT_HINT, Allowance
 from graders.feedback import CheckFailed, Feedback, cut, fail
 from graders.mistakes import ANY_EXERCISE, Mistake
-from graders.sandbox import Budget, Outcome, Settings, StudentError, Worker
+from graders.sandbox import Budget, Outcome, StudentError
 from graders.sandbox import TraceEvent
 
 NOT_IMPLEMENTED = "`{function}` is not implemented yet: it still raises NotImplementedError."
@@ -73,18 +73,15 @@ class Returned:
 class Student:
     """One exercise module of one submission, imported lazily in a worker (or in-process)."""
 
-    def __init__(self, module_path: Path, display_path: str, budget: Budget,
-                 mistakes: list[Mistake], make_backend: Callable[[], Backend] | None = None,
-                 section: str = "", warm_up: str | None = None, settings: Settings = Settings(),
-                 preload: tuple[str, ...] = (), allowance: Allowance | None = None) -> None:
+    def __init__(self, module_path: Path, display_path: str, budget: Budget, mistakes: list[Mistake],
+                 make_backend: Callable[[], Backend], section: str = "", allowance: Allowance | None = None) -> None:
         self.module_path = module_path
         self.allowance = allowance or Allowance(float("inf"), "this exercise", "exercise_seconds")
         self.display_path = display_path
         self.budget = budget
         self.mistakes = mistakes
         self.section = section
-        self._make_backend = make_backend or (
-            lambda: Worker(module_path, module_path.stem, budget, settings, (warm_up,) if warm_up else (), preload))
+        self._make_backend = make_backend  # a lease on the submission's worker (sandbox.shared), or in-process
         self._backend: Backend | None = None
         self._import_failure: Feedback | None = None
         self._timed_out: set[str] = set()

@@ -89,17 +89,12 @@ class Settings:
 
 
 class Worker:
-    """One process, forked by the zygote, that holds a student module: one given at its start,
-    or one after another on `load` (a submission's shared worker, shared.py)."""
+    """One process, forked by the zygote, confined to read one submission's folder, that imports
+    the student modules it is asked to `load`, one after another (shared.py leases it out)."""
 
-    def __init__(self, module_path: Path | None, module_name: str, budget: Budget, settings: Settings = Settings(),
-                 warm_ups: tuple[str, ...] = (), preload: tuple[str, ...] = (),
-                 code_folder: Path | None = None) -> None:
-        self.module_path = module_path.resolve() if module_path is not None else None
-        self.module_name = module_name
-        folder = code_folder if code_folder is not None else module_path.parent if module_path is not None else None
-        assert folder is not None, "a worker needs the submission's folder or a module in it"
-        self.code_folder = folder.resolve()
+    def __init__(self, code_folder: Path, budget: Budget, settings: Settings = Settings(),
+                 warm_ups: tuple[str, ...] = (), preload: tuple[str, ...] = ()) -> None:
+        self.code_folder = code_folder.resolve()
         self.budget = budget
         self.settings = settings
         self.warm_ups = warm_ups  # "module:function"s the zygote runs once before forking (see zygote._warm)
@@ -108,18 +103,15 @@ class Worker:
         self.sock: socket.socket | None = None
         self.folder: Path | None = None
         self.requests = 0
-        self.import_started = 0.0
         self.confinement: Confinement | None = None
-        self.ready: Outcome | None = None  # the answer to the first import, once it came
+        self.ready: Outcome | None = None  # its "ready", once it came
 
     def spawn(self) -> None:
-        """Have the zygote fork the worker, which imports the module while the grader goes on."""
+        """Have the zygote fork the worker, which sets up its sandbox while the grader goes on."""
         self.folder = scratch.make("graders-worker")
         WorkerFolder(self.folder).make()
         parent_end, child_end = socket.socketpair()
-        request = {"module_path": str(self.module_path or ""), "module_name": self.module_name,
-                   "code_folder": str(self.code_folder),
-                   "folder": str(self.folder), "memory_mb": self.budget.memory_mb,
+        request = {"code_folder": str(self.code_folder), "folder": str(self.folder), "memory_mb": self.budget.memory_mb,
                    "output_kb": self.budget.output_kb, "worker_user": self.settings.worker_user,
                    "without": sorted(self.settings.without),
                    "require_confinement": self.settings.require_confinement,
@@ -132,10 +124,8 @@ class Worker:
         _live_workers.add(self)
 
     def start(self) -> Outcome:
-        """Spawn (unless done already) and wait for the child to say how it is confined and
-        that the module is imported. The import's time limit counts from when the grader reads
-        that the worker is confined: the zygote's loading of what workers share (zygote._warm)
-        and the sandbox's set-up are no time of the student's. Once ready, says so again at once."""
+        """Spawn (unless done already) and wait for the child to say how it is confined and that
+        it is ready for its first module. Once ready, says so again at once."""
         if self.ready is not None and self.alive:
             return self.ready
         if not self.number:
@@ -146,22 +136,20 @@ class Worker:
                 self.stop()
                 return report
             self.confinement = report.confinement
-            self.import_started = time.monotonic()
             if self.settings.require_confinement and not report.confinement.confined:  # type: ignore[union-attr]
                 self.stop()
                 return Outcome("unconfined", detail=UNCONFINED.format(missing="; ".join(report.confinement.missing)))
-        left = lambda: self.budget.import_seconds - (time.monotonic() - self.import_started)  # noqa: E731
-        reply = self._read(max(left(), 0.0), "importing the module")
+        reply = self._read(SETUP_SECONDS, "setting up its sandbox")
         if reply.status == "ready":
             self.ready = reply
             return reply
         self.stop()
         return reply
 
-    def load(self, module_path: Path, module_name: str) -> Outcome:
-        """Import another module in this (started) worker, in place of the one it held, within the import's limit."""
-        self.module_path, self.module_name = module_path.resolve(), module_name
-        return self.request({"op": "load", "module_path": str(self.module_path), "module_name": module_name},
+    def load(self, module_path: Path) -> Outcome:
+        """Import a module in this (started) worker, in place of the one it held, within the
+        import's limit: the sandbox's set-up and the zygote's warm-ups are no time of the student's."""
+        return self.request({"op": "load", "module_path": str(module_path.resolve()), "module_name": module_path.stem},
                             self.budget.import_seconds, during="importing the module")
 
     def request(self, message: dict, seconds: float | None = None, during: str = "the call") -> Outcome:

@@ -45,8 +45,7 @@ class SubmissionWorker:
     def prestart(self) -> None:
         """Fork the worker now, so that its set-up overlaps with grading."""
         if self.worker is None or not self.worker.alive:
-            self.worker = Worker(None, "", self.budget, self.settings, tuple(self.warm_ups), tuple(self.preload),
-                                 code_folder=self.code_folder)
+            self.worker = Worker(self.code_folder, self.budget, self.settings, tuple(self.warm_ups), tuple(self.preload))
             self.worker.spawn()
 
     def started(self) -> Worker | Outcome:
@@ -103,7 +102,7 @@ class Lease:
         self.worker = None
 
     def _load(self, worker: Worker) -> Outcome:
-        outcome = worker.load(self.module_path, self.module_path.stem)
+        outcome = worker.load(self.module_path)
         if outcome.status == "broken" and worker.alive:
             # An earlier module left what only a new process undoes (a thread, a lowered limit).
             worker.stop()
@@ -111,7 +110,7 @@ class Lease:
             if isinstance(fresh, Outcome):
                 return fresh
             worker, self.confinement = fresh, fresh.confinement
-            outcome = worker.load(self.module_path, self.module_path.stem)
+            outcome = worker.load(self.module_path)
         ready = outcome.status == "ready"
         self.worker = worker if ready else None
         self.shared.holder = self if ready else None

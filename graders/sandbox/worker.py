@@ -34,9 +34,8 @@ EXIT_UNCONFINED = 71  # required to be confined, and it could not be
 def run(sock: socket.socket, request: dict[str, Any]) -> NoReturn:
     """The whole life of a forked worker; it never returns into the zygote's code.
 
-    `request` says how to confine and what to import first, if anything (process.Worker
-    writes it); a worker that serves a whole submission (shared.py) then loads one exercise
-    module after another on request."""
+    `request` says how to confine (process.Worker writes it); the worker then loads one of the
+    submission's exercise modules after another, as the grader asks (shared.py)."""
     try:
         code = Path(request["code_folder"])
         # A child forked after a parallel torch op deadlocks in its next one (the OpenMP
@@ -54,10 +53,7 @@ def run(sock: socket.socket, request: dict[str, Any]) -> NoReturn:
         output = _CappedOutput(int(request["output_kb"]) * 1024)
         sys.stdout = sys.stderr = output
         loaded = _Loaded(str(code), Baseline.take(), output)
-        if request.get("module_name"):
-            _send(sock, loaded.load(Path(request["module_path"]), str(request["module_name"])))
-        else:
-            _send(sock, {"ready": True, "public": []})
+        _send(sock, {"ready": True, "public": []})
         _serve(sock, loaded)
     except BaseException:  # noqa: BLE001 - the worker must end here, whatever happened
         os._exit(_EXIT_INTERNAL_ERROR)
