@@ -19,6 +19,7 @@ The sandbox is required, as in every instructor path, unless the zip is built wi
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 import zipfile
@@ -82,7 +83,7 @@ def prepare(root: Path) -> None:
     from graders.batch.main import exercise_targets, expected_values
     from graders.batch.store import course_digest
 
-    expected_values(exercise_targets(course_config.LESSONS[0]), _cache(root), course_digest())
+    expected_values(exercise_targets(course_config.LESSONS[0]), _cache(root), course_digest(), os.cpu_count() or 1)
 
 
 def run(root: Path, *, allow_unconfined: bool = False) -> int:

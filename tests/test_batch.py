@@ -332,3 +332,34 @@ def test_a_notebooks_error_is_reported_at_its_line_in_the_cell(tmp_path: Path) -
     views = next(e for e in record["exercises"] if e["slug"] == "views")
     message = views["checks"][0]["message"]
     assert "line 4" in message and "this is not python" in message, message
+
+
+SHARED_OUT_REFERENCE = """
+import json, sys
+from pathlib import Path
+import course_config
+from graders import drawing
+from graders.batch.main import exercise_targets, expected_values
+folder, jobs = Path(sys.argv[1]), int(sys.argv[2])
+lesson = course_config.LESSON_01
+drawing.DRAWER.start([(lesson.folder, e.slug) for e in lesson.exercises])  # as `graders grade` does
+cache = expected_values(exercise_targets(lesson), folder, "c" * 16, jobs)
+held = sorted(name for name in sys.modules if name.startswith("reference_"))
+print(json.dumps({"cache": str(cache), "held": held, "cases": len(drawing.DRAWER.received),
+                  "left": sorted(p.name for p in folder.iterdir())}))
+"""
+
+
+def test_the_reference_shared_out_among_processes_stores_what_one_process_would(tmp_path: Path) -> None:
+    runs = {}
+    for jobs in (1, 2):
+        done = subprocess.run([sys.executable, "-c", SHARED_OUT_REFERENCE, str(tmp_path / f"jobs{jobs}"), str(jobs)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs[jobs] = json.loads(done.stdout.strip().splitlines()[-1])
+    for run in runs.values():
+        assert run["held"] == [] and run["cases"] == 0  # the batch's own process keeps no reference and no inputs
+        assert run["left"] == [Path(run["cache"]).name]  # no part stores or logs left behind
+    one, two = (json.loads(Path(runs[j]["cache"]).read_text()) for j in (1, 2))
+    assert any(key.startswith("drawn:") for key in two)  # the generated inputs, drawn by the early helper
+    assert one == two

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import os
 import shutil
 import sys
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import course_config
-from graders import scratch
+from graders import drawing, scratch
 from graders.batch import outputs, store
 from graders.batch.pool import Job, Pool, start_child
 from graders.batch.progress import Progress
@@ -53,7 +54,6 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
         raise SystemExit(f"graders grade: {error}") from None
     if not submissions:
         raise SystemExit(f"graders grade: {source} holds no submission")
-    _refuse_unless_confined(allow_unconfined)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     course = store.course_digest()
@@ -62,10 +62,16 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
                 or stored.get("key") != keys[s.student]]
     print(f"graders grade: {len(submissions)} submissions ({layout}) in {source}; "
           f"{len(submissions) - len(to_grade)} unchanged since the last run, {len(to_grade)} to grade", flush=True)
+    cache_folder = cache or out / ".cache"
+    if to_grade and not expected_cache(cache_folder, course).is_file():
+        # The reference's runs need the generated inputs: a helper draws them while torch loads.
+        drawing.DRAWER.start([(chosen.folder, e.slug) for e in chosen.exercises])
+    _refuse_unless_confined(allow_unconfined)
     failed = 0
     if to_grade:
-        cache_file = expected_values(exercise_targets(chosen), cache or out / ".cache", course)
-        failed = _grade(to_grade, keys, chosen, out, jobs or os.cpu_count() or 1, allow_unconfined, cache_file)
+        jobs = jobs or os.cpu_count() or 1
+        cache_file = expected_values(exercise_targets(chosen), cache_folder, course, jobs)
+        failed = _grade(to_grade, keys, chosen, out, jobs, allow_unconfined, cache_file)
     records = [store.stored(out, s.student) for s in submissions]
     written = outputs.write_all(out, [r for r in records if r is not None], chosen, gradebook_course=(
         Path(source) if gradebook and layout == "nbgrader course" else None), assignment=assignment or lesson)
@@ -124,31 +130,58 @@ def exercise_targets(lesson: course_config.Lesson) -> list[str]:
     return [str(course_config.ROOT / "exercises" / lesson.folder / f"{e.slug}.py") for e in lesson.exercises]
 
 
-def expected_values(targets: list[str], folder: Path, course: str) -> Path:
-    """The reference's expected values, computed once per course version, in a child forked from
-    this process: the child loads the reference and dies with it, so this process, and the grading
-    processes forked from it later, never hold any of it; forked once torch is imported here, it
-    does not import torch again (a second process would: about 1.5 s)."""
-    cache = folder / f"expected-{course[:16]}.json"
+def expected_values(targets: list[str], folder: Path, course: str, jobs: int = 1) -> Path:
+    """The reference's expected values, computed once per course version, in children forked from
+    this process: the children load the reference and die with it, so this process, and the grading
+    processes forked from it later, never hold any of it; forked once torch is imported here, they
+    do not import torch again (a second process would: about 1.5 s). The exercises are shared out
+    among `jobs` children, whose stores are merged: keys name the function and its arguments, so
+    the stores of different exercises never disagree."""
+    cache = expected_cache(folder, course)
     if cache.is_file():
         return cache
     cache.parent.mkdir(parents=True, exist_ok=True)
-    log = folder / f"reference-{course[:16]}.log"  # what the child printed, shown if it fails
     started = time.monotonic()
-    import graders.session  # noqa: F401 - torch, pytest and the plugin: the child inherits them loaded
+    import graders.session  # noqa: F401 - torch, pytest and the plugin: the children inherit them loaded
 
-    print("graders grade: grading the reference once, to store its expected values...", flush=True)
+    # The generated inputs, drawn by the helper started at the beginning: the children inherit
+    # them; this process, and the grading processes forked from it later, keep none.
+    drawing.DRAWER.wait_for_all([(Path(t).parent.name, Path(t).stem) for t in targets])
+    parts = [targets[i::jobs] for i in range(max(1, min(jobs, len(targets))))]  # lesson order dealt out in turn
+    print(f"graders grade: grading the reference once, to store its expected values "
+          f"({len(parts)} process{'es' if len(parts) > 1 else ''})...", flush=True)
     sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        _grade_reference(targets, cache, log)
-    _, status = os.waitpid(pid, 0)
-    if not cache.is_file():
-        told = log.read_text(errors="replace")[-4000:] if log.is_file() else ""
-        raise SystemExit(f"graders grade: grading the reference failed (exit status {status}):\n{told}")
-    log.unlink(missing_ok=True)
+    children = {}
+    for number, part in enumerate(parts):
+        part_cache = folder / f".expected-{course[:16]}.part{number}.json"
+        log = folder / f"reference-{course[:16]}.part{number}.log"  # what the child printed, shown if it fails
+        part_cache.unlink(missing_ok=True)
+        pid = os.fork()
+        if pid == 0:
+            _grade_reference(part, part_cache, log)
+        children[pid] = (part_cache, log)
+    drawing.DRAWER.close()
+    values: dict[str, str] = {}
+    failed = []
+    for pid, (part_cache, log) in children.items():
+        _, status = os.waitpid(pid, 0)
+        try:
+            values.update(json.loads(part_cache.read_text()))
+        except (OSError, ValueError):
+            told = log.read_text(errors="replace")[-4000:] if log.is_file() else ""
+            failed.append(f"(exit status {status}):\n{told}")
+        part_cache.unlink(missing_ok=True)
+    if failed:
+        raise SystemExit("graders grade: grading the reference failed " + "\n".join(failed))
+    for _, log in children.values():
+        log.unlink(missing_ok=True)
+    store.write_atomically(cache, json.dumps(values, sort_keys=True))
     print(f"graders grade: stored in {time.monotonic() - started:.1f} s", flush=True)
     return cache
+
+
+def expected_cache(folder: Path, course: str) -> Path:
+    return folder / f"expected-{course[:16]}.json"
 
 
 def _grade_reference(targets: list[str], cache: Path, log: Path) -> NoReturn:

@@ -3,11 +3,14 @@
 At the top, the mistakes that most of the class made, across every exercise; then the score
 distribution; then, per exercise, its mean, a chart of each check's pass rate, and each
 check's named mistakes with their counts and share of the class. Every figure comes from
-the stored results (tables.class_stats), so the page and mistakes.csv agree.
+the stored results (tables.class_stats), so the page and mistakes.csv agree. Drawing a figure
+costs about 0.1 s, so the page's figures are shared out among the cores.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import statistics
 from typing import Any
 
@@ -28,9 +31,12 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
     if not_graded:
         parts.append(f'<p class="note">Not graded ({len(not_graded)}): {escape(", ".join(not_graded))}; '
                      f"see students/&lt;id&gt;.json for why.</p>")
-    parts += [_top_mistakes(stats, size), "<h2>Scores</h2>", _histogram(scores, lesson.points)]
-    for exercise in lesson.exercises:
-        parts.append(_exercise(exercise, [s for s in stats if s.exercise == exercise.slug], records, size))
+    by_exercise = [[s for s in stats if s.exercise == exercise.slug] for exercise in lesson.exercises]
+    histogram, *pass_rates = _draw_all([("histogram", scores, lesson.points)]
+                                       + [("pass_rates", _bars(entries)) for entries in by_exercise])
+    parts += [_top_mistakes(stats, size), "<h2>Scores</h2>", histogram]
+    for exercise, entries, chart in zip(lesson.exercises, by_exercise, pass_rates):
+        parts.append(_exercise(exercise, entries, chart, records, size))
     return page(f"Lesson {lesson.number}: class report", "\n".join(parts))
 
 
@@ -45,7 +51,7 @@ def _top_mistakes(stats: list[CheckStats], size: int) -> str:
             "<tr><th>mistake</th><th>where</th><th>students</th><th>share</th></tr>" + rows + "</table>")
 
 
-def _exercise(exercise: course_config.Exercise, stats: list[CheckStats], records: list[dict[str, Any]],
+def _exercise(exercise: course_config.Exercise, stats: list[CheckStats], chart: str, records: list[dict[str, Any]],
               size: int) -> str:
     scores = [e["score"] for r in records for e in r.get("exercises", []) if e["slug"] == exercise.slug]
     mean = f"mean {statistics.fmean(scores):.2f} of {exercise.points:g} points" if scores else "not graded"
@@ -56,9 +62,31 @@ def _exercise(exercise: course_config.Exercise, stats: list[CheckStats], records
         rows.append(f"<tr><td>{escape(entry.check)}{hidden}</td><td>{entry.pass_rate:.0%}</td>"
                     f"<td>{mistakes or '&ndash;'}</td></tr>")
     return (f'<h2 id="{escape(exercise.slug)}">{escape(exercise.title)}</h2><p>{mean}</p>'
-            + _pass_rates(stats)
+            + chart
             + "<table><tr><th>check</th><th>passed</th><th>mistakes (students, share of the class)</th></tr>"
             + "".join(rows) + "</table>")
+
+
+def _bars(stats: list[CheckStats]) -> list[tuple[str, float]]:
+    return [(e.check + (" [hidden]" if e.hidden else ""), e.pass_rate * 100) for e in stats]
+
+
+def _draw_all(figures: list[tuple]) -> list[str]:
+    """Each figure (its kind and data) as an inline picture, in order; drawn by forked processes,
+    which inherit matplotlib from this one (nothing here runs torch, so forking is safe)."""
+    if not figures:
+        return []
+    first = _drawn(figures[0])  # here, before the fork: matplotlib's imports and font caches are shared
+    processes = min(len(figures) - 1, os.cpu_count() or 1)
+    if processes < 2:
+        return [first, *(_drawn(f) for f in figures[1:])]
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        return [first, *pool.map(_drawn, figures[1:], chunksize=1)]
+
+
+def _drawn(figure: tuple) -> str:
+    kind, *data = figure
+    return _histogram(*data) if kind == "histogram" else _pass_rates(*data)
 
 
 def _histogram(scores: list[float], points: float) -> str:
@@ -75,15 +103,14 @@ def _histogram(scores: list[float], points: float) -> str:
     return figure_png(figure)
 
 
-def _pass_rates(stats: list[CheckStats]) -> str:
+def _pass_rates(bars: list[tuple[str, float]]) -> str:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(7, 0.35 * len(stats) + 0.8), dpi=90)
+    figure = Figure(figsize=(7, 0.35 * len(bars) + 0.8), dpi=90)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
-    labels = [e.check + (" [hidden]" if e.hidden else "") for e in stats]
-    axes.barh(labels[::-1], [e.pass_rate * 100 for e in stats][::-1], color="#55a868")
+    axes.barh([label for label, _ in bars][::-1], [rate for _, rate in bars][::-1], color="#55a868")
     axes.set_xlim(0, 100)
     axes.set_xlabel("students who passed (%)")
     axes.tick_params(axis="y", labelsize=8)
