@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import course_config
-from graders import drawing, scratch
+from graders import drawing, plots, scratch
 from graders.batch import outputs, store
 from graders.batch.pool import Job, Pool, start_child
 from graders.batch.progress import Progress
@@ -117,6 +117,7 @@ def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_c
 
         for exercise in lesson.exercises:  # and the checks, which every grading process collects
             importlib.import_module(f"graders.{lesson.folder}.{exercise.slug}")
+        plots.warm_up()  # matplotlib, for the feedback's loss curves in every grading process and for the report
 
         jobs_list = [_stage(s, staging, lesson.folder) for s in submissions]
         Pool(min(jobs, len(submissions)), targets, options, deadline, out / "logs").run(jobs_list, done)
