@@ -48,9 +48,24 @@ def test_a_float64_batch_against_float32_weights_raises_the_error_the_mistake_qu
 
 
 def test_moving_to_meta_keeps_dtype_and_shape_but_not_the_device() -> None:
-    moved = checks.moved_layout(_reference_module(), checks.lesson_batch(), "meta")
-    assert moved["labels"] == ("tensor", "meta", torch.int64, (2,))
-    assert moved["names"] == ("value", ["first", "second"])
+    seen = checks.moved_layout(_reference_module(), checks.lesson_batch(), "meta")
+    assert seen["moved"]["labels"] == ("tensor", "meta", torch.int64, (2,))
+    assert seen["moved"]["names"] == ("value", ["first", "second"])
+    assert not seen["same_dict"] and seen["changes"] == []
+
+
+def test_a_move_batch_that_writes_into_its_argument_is_seen_changing_the_callers_batch() -> None:
+    module = type(torch)("student")
+    module.move_batch = lambda batch, device: batch.update(labels=batch["labels"].to(device)) or batch
+    seen = checks.moved_layout(module, checks.lesson_batch(), "meta")
+    assert seen["same_dict"]
+    assert seen["changes"] == ["batch['labels'] is now an int64 tensor of shape (2,) on meta"]
+
+
+def test_int32_labels_stop_a_classification_loss_as_the_mistake_says() -> None:
+    with pytest.raises(RuntimeError, match="Long"):
+        torch.nn.functional.cross_entropy(torch.zeros(2, 3), torch.tensor([0, 2], dtype=torch.int32))
+    assert "asks for Long" in checks.INT32_LABELS.explanation
 
 
 def test_a_twin_run_gives_fresh_arrays_and_batches_of_the_lessons_kind_and_shows_them() -> None:

@@ -7,7 +7,8 @@ in another order). A CPU-only machine cannot grow a GPU, so a driver makes torch
 CUDA and MPS are (or are not) available inside the worker, and the reference is asked the
 same way here. Moving a batch is observed on the "meta" device, which every torch build
 has: a tensor moved there keeps its shape and dtype but has no data, so it is described in
-the worker instead of sent back.
+the worker instead of sent back. The worker also tells whether move_batch changed the
+caller's batch, which the grader cannot see: it only ever gets copies.
 """
 
 from __future__ import annotations
@@ -53,11 +54,27 @@ FLOAT_LABELS = Mistake(
     "Convert labels with .long(): torch.from_numpy(a).long().",
     PITFALLS,
 )
+INT32_LABELS = Mistake(
+    "int32 labels",
+    "Your labels hold the right class indices but are int32: .int() casts to int32 (and an int32 array stays "
+    "int32 when converted). PyTorch keeps class labels as int64 (torch.long), and a loss such as "
+    "nn.CrossEntropyLoss stops on int32 labels with a RuntimeError that asks for Long.",
+    "Cast with .long(), not .int(): torch.from_numpy(a).long().",
+    TENSORS,
+)
 WRONG_BACKEND_ORDER = Mistake(
     "wrong order of backends",
     "With both CUDA and MPS available your function chose mps: it asks about MPS before CUDA. The "
     "order of the questions is the order of preference, and CUDA comes first.",
     "Ask torch.cuda.is_available() first, then torch.backends.mps.is_available(), then fall back to cpu.",
+    DEVICES,
+)
+DEVICE_NAME = Mistake(
+    "returned the device's name, not a torch.device",
+    "Your function returns a string such as 'cuda', as the lesson's one-liner does. .to(device) accepts the "
+    "name too, but a string is not a torch.device: it has no .type or .index, and pick_device promises a "
+    "torch.device.",
+    'Wrap the name before returning it: torch.device("cuda"), torch.device("mps") or torch.device("cpu").',
     DEVICES,
 )
 MOVED_NON_TENSOR = Mistake(
@@ -68,7 +85,16 @@ MOVED_NON_TENSOR = Mistake(
     DEVICES,
     error_pattern=r"^AttributeError: '\w+' object has no attribute 'to'",
 )
-MISTAKES = [FLOAT64_KEPT, FLOAT_LABELS, WRONG_BACKEND_ORDER, MOVED_NON_TENSOR]
+CHANGED_BATCH = Mistake(
+    "changed the caller's batch",
+    "Your function writes the moved tensors into the batch it was given (batch[key] = value.to(device)) "
+    "instead of into a new dict. So the caller's batch changes too, and code that still uses it (a copy kept "
+    "on the CPU for logging, a dataset that hands out the same dict each epoch) finds its tensors moved.",
+    "Leave batch as it is and build a new dict: return {key: ... for key, value in batch.items()}.",
+    DEVICES,
+)
+MISTAKES = [FLOAT64_KEPT, FLOAT_LABELS, INT32_LABELS, WRONG_BACKEND_ORDER, DEVICE_NAME, MOVED_NON_TENSOR,
+            CHANGED_BATCH]
 
 FEATURE_ARRAYS = {  # the lesson's NumPy round trip, and its 2×3 example tensor as an array
     "a = np.array([0.5, 1.5, 2.5])": lambda: np.array([0.5, 1.5, 2.5]),
@@ -151,6 +177,12 @@ def float_labels(a: np.ndarray) -> list[torch.Tensor]:
 
 
 @expected
+def int32_labels(a: np.ndarray) -> torch.Tensor:
+    """Labels cast with .int(): the right values, as int32."""
+    return torch.from_numpy(a.copy()).int()
+
+
+@expected
 def reference_devices(reference: ModuleType, scenarios: tuple) -> list[torch.device]:
     return [chosen_device(reference, cuda, mps) for cuda, mps in scenarios]
 
@@ -199,15 +231,31 @@ def chosen_device(module: Any, cuda: bool, mps: bool) -> Any:
 
 def moved_layout(module: ModuleType, batch: dict, device: Any) -> Any:
     """Runs in the worker: move_batch(batch, device), described key by key, since tensors
-    on the meta device have no values to send back."""
+    on the meta device have no values to send back; and whether the call changed the
+    caller's batch, which only the worker can see (the grader gets copies)."""
     function = getattr(module, "move_batch", None)
     if not callable(function):
         return MISSING
+    before = {key: (value, value.device if isinstance(value, torch.Tensor) else None) for key, value in batch.items()}
     result = function(batch, device)
-    if type(result) is not dict:
-        return f"a {type(result).__name__}"
-    return {key: _slot(value, str(value.device)) if isinstance(value, torch.Tensor) else ("value", value)
-            for key, value in result.items()}
+    moved = (f"a {type(result).__name__}" if type(result) is not dict else
+             {key: _slot(value, str(value.device)) if isinstance(value, torch.Tensor) else ("value", value)
+              for key, value in result.items()})
+    return {"moved": moved, "same_dict": result is batch, "changes": _changes(batch, before)}
+
+
+def _changes(batch: dict, before: dict) -> list[str]:
+    """What a call did to the caller's batch, one line per key it replaced, removed or added."""
+    changes = []
+    for key, (value, device) in before.items():
+        if key not in batch:
+            changes.append(f"batch[{key!r}] removed")
+        elif batch[key] is not value or (device is not None and value.device != device):
+            now = batch[key]  # a tensor on meta has no values: described by its layout only
+            shown = (_slot_text(_slot(now, str(now.device))) if isinstance(now, torch.Tensor)
+                     else f"a {type(now).__name__}")
+            changes.append(f"batch[{key!r}] is now {shown}")
+    return changes + [f"batch[{key!r}] added" for key in batch if key not in before]
 
 
 def _slot(tensor: torch.Tensor, device: str) -> tuple:
@@ -242,7 +290,7 @@ def expect_features(returned: Returned, reference: ModuleType, a: np.ndarray) ->
 
 def expect_labels(returned: Returned, reference: ModuleType, a: np.ndarray) -> None:
     __tracebackhide__ = True
-    suspects = [Suspect(FLOAT_LABELS, wrong) for wrong in float_labels(a)]
+    suspects = [Suspect(FLOAT_LABELS, wrong) for wrong in float_labels(a)] + [Suspect(INT32_LABELS, int32_labels(a))]
     expect_tensor(returned, reference.to_labels(a), rtol=0, atol=EXERCISE.tolerance("values"),
                   requires_grad=None, suspects=suspects, section=TENSORS,
                   hint="Convert, then cast to int64: torch.from_numpy(a).long().")
@@ -295,9 +343,24 @@ def expect_layout(returned: Returned, expected_batch: dict, device: str) -> None
                       "the dtype and the shape.", section=DEVICES)
 
 
+def expect_batch_kept(returned: Returned) -> None:
+    """move_batch built a new dict and left the caller's batch as it was (the docstring's "A new dict")."""
+    __tracebackhide__ = True
+    same, changes = returned.value["same_dict"], returned.value["changes"]
+    if not same and not changes:
+        return
+    summary = ("move_batch moved every tensor, but it changed the batch it was given"
+               + (" and returned that same dict." if same else "."))
+    fail(summary, call=returned.call, got="the dict it was given" if same else "a new dict",
+         changed="batch after the call: " + ("; ".join(changes) or "the same dict, returned"),
+         expected="a new dict holding the moved tensors, and batch as it was", mistake=CHANGED_BATCH.name,
+         meaning=CHANGED_BATCH.explanation, hint=CHANGED_BATCH.hint, section=CHANGED_BATCH.section)
+
+
 def _slot_text(slot: tuple) -> str:
     _, device, dtype, shape = slot
-    return f"a {str(dtype).removeprefix('torch.')} tensor of shape {shape} on {device}"
+    name = str(dtype).removeprefix("torch.")
+    return f"{'an' if name.startswith('int') else 'a'} {name} tensor of shape {shape} on {device}"
 
 
 def _expect_keys(returned: Returned, got: set, want: set) -> None:
@@ -317,7 +380,8 @@ def expect_moves(student: Student, reference: ModuleType, batch: dict, text: str
     for device, shown in (("meta", '"meta"'), (torch.device("meta"), 'torch.device("meta")')):
         returned = _run(student, moved_layout, "move_batch", batch, device,
                         shown_as=f"move_batch(batch, {shown}) with {text}")
-        expect_layout(returned, expected_batch, "meta")
+        expect_layout(replace(returned, value=returned.value["moved"]), expected_batch, "meta")
+        expect_batch_kept(returned)
 
 
 # ---------------------------------------------------------------- public checks
@@ -343,6 +407,9 @@ def test_pick_device_prefers_cuda_then_mps(student: Student, reference: ModuleTy
         returned = _run(student, chosen_device, "pick_device", cuda, mps,
                         shown_as=f"pick_device() with {_scenario(cuda, mps)}")
         if type(returned.value) is not torch.device:
+            if type(returned.value) is str and returned.value == want.type:
+                _fail_named(returned, "pick_device must return a torch.device.", DEVICE_NAME,
+                            describe(returned.value), f"torch.device({want.type!r})")
             fail("pick_device must return a torch.device.", call=returned.call, got=describe(returned.value),
                  expected=f"torch.device({want.type!r})",
                  hint='Wrap the name in torch.device: torch.device("cuda"), torch.device("mps") or '
