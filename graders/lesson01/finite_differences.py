@@ -22,7 +22,7 @@ from graders.compare import argument_changed, describe, number_problem, tensor_p
 from graders.check import checks_for
 from graders.expect import expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
-from graders.mistakes import Mistake, Suspect, gradient_signature, is_scaled
+from graders.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
 from graders.recording import expected
 from graders.student import Returned, Student
 
@@ -70,7 +70,24 @@ ALL_AT_ONCE = Mistake(
     "For each i, make a step that is zero except step[i] = h, then use f(x + step) and f(x - step).",
     WHY,
 )
-MISTAKES = [FORWARD_DIFFERENCES, DIVIDED_BY_H, MODIFIED_X, FLOAT32_CHECK, ALL_AT_ONCE]
+DETACH_SHARES_MEMORY = Mistake(
+    "nudged x in place (detach shares memory)",
+    "Your estimate is about half the slope: (f(x + h·e_i) − f(x)) / (2h). x.detach() is not a copy: it shares "
+    "x's numbers, so adding h to it at i moved x itself; the second detach() then started from that moved x, "
+    "and subtracting h only brought it back to x. So you measured f(x + h·e_i) − f(x), not "
+    "f(x + h·e_i) − f(x − h·e_i).",
+    "Make real copies with x.detach().clone(), or build the two points as x + step and x - step (new tensors).",
+    '"The Detach / no_grad / .data Triangle" in the companion text (x.detach() shares the same data)',
+)
+MEAN_OF_GAPS = Mistake(
+    "mean of the gaps instead of the largest",
+    "Your relative_error is the average of the elementwise relative gaps, not the largest one. An average "
+    "hides one badly wrong entry among many good ones, which is exactly what a gradient check must catch.",
+    "End with .max().item() instead of .mean().item().",
+    WHY,
+)
+MISTAKES = [FORWARD_DIFFERENCES, DIVIDED_BY_H, MODIFIED_X, FLOAT32_CHECK, ALL_AT_ONCE, DETACH_SHARES_MEMORY,
+            MEAN_OF_GAPS]
 
 FORMULAS = {
     "sum_sin": "f(x) = torch.sin(a * x).sum()",
@@ -172,6 +189,15 @@ def forward_differences(spec: dict, x: Tensor, h: float) -> Tensor:
 
 
 @expected
+def nudged_in_place(spec: dict, x: Tensor, h: float) -> Tensor:
+    """What nudging x itself through x.detach() gives: the minus nudge only undoes the plus one,
+    so each entry is (f(x + h·e_i) − f(x)) / (2h), in float64."""
+    f, x64 = build(spec), x.detach().to(torch.float64)
+    centre, steps = f(x64), torch.eye(x.numel(), dtype=torch.float64) * h
+    return torch.stack([(f(x64 + step) - centre) / (2 * h) for step in steps]).to(x.dtype)
+
+
+@expected
 def all_coordinates_at_once(spec: dict, x: Tensor, h: float) -> Tensor:
     """What nudging every coordinate together gives: the slope along the ones vector, in each entry."""
     f, x64 = build(spec), x.detach().to(torch.float64)
@@ -180,12 +206,24 @@ def all_coordinates_at_once(spec: dict, x: Tensor, h: float) -> Tensor:
 
 
 @expected
-def wrong_backward_error(spec: dict, x: Tensor) -> float:
-    """relative_error between the deliberately wrong autograd gradient and the true one."""
+def wrong_backward_error(spec: dict, x: Tensor, largest: bool = True) -> float:
+    """relative_error between the deliberately wrong autograd gradient and the true one
+    (largest=False: the mean of the gaps, what that mistake gives)."""
     leaf = x.detach().to(torch.float64).clone().requires_grad_(True)
     build(spec)(leaf).backward()
     right = autograd_gradient({"kind": "sum_sin", "a": spec["a"]}, x.to(torch.float64))
-    return ((leaf.grad - right).abs() / (leaf.grad.abs() + right.abs()).clamp(min=1e-8)).max().item()
+    return mean_or_largest_gap(leaf.grad, right, largest)
+
+
+@expected
+def mean_relative_error(a: Tensor, b: Tensor) -> float:
+    """What relative_error gives when it averages the elementwise gaps instead of taking the largest."""
+    return mean_or_largest_gap(a, b, largest=False)
+
+
+def mean_or_largest_gap(a: Tensor, b: Tensor, largest: bool) -> float:
+    gaps = (a - b).abs() / (a.abs() + b.abs()).clamp(min=1e-8)
+    return (gaps.max() if largest else gaps.mean()).item()
 
 
 def public_cases() -> list[tuple[dict, Tensor]]:
@@ -204,22 +242,35 @@ def tolerance(x: Tensor) -> dict[str, float]:
     return {"rtol": value, "atol": value}
 
 
-def estimate_evidence(spec: dict, x: Tensor, h: float) -> tuple[Tensor, Tensor, Tensor]:
-    """The true gradient, the forward-difference one and the all-at-once one. Computed up front,
-    even for a right answer, so that a replayed recording always holds them."""
-    return autograd_gradient(spec, x), forward_differences(spec, x, h), all_coordinates_at_once(spec, x, h)
+def estimate_evidence(spec: dict, x: Tensor, h: float) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The true gradient, the forward-difference one, the all-at-once one and the nudged-in-place
+    one. Computed up front, even for a right answer, so that a replayed recording always holds them."""
+    return (autograd_gradient(spec, x), forward_differences(spec, x, h), all_coordinates_at_once(spec, x, h),
+            nudged_in_place(spec, x, h))
 
 
-def numerical_mistake(estimate: Any, x: Tensor, evidence: tuple[Tensor, Tensor, Tensor]) -> Mistake | None:
+def numerical_mistake(estimate: Any, x: Tensor, evidence: tuple[Tensor, Tensor, Tensor, Tensor]) -> Mistake | None:
     """Which catalogued mistake explains a wrong estimate of the gradient, if any."""
-    truth, forward, at_once = evidence
+    truth, forward, at_once, in_place = evidence
     if type(estimate) is not Tensor or estimate.shape != truth.shape:
         return None
     if tensor_problem(estimate, forward, requires_grad=None, **tolerance(x)) is None:
         return FORWARD_DIFFERENCES
     if tensor_problem(estimate, at_once, requires_grad=None, **tolerance(x)) is None:
         return ALL_AT_ONCE
+    if tensor_problem(estimate, in_place, requires_grad=None, **tolerance(x)) is None:
+        return DETACH_SHARES_MEMORY
     return DIVIDED_BY_H if is_scaled(gradient_signature(estimate, truth), 2.0) else None
+
+
+def estimate_mistake(estimate: Any, x: Tensor, x_after: Any, evidence: tuple[Tensor, Tensor, Tensor, Tensor]
+                     ) -> Mistake | None:
+    """The mistake behind a wrong estimate; a changed x names "left x modified", unless the estimate
+    shows the detach one (its x can come back a rounding off, nudged up by h and back down)."""
+    mistake = numerical_mistake(estimate, x, evidence)
+    if mistake is not DETACH_SHARES_MEMORY and argument_changed(x, x_after):
+        return MODIFIED_X
+    return mistake
 
 
 def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) -> None:
@@ -229,14 +280,18 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) 
     gradient = returned.value["gradient"]
     truth = autograd_gradient(spec, x)
     as_called = dataclasses.replace(returned, value=gradient)
-    if argument_changed(x, result["x_after"]) and tensor_problem(gradient, truth, requires_grad=None,
-                                                               **tolerance(x)) is not None:
+    step = EXERCISE.tolerance("default_step") if h is None else h
+    in_place = Suspect(DETACH_SHARES_MEMORY, nudged_in_place(spec, x, step))
+    # x nudged through x.detach() and back can come back a rounding off: that estimate is named below.
+    if (argument_changed(x, result["x_after"])
+            and tensor_problem(gradient, truth, requires_grad=None, **tolerance(x)) is not None
+            and first_matching_variant(gradient, [in_place], **tolerance(x)) is None):
         fail_with_mistake(as_called, "numerical_gradient: the estimate is wrong, and x was changed by the call.",
                           MODIFIED_X, gradient)
-    step = EXERCISE.tolerance("default_step") if h is None else h
     expect_tensor(as_called, truth, **tolerance(x), requires_grad=None, section=WHY,
                   suspects=[Suspect(FORWARD_DIFFERENCES, forward_differences(spec, x, step)),
-                            Suspect(ALL_AT_ONCE, all_coordinates_at_once(spec, x, step))],
+                            Suspect(ALL_AT_ONCE, all_coordinates_at_once(spec, x, step)),
+                            in_place],
                   scaled={2.0: DIVIDED_BY_H},
                   hint="For each i: (f(x + step) − f(x − step)) / (2 * h), where step is zero except step[i] = h.")
 
@@ -293,7 +348,7 @@ def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) 
         a_t, b_t = torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)
         returned = student.call("relative_error", a_t, b_t, shown_as=f"relative_error(a, b) with {text}, float64")
         expect_number(returned, reference.relative_error(a_t, b_t), rtol=tol, atol=tol, section=WHY,
-                      what="the relative error",
+                      what="the relative error", suspects=[Suspect(MEAN_OF_GAPS, mean_relative_error(a_t, b_t))],
                       hint="Elementwise |a − b| / max(1e-8, |a| + |b|) (torch.clamp(..., min=1e-8)), then the "
                            "largest, as a Python float with .item().")
 
@@ -314,8 +369,7 @@ def expect_small_gradient_check(returned: Returned, spec: dict, x: Tensor) -> No
     if any(dtype != "float64" for dtype in result["dtypes"]):
         fail_with_mistake(as_called, f"gradient_check returned {describe(error)} for a correct gradient.",
                           FLOAT32_CHECK, error)
-    mistake = MODIFIED_X if argument_changed(x64, result["x64_after"]) else numerical_mistake(
-        result["estimate"], x64, evidence)
+    mistake = estimate_mistake(result["estimate"], x64, result["x64_after"], evidence)
     if mistake is not None:
         fail_with_mistake(as_called, f"gradient_check returned {describe(error)} for a correct gradient, "
                                      "because numerical_gradient is off.", mistake, error)
@@ -365,12 +419,11 @@ def test_gradient_check_catches_a_wrong_backward(student: Student) -> None:
     evidence = estimate_evidence({"kind": "sum_sin", "a": spec["a"]}, x, EXERCISE.tolerance("default_step"))
     if number_problem(error, target, rtol=tol, atol=tol) is None:
         return
-    mistake = MODIFIED_X if argument_changed(x, returned.value["x64_after"]) else numerical_mistake(
-        returned.value["estimate"], x, evidence)
+    mistake = estimate_mistake(returned.value["estimate"], x, returned.value["x64_after"], evidence)
     if mistake is not None:
         fail_with_mistake(as_called, "gradient_check measured the wrong gap, because numerical_gradient is off.",
                           mistake, error)
-    expect_number(as_called, target, rtol=tol, atol=tol, section=WHY,
-                  what="the relative error",
+    expect_number(as_called, target, rtol=tol, atol=tol, section=WHY, what="the relative error",
+                  suspects=[Suspect(MEAN_OF_GAPS, wrong_backward_error(spec, x, largest=False))],
                   hint="Compare autograd's gradient (leaf.grad after f(leaf).backward()) with numerical_gradient, "
                        "both in float64, using your relative_error.")

@@ -107,7 +107,16 @@ MODIFIED_X = Mistake(
     "Work on a copy: leaf = x.detach().clone().requires_grad_(True), then f(leaf).backward() and return leaf.grad.",
     '"Autograd: gradients for free" (requires_grad and .grad belong to the tensor you set them on)',
 )
-MISTAKES = [ONES_TANGENT, BACKWARD_PER_COORDINATE, SWAPPED_MODES, JVP_OUTPUTS_SWAPPED, MODIFIED_X]
+SKIPPED_COORDINATE = Mistake(
+    "a coordinate skipped (loop off by one)",
+    "Your gradient is right everywhere except at one or more entries that are exactly 0: no jvp pass was made "
+    "for those coordinates, so they kept the zero the gradient started with. A loop such as range(1, n) misses "
+    "coordinate 0; forward mode needs one pass for every one of the n inputs.",
+    "Loop over all n coordinates: for i in range(x.numel()) (or over the rows of torch.eye(n)).",
+    MODES,
+)
+MISTAKES = [ONES_TANGENT, BACKWARD_PER_COORDINATE, SWAPPED_MODES, JVP_OUTPUTS_SWAPPED, MODIFIED_X,
+            SKIPPED_COORDINATE]
 
 FORMULAS = {
     "neuron": "f(w) = torch.sigmoid((w * inp).sum()) with the lesson's inp = [3, 1, 4], at the lesson's w",
@@ -248,6 +257,8 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, hint: str) -> Non
     summed = truth.sum()
     suspects = [Suspect(ONES_TANGENT, value) for value in (summed, summed.reshape(1), summed.expand(truth.shape))]
     suspects.append(Suspect(JVP_OUTPUTS_SWAPPED, value_everywhere(spec, x)))
+    if returned.call.startswith("gradient_forward_mode"):  # its explanation is about forward mode's loop of jvps
+        suspects.extend(skipped_coordinates(returned.value["gradient"], truth))
     expect_tensor(as_gradient(returned), truth, **tolerance(x), requires_grad=False, suspects=suspects,
                   section=MODES, hint=hint)
     after = returned.value.get("x_after")
@@ -258,6 +269,14 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, hint: str) -> Non
              got=describe(returned.value["gradient"]), changed=f"x after the call: {describe(after)}{leftover}",
              expected=f"x unchanged: {describe(x)}", mistake=MODIFIED_X.name, meaning=MODIFIED_X.explanation,
              hint=MODIFIED_X.hint, section=MODIFIED_X.section)
+
+
+def skipped_coordinates(got: Any, truth: Tensor) -> list[Suspect]:
+    """The true gradient with zeros where the student's has exact zeros: what a loop that skips
+    those coordinates gives. Nothing for an all-zero gradient, which says nothing about a loop."""
+    if type(got) is not Tensor or got.shape != truth.shape or not bool((got == 0).any()) or not bool(got.any()):
+        return []
+    return [Suspect(SKIPPED_COORDINATE, truth.masked_fill(got == 0, 0))]
 
 
 def fail_counted(returned: Returned, summary: str, got: str, wanted: str, mistake: Mistake | None,
