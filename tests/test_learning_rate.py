@@ -66,6 +66,13 @@ def test_the_hessian_without_its_factor_2_doubles_the_rate(reference: ModuleType
     assert rate_without_factor_2(X) == pytest.approx(2 * reference.max_stable_learning_rate(X), rel=1e-12)
 
 
+def test_a_hessian_of_sums_divides_the_rate_by_n(reference: ModuleType) -> None:
+    from graders.lesson01.learning_rate import rate_from_sums
+
+    for X in (reference.make_line_data()[0], reference.make_line_data(37, 7)[0].double()):
+        assert rate_from_sums(X) == pytest.approx(reference.max_stable_learning_rate(X) / len(X), rel=1e-12)
+
+
 def test_a_wrong_run_earns_nothing_for_returning_floats(grade) -> None:
     graded = grade({SLUG: HERE / "sign_error.py"}, "-k", "losses_are_python_floats")
     check = graded.checks(SLUG)["losses_are_python_floats"]

@@ -75,6 +75,13 @@ def test_only_the_rank_mistakes_go_wrong_on_the_lesson_pairs() -> None:
     assert wrong == {checks.LEFT_TO_RIGHT.name, checks.MISSING_AS_INCOMPATIBLE.name}
 
 
+def test_counting_any_stretch_as_silent_goes_wrong_only_where_the_truth_is_false() -> None:
+    for pairs in (checks.SILENT_PAIRS, _pairs("fresh_pairs")):
+        truth, stretched = checks.silent_answers(pairs), checks.stretch_answers(pairs)
+        differ = [i for i, (t, s) in enumerate(zip(truth, stretched)) if t != s]
+        assert differ and all(not truth[i] for i in differ)
+
+
 def test_the_reference_raises_value_error_naming_both_shapes() -> None:
     reference = _reference()
     for a, b in checks.ERROR_PAIRS + [p for p in _pairs("generated_pairs") if checks.torch_answers([p]) == [None]][:20]:

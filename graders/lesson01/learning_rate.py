@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Iterable
 
 import pytest
 import torch
@@ -25,7 +25,7 @@ from graders.compare import describe
 from graders.expect import expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
 from graders.fresh import twin, twin_random
-from graders.mistakes import Mistake, Suspect, gradient_signature, is_scaled
+from graders.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
 from graders.plots import LossCurves
 from graders.recording import RECORD, RECORDING, expected
 from graders.student import Returned, Student
@@ -127,6 +127,24 @@ FLAT_TARGET = Mistake(
     "(X * w + b).shape and y.shape once before the loop.",
     '"Common pitfalls", on shape mismatches that broadcast silently',
 )
+HESSIAN_SUMS = Mistake(
+    "sums instead of means in the Hessian",
+    "Your rate is the right one divided by n, the number of points: your Hessian is built from sums over the "
+    "points (sum x², sum x and n) instead of means (mean x², mean x and 1). That is the Hessian of the summed "
+    "squared error, n times the Hessian of the mean squared error that train_line descends, so its largest "
+    "eigenvalue is n times too large and 2 / λ_max is n times too small.",
+    "Build H = 2·[[mean x², mean x], [mean x, 1]] with x.mean() and (x ** 2).mean(), then return 2 / λ_max.",
+    TRY_IT,
+)
+STEPS_FROM_ONE = Mistake(
+    "counted steps from 1",
+    "Your answer is one more than the right one: you return index + 1, the number of losses up to and including "
+    "the first one below the target. Steps are counted from 0, as train_line's losses are: losses[0] is the loss "
+    "before any update, so a list whose very first loss is below the target gives 0.",
+    "Return the index that enumerate gives, step, not step + 1; keep None for a list with no loss below the "
+    "target.",
+    TRY_IT,
+)
 LESSON_LR = 0.1  # the worked example's rate
 LR_IGNORED = Mistake(
     "lr argument ignored",
@@ -137,8 +155,8 @@ LR_IGNORED = Mistake(
     WORKED,
 )
 MISTAKES = [GRADIENTS_NOT_ZEROED, ONE_GRADIENT_ZEROED, SUM_FOR_MEAN, MISSING_FACTOR_2, SIGN_ERROR, LOSS_AFTER_UPDATE,
-            LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS, HESSIAN_MISSING_FACTOR_2, LR_IGNORED,
-            FLAT_TARGET]
+            LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS, HESSIAN_MISSING_FACTOR_2, HESSIAN_SUMS,
+            STEPS_FROM_ONE, LR_IGNORED, FLAT_TARGET]
 
 LESSON_DATA = "X, y = make_line_data(), the lesson's 100 points"
 FRESH_DATA = "X, y = make_line_data(100, seed={seed}): the lesson's line with other noise"
@@ -415,8 +433,10 @@ def test_steps_to_reach_finds_first_step(student: Student, reference: ModuleType
     for losses, target, text in cases:
         returned = student.call("steps_to_reach", losses, target,
                                 shown_as=f"steps_to_reach(losses, {target:g}) with {text}: {describe(losses)}")
-        _expect_exactly(returned, reference.steps_to_reach(losses, target),
-                        hint="Return the index of the first loss < target (enumerate helps), or None.")
+        want = reference.steps_to_reach(losses, target)
+        # Counting from 1 shifts every found step by one; where no loss is below, it still gives None.
+        _expect_exactly(returned, want, hint="Return the index of the first loss < target (enumerate helps), or None.",
+                        suspects=[Suspect(STEPS_FROM_ONE, want + 1)] if want is not None else [])
 
 
 @check
@@ -450,12 +470,17 @@ def _falling_losses() -> list[float]:
     return [round(middle + draw.uniform(0.5, 2.0), 2), middle, last]
 
 
-def _expect_exactly(returned: Returned, want: Any, hint: str) -> None:
+def _expect_exactly(returned: Returned, want: Any, hint: str, suspects: Iterable[Suspect] = ()) -> None:
     __tracebackhide__ = True
     got = returned.value
     if type(got) is not type(want) or got != want:
-        fail(f"{returned.call.split('(')[0]}: returned {describe(got)}; expected {describe(want)}.",
-             call=returned.call, got=describe(got), expected=describe(want), hint=hint, section=TRY_IT)
+        summary = f"{returned.call.split('(')[0]}: returned {describe(got)}; expected {describe(want)}."
+        parts = dict(call=returned.call, got=describe(got), expected=describe(want))
+        mistake = first_matching_variant(got, suspects, rtol=0, atol=0)
+        if mistake is not None:
+            fail(summary, mistake=mistake.name, meaning=mistake.explanation, hint=mistake.hint,
+                 section=mistake.section, **parts)
+        fail(summary, hint=hint, section=TRY_IT, **parts)
 
 
 @check
@@ -474,12 +499,22 @@ def rate_without_factor_2(X: torch.Tensor) -> float:
     return (2 / torch.linalg.eigvalsh(halved).max()).item()
 
 
+@expected
+def rate_from_sums(X: torch.Tensor) -> float:
+    """What max_stable_learning_rate gives with H = 2·[[sum x², sum x], [sum x, n]]: the right rate over n."""
+    x = X.detach().to(torch.float64).reshape(-1)
+    sum_x, sum_x2, n = x.sum(), (x**2).sum(), torch.tensor(float(len(x)), dtype=torch.float64)
+    summed = 2 * torch.stack([torch.stack([sum_x2, sum_x]), torch.stack([sum_x, n])])
+    return (2 / torch.linalg.eigvalsh(summed).max()).item()
+
+
 def _expect_rate(returned: Returned, reference: ModuleType, X: torch.Tensor) -> None:
     __tracebackhide__ = True
     close = EXERCISE.tolerance("rate")
     expect_number(returned, reference.max_stable_learning_rate(X), rtol=close, atol=0, section=TRY_IT,
                   what="the largest stable learning rate",
-                  suspects=[Suspect(HESSIAN_MISSING_FACTOR_2, rate_without_factor_2(X))],
+                  suspects=[Suspect(HESSIAN_MISSING_FACTOR_2, rate_without_factor_2(X)),
+                            Suspect(HESSIAN_SUMS, rate_from_sums(X))],
                   hint="Build H = 2·[[mean x², mean x], [mean x, 1]] in float64, take its largest eigenvalue "
                        "(torch.linalg.eigvalsh) and return 2 / λ_max. For x uniform on [−2, 2] it is near 0.75.")
 

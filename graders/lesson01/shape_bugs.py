@@ -65,6 +65,15 @@ SIZE_ZERO = Mistake(
     "when neither is 1.",
     RULES,
 )
+ANY_STRETCH_SILENT = Mistake(
+    "any stretch counted as silent",
+    "Your function says True whenever the two shapes differ and broadcast. But a target that is only stretched "
+    "to pred's shape, like (4,) against (3, 4), gives pred - target the shape of pred, (3, 4): nothing goes "
+    "wrong there. The pitfall is only a result of a new shape, like (100, 1) against (100,) giving (100, 100).",
+    "Keep returning False when broadcast_shape raises, and otherwise compare its result with pred_shape: "
+    "`return result != tuple(pred_shape)`, not `tuple(target_shape) != tuple(pred_shape)`.",
+    PITFALL,
+)
 LOSS_RESHAPES = Mistake(
     "loss reshapes silently",
     "Your mse_loss returned the loss of the flattened tensors instead of raising. Reshaping hides the "
@@ -89,7 +98,8 @@ SUM_FOR_MEAN = Mistake(
     "Average the squared errors: ((pred - target) ** 2).mean(), not .sum().",
     WORKED,
 )
-MISTAKES = [LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE, SIZE_ZERO, LOSS_RESHAPES, LOSS_BROADCASTS, SUM_FOR_MEAN]
+MISTAKES = [LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE, SIZE_ZERO, ANY_STRETCH_SILENT, LOSS_RESHAPES, LOSS_BROADCASTS,
+            SUM_FOR_MEAN]
 
 
 # ---------------------------------------------------------------- inputs
@@ -246,6 +256,12 @@ def silent_answers(pairs: list[Pair]) -> list[bool]:
 
 
 @expected
+def stretch_answers(pairs: list[Pair]) -> list[bool]:
+    """silently_broadcasts with ANY_STRETCH_SILENT: True for every pair that broadcasts and differs."""
+    return [_torch_or_none(a, b) is not None and tuple(a) != tuple(b) for a, b in pairs]
+
+
+@expected
 def torch_loss(pred: torch.Tensor, target: torch.Tensor) -> list[torch.Tensor]:
     """torch's mse_loss and its gradient with respect to pred."""
     leaf = pred.detach().clone().requires_grad_(True)
@@ -387,18 +403,20 @@ def _diagnose(pairs: list[Pair], got: list, wrong: list[int], variants: dict[str
 def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
     __tracebackhide__ = True
     answers = _answers(returned, len(pairs))
-    truth = silent_answers(pairs)
-    wrong = [i for i, (a, t) in enumerate(zip(answers, truth)) if a.raised or type(a.value) is not bool
-             or a.value != t]
+    # The variant is computed even when all is well, so that a recording holds it for replay.
+    truth, stretched = silent_answers(pairs), stretch_answers(pairs)
+    gave = [a.value if not a.raised and type(a.value) is bool else None for a in answers]
+    wrong = [i for i, (g, t) in enumerate(zip(gave, truth)) if g != t]
     if not wrong:
         return
     shown = wrong[:3]
+    advice = _named(ANY_STRETCH_SILENT) if gave == stretched else {
+        "hint": "Broadcast the two shapes; the answer is True only when they broadcast and the result "
+                "differs from pred_shape. Return False when broadcast_shape raises ValueError.",
+        "section": PITFALL}
     fail(f"silently_broadcasts is wrong on {len(wrong)} of {len(pairs)} pairs of shapes.", call=returned.call,
          got="\n".join(f"silently_broadcasts{pairs[i]} {answers[i].shown()}" for i in shown),
-         expected="\n".join(f"silently_broadcasts{pairs[i]} returns {truth[i]}" for i in shown),
-         hint="Broadcast the two shapes; the answer is True only when they broadcast and the result "
-              "differs from pred_shape. Return False when broadcast_shape raises ValueError.",
-         section=PITFALL)
+         expected="\n".join(f"silently_broadcasts{pairs[i]} returns {truth[i]}" for i in shown), **advice)
 
 
 def expect_value_error(who: str, call: str, answer: _Answer, shapes: Pair, section: str,
