@@ -11,6 +11,7 @@ built from reference runs) and by what a driver sees in the worker at each backw
 from __future__ import annotations
 
 import functools
+import warnings
 from types import ModuleType
 from typing import Any, Callable
 
@@ -82,7 +83,37 @@ SEED_IGNORED = Mistake(
     "Start the function with torch.manual_seed(seed), using the argument, before X, y and the layer are made.",
     SECTION,
 )
-MISTAKES = [ZERO_GRAD_MISSING, ZERO_GRAD_BEFORE_STEP, STEP_BEFORE_BACKWARD, LOSSES_AS_TENSORS, SEED_IGNORED]
+LOSS_AFTER_UPDATE = Mistake(
+    "losses recorded after the update",
+    "Your losses are the reference's shifted by one step: each one is the loss worked out again after that "
+    "pass's optimiser.step(), with the updated layer, not the loss the pass called backward() on. So losses[0] "
+    "is already the loss after the first update (7.6054 on the lesson's run instead of 13.4355), and the "
+    "starting loss is never logged.",
+    "Append loss.item() of the loss you called backward() on, in the same pass; do not compute the loss "
+    "again after step().",
+    SECTION,
+)
+LR_IGNORED = Mistake(
+    "lr argument ignored",
+    "Your run is exactly the reference's at the lesson's rate, 0.1, whatever lr it was given: the optimiser is "
+    "built with lr=0.1 written out (or a variable of the lesson's) instead of the lr argument. The checks call "
+    "the function with other rates too, and its run must follow the rate it is called with.",
+    "Build the optimiser with the function's own rate: torch.optim.SGD(model.parameters(), lr=lr).",
+    SECTION,
+)
+NOISE_BROADCAST = Mistake(
+    "(100, 1) vs (100,) broadcast in the data",
+    "Your run is the one whose noise is drawn as torch.randn(100), of shape (100,), instead of torch.randn(100, 1). "
+    "Added to 3 * X - 2, of shape (100, 1), it broadcasts with no error: y becomes a (100, 100) table, each row one "
+    "point's clean value plus all 100 noise draws. The loss then compares each prediction with a whole row, so the "
+    "layer fits the line without its noise (a weight of about 3.0 rather than the lesson's 2.965) and the loss "
+    "settles higher. nn.MSELoss only warns: \"Using a target size (torch.Size([100, 100])) that is different to "
+    "the input size\".",
+    "Draw the noise with X's shape, 0.3 * torch.randn(100, 1), and print y.shape once: it must be (100, 1).",
+    '"Common pitfalls", on shape mismatches that broadcast silently',
+)
+MISTAKES = [ZERO_GRAD_MISSING, ZERO_GRAD_BEFORE_STEP, STEP_BEFORE_BACKWARD, LOSSES_AS_TENSORS, SEED_IGNORED,
+            LOSS_AFTER_UPDATE, LR_IGNORED, NOISE_BROADCAST]
 
 Run = tuple[list[float], float, float]
 
@@ -121,19 +152,26 @@ def printout(reference: ModuleType, run: dict[str, Any]) -> tuple[dict[int, floa
 # ---------------------------------------------------------------- expected runs
 
 @expected
-def never_zeroed_run(lr: float, steps: int, seed: int) -> Run:
-    """The lesson's script without zero_grad(): what the "zero_grad missing" mistake gives."""
+def wrong_script_run(lr: float, steps: int, seed: int, zeroed: bool = True,
+                     noise_shape: tuple[int, ...] = (100, 1)) -> Run:
+    """The lesson's script without zero_grad() ("zero_grad missing"), or with the noise drawn in
+    another shape ("(100, 1) vs (100,) broadcast in the data")."""
     torch.manual_seed(seed)
     X = torch.rand(100, 1) * 4 - 2
-    y = 3 * X - 2 + 0.3 * torch.randn(100, 1)
+    y = 3 * X - 2 + 0.3 * torch.randn(noise_shape)  # (100,) noise makes y (100, 100), the same numbers drawn
     model = nn.Linear(1, 1)
     optimiser = torch.optim.SGD(model.parameters(), lr=lr)
     losses = []
-    for _ in range(steps):
-        loss = nn.functional.mse_loss(model(X), y)
-        loss.backward()  # adds onto every earlier gradient: the mistake
-        optimiser.step()
-        losses.append(loss.item())
+    with warnings.catch_warnings():
+        # MSELoss warns of a broadcast target: that warning is the student's to see, not the grader's.
+        warnings.simplefilter("ignore", UserWarning)
+        for _ in range(steps):
+            if zeroed:
+                optimiser.zero_grad()
+            loss = nn.functional.mse_loss(model(X), y)
+            loss.backward()  # without zero_grad, adds onto every earlier gradient
+            optimiser.step()
+            losses.append(loss.item())
     return losses, model.weight.item(), model.bias.item()
 
 
@@ -145,20 +183,27 @@ def reference_run(reference: ModuleType, lr: float, steps: int, seed: int) -> Ru
 
 @functools.lru_cache(maxsize=None)
 def wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> list[tuple[Mistake, Run]]:
-    """Each order mistake's run. Two follow from reference runs: nothing learned keeps the
+    """Each catalogued mistake's run. Most follow from reference runs: nothing learned keeps the
     starting loss and parameters (the run of 0 steps); one update behind ends where the
-    reference ends after steps − 1 updates, with the same losses."""
-    losses, _, _ = reference_run(reference, lr, steps, seed)
+    reference ends after steps − 1 updates, with the same losses; losses logged after the
+    update are the losses of steps 1 to steps of a run one step longer."""
+    losses, weight, bias = reference_run(reference, lr, steps, seed)
     _, start_weight, start_bias = reference.fit_linear_module(lr, 0, seed)
     _, late_weight, late_bias = reference.fit_linear_module(lr, max(steps - 1, 0), seed)
+    later_losses, _, _ = reference.fit_linear_module(lr, steps + 1, seed)
     runs = [
-        (ZERO_GRAD_MISSING, never_zeroed_run(lr, steps, seed)),
+        (ZERO_GRAD_MISSING, wrong_script_run(lr, steps, seed, zeroed=False)),
         (ZERO_GRAD_BEFORE_STEP, ([losses[0]] * steps, start_weight, start_bias)),
         (STEP_BEFORE_BACKWARD, (losses, late_weight, late_bias)),
+        (LOSS_AFTER_UPDATE, (later_losses[1:], weight, bias)),
+        (NOISE_BROADCAST, wrong_script_run(lr, steps, seed, noise_shape=(100,))),
     ]
     if seed != LESSON_RUN["seed"]:
         # The seed argument ignored for the lesson's own: the same rate and steps on the lesson's seed.
         runs.append((SEED_IGNORED, reference.fit_linear_module(lr, steps, LESSON_RUN["seed"])))
+    if lr != LESSON_RUN["lr"]:
+        # The lr argument ignored for the lesson's own: the same seed and steps at the lesson's rate.
+        runs.append((LR_IGNORED, reference.fit_linear_module(LESSON_RUN["lr"], steps, seed)))
     return runs
 
 
