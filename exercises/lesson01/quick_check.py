@@ -158,9 +158,11 @@ answered form A, by what the options say, not by their letters.
 def answers(form: str = "A") -> dict[int, str]:
     """Your choice for each question of the given form.
 
-    The public checks call answers() (form A); a hidden check calls answers("B"). The
-    two forms ask the same questions, so the same options are right in both, but the
-    letters differ: a form B that repeats form A's letters scores nothing.
+    The public checks call answers() (form A). When your work is graded they also call
+    answers("B"), and a pair of questions scores only if both forms answer it right; a
+    hidden check calls answers("B") too. The two forms ask the same questions, so the
+    same options are right in both, but the letters differ: a form B that repeats form
+    A's letters scores nothing.
 
     Args:
         form: "A" or "B", the form whose letters to give.
