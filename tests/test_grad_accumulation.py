@@ -109,3 +109,12 @@ def test_means_divided_by_n_again_are_one_over_the_group_size_of_the_right_gradi
     for k in (1, 4, 5):
         (variant,) = checks.wrong_gradients(w, X, y, k)[checks.DIVIDED_TWICE.name]
         assert torch.allclose(variant, right * k / 100, rtol=1e-5, atol=1e-7), k
+
+
+def test_kept_grads_are_what_a_list_of_the_grad_tensor_itself_shows() -> None:
+    x = torch.tensor(3.0, requires_grad=True)
+    kept = []
+    for _ in range(3):
+        (x ** 2).backward()
+        kept.append(x.grad)  # the same tensor each time: backward() adds into it in place
+    assert [t.item() for t in kept] == checks.kept_grads(3.0, 3) == [18.0, 18.0, 18.0]

@@ -3,11 +3,14 @@ show exactly what was passed."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import torch
 from torch import tensor  # noqa: F401  (the messages' tensor(...) is evaluated below)
 
 from graders.fresh import twin_run
 from graders.lesson01 import stopping_gradients as checks
+from reference.lesson01 import stopping_gradients as reference
 
 
 def _shown(text: str) -> torch.Tensor:
@@ -49,3 +52,26 @@ def test_twin_inputs_are_the_lessons_kind_and_shown_as_they_are() -> None:
         assert t.shape == (3,) and t.requires_grad and 5 <= t[0].item() <= 20
         assert (0.05 <= t[1:]).all() and (t[1:] <= 0.1).all() and t[1] >= t[2]
         assert torch.equal(_shown(losses.removeprefix("t = ")), t)
+
+
+def _rebound(params: list[torch.Tensor], lr: float) -> None:
+    with torch.no_grad():
+        for p in params:
+            p = p - lr * p.grad  # the mistake: a new tensor, the parameter untouched
+    for p in params:
+        p.grad.zero_()
+
+
+def _zeroed_first(params: list[torch.Tensor], lr: float) -> None:
+    with torch.no_grad():
+        for p in params:
+            p.grad.zero_()
+            p -= lr * p.grad
+
+
+def test_an_in_place_update_is_told_from_a_rebinding_one() -> None:
+    # Both leave the values as they were and the grads at zero; only the in-place one moves the version counter.
+    values, grads, lr = checks.lesson_step()
+    assert checks.changed_in_place(reference, values, grads, lr) == [True, True]
+    assert checks.changed_in_place(SimpleNamespace(sgd_step=_zeroed_first), values, grads, lr) == [True, True]
+    assert checks.changed_in_place(SimpleNamespace(sgd_step=_rebound), values, grads, lr) == [False, False]

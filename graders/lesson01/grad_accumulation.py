@@ -9,6 +9,7 @@ use other points, sizes, splits and float64.
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
 
 import torch
 
@@ -77,8 +78,16 @@ MODIFIED_W = Mistake(
     "Work on a leaf copy: leaf = w.detach().clone().requires_grad_(True), and return leaf.grad.detach().",
     COMPANION,
 )
-MISTAKES = [CLEARED_BETWEEN_CALLS, NOT_SCALED, MEAN_OF_MEANS, DIVIDED_TWICE, ZEROED_BETWEEN_MICRO_BATCHES,
-            MODIFIED_W]
+KEPT_GRAD_TENSOR = Mistake(
+    "the same .grad tensor kept, not its values",
+    "Every entry of your list shows the value x.grad has at the end: you kept x.grad itself, not the number it "
+    "held at that moment. backward() adds into that one tensor in place, so all your entries are the same "
+    "tensor, and after the last pass they all show the final sum.",
+    "Append x.grad.item(): a Python number, copied when you take it, that later backward passes cannot change.",
+    WORKED,
+)
+MISTAKES = [CLEARED_BETWEEN_CALLS, KEPT_GRAD_TENSOR, NOT_SCALED, MEAN_OF_MEANS, DIVIDED_TWICE,
+            ZEROED_BETWEEN_MICRO_BATCHES, MODIFIED_W]
 _BY_NAME = {mistake.name: mistake for mistake in MISTAKES}
 
 LESSON_DATA = ("w = torch.zeros(2), X = the worked example's 100 points with a column of ones (shape (100, 2)), "
@@ -146,6 +155,21 @@ def cleared_grads(x0: float, calls: int) -> list[float]:
     return [2 * x0] * calls
 
 
+@expected
+def kept_grads(x0: float, calls: int) -> list[float]:
+    """What the list shows when it holds x.grad itself: the final 2·x0·calls in every entry."""
+    return [2 * x0 * calls] * calls
+
+
+def _number_of(value: Any) -> float | None:
+    """A Python number, or the value of a one-element tensor (a kept x.grad); None for anything else."""
+    if type(value) in (int, float):
+        return float(value)
+    if type(value) is torch.Tensor and value.numel() == 1:
+        return float(value.detach().reshape(()))
+    return None
+
+
 def _weighted_gradient(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
     """The gradient of Σ weights_r · (x_r · w − y_r)²: every variant below is one choice of weights."""
     return 2 * X.T @ (weights * (X @ w - y))
@@ -194,6 +218,7 @@ def expect_grads(returned: Returned, reference: ModuleType, x0: float, calls: in
     __tracebackhide__ = True
     wanted = reference.repeated_backward_grads(x0, calls)
     cleared = cleared_grads(x0, calls)  # computed up front, so that it is recorded for replay too
+    kept = kept_grads(x0, calls)
     got = returned.value
     tolerance = EXERCISE.tolerance("float32")
     hint = "Record x.grad.item() after each y.backward(), without clearing x.grad."
@@ -211,6 +236,15 @@ def expect_grads(returned: Returned, reference: ModuleType, x0: float, calls: in
             fail(f"repeated_backward_grads: {problem}.", call=returned.call, got=describe(got),
                  expected=describe(wanted), mistake=CLEARED_BETWEEN_CALLS.name,
                  meaning=CLEARED_BETWEEN_CALLS.explanation, hint=cleared_hint, section=WORKED)
+        # Tensors or numbers, all equal to the last sum: the one x.grad tensor, kept instead of copied. When
+        # the last sum is the first (a single call) the values cannot tell this slip apart.
+        numbers = [_number_of(v) for v in got]
+        piled_up = number_problem(kept[0], wanted[0], rtol=tolerance, atol=tolerance) is not None
+        if piled_up and None not in numbers and all(
+                number_problem(v, k, rtol=tolerance, atol=tolerance) is None for v, k in zip(numbers, kept)):
+            fail(f"repeated_backward_grads: {problem}.", call=returned.call, got=describe(got),
+                 expected=describe(wanted), mistake=KEPT_GRAD_TENSOR.name, meaning=KEPT_GRAD_TENSOR.explanation,
+                 hint=KEPT_GRAD_TENSOR.hint, section=KEPT_GRAD_TENSOR.section)
         fail(f"repeated_backward_grads: {problem}.", call=returned.call, got=describe(got), expected=describe(wanted),
              hint=hint, section=WORKED)
 

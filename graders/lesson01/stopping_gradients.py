@@ -3,6 +3,8 @@
 Oracle: the reference run in this process on the same inputs. `sgd_step` returns
 nothing, so a driver builds parameters with real gradients in the worker, calls it and
 sends back the tensors it was given: their values, leaf flags and gradients afterwards.
+When a parameter keeps its old value, a second run tells from its version counter whether
+sgd_step never changed it in place (a rebound) or did, by a gradient zeroed too early.
 The trace tells whether predict's arithmetic ran with autograd on and where `.data` is used.
 Public checks use the lesson's fitted line, the worked example's first step and three of
 its losses; in their twin run, a fresh line and inputs, step and losses of the same kind.
@@ -71,6 +73,14 @@ UPDATE_OUTSIDE_NO_GRAD = Mistake(
     WORKED,
     error_pattern=r"a leaf Variable that requires grad is being used in an in-place operation",
 )
+ZEROED_BEFORE_UPDATE = Mistake(
+    "grads zeroed before the update",
+    "Your sgd_step cleared p.grad before using it: the update did change p in place, but by lr times a gradient "
+    "that was already zero, so every parameter came back with its old value. The training loop zeroes first "
+    "because its backward() comes after; inside the step the gradient is already there and must be used first.",
+    "Swap the two lines: first p -= lr * p.grad, then p.grad.zero_().",
+    ZEROING,
+)
 NUMPY_ON_TRACKED = Mistake(
     ".numpy() on a tracked tensor",
     "PyTorch says \"Can't call numpy() on Tensor that requires grad\": a NumPy array cannot hold the "
@@ -79,8 +89,16 @@ NUMPY_ON_TRACKED = Mistake(
     PITFALLS,
     error_pattern=r"Can't call numpy\(\) on Tensor that requires grad",
 )
-MISTAKES = [DATA_USED, NO_GRAD_MISSING_IN_PREDICT, REBOUND, GRADS_NOT_ZEROED, UPDATE_OUTSIDE_NO_GRAD,
-            NUMPY_ON_TRACKED]
+REQUIRES_GRAD_TURNED_OFF = Mistake(
+    "requires_grad turned off on the caller's tensor",
+    "t.requires_grad_(False) (like t.detach_()) changes the very tensor you were given, not a copy: after "
+    "to_numpy the caller's tensor no longer requires grad, so autograd stops tracking it. Had the caller passed "
+    "a weight, its training would get no more gradients for it.",
+    "Leave t as it is and cut a new tensor from the graph instead: return t.detach().cpu().numpy().",
+    TRIANGLE,
+)
+MISTAKES = [DATA_USED, NO_GRAD_MISSING_IN_PREDICT, REBOUND, ZEROED_BEFORE_UPDATE, GRADS_NOT_ZEROED,
+            UPDATE_OUTSIDE_NO_GRAD, NUMPY_ON_TRACKED, REQUIRES_GRAD_TURNED_OFF]
 
 # The lesson's fitted line (weight 2.965, bias -2.0) and five inputs in [-2, 2].
 LINE_TEXT = "weight = tensor([[2.965]]), bias = tensor([-2.0]), X = torch.linspace(-2, 2, 5).unsqueeze(1)"
@@ -161,15 +179,48 @@ def tolerance(t: torch.Tensor) -> dict[str, float]:
 
 # ---------------------------------------------------------------- sgd_step, in the worker and here
 
-def apply_step(module: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor], lr: float) -> list:
-    """Runs in the worker (and here on the reference): make leaves that require grad, give
-    each its gradient by a real backward(), call sgd_step, return the tensors it was given."""
+def _leaves_with_grads(values: list[torch.Tensor], grads: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Leaves that require grad, each given its gradient by a real backward()."""
     params = [value.detach().clone().requires_grad_(True) for value in values]
     for p, grad in zip(params, grads):
         (p * grad).sum().backward()  # d/dp of sum(p * g) is g
+    return params
+
+
+def apply_step(module: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor], lr: float) -> list:
+    """Runs in the worker (and here on the reference): call sgd_step on leaves with gradients,
+    return the tensors it was given."""
+    params = _leaves_with_grads(values, grads)
     given = list(params)  # sgd_step may rebind or replace the entries of its list
     module.sgd_step(params, lr)
     return given
+
+
+def changed_in_place(module: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor],
+                     lr: float) -> list[bool]:
+    """Runs in the worker: whether sgd_step changed each given tensor in place, whatever the values
+    it left (every in-place operation moves a tensor's version counter; making a new tensor does not)."""
+    params = _leaves_with_grads(values, grads)
+    versions = [p._version for p in params]
+    module.sgd_step(list(params), lr)
+    return [p._version != version for p, version in zip(params, versions)]
+
+
+def _unchanged_mistake(student: Student, returned: Returned, values: list, grads: list, lr: float,
+                       index: int) -> Mistake | None:
+    """Why params[index] kept its old value: rebound (never changed in place), or changed in place
+    by a gradient zeroed beforehand (its .grad is zero or None afterwards)."""
+    diagnosis = student.run(changed_in_place, values, grads, lr, shown_as=returned.call, allow_raise=True,
+                            runs="sgd_step")
+    flags = diagnosis.value
+    if diagnosis.error is not None or type(flags) is not list or len(flags) != len(values):
+        return None
+    if flags[index] is False:
+        return REBOUND
+    info = origin(returned.value[index])
+    if flags[index] is True and info is not None and (info.grad is None or not bool(info.grad.ne(0).any())):
+        return ZEROED_BEFORE_UPDATE
+    return None
 
 
 @expected
@@ -188,7 +239,8 @@ def _step(student: Student, values: list, grads: list, lr: float, shown_as: str,
     return returned
 
 
-def expect_updated(returned: Returned, reference: ModuleType, values: list, grads: list, lr: float) -> None:
+def expect_updated(student: Student, returned: Returned, reference: ModuleType, values: list, grads: list,
+                   lr: float) -> None:
     """Each given tensor now holds p - lr * p.grad and is still a leaf that requires grad."""
     __tracebackhide__ = True
     for index, (got, want, before) in enumerate(zip(returned.value, stepped_values(reference, values, grads, lr),
@@ -204,9 +256,14 @@ def expect_updated(returned: Returned, reference: ModuleType, values: list, grad
         if problem is None:
             continue
         if not before.equal(want) and tensor_problem(got, before, rtol=0, atol=0, requires_grad=None) is None:
-            fail(f"sgd_step: {name} still holds its old value after the step.", call=returned.call,
-                 got=describe(got), expected=describe(want), mistake=REBOUND.name, meaning=REBOUND.explanation,
-                 hint=REBOUND.hint, section=REBOUND.section)
+            summary = f"sgd_step: {name} still holds its old value after the step."
+            mistake = _unchanged_mistake(student, returned, values, grads, lr, index)
+            if mistake is not None:
+                fail(summary, call=returned.call, got=describe(got), expected=describe(want), mistake=mistake.name,
+                     meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+            fail(summary, call=returned.call, got=describe(got), expected=describe(want),
+                 hint="The update is p -= lr * p.grad for every p in params, with p.grad zeroed only afterwards.",
+                 section=TRIANGLE)
         fail(f"sgd_step: {problem}.", call=returned.call, got=describe(got), expected=describe(want),
              hint="The update is p -= lr * p.grad for every p in params.", section=TRIANGLE)
 
@@ -257,14 +314,15 @@ def test_predict_records_no_graph(student: Student, reference: ModuleType) -> No
 @check
 def test_sgd_step_updates_in_place(student: Student, reference: ModuleType) -> None:
     values, grads, lr = lesson_step()
-    expect_updated(_step(student, values, grads, lr, step_text(values, grads, lr)), reference, values, grads, lr)
+    expect_updated(student, _step(student, values, grads, lr, step_text(values, grads, lr)), reference, values,
+                   grads, lr)
 
 
 @check
 def test_sgd_step_zeroes_grads(student: Student, reference: ModuleType) -> None:
     values, grads, lr = lesson_step()
     returned = _step(student, values, grads, lr, step_text(values, grads, lr))
-    expect_updated(returned, reference, values, grads, lr)  # zeroed gradients of a wrong step earn nothing
+    expect_updated(student, returned, reference, values, grads, lr)  # zeroed gradients of a wrong step earn nothing
     for index, (p, grad) in enumerate(zip(returned.value, grads)):
         info = origin(p)
         left = info.grad if info is not None else None
@@ -291,7 +349,7 @@ def test_no_data_attribute(student: Student, reference: ModuleType) -> None:
     # Only a function that gives the right answer is credited for avoiding .data (code that
     # avoids it by doing nothing earns nothing), and a slip in one costs the others nothing.
     expectations = [lambda: expect_predicted(calls[0], reference, weight, bias, X),
-                    lambda: expect_updated(calls[1], reference, values, grads, lr),
+                    lambda: expect_updated(student, calls[1], reference, values, grads, lr),
                     lambda: expect_array(calls[2], reference.to_numpy(t))]
     right, first_failure = [], None
     for returned, expectation in zip(calls, expectations):
@@ -340,9 +398,10 @@ def test_to_numpy_values(student: Student, reference: ModuleType) -> None:
     after = returned.args[0] if returned.args else None
     info = origin(after) if type(after) is torch.Tensor else None
     if info is not None and not info.requires_grad:
+        mistake = REQUIRES_GRAD_TURNED_OFF
         fail("to_numpy switched off requires_grad on the tensor it was given.", call=returned.call,
-             meaning="The caller's tensor should be left as it was; detach() makes a new tensor instead.",
-             hint="Use t.detach(), not t.requires_grad_(False) or t.detach_().", section=TRIANGLE)
+             changed=f"t after the call: {describe(after)}, requires_grad=False", mistake=mistake.name,
+             meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
 
 
 # ---------------------------------------------------------------- hidden checks
@@ -363,7 +422,7 @@ def test_float64_other_shapes(student: Student, reference: ModuleType) -> None:
     values, grads = [draw(2, 3), draw(2), draw(4, 1, 2)], [draw(2, 3), draw(2), draw(4, 1, 2)]
     stepped = _step(student, values, grads, 0.03, "sgd_step(params, lr=0.03) with three float64 parameters of "
                     "shapes (2, 3), (2,) and (4, 1, 2)")
-    expect_updated(stepped, reference, values, grads, 0.03)
+    expect_updated(student, stepped, reference, values, grads, 0.03)
 
     for t, text in ((draw(3, 4).requires_grad_(True), "a float64 (3, 4) tensor that requires grad"),
                     (torch.arange(6).reshape(2, 3), "t = torch.arange(6).reshape(2, 3), int64")):
