@@ -100,8 +100,27 @@ NONZERO_START = Mistake(
     "Create each parameter as a = torch.zeros(1, requires_grad=True), and the same for b and c.",
     WORKED_EXAMPLE + ', which starts "from zero"',
 )
+ONE_STEP_SHORT = Mistake(
+    "one step too few (loop off by one)",
+    "Your (a, b, c) are exactly where gradient descent is after steps − 1 updates, one fewer than asked: a loop "
+    "such as range(1, steps) or range(steps - 1) runs steps − 1 times. The last update is missing, so the "
+    "coefficients stop one step short on their way to the best fit: far off on short runs, where every step "
+    "moves them a lot, and hardly at all once they have settled.",
+    "Loop with `for _ in range(steps):`, which runs exactly `steps` times, one update each.",
+    WORKED_EXAMPLE + ", whose loop `for step in range(101)` makes 101 updates",
+)
+LESSON_NOISE = 0.3  # make_quadratic_data's default, the lesson's noise
+NOISE_IGNORED = Mistake(
+    "noise argument ignored",
+    "Your y is exactly the recipe's with the lesson's noise, 0.3, whatever noise it was given: the noise term "
+    "uses the number 0.3 written in the function instead of the noise argument. Called with another noise, the "
+    "points should scatter around the parabola by that much, more or less than the lesson's.",
+    "Write the last line of the recipe with the function's own argument: y = 0.5 * X**2 - X + 1 + noise * "
+    "torch.randn(n, 1).",
+    TRY_IT,
+)
 MISTAKES = [GRADIENTS_NOT_ZEROED, SHAPE_BROADCAST, SIGN_ERROR, RATE_TOO_HIGH, NO_REQUIRES_GRAD, CLOSED_FORM,
-            NONZERO_START]
+            NONZERO_START, ONE_STEP_SHORT, NOISE_IGNORED]
 
 # The wrong variants of gradient descent whose final (a, b, c) a failing answer is compared
 # with. A run that blew up (nan, inf) matches nothing here: every blow-up looks alike, so
@@ -111,6 +130,7 @@ _VARIANTS: list[tuple[Mistake, dict[str, Any]]] = [
     (SHAPE_BROADCAST, {"flat_target": True}),
     (SIGN_ERROR, {"ascent": True}),
     (NONZERO_START, {"start": 1.0}),  # torch.ones: the start a beginner writes when not zeros
+    (ONE_STEP_SHORT, {"loop_from": 1}),  # range(1, steps): steps − 1 updates
 ]
 
 LESSON_DATA = "X, y = make_quadratic_data() (100 points, seed 0, noise 0.3)"
@@ -128,7 +148,7 @@ BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
 
 
 def _lesson_arguments() -> dict[str, Any]:
-    return {"n": 100, "seed": EXERCISE.seed("lesson"), "noise": 0.3}
+    return {"n": 100, "seed": EXERCISE.seed("lesson"), "noise": LESSON_NOISE}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,12 +167,13 @@ class Fit:
 
 
 def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zero_grads: bool = True,
-             flat_target: bool = False, ascent: bool = False, start: float = 0.0) -> tuple[float, float, float]:
+             flat_target: bool = False, ascent: bool = False, start: float = 0.0,
+             loop_from: int = 0) -> tuple[float, float, float]:
     """Gradient descent on a, b, c, optionally with one of the catalogued mistakes built in."""
     target = y.reshape(-1) if flat_target else y
     lr = -lr if ascent else lr  # p -= (−lr)·g is bit for bit p += lr·g
     a, b, c = (torch.full((1,), start, requires_grad=True) for _ in range(3))
-    for _ in range(steps):
+    for _ in range(loop_from, steps):
         loss = ((a * X**2 + b * X + c - target) ** 2).mean()
         if not torch.isfinite(loss):  # blown up: the rest of the run is nan anyway
             return (math.nan, math.nan, math.nan)
@@ -238,12 +259,23 @@ def _variant_mistake(got: Any, variants: list[tuple[float, float, float]],
     and neither does a start other than zero once that run has caught up with the right one (after
     enough steps both reach the least-squares fit, and so does any answer near it)."""
     close, limit = EXERCISE.tolerance("mistake_match"), EXERCISE.tolerance("diverged")
+    exact = EXERCISE.tolerance("reference")
 
     def near(values: Any, target: Any) -> bool:
         return all(abs(v - w) <= close * (1 + abs(w)) for v, w in zip(values, target))
 
+    def equal(values: Any, target: Any) -> bool:
+        return all(abs(v - w) <= exact for v, w in zip(values, target))
+
     for (mistake, _), wrong in zip(_VARIANTS, variants):
         if mistake is NONZERO_START and near(wrong, right):
+            continue
+        if mistake is ONE_STEP_SHORT:
+            # One update less, or one more, ends within `close` of the right run once descent has slowed down
+            # (60 steps on the lesson's data): this one is named only for an answer that equals it as a right
+            # answer must equal the reference's, and only where it is not that close to the right run itself.
+            if not equal(wrong, right) and equal(got, wrong):
+                return mistake
             continue
         if not _blew_up(wrong, limit) and near(got, wrong):
             return mistake
@@ -324,7 +356,10 @@ FLAT_Y_HINT = ("Keep y of shape (n, 1), here ({n}, 1): draw the noise as torch.r
                "and do not flatten, squeeze or reshape y.")
 
 
-def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], flat_y: torch.Tensor) -> None:
+def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], flat_y: torch.Tensor,
+                 lesson_noise_y: torch.Tensor | None = None) -> None:
+    """X and y equal the reference's; a wrong y is named when it is the flat-noise table, or (given
+    `lesson_noise_y`, for a call with another noise) the reference's y with the lesson's noise."""
     __tracebackhide__ = True
     value = returned.value
     if type(value) not in (tuple, list) or len(value) != 2:
@@ -333,10 +368,12 @@ def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], fl
              section=TRY_IT)
     tolerance, n = EXERCISE.tolerance("data"), len(want[1])
     y_flat = type(value[1]) is torch.Tensor and tuple(value[1].shape) in ((n,), (n, n))
+    y_suspects = [Suspect(SHAPE_BROADCAST, flat_y)]
+    if lesson_noise_y is not None:
+        y_suspects.append(Suspect(NOISE_IGNORED, lesson_noise_y))
     for name, got, target, suspects, hint in (
             ("X", value[0], want[0], (), RECIPE_HINT),
-            ("y", value[1], want[1], (Suspect(SHAPE_BROADCAST, flat_y),),
-             FLAT_Y_HINT.format(n=n) if y_flat else RECIPE_HINT)):
+            ("y", value[1], want[1], y_suspects, FLAT_Y_HINT.format(n=n) if y_flat else RECIPE_HINT)):
         expect_tensor(dataclasses.replace(returned, value=got), target, rtol=tolerance, atol=tolerance,
                       requires_grad=False, what=name, suspects=suspects, hint=hint, section=TRY_IT)
 
@@ -431,7 +468,10 @@ def test_make_quadratic_data_with_other_arguments(student: Student, reference: M
     arguments = {**OTHER_DATA_ARGUMENTS, "seed": EXERCISE.seed("other_data")}
     shown = "make_quadratic_data(" + ", ".join(f"{k}={v}" for k, v in arguments.items()) + ")"
     returned = student.call("make_quadratic_data", shown_as=shown, **arguments)
-    _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments))
+    # The same call with the lesson's noise: what a recipe with 0.3 written in place of `noise` gives.
+    _, lesson_noise_y = reference.make_quadratic_data(**{**arguments, "noise": LESSON_NOISE})
+    _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments),
+                 lesson_noise_y)
 
 
 @check

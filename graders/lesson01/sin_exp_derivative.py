@@ -86,8 +86,26 @@ F_NOT_DIFFERENTIATED = Mistake(
     "return leaf.grad.",
     AUTOGRAD,
 )
+MEAN_NOT_SUM = Mistake(
+    "mean instead of sum before backward",
+    "Your derivative is the right one divided by the number of values in x (1/50 of it on the lesson's 50 "
+    "points): f(leaf).mean() is the sum of the outputs divided by that number, so backward() gives each point "
+    "its derivative divided by it too. With .sum(), each output counts once and the gradient is the "
+    "derivative itself.",
+    "Reduce f's output with .sum() before backward(): f(leaf).sum().backward().",
+    TRY_IT + ' ("sum the output, then call backward()")',
+)
+LESSON_N, LESSON_START, LESSON_END = 50, 0.0, 5.0  # the lesson's grid, max_abs_difference's defaults
+GRID_ARGUMENTS_IGNORED = Mistake(
+    "n, start and end arguments ignored",
+    "Your max_abs_difference measures the gap on the lesson's grid, torch.linspace(0, 5, 50), whatever n, start "
+    "and end it is given: the grid is written out in the function instead of built from its arguments, so "
+    "asking for another grid still gives the lesson's answer.",
+    "Build the grid from the arguments: x = torch.linspace(start, end, n).",
+    TRY_IT,
+)
 MISTAKES = [PRODUCT_RULE_MISSED, SIGN_ERROR, ACCUMULATED_TWICE, NON_SCALAR_BACKWARD, STILL_REQUIRES_GRAD,
-            MODIFIED_INPUT, F_NOT_DIFFERENTIATED]
+            MODIFIED_INPUT, F_NOT_DIFFERENTIATED, MEAN_NOT_SUM, GRID_ARGUMENTS_IGNORED]
 
 LESSON_GRID = "x = torch.linspace(0, 5, 50)"
 BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
@@ -112,7 +130,7 @@ def difference_call() -> tuple[dict[str, float], torch.Tensor, str]:
     """max_abs_difference's arguments, the grid they stand for, and the call as messages show it:
     the defaults (the lesson's grid), or fresh ones in a twin run."""
     if not twin():
-        return {}, torch.linspace(0, 5, 50), "max_abs_difference()"
+        return {}, torch.linspace(LESSON_START, LESSON_END, LESSON_N), "max_abs_difference()"
     draw = twin_random()
     n, start = draw.randint(20, 80), round(draw.uniform(-1.0, 1.0), 2)
     end = round(start + draw.uniform(3.0, 6.0), 2)
@@ -153,6 +171,12 @@ def suspects(x: torch.Tensor) -> list[Suspect]:
     return [Suspect(PRODUCT_RULE_MISSED, missed), Suspect(SIGN_ERROR, sign)]
 
 
+def scaled_mistakes(x: torch.Tensor) -> dict[float, Mistake]:
+    """The mistakes that give a known multiple of the right derivative on x."""
+    # A mean over one point is the sum: nothing to tell apart.
+    return {2.0: ACCUMULATED_TWICE, **({1 / x.numel(): MEAN_NOT_SUM} if x.numel() > 1 else {})}
+
+
 def tolerance(x: torch.Tensor) -> dict[str, float]:
     value = EXERCISE.tolerance("float64" if x.dtype == torch.float64 else "float32")
     return {"rtol": value, "atol": value}
@@ -161,7 +185,7 @@ def tolerance(x: torch.Tensor) -> dict[str, float]:
 def expect_derivative(returned: Returned, reference: ModuleType, x: torch.Tensor) -> None:
     __tracebackhide__ = True
     expect_tensor(returned, autograd_truth(reference, x), **tolerance(x), requires_grad=None,
-                  suspects=suspects(x), scaled={2.0: ACCUMULATED_TWICE}, section=TRY_IT,
+                  suspects=suspects(x), scaled=scaled_mistakes(x), section=TRY_IT,
                   hint="Compare your result with e^(−x)·(cos x − sin x) at x = 0, where it is 1.")
 
 
@@ -378,7 +402,7 @@ def test_derivatives_near_stationary_points(student: Student, reference: ModuleT
         truth = autograd_truth(reference, x)
         # Near a zero of the derivative, relative error means nothing: compare absolutely.
         expect_tensor(returned, truth, rtol=0, atol=EXERCISE.tolerance("float64"),
-                      requires_grad=None, suspects=suspects(x), scaled={2.0: ACCUMULATED_TWICE}, section=TRY_IT,
+                      requires_grad=None, suspects=suspects(x), scaled=scaled_mistakes(x), section=TRY_IT,
                       hint="The derivative is zero where cos x = sin x: at π/4 and 5π/4.")
 
 
@@ -416,5 +440,7 @@ def test_max_abs_difference_on_other_grids(student: Student) -> None:
                                         "returning sin(3x) and analytic_derivative returning 0")
         hint = ("Build the grid from n, start and end, call your two derivative functions on it, "
                 "and return the largest absolute difference." if type(returned.value) in (int, float) else ITEM_HINT)
+        # A grid written out as the lesson's gives its gap there, whatever the arguments.
+        ignored = Suspect(GRID_ARGUMENTS_IGNORED, sin_3x_gap(LESSON_N, LESSON_START, LESSON_END))
         expect_number(returned, sin_3x_gap(n, start, end), rtol=1e-6, atol=1e-6, section=TRY_IT,
-                      what="the largest difference", hint=hint)
+                      what="the largest difference", hint=hint, suspects=[ignored])
