@@ -277,7 +277,7 @@ FINITE_DIFFERENCES = Exercise(
               "the caller's x is untouched"),
         Check("relative_error_on_fixed_cases", 1, "relative_error on four fixed pairs, zeros and tiny values included"),
         Check("gradient_check_is_small_for_smooth_functions", 1, "gradient_check of the three fixed functions at a "
-              "float32 point is below 1e-7"),
+              "float32 point (and of one at a float64 point) is below 1e-7, and the caller's x is untouched"),
         Check("numerical_gradient_on_fresh_functions", 1, "fresh coefficients, sizes 3 and 8 in float64, size 6 in "
               "float32 with h = 1e-2", hidden=True),
         Check("gradient_check_catches_a_wrong_backward", 0.5, "gradient_check measures the gap of an autograd "
@@ -352,7 +352,8 @@ LEARNING_RATE = Exercise(
         Check("lr_1_1_diverges", 1, "at lr 1.1 the loss grows about fourfold each step, as the reference's does"),
         Check("steps_to_reach_finds_first_step", 0.75, "steps_to_reach gives the first step strictly below the target, "
               "or None"),
-        Check("diverged_spots_blow_ups", 0.75, "diverged is True for growing, inf or nan losses and False otherwise"),
+        Check("diverged_spots_blow_ups", 0.75, "diverged is True for inf or nan losses, or any loss past the first, "
+              "and False otherwise (a loss equal to the first, an empty list)"),
         Check("max_stable_learning_rate_on_lesson_data", 1, "2 / λ_max of the MSE's Hessian on the lesson's X: 0.7201"),
         Check("make_line_data_other_seeds", 0.5, "make_line_data follows n and seed", hidden=True),
         Check("train_line_on_fresh_data", 1.5, "train_line on other lines, sizes, rates and float64 data", hidden=True),

@@ -24,6 +24,7 @@ from graders.expect import expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
 from graders.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
 from graders.recording import expected
+from graders.sandbox import origin
 from graders.student import Returned, Student
 
 check = checks_for("lesson01", EXERCISE.slug)
@@ -86,8 +87,16 @@ MEAN_OF_GAPS = Mistake(
     "End with .max().item() instead of .mean().item().",
     WHY,
 )
+X_MADE_A_LEAF = Mistake(
+    "gradient_check made the caller's x require grad",
+    "After your gradient_check returned, the caller's x required grad and held a .grad. When x is already "
+    "float64, x.to(torch.float64) (or x.double()) is not a copy: it returns x itself, so requires_grad_(True) "
+    "switched on tracking for the caller's own tensor, and backward() wrote the gradient into its .grad.",
+    "Make the leaf from a copy: leaf = x.detach().to(torch.float64).clone().requires_grad_(True).",
+    '"The Four Autograd Patterns" in the companion text (requires_grad=True turns on tracking)',
+)
 MISTAKES = [FORWARD_DIFFERENCES, DIVIDED_BY_H, MODIFIED_X, FLOAT32_CHECK, ALL_AT_ONCE, DETACH_SHARES_MEMORY,
-            MEAN_OF_GAPS]
+            MEAN_OF_GAPS, X_MADE_A_LEAF]
 
 FORMULAS = {
     "sum_sin": "f(x) = torch.sin(a * x).sum()",
@@ -363,6 +372,7 @@ def expect_small_gradient_check(returned: Returned, spec: dict, x: Tensor) -> No
     evidence = estimate_evidence(spec, x64, EXERCISE.tolerance("default_step"))
     problem = number_problem(error, 0.0, rtol=0, atol=limit, what="the relative error")
     if problem is None and error >= 0:
+        expect_x_untouched(returned, x)
         return
     if problem is not None and "should be" not in problem:  # a number, only too large: say the range, not 0.0
         problem = f"the relative error is {describe(error)}; expected a float below {limit:g}"
@@ -381,13 +391,30 @@ def expect_small_gradient_check(returned: Returned, spec: dict, x: Tensor) -> No
          section=WHY)
 
 
+def expect_x_untouched(returned: Returned, x: Tensor) -> None:
+    """gradient_check left the caller's x as it was; an x that now requires grad names its mistake."""
+    __tracebackhide__ = True
+    after = returned.value["x_after"]
+    if not argument_changed(x, after):
+        return
+    info = origin(after) if type(after) is Tensor else None
+    if info is None or not (info.requires_grad or info.grad is not None):
+        fail_with_mistake(returned, "gradient_check changed the x it was given.", MODIFIED_X, after)
+    held = "" if info.grad is None else f", and its .grad holds {describe(info.grad, 5)}"
+    fail("gradient_check made the x it was given require grad.", call=returned.call,
+         got=f"x after the call: {describe(after, 5)}{held}", expected="x as it was: not requiring grad, no .grad",
+         mistake=X_MADE_A_LEAF.name, meaning=X_MADE_A_LEAF.explanation, hint=X_MADE_A_LEAF.hint,
+         section=X_MADE_A_LEAF.section)
+
+
 @check
 def test_gradient_check_is_small_for_smooth_functions(student: Student) -> None:
-    for spec, x in public_cases():
-        x32 = x.to(torch.float32)
-        returned = student.run(run_gradient_check, spec, x32, runs="gradient_check",
-                                   shown_as=shown("gradient_check", spec, x32))
-        expect_small_gradient_check(returned, spec, x32)
+    cases = [(spec, x.to(torch.float32)) for spec, x in public_cases()]
+    cases.append(public_cases()[0])  # float64 too: then x.to(torch.float64) is x itself, and x must stay untouched
+    for spec, x in cases:
+        returned = student.run(run_gradient_check, spec, x, runs="gradient_check",
+                               shown_as=shown("gradient_check", spec, x))
+        expect_small_gradient_check(returned, spec, x)
 
 
 # ---------------------------------------------------------------- hidden checks
@@ -418,6 +445,7 @@ def test_gradient_check_catches_a_wrong_backward(student: Student) -> None:
     tol, target = EXERCISE.tolerance("wrong_backward_error"), wrong_backward_error(spec, x)
     evidence = estimate_evidence({"kind": "sum_sin", "a": spec["a"]}, x, EXERCISE.tolerance("default_step"))
     if number_problem(error, target, rtol=tol, atol=tol) is None:
+        expect_x_untouched(returned, x)
         return
     mistake = estimate_mistake(returned.value["estimate"], x, returned.value["x64_after"], evidence)
     if mistake is not None:

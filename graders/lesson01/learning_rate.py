@@ -145,6 +145,22 @@ STEPS_FROM_ONE = Mistake(
     "target.",
     TRY_IT,
 )
+LAST_LOSS_ONLY = Mistake(
+    "only the last loss compared with the first",
+    "Your answer is what comparing only the last loss with the first gives. In these losses a middle one grew "
+    "past the first and the last came back below it, so losses[-1] > losses[0] is False although the run did "
+    "blow up on the way. The docstring asks whether some loss, any of them, grew past the first.",
+    "Compare every loss with the first: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
+    TRY_IT,
+)
+EMPTY_LOSSES = Mistake(
+    "losses[0] read from an empty list",
+    "diverged([]) raised IndexError: your code reads losses[0] before it knows that there is a first loss. "
+    "An empty run has not blown up, and the docstring asks for False.",
+    "Start with `if not losses: return False`, or read losses[0] only inside the any(... for loss in losses), "
+    "which never runs for an empty list.",
+    TRY_IT,
+)  # recognised in diverged's check only: an IndexError elsewhere has other causes
 LESSON_LR = 0.1  # the worked example's rate
 LR_IGNORED = Mistake(
     "lr argument ignored",
@@ -156,7 +172,7 @@ LR_IGNORED = Mistake(
 )
 MISTAKES = [GRADIENTS_NOT_ZEROED, ONE_GRADIENT_ZEROED, SUM_FOR_MEAN, MISSING_FACTOR_2, SIGN_ERROR, LOSS_AFTER_UPDATE,
             LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS, HESSIAN_MISSING_FACTOR_2, HESSIAN_SUMS,
-            STEPS_FROM_ONE, LR_IGNORED, FLAT_TARGET]
+            STEPS_FROM_ONE, LR_IGNORED, FLAT_TARGET, LAST_LOSS_ONLY, EMPTY_LOSSES]
 
 LESSON_DATA = "X, y = make_line_data(), the lesson's 100 points"
 FRESH_DATA = "X, y = make_line_data(100, seed={seed}): the lesson's line with other noise"
@@ -446,11 +462,31 @@ def test_diverged_spots_blow_ups(student: Student, reference: ModuleType) -> Non
     falling = _falling_losses()
     cases += [(reference.train_line(X, y, 1.1, 60)[0], "train_line(X, y, lr=1.1, steps=60), which reaches inf"),
               ([falling[0], falling[1], math.nan], "a loss that became nan"),
-              (falling[::-1], "losses that grow"), (falling, "losses that fall")]
+              (falling[::-1], "losses that grow"), (falling, "losses that fall"),
+              ([falling[0], falling[0] + 1.0, falling[2]], "a middle loss that grew past the first, then fell"),
+              ([falling[0], falling[1], falling[0]], "a loss back at the first, not past it")]
+    hint = ("A run diverged if a loss is inf or nan (math.isfinite) or larger than the first; a loss equal to "
+            "the first does not count.")
     for losses, text in cases:
         returned = student.call("diverged", losses, shown_as=f"diverged(losses) with {text}: {describe(losses)}")
-        _expect_exactly(returned, reference.diverged(losses),
-                        hint="A run diverged if a loss is inf or nan (math.isfinite) or larger than the first.")
+        _expect_exactly(returned, reference.diverged(losses), hint=hint,
+                        suspects=[Suspect(LAST_LOSS_ONLY, last_loss_only(losses))])
+    shown = "diverged(losses) with an empty list: []"
+    returned = student.call("diverged", [], shown_as=shown, allow_raise=True)
+    if returned.error is not None and returned.error.type == "IndexError":
+        error = returned.error
+        fail(f"diverged raised {error.type}.", call=shown, got=f"{error.type}: {error.message}",
+             mistake=EMPTY_LOSSES.name, meaning=EMPTY_LOSSES.explanation, hint=EMPTY_LOSSES.hint,
+             section=EMPTY_LOSSES.section)
+    if returned.error is not None:
+        returned = student.call("diverged", [], shown_as=shown)  # fails as usual, with the error
+    _expect_exactly(returned, reference.diverged([]), hint=hint)
+
+
+@expected
+def last_loss_only(losses: list[float]) -> bool:
+    """What diverged gives when it compares only the last loss with the first."""
+    return any(not math.isfinite(loss) for loss in losses) or losses[-1] > losses[0]
 
 
 def _lesson_loss_lists(reference: ModuleType) -> list[tuple[list[float], str]]:

@@ -1,5 +1,5 @@
 # mistake: left x modified
-# fails: numerical_gradient_matches_autograd, numerical_gradient_leaves_x_unchanged, gradient_check_is_small_for_smooth_functions, numerical_gradient_on_fresh_functions, numerical_gradient_calls_f_twice_per_coordinate
+# fails: numerical_gradient_matches_autograd, numerical_gradient_leaves_x_unchanged, gradient_check_is_small_for_smooth_functions, numerical_gradient_on_fresh_functions, numerical_gradient_calls_f_twice_per_coordinate, gradient_check_catches_a_wrong_backward
 
 import torch
 from torch import Tensor
