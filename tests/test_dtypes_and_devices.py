@@ -78,7 +78,7 @@ def test_a_twin_run_gives_fresh_arrays_and_batches_of_the_lessons_kind_and_shows
     for (text, a), published in zip(fresh.items(), lesson):
         assert a.dtype == published.dtype and a.shape == published.shape and not np.array_equal(a, published)
         assert np.array_equal(eval(text.removeprefix("a = ").removesuffix(" (labels read from a text file)")), a)
-    labels = np.concatenate(list(fresh.values())[2:])
+    labels = np.concatenate(list(fresh.values())[len(checks.FEATURE_ARRAYS):])
     assert set(labels) <= {0, 1, 2}  # class indices in the lesson's range, whole numbers in the float array too
     assert fresh_batch.keys() == batch.keys() and fresh_batch["names"] != batch["names"]
     for key in ("features", "labels"):

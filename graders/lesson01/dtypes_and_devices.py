@@ -93,12 +93,30 @@ CHANGED_BATCH = Mistake(
     "Leave batch as it is and build a new dict: return {key: ... for key, value in batch.items()}.",
     DEVICES,
 )
+INTEGER_FEATURES = Mistake(
+    "integer array left integer",
+    "Your features have the right values but an integer dtype: you cast only float64 arrays, and an array "
+    "of whole numbers converts to an integer tensor, since conversion keeps the array's dtype. A model's "
+    "float32 weights cannot be multiplied with it.",
+    "Cast every array, whatever its dtype: torch.from_numpy(a).float().",
+    PITFALLS,
+)
+NON_TENSORS_DROPPED = Mistake(
+    "values that are not tensors dropped",
+    "Your dict holds only the tensors of the batch: the keys whose values are not tensors (a list of names, "
+    "a number, None) are missing. A comprehension with `if isinstance(value, torch.Tensor)` at its end leaves "
+    "those entries out instead of keeping them.",
+    "Keep every key and choose the value per entry: {key: value.to(device) if isinstance(value, torch.Tensor) "
+    "else value for key, value in batch.items()}.",
+    DEVICES,
+)
 MISTAKES = [FLOAT64_KEPT, FLOAT_LABELS, INT32_LABELS, WRONG_BACKEND_ORDER, DEVICE_NAME, MOVED_NON_TENSOR,
-            CHANGED_BATCH]
+            CHANGED_BATCH, INTEGER_FEATURES, NON_TENSORS_DROPPED]
 
 FEATURE_ARRAYS = {  # the lesson's NumPy round trip, and its 2×3 example tensor as an array
     "a = np.array([0.5, 1.5, 2.5])": lambda: np.array([0.5, 1.5, 2.5]),
     "a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])": lambda: np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]),
+    "a = np.arange(6) (whole numbers, int64)": lambda: np.arange(6),  # the lesson's torch.arange(6), from NumPy
 }
 LABEL_ARRAYS = {
     "a = np.array([0, 2, 1, 1, 0])": lambda: np.array([0, 2, 1, 1, 0]),
@@ -111,14 +129,15 @@ LESSON_BATCH = ('batch = {"features": torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 
 
 
 def feature_arrays() -> dict[str, np.ndarray]:
-    """The lesson's arrays by how messages show them; in a public check's twin run, fresh float64
-    arrays of the same shapes and ranges."""
+    """The lesson's arrays by how messages show them; in a public check's twin run, fresh arrays of
+    the same shapes, dtypes and ranges."""
     if not twin():
         return {text: make() for text, make in FEATURE_ARRAYS.items()}
     generator = twin_generator()
     # Two decimals, so that messages can show each array exactly as np.array would make it.
     arrays = [np.round(torch.rand(shape, generator=generator, dtype=torch.float64).numpy() * (high - low) + low, 2)
               for shape, low, high in (((3,), 0.5, 2.5), ((2, 3), 1.0, 6.0))]
+    arrays.append(torch.randint(0, 10, (6,), generator=generator).numpy())
     return {_array_text(a): a for a in arrays}
 
 
@@ -282,7 +301,8 @@ def _fail_named(returned: Returned, summary: str, mistake: Mistake, got: str, wa
 
 def expect_features(returned: Returned, reference: ModuleType, a: np.ndarray) -> None:
     __tracebackhide__ = True
-    suspects = [Suspect(FLOAT64_KEPT, kept_dtype(a))] if a.dtype == np.float64 else []
+    suspects = ([Suspect(FLOAT64_KEPT, kept_dtype(a))] if a.dtype == np.float64 else
+                [Suspect(INTEGER_FEATURES, kept_dtype(a))] if np.issubdtype(a.dtype, np.integer) else [])
     expect_tensor(returned, reference.to_features(a), rtol=0, atol=EXERCISE.tolerance("values"),
                   requires_grad=None, suspects=suspects, section=PITFALLS,
                   hint="Convert, then cast to float32: torch.from_numpy(a).float().")
@@ -303,7 +323,7 @@ def expect_batch(returned: Returned, expected_batch: dict) -> None:
     if type(got) is not dict:
         fail("move_batch must return a dict.", call=returned.call, got=describe(got),
              hint="Build a new dict: {key: ... for key, value in batch.items()}.", section=DEVICES)
-    _expect_keys(returned, set(got), set(expected_batch))
+    _expect_keys(returned, set(got), expected_batch)
     for key, want in expected_batch.items():
         if type(want) is torch.Tensor:
             expect_tensor(replace(returned, value=got[key]), want, rtol=0, atol=EXERCISE.tolerance("values"),
@@ -322,7 +342,7 @@ def expect_layout(returned: Returned, expected_batch: dict, device: str) -> None
     if type(got) is str:
         fail(f"move_batch must return a dict, not {got}.", call=returned.call,
              hint="Build a new dict: {key: ... for key, value in batch.items()}.", section=DEVICES)
-    _expect_keys(returned, set(got), set(expected_batch))
+    _expect_keys(returned, set(got), expected_batch)
     for key, want in expected_batch.items():
         if type(want) is not torch.Tensor:
             continue  # values that are not tensors are compared on the CPU call, where they come back whole
@@ -363,12 +383,18 @@ def _slot_text(slot: tuple) -> str:
     return f"{'an' if name.startswith('int') else 'a'} {name} tensor of shape {shape} on {device}"
 
 
-def _expect_keys(returned: Returned, got: set, want: set) -> None:
+def _expect_keys(returned: Returned, got: set, expected_batch: dict) -> None:
     __tracebackhide__ = True
-    if got != want:
-        fail("move_batch must return the batch's keys, no more and no fewer.", call=returned.call,
-             got=f"keys {sorted(map(str, got))}", expected=f"keys {sorted(map(str, want))}",
-             hint="Keep every key, the ones whose values are not tensors too.", section=DEVICES)
+    want = set(expected_batch)
+    if got == want:
+        return
+    tensor_keys = {key for key, value in expected_batch.items() if type(value) is torch.Tensor}
+    if got == tensor_keys:  # a comprehension that filters by type
+        _fail_named(returned, "move_batch must return the batch's keys, no more and no fewer.", NON_TENSORS_DROPPED,
+                    f"keys {sorted(map(str, got))}", f"keys {sorted(map(str, want))}")
+    fail("move_batch must return the batch's keys, no more and no fewer.", call=returned.call,
+         got=f"keys {sorted(map(str, got))}", expected=f"keys {sorted(map(str, want))}",
+         hint="Keep every key, the ones whose values are not tensors too.", section=DEVICES)
 
 
 def expect_moves(student: Student, reference: ModuleType, batch: dict, text: str) -> None:
