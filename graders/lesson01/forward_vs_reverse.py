@@ -115,8 +115,17 @@ SKIPPED_COORDINATE = Mistake(
     "Loop over all n coordinates: for i in range(x.numel()) (or over the rows of torch.eye(n)).",
     MODES,
 )
+UNKNOWN_MODE_AS_REVERSE = Mistake(
+    "unknown mode taken as reverse",
+    'For a mode that is neither "forward" nor "reverse", your passes_needed returned n_outputs as if it were '
+    '"reverse": an else branch (or a last `return n_outputs`) catches every mode that is not "forward". So a '
+    'typo such as "revrese" gets a confident answer instead of an error.',
+    'Test both names, mode == "forward" and mode == "reverse", and end with '
+    'raise ValueError(f"unknown mode {mode!r}").',
+    MODES,
+)
 MISTAKES = [ONES_TANGENT, BACKWARD_PER_COORDINATE, SWAPPED_MODES, JVP_OUTPUTS_SWAPPED, MODIFIED_X,
-            SKIPPED_COORDINATE]
+            SKIPPED_COORDINATE, UNKNOWN_MODE_AS_REVERSE]
 
 FORMULAS = {
     "neuron": "f(w) = torch.sigmoid((w * inp).sum()) with the lesson's inp = [3, 1, 4], at the lesson's w",
@@ -361,10 +370,14 @@ def expect_passes(student: Student, reference: ModuleType, n_inputs: int, n_outp
 
 def expect_value_error(student: Student, mode: str) -> None:
     __tracebackhide__ = True
-    returned = student.call("passes_needed", 10, 1, mode, shown_as=f"passes_needed(10, 1, {mode!r})",
-                            allow_raise=True)
+    n_inputs, n_outputs = 10, 1
+    returned = student.call("passes_needed", n_inputs, n_outputs, mode,
+                            shown_as=f"passes_needed({n_inputs}, {n_outputs}, {mode!r})", allow_raise=True)
     if returned.error is None or returned.error.type != "ValueError":
         got = describe(returned.value) if returned.error is None else f"{returned.error.type}: {returned.error.message}"
+        if returned.error is None and type(returned.value) is int and returned.value == n_outputs:
+            fail_counted(returned, f"passes_needed should raise ValueError for mode {mode!r}.", got, "ValueError",
+                         UNKNOWN_MODE_AS_REVERSE)
         fail(f"passes_needed should raise ValueError for mode {mode!r}.", call=returned.call, got=got,
              expected="ValueError", hint="End with: raise ValueError(f\"unknown mode {mode!r}\").", section=MODES)
 
