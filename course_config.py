@@ -537,6 +537,8 @@ QUADRATIC_FIT = Exercise(
         "lesson": Setting(0, "seed of the lesson's data: make_quadratic_data's default"),
         "other_data": Setting(20261204, "seed passed to make_quadratic_data by the hidden data check"),
         "other_coefficients": Setting(20261205, "seed of the hidden check's data from y = −2x² + 0.3x + 4"),
+        "worked_example": Setting(42, "the worked example's torch.manual_seed(42): the seed of the data a "
+                                  "recipe with 42 written in place of the seed argument makes"),
     },
     tolerances={
         "data": Setting(1e-6, "absolute and relative tolerance for X and y against the reference's"),

@@ -112,8 +112,17 @@ NOISE_BROADCAST = Mistake(
     "Draw the noise with X's shape, 0.3 * torch.randn(100, 1), and print y.shape once: it must be (100, 1).",
     '"Common pitfalls", on shape mismatches that broadcast silently',
 )
+MODEL_BEFORE_DATA = Mistake(
+    "model made before the data (random order changed)",
+    "Your run is the lesson's with nn.Linear made before X and y are drawn. After torch.manual_seed, every "
+    "random call takes the next numbers of one stream: the lesson draws X, then the noise, then the layer's "
+    "starting weight and bias. Made first, the layer takes X's numbers, so the data and the start both change "
+    "(the loss at step 0 is 14.2617 instead of the lesson's 13.4355 on seed 42).",
+    "Keep the lesson's order after torch.manual_seed(seed): X, then y, then nn.Linear, the loss and the optimiser.",
+    SECTION,
+)
 MISTAKES = [ZERO_GRAD_MISSING, ZERO_GRAD_BEFORE_STEP, STEP_BEFORE_BACKWARD, LOSSES_AS_TENSORS, SEED_IGNORED,
-            LOSS_AFTER_UPDATE, LR_IGNORED, NOISE_BROADCAST]
+            LOSS_AFTER_UPDATE, LR_IGNORED, NOISE_BROADCAST, MODEL_BEFORE_DATA]
 
 Run = tuple[list[float], float, float]
 
@@ -153,13 +162,17 @@ def printout(reference: ModuleType, run: dict[str, Any]) -> tuple[dict[int, floa
 
 @expected
 def wrong_script_run(lr: float, steps: int, seed: int, zeroed: bool = True,
-                     noise_shape: tuple[int, ...] = (100, 1)) -> Run:
-    """The lesson's script without zero_grad() ("zero_grad missing"), or with the noise drawn in
-    another shape ("(100, 1) vs (100,) broadcast in the data")."""
+                     noise_shape: tuple[int, ...] = (100, 1), model_first: bool = False) -> Run:
+    """The lesson's script without zero_grad() ("zero_grad missing"), with the noise drawn in
+    another shape ("(100, 1) vs (100,) broadcast in the data"), or with the layer made before
+    the data ("model made before the data")."""
     torch.manual_seed(seed)
+    if model_first:  # the layer's initial weight and bias take the first numbers of the seeded stream
+        model = nn.Linear(1, 1)
     X = torch.rand(100, 1) * 4 - 2
     y = 3 * X - 2 + 0.3 * torch.randn(noise_shape)  # (100,) noise makes y (100, 100), the same numbers drawn
-    model = nn.Linear(1, 1)
+    if not model_first:
+        model = nn.Linear(1, 1)
     optimiser = torch.optim.SGD(model.parameters(), lr=lr)
     losses = []
     with warnings.catch_warnings():
@@ -197,6 +210,7 @@ def wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> list[
         (STEP_BEFORE_BACKWARD, (losses, late_weight, late_bias)),
         (LOSS_AFTER_UPDATE, (later_losses[1:], weight, bias)),
         (NOISE_BROADCAST, wrong_script_run(lr, steps, seed, noise_shape=(100,))),
+        (MODEL_BEFORE_DATA, wrong_script_run(lr, steps, seed, model_first=True)),
     ]
     if seed != LESSON_RUN["seed"]:
         # The seed argument ignored for the lesson's own: the same rate and steps on the lesson's seed.

@@ -119,8 +119,26 @@ NOISE_IGNORED = Mistake(
     "torch.randn(n, 1).",
     TRY_IT,
 )
+SEED_IGNORED = Mistake(
+    "the seed argument ignored",
+    "Your X and y are exactly the recipe's with seed 42, whatever seed the function was given: it calls "
+    "torch.manual_seed(42), the worked example's seed, instead of torch.manual_seed(seed). The seed decides "
+    "every number torch.rand and torch.randn draw, so with another seed, the default 0 included, the points "
+    "must be other ones.",
+    "Seed with the function's own argument: torch.manual_seed(seed).",
+    TRY_IT,
+)
+UPDATE_WITHOUT_NO_GRAD = Mistake(
+    "update outside torch.no_grad()",
+    "PyTorch refuses `a -= lr * a.grad` while autograd is recording: \"a leaf Variable that requires grad is "
+    "being used in an in-place operation\". Changing a, b or c in place would become part of the graph that "
+    "backward() walks; the update is bookkeeping, not part of the model.",
+    "Put the updates and the zeroing of the gradients inside `with torch.no_grad():`.",
+    WORKED_EXAMPLE + ", where it explains torch.no_grad()",
+    error_pattern=r"a leaf Variable that requires grad is being used in an in-place operation",
+)
 MISTAKES = [GRADIENTS_NOT_ZEROED, SHAPE_BROADCAST, SIGN_ERROR, RATE_TOO_HIGH, NO_REQUIRES_GRAD, CLOSED_FORM,
-            NONZERO_START, ONE_STEP_SHORT, NOISE_IGNORED]
+            NONZERO_START, ONE_STEP_SHORT, NOISE_IGNORED, SEED_IGNORED, UPDATE_WITHOUT_NO_GRAD]
 
 # The wrong variants of gradient descent whose final (a, b, c) a failing answer is compared
 # with. A run that blew up (nan, inf) matches nothing here: every blow-up looks alike, so
@@ -357,9 +375,10 @@ FLAT_Y_HINT = ("Keep y of shape (n, 1), here ({n}, 1): draw the noise as torch.r
 
 
 def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], flat_y: torch.Tensor,
-                 lesson_noise_y: torch.Tensor | None = None) -> None:
-    """X and y equal the reference's; a wrong y is named when it is the flat-noise table, or (given
-    `lesson_noise_y`, for a call with another noise) the reference's y with the lesson's noise."""
+                 seed_42: tuple[torch.Tensor, torch.Tensor], lesson_noise_y: torch.Tensor | None = None) -> None:
+    """X and y equal the reference's; a wrong pair is named when it is the reference's with seed 42 (`seed_42`),
+    a wrong y when it is the flat-noise table, or (given `lesson_noise_y`, for a call with another noise) the
+    reference's y with the lesson's noise."""
     __tracebackhide__ = True
     value = returned.value
     if type(value) not in (tuple, list) or len(value) != 2:
@@ -368,11 +387,11 @@ def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], fl
              section=TRY_IT)
     tolerance, n = EXERCISE.tolerance("data"), len(want[1])
     y_flat = type(value[1]) is torch.Tensor and tuple(value[1].shape) in ((n,), (n, n))
-    y_suspects = [Suspect(SHAPE_BROADCAST, flat_y)]
+    y_suspects = [Suspect(SHAPE_BROADCAST, flat_y), Suspect(SEED_IGNORED, seed_42[1])]
     if lesson_noise_y is not None:
         y_suspects.append(Suspect(NOISE_IGNORED, lesson_noise_y))
     for name, got, target, suspects, hint in (
-            ("X", value[0], want[0], (), RECIPE_HINT),
+            ("X", value[0], want[0], [Suspect(SEED_IGNORED, seed_42[0])], RECIPE_HINT),
             ("y", value[1], want[1], y_suspects, FLAT_Y_HINT.format(n=n) if y_flat else RECIPE_HINT)):
         expect_tensor(dataclasses.replace(returned, value=got), target, rtol=tolerance, atol=tolerance,
                       requires_grad=False, what=name, suspects=suspects, hint=hint, section=TRY_IT)
@@ -394,6 +413,12 @@ def _lesson_data(reference: ModuleType) -> tuple[torch.Tensor, torch.Tensor, str
     return X, y, f"100 points of y = {a:g}x² {b:+g}x {c:+g} plus noise 0.3, x uniform on [−2, 2]", (a, b, c)
 
 
+def _seed_42_data(reference: ModuleType, arguments: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+    """The reference's data on the same n and noise with the worked example's seed: what a recipe with
+    torch.manual_seed(42) written in place of the seed argument gives."""
+    return reference.make_quadratic_data(**{**arguments, "seed": EXERCISE.seed("worked_example")})
+
+
 def _fit_call(student: Student, fit: Fit, trace: bool = False) -> Returned:
     return student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=fit.steps, trace=trace, shown_as=fit.call)
 
@@ -404,12 +429,14 @@ def _fit_call(student: Student, fit: Fit, trace: bool = False) -> Returned:
 def test_make_quadratic_data_follows_recipe(student: Student, reference: ModuleType) -> None:
     if not twin():
         returned = student.call("make_quadratic_data", shown_as="make_quadratic_data()")
-        _expect_data(returned, reference.make_quadratic_data(), data_with_flat_noise(**_lesson_arguments()))
+        _expect_data(returned, reference.make_quadratic_data(), data_with_flat_noise(**_lesson_arguments()),
+                     _seed_42_data(reference, _lesson_arguments()))
         return
     arguments = {**_lesson_arguments(), "seed": twin_random().randrange(1, 10**6)}
     returned = student.call("make_quadratic_data", shown_as=f"make_quadratic_data(seed={arguments['seed']})",
                             **arguments)
-    _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments))
+    _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments),
+                 _seed_42_data(reference, arguments))
 
 
 @check
@@ -471,7 +498,7 @@ def test_make_quadratic_data_with_other_arguments(student: Student, reference: M
     # The same call with the lesson's noise: what a recipe with 0.3 written in place of `noise` gives.
     _, lesson_noise_y = reference.make_quadratic_data(**{**arguments, "noise": LESSON_NOISE})
     _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments),
-                 lesson_noise_y)
+                 _seed_42_data(reference, arguments), lesson_noise_y)
 
 
 @check
