@@ -78,7 +78,24 @@ RESULT_TRACKS_W = Mistake(
     "Compute it from w.detach() (or inside torch.no_grad()): s = torch.sigmoid((w.detach() * inp).sum()).",
     CHAIN_RULE,
 )
-MISTAKES = [FORGOT_ONE_MINUS_SIGMA, NO_INP, W_FOR_INP, SIGN_FLIPPED, NO_SUM, GRAPH_CUT, RESULT_TRACKS_W]
+Z_FOR_SIGMA = Mistake(
+    "σ′(z) taken as z(1 − z)",
+    "Your gradient equals z·(1 − z)·inp: the formula s·(1 − s) was applied to z = w · inp itself. In "
+    "σ′(z) = σ(z)·(1 − σ(z)), s stands for the sigmoid's output σ(z), not for its input z; for the lesson's "
+    "z = 3 that gives 3·(1 − 3) = −6 where σ′(3) is 0.045.",
+    "Pass z through the sigmoid first, s = torch.sigmoid(z), then return s * (1 - s) * inp.",
+    CHAIN_RULE,
+)
+SIGMOID_SIGN_FLIPPED = Mistake(
+    "sigmoid's sign flipped",
+    "Your neuron returns σ(−z) = 1 − σ(z), which is what 1 / (1 + exp(z)) gives: the minus sign of exp(−z) "
+    "went missing. For the lesson's z = 3 that gives 0.0474 instead of 0.9526, and the output falls where it "
+    "should rise.",
+    "Write the sigmoid as 1 / (1 + torch.exp(-z)), or simply call torch.sigmoid(z).",
+    AUTOGRAD,
+)
+MISTAKES = [FORGOT_ONE_MINUS_SIGMA, NO_INP, W_FOR_INP, SIGN_FLIPPED, Z_FOR_SIGMA, NO_SUM, SIGMOID_SIGN_FLIPPED,
+            GRAPH_CUT, RESULT_TRACKS_W]
 
 LESSON_CASE = "w = torch.tensor([1.0, -2.0, 0.5]), inp = torch.tensor([3.0, 1.0, 4.0])"
 AUTOGRAD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
@@ -131,7 +148,8 @@ def autograd_gradient(reference: ModuleType, w: torch.Tensor, inp: torch.Tensor)
 @expected
 def wrong_gradients(w: torch.Tensor, inp: torch.Tensor) -> dict[str, list[torch.Tensor]]:
     """What each chain-rule mistake returns on (w, inp)."""
-    s = torch.sigmoid((w * inp).sum())
+    z = (w * inp).sum()
+    s = torch.sigmoid(z)
     slope = s * (1 - s)
     return {
         FORGOT_ONE_MINUS_SIGMA.name: [s * inp],
@@ -139,12 +157,19 @@ def wrong_gradients(w: torch.Tensor, inp: torch.Tensor) -> dict[str, list[torch.
         NO_INP.name: [slope, slope * torch.ones_like(w)],
         W_FOR_INP.name: [slope * w],
         SIGN_FLIPPED.name: [-slope * inp],
+        Z_FOR_SIGMA.name: [z * (1 - z) * inp],
     }
 
 
 @expected
 def unsummed_neuron(w: torch.Tensor, inp: torch.Tensor) -> torch.Tensor:
     return torch.sigmoid(w * inp)
+
+
+@expected
+def flipped_neuron(w: torch.Tensor, inp: torch.Tensor) -> torch.Tensor:
+    """1 / (1 + exp(z)) in place of the sigmoid: σ(−z)."""
+    return torch.sigmoid(-(w * inp).sum())
 
 
 def _tolerance(t: torch.Tensor) -> dict[str, float]:
@@ -159,7 +184,8 @@ def _mistakes_by_name() -> dict[str, Mistake]:
 def expect_neuron(returned: Returned, reference: ModuleType, w: torch.Tensor, inp: torch.Tensor) -> None:
     __tracebackhide__ = True
     expect_tensor(returned, reference.neuron(w, inp), **_tolerance(w), requires_grad=None, what="the output",
-                  suspects=[Suspect(NO_SUM, unsummed_neuron(w, inp))], section=AUTOGRAD,
+                  suspects=[Suspect(NO_SUM, unsummed_neuron(w, inp)), Suspect(SIGMOID_SIGN_FLIPPED, flipped_neuron(w, inp))],
+                  section=AUTOGRAD,
                   hint="z = w · inp is one number; return torch.sigmoid of it as a 0-d tensor.")
 
 

@@ -95,6 +95,15 @@ MEAN_NOT_SUM = Mistake(
     "Reduce f's output with .sum() before backward(): f(leaf).sum().backward().",
     TRY_IT + ' ("sum the output, then call backward()")',
 )
+PRODUCT_OF_DERIVATIVES = Mistake(
+    "product of the derivatives, no product rule",
+    "Your derivative equals cos(x)·(−e^(−x)): the derivative of sin(x) times the derivative of e^(−x). "
+    "The derivative of a product is not the product of the derivatives: each factor is differentiated in "
+    "turn while the other stays as it is, and the two terms are added.",
+    "Use the product rule: (u·v)' = u'·v + u·v', with u = sin x and v = e^(−x), which gives "
+    "cos(x)·e^(−x) − sin(x)·e^(−x).",
+    TRY_IT,
+)
 LESSON_N, LESSON_START, LESSON_END = 50, 0.0, 5.0  # the lesson's grid, max_abs_difference's defaults
 GRID_ARGUMENTS_IGNORED = Mistake(
     "n, start and end arguments ignored",
@@ -105,7 +114,7 @@ GRID_ARGUMENTS_IGNORED = Mistake(
     TRY_IT,
 )
 MISTAKES = [PRODUCT_RULE_MISSED, SIGN_ERROR, ACCUMULATED_TWICE, NON_SCALAR_BACKWARD, STILL_REQUIRES_GRAD,
-            MODIFIED_INPUT, F_NOT_DIFFERENTIATED, MEAN_NOT_SUM, GRID_ARGUMENTS_IGNORED]
+            MODIFIED_INPUT, F_NOT_DIFFERENTIATED, MEAN_NOT_SUM, GRID_ARGUMENTS_IGNORED, PRODUCT_OF_DERIVATIVES]
 
 LESSON_GRID = "x = torch.linspace(0, 5, 50)"
 BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
@@ -161,14 +170,14 @@ def substitute_truth(x: torch.Tensor) -> torch.Tensor:
 
 @expected
 def wrong_derivatives(x: torch.Tensor) -> list[torch.Tensor]:
-    """What the product-rule and sign mistakes give on x."""
+    """What the product-rule, sign and product-of-derivatives mistakes give on x."""
     e = torch.exp(-x)
-    return [torch.cos(x) * e, e * (torch.cos(x) + torch.sin(x))]
+    return [torch.cos(x) * e, e * (torch.cos(x) + torch.sin(x)), torch.cos(x) * -e]
 
 
 def suspects(x: torch.Tensor) -> list[Suspect]:
-    missed, sign = wrong_derivatives(x)
-    return [Suspect(PRODUCT_RULE_MISSED, missed), Suspect(SIGN_ERROR, sign)]
+    missed, sign, product = wrong_derivatives(x)
+    return [Suspect(PRODUCT_RULE_MISSED, missed), Suspect(SIGN_ERROR, sign), Suspect(PRODUCT_OF_DERIVATIVES, product)]
 
 
 def scaled_mistakes(x: torch.Tensor) -> dict[float, Mistake]:
