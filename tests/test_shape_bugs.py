@@ -69,10 +69,11 @@ def test_every_wrong_variant_refuses_the_error_pairs_so_that_check_grades_the_er
         assert answers == [None] * len(checks.ERROR_PAIRS), name
 
 
-def test_only_the_rank_mistakes_go_wrong_on_the_lesson_pairs() -> None:
+def test_only_the_size_zero_variants_are_right_on_the_lesson_pairs() -> None:
+    # The lesson's pairs hold no 0, so a size-0 mistake fails only the generated pairs; every other variant fails there.
     truth = checks.torch_answers(checks.LESSON_PAIRS)
-    wrong = {name for name, answers in checks.wrong_answers(checks.LESSON_PAIRS).items() if answers != truth}
-    assert wrong == {checks.LEFT_TO_RIGHT.name, checks.MISSING_AS_INCOMPATIBLE.name}
+    right = {name for name, answers in checks.wrong_answers(checks.LESSON_PAIRS).items() if answers == truth}
+    assert right == {"zero max", "zero stretches"}
 
 
 def test_counting_any_stretch_as_silent_goes_wrong_only_where_the_truth_is_false() -> None:

@@ -98,7 +98,15 @@ SUM_FOR_MEAN = Mistake(
     "Average the squared errors: ((pred - target) ** 2).mean(), not .sum().",
     WORKED,
 )
-MISTAKES = [LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE, SIZE_ZERO, ANY_STRETCH_SILENT, LOSS_RESHAPES, LOSS_BROADCASTS,
+ONLY_SECOND_STRETCHED = Mistake(
+    "only the second shape stretched",
+    "Your function stretches a size 1 only when it is in the second shape, b. Rule 2 works both ways: "
+    "a 1 in a is stretched too, so (1,) and (3,) give (3,), and the lesson's (100, 1) and (100,) give "
+    "(100, 100) instead of an error.",
+    "Add the missing case: when x == 1 (the size from a), the result takes y, the size from b.",
+    RULES,
+)
+MISTAKES = [LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE, SIZE_ZERO, ONLY_SECOND_STRETCHED, ANY_STRETCH_SILENT, LOSS_RESHAPES, LOSS_BROADCASTS,
             SUM_FOR_MEAN]
 
 
@@ -228,6 +236,15 @@ def _zero_as_one(a: Shape, b: Shape, zero_stretches: bool) -> Shape | None:
     return tuple(max(x, y) for x, y in zip(a, b))
 
 
+def _only_second_stretches(a: Shape, b: Shape) -> Shape | None:
+    """The rules with rule 2 for b alone: a 1 in a (a padded one too) does not stretch."""
+    rank = max(len(a), len(b))
+    a, b = (1,) * (rank - len(a)) + a, (1,) * (rank - len(b)) + b
+    if any(x != y and y != 1 for x, y in zip(a, b)):
+        return None
+    return a
+
+
 @expected
 def torch_answers(pairs: list[Pair]) -> list[Shape | None]:
     """torch's broadcast shape of each pair; None where torch refuses it."""
@@ -247,6 +264,7 @@ def wrong_answers(pairs: list[Pair]) -> dict[str, list[Shape | None]]:
         MISSING_AS_INCOMPATIBLE.name: [_torch_or_none(a, b) if len(a) == len(b) else None for a, b in pairs],
         "zero max": [_zero_as_one(a, b, False) for a, b in pairs],
         "zero stretches": [_zero_as_one(a, b, True) for a, b in pairs],
+        ONLY_SECOND_STRETCHED.name: [_only_second_stretches(a, b) for a, b in pairs],
     }
 
 
@@ -390,7 +408,8 @@ def expect_shapes(returned: Returned, pairs: list[Pair]) -> None:
 
 def _diagnose(pairs: list[Pair], got: list, wrong: list[int], variants: dict[str, list]) -> Mistake | None:
     by_variant = {LEFT_TO_RIGHT.name: LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE.name: MISSING_AS_INCOMPATIBLE,
-                  "zero max": SIZE_ZERO, "zero stretches": SIZE_ZERO}
+                  "zero max": SIZE_ZERO, "zero stretches": SIZE_ZERO,
+                  ONLY_SECOND_STRETCHED.name: ONLY_SECOND_STRETCHED}
     for name, answers in variants.items():
         if all(g == a for g, a in zip(got, answers)):
             return by_variant[name]

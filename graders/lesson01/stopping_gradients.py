@@ -97,8 +97,16 @@ REQUIRES_GRAD_TURNED_OFF = Mistake(
     "Leave t as it is and cut a new tensor from the graph instead: return t.detach().cpu().numpy().",
     TRIANGLE,
 )
+FLOAT32_TO_FLOAT64 = Mistake(
+    "float32 turned into float64",
+    "Your array holds the right numbers but as float64, while the tensor was float32. Going through Python "
+    "numbers does this: t.tolist() gives Python floats, and np.array makes float64 from Python floats, so the "
+    "tensor's own dtype is lost on the way (and the array takes twice the memory).",
+    "Convert the tensor directly, which keeps its dtype: return t.detach().cpu().numpy().",
+    '"Tensors", the NumPy round trip',
+)
 MISTAKES = [DATA_USED, NO_GRAD_MISSING_IN_PREDICT, REBOUND, ZEROED_BEFORE_UPDATE, GRADS_NOT_ZEROED,
-            UPDATE_OUTSIDE_NO_GRAD, NUMPY_ON_TRACKED, REQUIRES_GRAD_TURNED_OFF]
+            UPDATE_OUTSIDE_NO_GRAD, NUMPY_ON_TRACKED, REQUIRES_GRAD_TURNED_OFF, FLOAT32_TO_FLOAT64]
 
 # The lesson's fitted line (weight 2.965, bias -2.0) and five inputs in [-2, 2].
 LINE_TEXT = "weight = tensor([[2.965]]), bias = tensor([-2.0]), X = torch.linspace(-2, 2, 5).unsqueeze(1)"
@@ -385,6 +393,12 @@ def expect_array(returned: Returned, want: np.ndarray, what: str = "the result")
         problem = f"{what} has dtype {got.dtype}; expected {want.dtype} (the tensor's own)"
     elif not np.allclose(got, want, rtol=EXERCISE.tolerance("float64"), atol=0, equal_nan=True):
         problem = f"{what} holds {got.tolist()}; expected {want.tolist()}"
+    # float32 values widen to float64 exactly, so the right values in the wrong dtype compare equal.
+    if (problem is not None and type(got) is np.ndarray and got.shape == want.shape and got.dtype == np.float64
+            and want.dtype == np.float32 and np.array_equal(got, want, equal_nan=True)):
+        mistake = FLOAT32_TO_FLOAT64
+        fail(f"to_numpy: {problem}.", call=returned.call, got=repr(got)[:200], expected=repr(want)[:200],
+             mistake=mistake.name, meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
     if problem is not None:
         fail(f"to_numpy: {problem}.", call=returned.call, got=repr(got)[:200], expected=repr(want)[:200],
              hint="t.detach().cpu().numpy() keeps the values and the dtype.", section=TRIANGLE)

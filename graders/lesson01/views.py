@@ -68,7 +68,15 @@ DATA_PTR_COMPARED = Mistake(
     "Compare the storages: a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr().",
     VIEWS,
 )
-MISTAKES = [VIEW_ON_TRANSPOSED, ALWAYS_COPYING, ROWS_AND_COLUMNS_SWAPPED, DATA_PTR_COMPARED]
+FLAT_COLUMN = Mistake(
+    "a column instead of a flat tensor",
+    "Your result has the right numbers in the right order, but in a 2-D column of shape (numel, 1): "
+    "reshape(-1, 1) (or view(-1, 1)) asks for one column with as many rows as needed. Flattening means one dimension only, "
+    "so the shape should be (numel,).",
+    "Pass -1 alone: x.reshape(-1), not x.reshape(-1, 1).",
+    RESHAPING,
+)
+MISTAKES = [VIEW_ON_TRANSPOSED, ALWAYS_COPYING, ROWS_AND_COLUMNS_SWAPPED, DATA_PTR_COMPARED, FLAT_COLUMN]
 
 MISSING = "<function missing>"
 LAYOUTS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
@@ -186,6 +194,11 @@ def swapped_grid(case: tuple, rows: int) -> torch.Tensor:
 
 
 @expected
+def flat_column(case: tuple) -> torch.Tensor:
+    return build(case).reshape(-1, 1)
+
+
+@expected
 def data_ptr_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
     return [a.data_ptr() == b.data_ptr() for a, b in (PAIR_MAKERS[name](build(case), rows) for name in pairs)]
 
@@ -204,7 +217,8 @@ def expect_view(student: Student, reference: ModuleType, function: str, case: tu
     (as the reference's is) rather than a copy."""
     __tracebackhide__ = True
     want = reference_view(reference, function, case, *args)
-    suspects = [Suspect(ROWS_AND_COLUMNS_SWAPPED, swapped_grid(case, *args))] if function == "as_grid" else []
+    suspects = ([Suspect(ROWS_AND_COLUMNS_SWAPPED, swapped_grid(case, *args))] if function == "as_grid" else
+                [Suspect(FLAT_COLUMN, flat_column(case))])
     shown_args = "".join(f", {a!r}" for a in args)
     returned = _run(student, observe, function, function, case, *args,
                     shown_as=f"{function}({case[0]}{shown_args}) with {case_text(case)}")
