@@ -75,3 +75,16 @@ def test_an_in_place_update_is_told_from_a_rebinding_one() -> None:
     assert checks.changed_in_place(reference, values, grads, lr) == [True, True]
     assert checks.changed_in_place(SimpleNamespace(sgd_step=_zeroed_first), values, grads, lr) == [True, True]
     assert checks.changed_in_place(SimpleNamespace(sgd_step=_rebound), values, grads, lr) == [False, False]
+
+
+def test_an_sgd_step_that_returns_its_parameters_costs_only_the_in_place_check(grade) -> None:
+    from conftest import ROOT
+
+    source = (ROOT / "reference" / "lesson01" / "stopping_gradients.py").read_text()
+    update = "            p.grad.zero_()\n"
+    assert source.count(update) == 1
+    graded = grade({"stopping_gradients": source.replace(update, update + "    return params\n")},
+                   "-k", "stopping_gradients")
+    assert graded.failed("stopping_gradients") == {"sgd_step_updates_in_place"}, graded.output
+    message = graded.checks("stopping_gradients")["sgd_step_updates_in_place"]["message"]
+    assert "sgd_step returned a list; it changes the parameters in place and returns None." in message, message

@@ -53,14 +53,15 @@ def sgd_step(params: list[Tensor], lr: float) -> None:
 
 
 def to_numpy(t: Tensor) -> np.ndarray:
-    """A NumPy copy of a tensor's values, also when autograd tracks the tensor.
+    """A NumPy array of a tensor's values, also when autograd tracks the tensor.
 
     Args:
         t: a CPU or GPU tensor of any shape and dtype; it may require grad.
 
     Returns:
         A `numpy.ndarray` with the same shape, values and dtype (float32 stays float32).
-        `t` itself is left unchanged.
+        `t` itself is left unchanged. For a CPU tensor the array may share `t`'s memory,
+        as `.numpy()` does (a change to one then shows in the other); a copy is fine too.
     """
     # TODO: write this function.
     raise NotImplementedError

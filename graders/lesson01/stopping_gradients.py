@@ -12,6 +12,7 @@ its losses; in their twin run, a fresh line and inputs, step and losses of the s
 
 from __future__ import annotations
 
+import dataclasses
 from types import ModuleType
 from typing import Any
 
@@ -195,13 +196,14 @@ def _leaves_with_grads(values: list[torch.Tensor], grads: list[torch.Tensor]) ->
     return params
 
 
-def apply_step(module: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor], lr: float) -> list:
-    """Runs in the worker (and here on the reference): call sgd_step on leaves with gradients,
-    return the tensors it was given."""
+def apply_step(module: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor], lr: float) -> dict:
+    """Runs in the worker (and here on the reference): call sgd_step on leaves with gradients;
+    return the tensors it was given, and the type of what the call returned when that is not
+    the None it promises (by name: the object itself may be anything)."""
     params = _leaves_with_grads(values, grads)
     given = list(params)  # sgd_step may rebind or replace the entries of its list
-    module.sgd_step(params, lr)
-    return given
+    answer = module.sgd_step(params, lr)
+    return {"params": given, "returned": None if answer is None else str(type(answer).__name__)[:60]}
 
 
 def changed_in_place(module: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor],
@@ -235,16 +237,36 @@ def _unchanged_mistake(student: Student, returned: Returned, values: list, grads
 def stepped_values(reference: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor],
                    lr: float) -> list[torch.Tensor]:
     """The parameters' values after the reference's sgd_step."""
-    return [p.detach().clone() for p in apply_step(reference, values, grads, lr)]
+    return [p.detach().clone() for p in apply_step(reference, values, grads, lr)["params"]]
 
 
-def _step(student: Student, values: list, grads: list, lr: float, shown_as: str, **options: Any) -> Returned:
+def _step(student: Student, values: list, grads: list, lr: float, shown_as: str,
+          **options: Any) -> tuple[Returned, str | None]:
+    """sgd_step called in the worker: a Returned whose value is the list of the parameters it was given,
+    and the type of what the call returned (None when it returned None, as promised)."""
+    __tracebackhide__ = True
     returned = student.run(apply_step, values, grads, lr, shown_as=shown_as, **options)
-    if returned.error is None and (type(returned.value) is not list or len(returned.value) != len(values)
-                                   or any(type(p) is not torch.Tensor for p in returned.value)):
+    if returned.error is not None:
+        return returned, None
+    got = returned.value if type(returned.value) is dict else {}
+    params = got.get("params")
+    if type(params) is not list or len(params) != len(values) or any(type(p) is not torch.Tensor for p in params):
         fail("sgd_step's parameters could not be read back after the call.", call=returned.call,
              got=describe(returned.value), section=TRIANGLE)
-    return returned
+    answer = got.get("returned")
+    return dataclasses.replace(returned, value=params), answer if type(answer) is str else None
+
+
+def expect_none_returned(returned: Returned, answer: str | None) -> None:
+    """sgd_step's docstring promises None: the parameters change in place, nothing is handed back."""
+    __tracebackhide__ = True
+    if answer is not None:
+        fail(f"sgd_step returned a {answer}; it changes the parameters in place and returns None.",
+             call=returned.call, got=f"a {answer}", expected="None",
+             meaning="The update happens to the very tensors the caller holds, so there is nothing to hand back; "
+                     "returning them suggests that params = sgd_step(params, lr) is needed, and hides where the "
+                     "change really happens.",
+             hint="Leave out the return statement: a function without one returns None.", section=TRIANGLE)
 
 
 def expect_updated(student: Student, returned: Returned, reference: ModuleType, values: list, grads: list,
@@ -322,14 +344,15 @@ def test_predict_records_no_graph(student: Student, reference: ModuleType) -> No
 @check
 def test_sgd_step_updates_in_place(student: Student, reference: ModuleType) -> None:
     values, grads, lr = lesson_step()
-    expect_updated(student, _step(student, values, grads, lr, step_text(values, grads, lr)), reference, values,
-                   grads, lr)
+    stepped, answer = _step(student, values, grads, lr, step_text(values, grads, lr))
+    expect_updated(student, stepped, reference, values, grads, lr)
+    expect_none_returned(stepped, answer)
 
 
 @check
 def test_sgd_step_zeroes_grads(student: Student, reference: ModuleType) -> None:
     values, grads, lr = lesson_step()
-    returned = _step(student, values, grads, lr, step_text(values, grads, lr))
+    returned, _ = _step(student, values, grads, lr, step_text(values, grads, lr))
     expect_updated(student, returned, reference, values, grads, lr)  # zeroed gradients of a wrong step earn nothing
     for index, (p, grad) in enumerate(zip(returned.value, grads)):
         info = origin(p)
@@ -351,7 +374,7 @@ def test_no_data_attribute(student: Student, reference: ModuleType) -> None:
     shown = [f"predict with {line_text(weight, bias, X)}", step_text(values, grads, lr), f"to_numpy(t) with {losses_text(t)}"]
     calls = [
         student.call("predict", weight, bias, X, trace=True, allow_raise=True, shown_as=shown[0]),
-        _step(student, values, grads, lr, shown[1], trace=True, allow_raise=True),
+        _step(student, values, grads, lr, shown[1], trace=True, allow_raise=True)[0],
         student.call("to_numpy", t, trace=True, allow_raise=True, shown_as=shown[2]),
     ]
     # Only a function that gives the right answer is credited for avoiding .data (code that
@@ -434,7 +457,7 @@ def test_float64_other_shapes(student: Student, reference: ModuleType) -> None:
                   hint="X has shape (n, in_features) and weight (out_features, in_features): X @ weight.T + bias.")
 
     values, grads = [draw(2, 3), draw(2), draw(4, 1, 2)], [draw(2, 3), draw(2), draw(4, 1, 2)]
-    stepped = _step(student, values, grads, 0.03, "sgd_step(params, lr=0.03) with three float64 parameters of "
+    stepped, _ = _step(student, values, grads, 0.03, "sgd_step(params, lr=0.03) with three float64 parameters of "
                     "shapes (2, 3), (2,) and (4, 1, 2)")
     expect_updated(student, stepped, reference, values, grads, 0.03)
 
