@@ -322,7 +322,7 @@ FORWARD_VS_REVERSE = Exercise(
         Check("both_modes_on_fresh_functions", 1, "both modes on fresh functions, sizes 2 to 7, float64 and float32",
               hidden=True),
         Check("passes_needed_on_generated_cases", 0.5, "passes_needed on seeded random sizes, and ValueError for "
-              "other modes", hidden=True),
+              "other modes, also for \"Forward\" and \" forward\"", hidden=True),
     ),
     seeds={
         "twins": Setting(20261306, TWINS),
@@ -447,8 +447,8 @@ STOPPING_GRADIENTS = Exercise(
         Check("predict_values", 1, "predict(weight, bias, X) equals X @ weight.T + bias on the lesson's line"),
         Check("predict_records_no_graph", 1, "with parameters that require grad, predict computes under no_grad "
               "and returns a tensor with no grad_fn"),
-        Check("sgd_step_updates_in_place", 1.5, "sgd_step changes the given tensors to p - lr * p.grad, and they stay "
-              "leaves that require grad"),
+        Check("sgd_step_updates_in_place", 1.5, "sgd_step changes the given tensors to p - lr * p.grad, they stay "
+              "leaves that require grad, and it returns None"),
         Check("sgd_step_zeroes_grads", 1, "after sgd_step every parameter's .grad holds zeros (or is None)"),
         Check("no_data_attribute", 0.5, "none of the three functions reads or writes .data"),
         Check("to_numpy_values", 1, "to_numpy of a tensor that requires grad gives an ndarray of the same values "
@@ -583,7 +583,8 @@ SIN_EXP_DERIVATIVE = Exercise(
     title="The derivative of sin(x)·e^(−x), by autograd and by hand",
     section='"Try it yourself", exercise 3 (and "Autograd: gradients for free")',
     checks=(
-        Check("f_on_lesson_grid", 1, "f(x) equals sin(x)·e^(−x) on the lesson's 50 points in [0, 5]"),
+        Check("f_on_lesson_grid", 1, "f(x) equals sin(x)·e^(−x) on the lesson's 50 points in [0, 5], and on a "
+              "float64 (2, 3) tensor, whose shape and dtype it keeps"),
         Check("autograd_derivative_on_lesson_grid", 2, "autograd_derivative matches torch.autograd on the lesson's grid"),
         Check("autograd_derivative_uses_autograd", 1, "autograd_derivative is right on the lesson's grid and "
               "differentiates f by autograd: with f replaced by t ** 3 it returns 3x²"),

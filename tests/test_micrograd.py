@@ -172,3 +172,22 @@ CORRECT_WRITINGS = {
 def test_a_right_backward_written_another_way_earns_full_marks(grade, name: str) -> None:
     graded = grade({"micrograd": CORRECT_WRITINGS[name]}, "-k", "micrograd")
     assert not graded.failed("micrograd"), graded.output
+
+
+def test_data_stored_as_an_int_costs_only_the_first_check(grade) -> None:
+    source = _variant(("        self.data = float(data)\n", "        self.data = data\n"))
+    graded = grade({"micrograd": source}, "-k", "micrograd")
+    assert graded.failed("micrograd") == {"value_holds_data_and_grad"}, graded.output
+    message = graded.checks("micrograd")["value_holds_data_and_grad"]["message"]
+    assert "Value(3).data should be the float 3.0" in message and "got:      a int" not in message, message
+
+
+def test_inner_grads_reset_after_the_pass_are_caught_though_the_leaves_are_right(grade) -> None:
+    # torch keeps no .grad on inner tensors; a Value's backward() promises every node's.
+    source = _variant(("            node._backward()\n",
+                       "            node._backward()\n            if node._children:\n                node.grad = 0.0\n"))
+    graded = grade({"micrograd": source}, "-k", "micrograd")
+    failed = graded.failed("micrograd")
+    assert failed and "value_holds_data_and_grad" not in failed and "forward_values" not in failed, graded.output
+    message = graded.checks("micrograd")[sorted(failed)[0]]["message"]
+    assert "the leaf grads are right, but the grad of" in message, message

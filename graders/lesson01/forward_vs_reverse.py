@@ -124,8 +124,16 @@ UNKNOWN_MODE_AS_REVERSE = Mistake(
     'raise ValueError(f"unknown mode {mode!r}").',
     MODES,
 )
+MODE_READ_LOOSELY = Mistake(
+    "mode read loosely",
+    'Your passes_needed answered for a mode that only looks like "forward" or "reverse" once its case or spaces '
+    'are changed: it compares mode.lower() or mode.strip(). The docstring asks for the two names exactly, and '
+    'anything else is a caller\'s typo that deserves an error, as torch\'s own string options give one.',
+    'Compare the mode as given: mode == "forward", mode == "reverse", else raise ValueError.',
+    MODES,
+)
 MISTAKES = [ONES_TANGENT, BACKWARD_PER_COORDINATE, SWAPPED_MODES, JVP_OUTPUTS_SWAPPED, MODIFIED_X,
-            SKIPPED_COORDINATE, UNKNOWN_MODE_AS_REVERSE]
+            SKIPPED_COORDINATE, UNKNOWN_MODE_AS_REVERSE, MODE_READ_LOOSELY]
 
 FORMULAS = {
     "neuron": "f(w) = torch.sigmoid((w * inp).sum()) with the lesson's inp = [3, 1, 4], at the lesson's w",
@@ -375,9 +383,10 @@ def expect_value_error(student: Student, mode: str) -> None:
                             shown_as=f"passes_needed({n_inputs}, {n_outputs}, {mode!r})", allow_raise=True)
     if returned.error is None or returned.error.type != "ValueError":
         got = describe(returned.value) if returned.error is None else f"{returned.error.type}: {returned.error.message}"
-        if returned.error is None and type(returned.value) is int and returned.value == n_outputs:
+        loose = {"forward": n_inputs, "reverse": n_outputs}.get(mode.strip().lower())
+        if returned.error is None and type(returned.value) is int and returned.value in (loose, n_outputs):
             fail_counted(returned, f"passes_needed should raise ValueError for mode {mode!r}.", got, "ValueError",
-                         UNKNOWN_MODE_AS_REVERSE)
+                         MODE_READ_LOOSELY if returned.value == loose else UNKNOWN_MODE_AS_REVERSE)
         fail(f"passes_needed should raise ValueError for mode {mode!r}.", call=returned.call, got=got,
              expected="ValueError", hint="End with: raise ValueError(f\"unknown mode {mode!r}\").", section=MODES)
 
@@ -412,5 +421,5 @@ def test_passes_needed_on_generated_cases(student: Student, reference: ModuleTyp
     for n_inputs, n_outputs in sizes:
         for mode in ("forward", "reverse"):
             expect_passes(student, reference, n_inputs, n_outputs, mode)
-    for mode in ("both", "", "jvp"):
+    for mode in ("both", "", "jvp", "Forward", " forward"):  # the docstring's names, exactly
         expect_value_error(student, mode)

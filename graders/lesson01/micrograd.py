@@ -22,7 +22,7 @@ from __future__ import annotations
 import traceback
 from collections import deque
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -183,9 +183,10 @@ def _float(x: Any) -> float | None:
 
 
 def read_fresh_value(module: ModuleType) -> dict:
-    """Runs in the worker: a fresh Value(0.5), as numbers and text."""
+    """Runs in the worker: a fresh Value(0.5), as numbers and text, and the type of Value(3).data."""
     v = module.Value(0.5)
-    return {"data": _float(v.data), "grad": _float(v.grad), "repr": repr(v)[:200]}
+    return {"data": _float(v.data), "grad": _float(v.grad), "repr": repr(v)[:200],
+            "int_data_type": type(module.Value(3).data).__name__[:40]}
 
 
 # ---------------------------------------------------------------- graphs: written, printed, generated
@@ -613,6 +614,7 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
 
     failing = [i for i in by_size if not _leaves_match(results[i]["grad"], truths[i]["grad"], graphs[i])]
     if not failing:
+        _expect_inner_grads(graphs, results, truths, by_size, call)
         return
     i = failing[0]
     summary = f"After out.backward() the leaf grads are wrong in {len(failing)} of {len(graphs)} expressions."
@@ -624,6 +626,23 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
     fail(summary, call=call(i), got=got, expected=want, section=CHAIN_RULE,
          hint="Check each operation's local derivative, that a node adds (+=) into its operands' grad, and that "
               "backward() seeds out.grad = 1 and visits the nodes in reverse topological order.")
+
+
+def _expect_inner_grads(graphs: list[Graph], results: list[dict], truths: list[dict], by_size: list[int],
+                        call: Callable[[int], str]) -> None:
+    """backward() promises d out / d node for every node, not only the leaves: torch keeps no grad on an
+    inner tensor, but a Value does."""
+    __tracebackhide__ = True
+    for i in by_size:
+        wrong = next((j for j, want in enumerate(truths[i]["grad"]) if not _close(results[i]["grad"][j], want)), None)
+        if wrong is not None:
+            fail(f"After out.backward() the leaf grads are right, but the grad of {_node_text(graphs[i], wrong)} "
+                 "is wrong.", call=call(i), got=_number(results[i]["grad"][wrong]),
+                 expected=_number(truths[i]["grad"][wrong]),
+                 meaning="backward() fills the grad of every node the output depends on, the inner ones too: "
+                         "each holds d out / d node once the pass is over, as the lesson's micrograd keeps them.",
+                 hint="Leave every node's grad as its backward step left it: do not reset or overwrite the "
+                      "grads of inner nodes once their step has run.", section=CHAIN_RULE)
 
 
 def _readable(result: Any, size: int) -> bool:
@@ -743,6 +762,12 @@ def test_value_holds_data_and_grad(student: Student) -> None:
         fail("repr(Value(0.5)) should show the data and the grad.", call=shown, got=repr(text),
              expected="'Value(data=0.5, grad=0.0)'",
              hint='Define __repr__ to return f"Value(data={self.data}, grad={self.grad})".', section=SCRATCH)
+    if got.get("int_data_type") != "float":
+        fail("Value(3).data should be the float 3.0: __init__ stores its number as a float, an int too.",
+             call="Value(3).data", got=f"a {got.get('int_data_type')}", expected="the float 3.0",
+             meaning="Every node holds a float, whatever it was built from, so that data and grads print and "
+                     "compute alike (3 / 2 and 3.0 / 2 agree, but repr shows data=3 against data=3.0).",
+             hint="In __init__: self.data = float(data).", section=SCRATCH)
 
 
 @check

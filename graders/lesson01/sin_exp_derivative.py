@@ -253,12 +253,21 @@ def derivative_call(student: Student, reference: ModuleType, x: torch.Tensor, te
 
 # ---------------------------------------------------------------- public checks
 
+def other_shape() -> tuple[torch.Tensor, str]:
+    """f's "any shape" and "same dtype": a float64 grid of 2 rows and 3 columns (fresh values in a twin run)."""
+    if twin():
+        return torch.rand(2, 3, generator=twin_generator(1), dtype=torch.float64) * 5, \
+            "x = a fresh float64 tensor of shape (2, 3), values in [0, 5)"
+    return (torch.arange(6, dtype=torch.float64).reshape(2, 3),
+            "x = torch.arange(6, dtype=torch.float64).reshape(2, 3)")
+
+
 @check
 def test_f_on_lesson_grid(student: Student, reference: ModuleType) -> None:
-    x = lesson_grid()
-    returned = student.call("f", x, shown_as=f"f(x) with {grid_text()}")
-    expect_tensor(returned, reference.f(x), **tolerance(x), requires_grad=None, section=TRY_IT,
-                  hint="f(x) = torch.sin(x) * torch.exp(-x), elementwise.")
+    for x, text in ((lesson_grid(), grid_text()), other_shape()):
+        returned = student.call("f", x, shown_as=f"f(x) with {text}")
+        expect_tensor(returned, reference.f(x), **tolerance(x), requires_grad=None, section=TRY_IT,
+                      hint="f(x) = torch.sin(x) * torch.exp(-x), elementwise: the result keeps x's shape and dtype.")
 
 
 @check
