@@ -6,6 +6,7 @@ recorded expected values as well as from the live reference."""
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -86,6 +87,44 @@ def test_a_twin_run_gives_fresh_arrays_and_batches_of_the_lessons_kind_and_shows
     assert (1 <= fresh_batch["features"]).all() and (fresh_batch["features"] < 6).all()
     assert str(fresh_batch["labels"].tolist()) in batch_text and fresh_batch["names"][0] in batch_text
     assert sorted(order) == sorted(checks.SCENARIOS) and order != checks.SCENARIOS
+
+
+AT_IMPORT = """import torch
+
+DEVICE = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+
+
+def pick_device():
+    return DEVICE
+"""
+IMPORTED_BY_NAME = """import torch
+from torch.cuda import is_available as cuda_ok
+
+
+def pick_device():
+    return torch.device("cuda") if cuda_ok() else torch.device("cpu")
+"""
+
+
+@pytest.mark.parametrize("source, follows", [(AT_IMPORT, "import"), (IMPORTED_BY_NAME, "call")])
+def test_a_fresh_import_tells_a_device_fixed_at_import_from_one_asked_for_at_call_time(tmp_path: Path, source: str,
+                                                                                       follows: str) -> None:
+    path = tmp_path / "student.py"
+    path.write_text(source)
+    module = type(torch)("student")
+    module.__file__ = str(path)
+    original = torch.cuda.is_available
+    chosen = checks.device_when_imported(module, (True, False), (False, False))
+    assert chosen == (torch.device("cuda") if follows == "import" else torch.device("cpu"))
+    assert torch.cuda.is_available is original
+
+
+def test_a_pick_device_that_always_says_cpu_is_not_called_chosen_at_import(grade) -> None:
+    # The same answer in every scenario, as a device chosen at import gives, but no import chose it.
+    source = REFERENCE.read_text() + '\n\ndef pick_device() -> torch.device:\n    return torch.device("cpu")\n'
+    graded = grade({SLUG: source}, "-k", "pick_device")
+    check = graded.checks(SLUG)["pick_device_prefers_cuda_then_mps"]
+    assert not check["passed"] and check["mistake"] is None, check["message"]
 
 
 @pytest.mark.parametrize("submission", PUBLIC_MISTAKES, ids=[s.path.stem for s in PUBLIC_MISTAKES])

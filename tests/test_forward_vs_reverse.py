@@ -85,3 +85,16 @@ def test_a_forward_mode_that_loops_costs_only_its_own_checks(grade) -> None:
     graded = grade({"forward_vs_reverse": LOOPING_FORWARD}, "--call-timeout", "3", "-m", "not hidden")
     failed = graded.failed("forward_vs_reverse")
     assert failed == {"forward_mode_matches_autograd", "forward_mode_one_jvp_per_input"}, graded.output
+
+
+COMPUTED_IN_FLOAT32 = VJP_AND_ALIASES.replace(
+    "    columns = [push_forward(f, (x,), (e,))[1] for e in torch.eye(len(x), dtype=x.dtype)]\n",
+    "    x = x.float()\n    columns = [push_forward(f, (x,), (e,))[1] for e in torch.eye(len(x))]\n")
+
+
+def test_a_gradient_computed_in_float32_is_not_called_a_float32_buffer(grade) -> None:
+    # Its values carry float32's rounding errors, not float64's values rounded once at the end.
+    assert COMPUTED_IN_FLOAT32 != VJP_AND_ALIASES
+    graded = grade({"forward_vs_reverse": COMPUTED_IN_FLOAT32}, "-k", "forward_mode_matches_autograd")
+    check = graded.checks("forward_vs_reverse")["forward_mode_matches_autograd"]
+    assert not check["passed"] and check["mistake"] is None, check["message"]

@@ -195,3 +195,27 @@ def test_twin_runs_use_the_lessons_line_from_other_seeds_and_say_so(reference: M
         assert reference.diverged(reference.train_line(X, y, 1.1, 30)[0])
         seen.add(drawn)
     assert len(seen) == 8
+
+
+def test_the_lessons_settling_run_rises_by_a_hair_as_the_any_rise_mistake_says(reference: ModuleType) -> None:
+    from graders.lesson01 import learning_rate as checks
+
+    X, y = reference.make_line_data()
+    losses = reference.train_line(X, y, 0.1, 101)[0]
+    assert "lr 0.1" in checks.RISE_ON_ANY_STEP.explanation
+    assert checks.rise_on_any_step(losses) and not reference.diverged(losses)
+
+
+ALWAYS_TRUE = '''
+
+def diverged(losses: list[float]) -> bool:
+    return True
+'''
+
+
+def test_a_diverged_that_agrees_with_any_rise_on_one_list_only_is_not_called_any_rise(grade) -> None:
+    # Always True gives the step-by-step answer on the lesson's run, but not on losses that fall.
+    source = (ROOT / "reference/lesson01/learning_rate.py").read_text() + ALWAYS_TRUE
+    graded = grade({SLUG: source}, "-k", "diverged_spots_blow_ups")
+    check = graded.checks(SLUG)["diverged_spots_blow_ups"]
+    assert not check["passed"] and check["mistake"] is None, check["message"]

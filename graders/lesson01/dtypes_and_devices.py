@@ -17,6 +17,7 @@ import itertools
 import json
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterator
 
@@ -110,8 +111,18 @@ NON_TENSORS_DROPPED = Mistake(
     "else value for key, value in batch.items()}.",
     DEVICES,
 )
+DEVICE_AT_IMPORT = Mistake(
+    "device chosen at import",
+    "Your pick_device gave the same device whatever torch reported when it was called, but a fresh import of "
+    "your file while torch reported other backends changed that answer. The device is decided once, by top-level "
+    "code that runs when the module is imported, so pick_device describes the machine as it was then, not as it "
+    "is when called.",
+    "Move the questions into the function's body, so that torch is asked on every call: "
+    'if torch.cuda.is_available(): return torch.device("cuda"), and so on.',
+    DEVICES,
+)
 MISTAKES = [FLOAT64_KEPT, FLOAT_LABELS, INT32_LABELS, WRONG_BACKEND_ORDER, DEVICE_NAME, MOVED_NON_TENSOR,
-            CHANGED_BATCH, INTEGER_FEATURES, NON_TENSORS_DROPPED]
+            CHANGED_BATCH, INTEGER_FEATURES, NON_TENSORS_DROPPED, DEVICE_AT_IMPORT]
 
 FEATURE_ARRAYS = {  # the lesson's NumPy round trip, and its 2×3 example tensor as an array
     "a = np.array([0.5, 1.5, 2.5])": lambda: np.array([0.5, 1.5, 2.5]),
@@ -123,6 +134,9 @@ LABEL_ARRAYS = {
     "a = np.array([1.0, 0.0, 2.0]) (labels read from a text file)": lambda: np.array([1.0, 0.0, 2.0]),
 }
 SCENARIOS = ((True, True), (True, False), (False, True), (False, False))  # (CUDA, MPS) available?
+# (backends at a fresh import of the student's file, backends when its pick_device is then called): a device
+# decided at import follows the first, one asked for at call time the second.
+IMPORT_PROBES = (((True, False), (False, True)), ((False, True), (True, False)))
 MISSING = "<function missing>"
 LESSON_BATCH = ('batch = {"features": torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), '
                 '"labels": torch.tensor([0, 2]), "names": ["first", "second"]}')
@@ -212,8 +226,9 @@ def mps_first_devices(scenarios: tuple) -> list[str]:
 
 
 @contextmanager
-def _backends(cuda: bool, mps: bool, module: object = None) -> Iterator[None]:
-    """Make torch report CUDA and MPS as available or not, however the question is spelled."""
+def _backends(cuda: bool, mps: bool, module: object = None) -> Iterator[list[tuple[Any, Any]]]:
+    """Make torch report CUDA and MPS as available or not, however the question is spelled;
+    gives the (fake, original) pairs in use."""
     accelerator = torch.device("cuda") if cuda else torch.device("mps") if mps else None
     fakes = {
         (torch.cuda, "is_available"): lambda: cuda,
@@ -233,7 +248,7 @@ def _backends(cuda: bool, mps: bool, module: object = None) -> Iterator[None]:
     try:
         for owner, name, _, fake in saved:
             setattr(owner, name, fake)
-        yield
+        yield [(fake, original) for _, _, original, fake in saved]
     finally:
         for owner, name, original, _ in saved:
             setattr(owner, name, original)
@@ -246,6 +261,35 @@ def chosen_device(module: Any, cuda: bool, mps: bool) -> Any:
         return MISSING
     with _backends(cuda, mps, module):
         return function()
+
+
+def device_when_imported(module: ModuleType, imported: tuple[bool, bool], called: tuple[bool, bool]) -> Any:
+    """Runs in the worker: the student's file run again as a second module while torch reports the
+    backends `imported`, then that module's pick_device() while torch reports `called`."""
+    path = Path(module.__file__)
+    fresh = ModuleType(module.__name__)
+    fresh.__file__ = str(path)
+    code = compile(path.read_bytes(), str(path), "exec")
+    with _backends(*imported) as fakes:
+        exec(code, fresh.__dict__)
+    # `from torch.cuda import is_available` took a fake into the fresh module: give it the real function back,
+    # so that a question asked at call time hears the backends of the call.
+    for name, value in list(vars(fresh).items()):
+        original = next((original for fake, original in fakes if value is fake), None)
+        if original is not None:
+            setattr(fresh, name, original)
+    return chosen_device(fresh, *called)
+
+
+def decided_at_import(student: Student, at_import: list[torch.device]) -> bool:
+    """Whether each fresh import of the student's file gives the device of the backends torch reported
+    at that import (`at_import`, the reference's choice for them), not of those at the call."""
+    for (imported, called), device in zip(IMPORT_PROBES, at_import):
+        returned = student.run(device_when_imported, imported, called, runs="pick_device", allow_raise=True,
+                               shown_as=f"pick_device() after an import with {_scenario(*imported)}")
+        if returned.error is not None or type(returned.value) is not torch.device or returned.value != device:
+            return False
+    return True
 
 
 def moved_layout(module: ModuleType, batch: dict, device: Any) -> Any:
@@ -428,6 +472,7 @@ def test_labels_are_int64(student: Student, reference: ModuleType) -> None:
 def test_pick_device_prefers_cuda_then_mps(student: Student, reference: ModuleType) -> None:
     cases = scenarios()
     wrong_order = mps_first_devices(cases)  # asked up front, so that it is recorded with the rest
+    at_import = reference_devices(reference, tuple(imported for imported, _ in IMPORT_PROBES))  # recorded too
     answers = []
     for (cuda, mps), want in zip(cases, reference_devices(reference, cases)):
         returned = _run(student, chosen_device, "pick_device", cuda, mps,
@@ -448,6 +493,9 @@ def test_pick_device_prefers_cuda_then_mps(student: Student, reference: ModuleTy
     summary = f"pick_device() chose {got.type} with {_scenario(*cases[answers.index(wrong[0])])}; expected {want.type}."
     if [got.type for _, got, _ in answers] == wrong_order:
         _fail_named(returned, summary, WRONG_BACKEND_ORDER, str(got), str(want))
+    # One device for all four scenarios: fixed before the call. Named only if an import fixes it, not a constant.
+    if len({got for _, got, _ in answers}) == 1 and decided_at_import(student, at_import):
+        _fail_named(returned, summary, DEVICE_AT_IMPORT, str(got), str(want))
     fail(summary, call=returned.call, got=str(got), expected=str(want),
          meaning="The device must follow what torch says is available, asked when pick_device is called.",
          hint="cuda if torch.cuda.is_available(), else mps if torch.backends.mps.is_available(), else cpu.",

@@ -132,8 +132,34 @@ MODE_READ_LOOSELY = Mistake(
     'Compare the mode as given: mode == "forward", mode == "reverse", else raise ValueError.',
     MODES,
 )
+DIRECTIONS_PILED_UP = Mistake(
+    "tangent not reset between passes",
+    "Entry i of your gradient is the sum of the first i + 1 partial derivatives, a running sum of the right "
+    "gradient. This is what one tangent made before the loop gives: setting v[i] = 1 in each pass without "
+    "clearing the ones before makes pass i push e_0 + ... + e_i through f instead of e_i.",
+    "Make a fresh tangent in each pass (e_i = torch.zeros_like(x); e_i[i] = 1), or take the rows of "
+    "torch.eye(n, dtype=x.dtype).",
+    MODES,
+)
+FLOAT32_BUFFER = Mistake(
+    "float32 gradient for a float64 x",
+    "Your gradient holds the right values rounded to float32, where x is float64. The tensor you return is "
+    "float32, the dtype torch.zeros(n) and torch.empty(n) give when no dtype is named, so the derivatives lose "
+    "the digits that float64 kept.",
+    "Make the result in x's dtype: torch.zeros_like(x), or torch.zeros(n, dtype=x.dtype).",
+    MODES,
+)
+REVERSE_ALWAYS_ONE = Mistake(
+    "one reverse pass for many outputs",
+    "Your passes_needed answered 1 for reverse mode with more than one output, as if reverse mode always took a "
+    "single pass. One backward pass gives the gradient of one output, as for the lesson's scalar loss; a "
+    "function with m outputs needs m of them, one per row of its Jacobian.",
+    'For mode == "reverse" return n_outputs.',
+    MODES,
+)
 MISTAKES = [ONES_TANGENT, BACKWARD_PER_COORDINATE, SWAPPED_MODES, JVP_OUTPUTS_SWAPPED, MODIFIED_X,
-            SKIPPED_COORDINATE, UNKNOWN_MODE_AS_REVERSE, MODE_READ_LOOSELY]
+            SKIPPED_COORDINATE, UNKNOWN_MODE_AS_REVERSE, MODE_READ_LOOSELY, DIRECTIONS_PILED_UP, FLOAT32_BUFFER,
+            REVERSE_ALWAYS_ONE]
 
 FORMULAS = {
     "neuron": "f(w) = torch.sigmoid((w * inp).sum()) with the lesson's inp = [3, 1, 4], at the lesson's w",
@@ -274,8 +300,11 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, hint: str) -> Non
     summed = truth.sum()
     suspects = [Suspect(ONES_TANGENT, value) for value in (summed, summed.reshape(1), summed.expand(truth.shape))]
     suspects.append(Suspect(JVP_OUTPUTS_SWAPPED, value_everywhere(spec, x)))
-    if returned.call.startswith("gradient_forward_mode"):  # its explanation is about forward mode's loop of jvps
+    if returned.call.startswith("gradient_forward_mode"):  # their explanations are about forward mode's loop of jvps
         suspects.extend(skipped_coordinates(returned.value["gradient"], truth))
+        suspects.append(Suspect(DIRECTIONS_PILED_UP, truth.cumsum(0)))  # pass i along e_0 + ... + e_i
+    if x.dtype == torch.float64:  # float64 derivatives written into a float32 tensor: the same values, rounded
+        suspects.append(Suspect(FLOAT32_BUFFER, truth.float()))
     expect_tensor(as_gradient(returned), truth, **tolerance(x), requires_grad=False, suspects=suspects,
                   section=MODES, hint=hint)
     after = returned.value.get("x_after")
@@ -367,12 +396,14 @@ def expect_passes(student: Student, reference: ModuleType, n_inputs: int, n_outp
                             shown_as=f"passes_needed({n_inputs}, {n_outputs}, {mode!r})")
     other = "reverse" if mode == "forward" else "forward"
     swapped = Suspect(SWAPPED_MODES, reference.passes_needed(n_inputs, n_outputs, other))
+    # The lesson's scalar loss taken as the rule: one backward pass, however many outputs.
+    always_one = [Suspect(REVERSE_ALWAYS_ONE, 1)] if mode == "reverse" else []
     if type(returned.value) is float:  # 3.0 for 3 is the right count in the wrong type
         fail(f"passes_needed returned the float {returned.value!r}; a number of passes is an int.",
              call=returned.call, got=describe(returned.value), hint="Return n_inputs or n_outputs as they are.",
              section=MODES)
     expect_number(returned, reference.passes_needed(n_inputs, n_outputs, mode), rtol=0, atol=0, section=MODES,
-                  what="the number of passes", suspects=[swapped],
+                  what="the number of passes", suspects=[swapped, *always_one],
                   hint="Forward mode: one pass per input. Reverse mode: one pass per output.")
 
 

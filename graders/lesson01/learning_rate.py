@@ -161,6 +161,15 @@ EMPTY_LOSSES = Mistake(
     "which never runs for an empty list.",
     TRY_IT,
 )  # recognised in diverged's check only: an IndexError elsewhere has other causes
+RISE_ON_ANY_STEP = Mistake(
+    "any rise counted as divergence",
+    "Your answers are what comparing each loss with the one before it gives, on every list diverged was "
+    "given: a loss a little above the previous one already makes it True. Descent that settles can still wobble "
+    "up by a hair (the lesson's run at lr 0.1 does, near its minimum), which is why the docstring compares "
+    "every loss with the first.",
+    "Compare every loss with the first: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
+    TRY_IT,
+)
 LESSON_LR = 0.1  # the worked example's rate
 LR_IGNORED = Mistake(
     "lr argument ignored",
@@ -172,7 +181,7 @@ LR_IGNORED = Mistake(
 )
 MISTAKES = [GRADIENTS_NOT_ZEROED, ONE_GRADIENT_ZEROED, SUM_FOR_MEAN, MISSING_FACTOR_2, SIGN_ERROR, LOSS_AFTER_UPDATE,
             LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS, HESSIAN_MISSING_FACTOR_2, HESSIAN_SUMS,
-            STEPS_FROM_ONE, LR_IGNORED, FLAT_TARGET, LAST_LOSS_ONLY, EMPTY_LOSSES]
+            STEPS_FROM_ONE, LR_IGNORED, FLAT_TARGET, LAST_LOSS_ONLY, EMPTY_LOSSES, RISE_ON_ANY_STEP]
 
 LESSON_DATA = "X, y = make_line_data(), the lesson's 100 points"
 FRESH_DATA = "X, y = make_line_data(100, seed={seed}): the lesson's line with other noise"
@@ -467,10 +476,15 @@ def test_diverged_spots_blow_ups(student: Student, reference: ModuleType) -> Non
               ([falling[0], falling[1], falling[0]], "a loss back at the first, not past it")]
     hint = ("A run diverged if a loss is inf or nan (math.isfinite) or larger than the first; a loss equal to "
             "the first does not count.")
-    for losses, text in cases:
-        returned = student.call("diverged", losses, shown_as=f"diverged(losses) with {text}: {describe(losses)}")
-        _expect_exactly(returned, reference.diverged(losses), hint=hint,
-                        suspects=[Suspect(LAST_LOSS_ONLY, last_loss_only(losses))])
+    calls = [(losses, f"diverged(losses) with {text}: {describe(losses)}") for losses, text in cases]
+    rises = [rise_on_any_step(losses) for losses, _ in calls]  # asked up front, so that they are recorded
+    for (losses, shown_as), rise in zip(calls, rises):
+        returned = student.call("diverged", losses, shown_as=shown_as)
+        want = reference.diverged(losses)
+        suspects = [Suspect(LAST_LOSS_ONLY, last_loss_only(losses))]
+        if (type(returned.value) is not bool or returned.value != want) and follows_every_rise(student, calls, rises):
+            suspects.insert(0, Suspect(RISE_ON_ANY_STEP, rise))
+        _expect_exactly(returned, want, hint=hint, suspects=suspects)
     shown = "diverged(losses) with an empty list: []"
     returned = student.call("diverged", [], shown_as=shown, allow_raise=True)
     if returned.error is not None and returned.error.type == "IndexError":
@@ -487,6 +501,22 @@ def test_diverged_spots_blow_ups(student: Student, reference: ModuleType) -> Non
 def last_loss_only(losses: list[float]) -> bool:
     """What diverged gives when it compares only the last loss with the first."""
     return any(not math.isfinite(loss) for loss in losses) or losses[-1] > losses[0]
+
+
+@expected
+def rise_on_any_step(losses: list[float]) -> bool:
+    """What diverged gives when it compares each loss with the one before it, not with the first."""
+    return any(not math.isfinite(loss) for loss in losses) or any(b > a for a, b in zip(losses, losses[1:]))
+
+
+def follows_every_rise(student: Student, calls: list[tuple[list[float], str]], rises: list[bool]) -> bool:
+    """Whether diverged answers as rise_on_any_step does on every list: one answer that agrees proves
+    little, since a bool has only two values."""
+    for (losses, shown_as), rise in zip(calls, rises):
+        returned = student.call("diverged", losses, shown_as=shown_as, allow_raise=True)
+        if returned.error is not None or type(returned.value) is not bool or returned.value != rise:
+            return False
+    return True
 
 
 def _lesson_loss_lists(reference: ModuleType) -> list[tuple[list[float], str]]:
