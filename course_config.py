@@ -319,7 +319,8 @@ FORWARD_VS_REVERSE = Exercise(
         Check("reverse_mode_one_pass", 0.75, "gradient_reverse_mode gives the right gradient and calls f once"),
         Check("passes_needed_on_fixed_cases", 0.75, "passes_needed for a scalar loss of a million inputs and a "
               "3-input, 50-output function; ValueError for another mode"),
-        Check("both_modes_on_fresh_functions", 1, "both modes on fresh functions, sizes 2 to 7, float64 and float32",
+        Check("both_modes_on_fresh_functions", 1, "both modes on fresh functions, sizes 2 to 7, float64 and float32, "
+              "one x requiring grad (the result must not, and x stays as it was)",
               hidden=True),
         Check("passes_needed_on_generated_cases", 0.5, "passes_needed on seeded random sizes, and ValueError for "
               "other modes, also for \"Forward\" and \" forward\"", hidden=True),

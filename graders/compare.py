@@ -133,9 +133,9 @@ def number_problem(got: Any, expected: float, *, rtol: float, atol: float, what:
 
 def argument_changed(before: torch.Tensor, after: Any) -> bool:
     """Whether a tensor a call was given came back different: other values or shape, made to
-    require grad, holding a .grad, or no longer a tensor at all."""
+    require grad (or no longer), holding a .grad, or no longer a tensor at all."""
     if type(after) is not torch.Tensor:
         return True
     info = origin(after)
-    changed_grad = info is not None and (info.requires_grad or info.grad is not None)
+    changed_grad = info is not None and (info.requires_grad != before.requires_grad or info.grad is not None)
     return changed_grad or after.shape != before.shape or not torch.equal(after.detach(), before)

@@ -14,12 +14,13 @@ from torch.func import jvp as push_forward
 
 
 def gradient_forward_mode(f, x):
+    x = x.detach()
     columns = [push_forward(f, (x,), (e,))[1] for e in torch.eye(len(x), dtype=x.dtype)]
     return torch.stack(columns)
 
 
 def gradient_reverse_mode(f, x):
-    out, pullback = tf.vjp(f, x)
+    out, pullback = tf.vjp(f, x.detach())
     return pullback(torch.ones_like(out))[0]
 
 

@@ -23,10 +23,12 @@ def gradient_forward_mode(f: Callable[[Tensor], Tensor], x: Tensor) -> Tensor:
 
     Args:
         f: a function that takes a tensor shaped like `x` and returns a 0-d tensor.
-        x: a 1-D floating-point tensor of shape (n,).
+        x: a 1-D floating-point tensor of shape (n,); it may require grad. It must not be
+            modified.
 
     Returns:
-        A tensor of shape (n,) and the dtype of `x`, not requiring grad: df/dx_i at every i.
+        A tensor of shape (n,) and the dtype of `x`, not requiring grad (also when `x`
+        requires grad): df/dx_i at every i.
     """
     # TODO: write this function.
     raise NotImplementedError
@@ -43,10 +45,12 @@ def gradient_reverse_mode(f: Callable[[Tensor], Tensor], x: Tensor) -> Tensor:
 
     Args:
         f: a function that takes a tensor shaped like `x` and returns a 0-d tensor.
-        x: a 1-D floating-point tensor of shape (n,). It must not be modified.
+        x: a 1-D floating-point tensor of shape (n,); it may require grad. It must not be
+            modified.
 
     Returns:
-        A tensor of shape (n,) and the dtype of `x`, not requiring grad: df/dx_i at every i.
+        A tensor of shape (n,) and the dtype of `x`, not requiring grad (also when `x`
+        requires grad): df/dx_i at every i.
     """
     # TODO: write this function.
     raise NotImplementedError

@@ -157,9 +157,17 @@ REVERSE_ALWAYS_ONE = Mistake(
     'For mode == "reverse" return n_outputs.',
     MODES,
 )
+GRADIENT_TRACKS_X = Mistake(
+    "gradient still tracked through x",
+    "Your gradient has the right values but requires grad. x required grad, so autograd recorded what jvp, vjp "
+    "or a clone of x computed from it, and your result hangs on a graph that leads back to x. A gradient is an "
+    "answer, not a step of the model: nothing should flow back through it.",
+    "Start from x.detach(): pass it to jvp and vjp, or make the leaf copy as x.detach().clone().requires_grad_().",
+    MODES,
+)
 MISTAKES = [ONES_TANGENT, BACKWARD_PER_COORDINATE, SWAPPED_MODES, JVP_OUTPUTS_SWAPPED, MODIFIED_X,
             SKIPPED_COORDINATE, UNKNOWN_MODE_AS_REVERSE, MODE_READ_LOOSELY, DIRECTIONS_PILED_UP, FLOAT32_BUFFER,
-            REVERSE_ALWAYS_ONE]
+            REVERSE_ALWAYS_ONE, GRADIENT_TRACKS_X]
 
 FORMULAS = {
     "neuron": "f(w) = torch.sigmoid((w * inp).sum()) with the lesson's inp = [3, 1, 4], at the lesson's w",
@@ -305,6 +313,8 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, hint: str) -> Non
         suspects.append(Suspect(DIRECTIONS_PILED_UP, truth.cumsum(0)))  # pass i along e_0 + ... + e_i
     if x.dtype == torch.float64:  # float64 derivatives written into a float32 tensor: the same values, rounded
         suspects.append(Suspect(FLOAT32_BUFFER, truth.float()))
+    if x.requires_grad:  # the right values, compared before requires_grad: only a result still tracked matches
+        suspects.append(Suspect(GRADIENT_TRACKS_X, truth))
     expect_tensor(as_gradient(returned), truth, **tolerance(x), requires_grad=False, suspects=suspects,
                   section=MODES, hint=hint)
     after = returned.value.get("x_after")
@@ -436,10 +446,11 @@ def test_passes_needed_on_fixed_cases(student: Student, reference: ModuleType) -
 @check
 def test_both_modes_on_fresh_functions(student: Student) -> None:
     generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_functions"))
-    for n, dtype, kind in ((2, torch.float64, "quadratic"), (7, torch.float64, "logsumexp"),
-                           (5, torch.float32, "tanh_layer"), (6, torch.float32, "quadratic")):
+    # One x requires grad, as a parameter would: the docstrings promise a result that does not, and x untouched.
+    for n, dtype, kind, tracked in ((2, torch.float64, "quadratic", False), (7, torch.float64, "logsumexp", True),
+                                    (5, torch.float32, "tanh_layer", False), (6, torch.float32, "quadratic", False)):
         spec = make_spec(kind, n, generator)
-        x = torch.randn(n, generator=generator, dtype=torch.float64).to(dtype)
+        x = torch.randn(n, generator=generator, dtype=torch.float64).to(dtype).requires_grad_(tracked)
         for function, hint in (("gradient_forward_mode", FORWARD_HINT), ("gradient_reverse_mode", REVERSE_HINT)):
             returned = student.run(run_mode, function, spec, x, runs=function, shown_as=shown(function, spec, x))
             expect_gradient(returned, spec, x, hint)

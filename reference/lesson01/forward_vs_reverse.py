@@ -20,11 +20,14 @@ def gradient_forward_mode(f: Callable[[Tensor], Tensor], x: Tensor) -> Tensor:
 
     Args:
         f: a function that takes a tensor shaped like `x` and returns a 0-d tensor.
-        x: a 1-D floating-point tensor of shape (n,).
+        x: a 1-D floating-point tensor of shape (n,); it may require grad. It must not be
+            modified.
 
     Returns:
-        A tensor of shape (n,) and the dtype of `x`, not requiring grad: df/dx_i at every i.
+        A tensor of shape (n,) and the dtype of `x`, not requiring grad (also when `x`
+        requires grad): df/dx_i at every i.
     """
+    x = x.detach()  # a result that autograd does not track, whether x requires grad or not
     gradient = torch.empty_like(x)
     for i, direction in enumerate(torch.eye(x.numel(), dtype=x.dtype)):
         _, derivative = torch.func.jvp(f, (x,), (direction,))
@@ -43,10 +46,12 @@ def gradient_reverse_mode(f: Callable[[Tensor], Tensor], x: Tensor) -> Tensor:
 
     Args:
         f: a function that takes a tensor shaped like `x` and returns a 0-d tensor.
-        x: a 1-D floating-point tensor of shape (n,). It must not be modified.
+        x: a 1-D floating-point tensor of shape (n,); it may require grad. It must not be
+            modified.
 
     Returns:
-        A tensor of shape (n,) and the dtype of `x`, not requiring grad: df/dx_i at every i.
+        A tensor of shape (n,) and the dtype of `x`, not requiring grad (also when `x`
+        requires grad): df/dx_i at every i.
     """
     leaf = x.detach().clone().requires_grad_(True)
     f(leaf).backward()

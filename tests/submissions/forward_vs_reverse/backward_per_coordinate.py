@@ -7,6 +7,7 @@ from torch.func import jvp
 
 
 def gradient_forward_mode(f, x: Tensor) -> Tensor:
+    x = x.detach()
     n = x.shape[0]
     grads = []
     for i in range(n):
@@ -20,7 +21,7 @@ def gradient_forward_mode(f, x: Tensor) -> Tensor:
 def gradient_reverse_mode(f, x: Tensor) -> Tensor:
     gradient = torch.zeros_like(x)
     for i in range(len(x)):
-        w = x.clone().requires_grad_(True)
+        w = x.detach().clone().requires_grad_(True)
         f(w).backward()
         gradient[i] = w.grad[i]
     return gradient

@@ -7,6 +7,7 @@ from torch.func import jvp, vjp
 
 
 def gradient_forward_mode(f, x: Tensor) -> Tensor:
+    x = x.detach()
     n = x.shape[0]
     grads = []
     for i in range(n):
@@ -18,7 +19,7 @@ def gradient_forward_mode(f, x: Tensor) -> Tensor:
 
 
 def gradient_reverse_mode(f, x: Tensor) -> Tensor:
-    out, pullback = vjp(f, x)
+    out, pullback = vjp(f, x.detach())
     return pullback(torch.ones_like(out))[0]
 
 

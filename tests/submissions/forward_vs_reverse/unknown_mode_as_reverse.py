@@ -23,6 +23,7 @@ def gradient_forward_mode(f: Callable[[Tensor], Tensor], x: Tensor) -> Tensor:
     Returns:
         A tensor of shape (n,) and the dtype of `x`, not requiring grad: df/dx_i at every i.
     """
+    x = x.detach()  # a result that autograd does not track, whether x requires grad or not
     gradient = torch.empty_like(x)
     for i, direction in enumerate(torch.eye(x.numel(), dtype=x.dtype)):
         _, derivative = torch.func.jvp(f, (x,), (direction,))
