@@ -381,7 +381,8 @@ GRAD_ACCUMULATION = Exercise(
     title="Gradients accumulate: forgetting zero_grad(), and using it on purpose",
     section='"Worked example" (the x.grad = 6, 12, 18 loop) and the companion\'s "zero_grad — reset between steps"',
     checks=(
-        Check("repeated_backward_on_lesson_case", 1, "repeated_backward_grads(3.0, 3) gives the lesson's 6, 12, 18"),
+        Check("repeated_backward_on_lesson_case", 1, "repeated_backward_grads(3.0, 3) gives the lesson's 6, 12, 18, "
+              "from one backward() per pass"),
         Check("accumulated_gradient_even_split", 1, "the lesson's 100 points in 4 micro-batches of 25 give the "
               "full-batch autograd gradient"),
         Check("accumulated_gradient_uneven_split", 1, "the lesson's 100 points in 3 micro-batches (34, 33, 33) give "
@@ -389,7 +390,7 @@ GRAD_ACCUMULATION = Exercise(
         Check("backward_once_per_micro_batch", 0.5, "accumulated_gradient gives the right gradient with one "
               "backward() per micro-batch"),
         Check("accumulated_gradient_is_clean", 0.5, "the result is the right gradient, detached, shaped like w, "
-              "same dtype; the caller's w is untouched"),
+              "same dtype; the caller's w is untouched, also a w that requires grad"),
         Check("repeated_backward_at_fresh_points", 0.5, "repeated_backward_grads at other points and numbers of "
               "calls", hidden=True),
         Check("accumulated_gradient_on_fresh_data", 1.5, "random float32 and float64 data, other sizes, even and "

@@ -118,3 +118,17 @@ def test_kept_grads_are_what_a_list_of_the_grad_tensor_itself_shows() -> None:
         (x ** 2).backward()
         kept.append(x.grad)  # the same tensor each time: backward() adds into it in place
     assert [t.item() for t in kept] == checks.kept_grads(3.0, 3) == [18.0, 18.0, 18.0]
+
+
+def test_grads_written_from_the_formula_cost_the_lesson_case_only(grade) -> None:
+    from conftest import ROOT
+
+    source = (ROOT / "reference" / "lesson01" / "grad_accumulation.py").read_text()
+    body_start = source.index('    """', source.index("def repeated_backward_grads"))
+    body_start = source.index('"""\n', body_start + 7) + 4
+    body_end = source.index("\ndef accumulated_gradient")
+    formula = "    return [2.0 * x0 * k for k in range(1, calls + 1)]\n\n"
+    graded = grade({"grad_accumulation": source[:body_start] + formula + source[body_end:]}, "-k", "grad_accumulation")
+    assert graded.failed("grad_accumulation") == {"repeated_backward_on_lesson_case"}, graded.output
+    message = graded.checks("grad_accumulation")["repeated_backward_on_lesson_case"]["message"]
+    assert "called backward() 0 time(s) for 3 passes" in message, message

@@ -8,6 +8,7 @@ use other points, sizes, splits and float64.
 
 from __future__ import annotations
 
+import dataclasses
 from types import ModuleType
 from typing import Any
 
@@ -15,7 +16,7 @@ import torch
 
 from course_config import GRAD_ACCUMULATION as EXERCISE
 from graders.check import checks_for
-from graders.compare import describe, number_problem
+from graders.compare import argument_changed, describe, number_problem, tensor_problem
 from graders.expect import expect_tensor
 from graders.feedback import fail
 from graders.fresh import twin, twin_generator, twin_random
@@ -86,8 +87,16 @@ KEPT_GRAD_TENSOR = Mistake(
     "Append x.grad.item(): a Python number, copied when you take it, that later backward passes cannot change.",
     WORKED,
 )
+COPY_NOT_DETACHED = Mistake(
+    "copy of w not detached",
+    "Given a w that requires grad, as a model's weights do, your copy of w is not a leaf: w.clone() (or any "
+    "arithmetic on w) stays in w's graph, so each backward() carries the gradient on into w.grad, and your "
+    "copy's own .grad stays None.",
+    "Cut the copy from the graph first: leaf = w.detach().clone().requires_grad_(True).",
+    COMPANION,
+)
 MISTAKES = [CLEARED_BETWEEN_CALLS, KEPT_GRAD_TENSOR, NOT_SCALED, MEAN_OF_MEANS, DIVIDED_TWICE,
-            ZEROED_BETWEEN_MICRO_BATCHES, MODIFIED_W]
+            ZEROED_BETWEEN_MICRO_BATCHES, MODIFIED_W, COPY_NOT_DETACHED]
 _BY_NAME = {mistake.name: mistake for mistake in MISTAKES}
 
 LESSON_DATA = ("w = torch.zeros(2), X = the worked example's 100 points with a column of ones (shape (100, 2)), "
@@ -258,7 +267,15 @@ def _backward_count(returned: Returned) -> int:
 @check
 def test_repeated_backward_on_lesson_case(student: Student, reference: ModuleType) -> None:
     x0, calls = lesson_case()
-    expect_grads(student.call("repeated_backward_grads", x0, calls), reference, x0, calls)
+    returned = student.call("repeated_backward_grads", x0, calls, trace=True)
+    expect_grads(returned, reference, x0, calls)  # the right number of passes earns nothing for wrong values
+    count = _backward_count(returned)
+    if count != calls:
+        fail(f"repeated_backward_grads called backward() {count} time(s) for {calls} passes; expected {calls}.",
+             call=returned.call, meaning="The numbers are right, but the exercise is to watch autograd pile them "
+                                         "up in x.grad: they must come from y.backward(), one call per pass, not "
+                                         "from the formula 2·x0·k.",
+             hint="Make x once, then in a loop: y = x ** 2; y.backward(); record x.grad.item().", section=WORKED)
 
 
 @check
@@ -300,20 +317,60 @@ def test_accumulated_gradient_is_clean(student: Student) -> None:
     w, X, y = lesson_data()
     k = micro_batches(3)
     returned = student.call("accumulated_gradient", w, X, y, k, return_args=True, shown_as=gradient_call(k))
+    expect_clean(returned, w, returned.args[0] if returned.args else None, X, y, k)
+    # The same promises for a w that requires grad, as a model's weights do.
+    tracked = student.run(call_with_tracked_w, w, X, y, k, runs="accumulated_gradient",
+                          shown_as=gradient_call(k) + ", w requiring grad")
+    result = tracked.value if type(tracked.value) is dict else {}
+    as_called = dataclasses.replace(tracked, value=result.get("value"))
+    expect_copy_detached(as_called, result.get("w_after"), w, X, y)
+    if result.get("raised") is not None:
+        fail("accumulated_gradient raised an error for a w that requires grad.", call=tracked.call,
+             got=str(result["raised"]), section=COMPANION,
+             hint="Work on a copy cut from the graph: leaf = w.detach().clone().requires_grad_(True).")
+    expect_clean(as_called, w.clone().requires_grad_(True), result.get("w_after"), X, y, k)
+
+
+def call_with_tracked_w(module: ModuleType, w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> dict:
+    """Runs in the worker: accumulated_gradient on a w that requires grad; what it returned, or the error it
+    raised (a copy left in w's graph has no .grad of its own), and w afterwards."""
+    tracked = w.clone().requires_grad_(True)
+    try:
+        return {"value": module.accumulated_gradient(tracked, X, y, k), "w_after": tracked, "raised": None}
+    except Exception as error:  # noqa: BLE001 - reported with w's state, which tells why it was raised
+        return {"value": None, "w_after": tracked, "raised": f"{type(error).__name__}: {str(error)[:200]}"}
+
+
+def expect_clean(returned: Returned, given: torch.Tensor, after: Any, X: torch.Tensor, y: torch.Tensor,
+                 k: int) -> None:
+    """The right gradient, detached, and the caller's w (`given`) as it was before the call."""
+    __tracebackhide__ = True
+    w = given.detach()
     # A clean wrong gradient earns nothing: its value (and with it type, shape and dtype) comes first.
     expect_gradient(returned, w, X, y, k)
-    after = returned.args[0] if returned.args else None
-    info = origin(after) if type(after) is torch.Tensor else None
-    if info is not None and (info.requires_grad or info.grad is not None or not torch.equal(after.detach(), w)):
+    if argument_changed(given, after):
         fail("accumulated_gradient changed the w it was given.", call=returned.call,
              got=describe(returned.value), changed=f"w after the call: {describe(after)}",
-             expected=f"w unchanged: {describe(w)}",
-             mistake=MODIFIED_W.name, meaning=MODIFIED_W.explanation, hint=MODIFIED_W.hint, section=MODIFIED_W.section)
+             expected=f"w unchanged: {describe(given)}", mistake=MODIFIED_W.name,
+             meaning=MODIFIED_W.explanation, hint=MODIFIED_W.hint, section=MODIFIED_W.section)
     value_info = origin(returned.value)
     if value_info is not None and value_info.requires_grad:
         fail("accumulated_gradient returned a tensor that requires grad.", call=returned.call,
              got=describe(returned.value), section=COMPANION,
              hint="Return leaf.grad.detach(): a plain tensor, not part of any autograd graph.")
+
+
+def expect_copy_detached(returned: Returned, after: Any, w: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> None:
+    """A w that requires grad, whose .grad afterwards holds the full gradient: the copy stayed in w's graph."""
+    __tracebackhide__ = True
+    info = origin(after) if type(after) is torch.Tensor else None
+    grad = info.grad if info is not None else None
+    if grad is not None and tensor_problem(grad, full_batch_gradient(w, X, y), **_tolerance(w),
+                                           requires_grad=None) is None:
+        fail("accumulated_gradient sent the gradient into the caller's w.grad instead of its own copy's.",
+             call=returned.call, got=describe(returned.value), changed=f"w.grad after the call: {describe(grad)}",
+             expected="the gradient returned, and w.grad left empty", mistake=COPY_NOT_DETACHED.name,
+             meaning=COPY_NOT_DETACHED.explanation, hint=COPY_NOT_DETACHED.hint, section=COPY_NOT_DETACHED.section)
 
 
 # ---------------------------------------------------------------- hidden checks

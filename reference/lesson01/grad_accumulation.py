@@ -43,15 +43,17 @@ def accumulated_gradient(w: Tensor, X: Tensor, y: Tensor, micro_batches: int) ->
     to be divided by.
 
     Args:
-        w: weights, shape (d,), float32 or float64. It must not be modified: do not call
-            `w.requires_grad_()` on it and do not leave a `.grad` on it; work on a leaf copy.
+        w: weights, shape (d,), float32 or float64; it may require grad, as a model's weights
+            do. It must not be modified: do not call `w.requires_grad_()` on it and do not
+            leave a `.grad` on it; work on a leaf copy.
         X: inputs, shape (N, d), same dtype as `w`.
         y: targets, shape (N,), same dtype as `w`.
         micro_batches: how many groups to split the N rows into (1 ≤ micro_batches ≤ N).
 
     Returns:
-        dL/dw: a tensor of shape (d,) and the dtype of `w`, that does not require grad.
-        It equals the gradient of one backward pass on the full-batch loss.
+        dL/dw: a tensor of shape (d,) and the dtype of `w`, that does not require grad
+        (also when `w` does). It equals the gradient of one backward pass on the full-batch
+        loss.
     """
     leaf = w.detach().clone().requires_grad_(True)
     rows = X.shape[0]
