@@ -50,6 +50,19 @@ def expect_number(returned: Returned, expected: float, *, rtol: float, atol: flo
     _fail_with(returned, problem, describe(got), describe(expected), mistake, hint, section)
 
 
+def expect_float_not_tensor(returned: Returned, right: float, mistake: Mistake, *, rtol: float, atol: float,
+                            wanted: str, what: str = "the result") -> None:
+    """A 0-d floating tensor that holds the right number fails naming `mistake`, a missing .item()
+    (the docstring promises a Python float); any other value is left to the caller's own checks."""
+    __tracebackhide__ = True
+    got = returned.value
+    if (type(got) is torch.Tensor and got.dim() == 0 and got.is_floating_point()
+            and number_problem(got.item(), right, rtol=rtol, atol=atol) is None):
+        fail(f"{returned.call.split('(')[0]}: {what} is right, but it is a tensor, not a Python float.",
+             call=returned.call, got=describe(got), expected=wanted, mistake=mistake.name,
+             meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+
+
 def fail_with_mistake(returned: Returned, summary: str, mistake: Mistake, got: Any = None) -> None:
     """Fail a check with a mistake already recognised by the check itself."""
     __tracebackhide__ = True

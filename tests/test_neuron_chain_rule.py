@@ -63,3 +63,12 @@ def test_a_kept_graph_and_no_autograd_earn_nothing_for_wrong_values(grade) -> No
     # σ(z) + 1 keeps the graph and has the right gradient; zeros are made without autograd.
     graded = grade({"neuron_chain_rule": WRONG_BUT_WELL_MADE}, "-k", "neuron_chain_rule")
     assert graded.exercise("neuron_chain_rule")["score"] == 0, graded.output
+
+
+def test_a_sum_of_sigmoids_differs_from_the_neuron_wherever_there_are_two_weights_or_more() -> None:
+    # With one weight, σ(w·inp) summed is the neuron itself: nothing to name there, and nothing wrong.
+    cases = [("lesson", *checks.lesson_case())] + checks.fresh_cases() + twin_cases()
+    for text, w, inp in cases:
+        right = reference.neuron(w, inp)
+        same = torch.allclose(checks.sum_of_sigmoids(w, inp), right, rtol=1e-4, atol=1e-4)
+        assert same == (w.numel() == 1), text

@@ -96,7 +96,21 @@ def fit_quadratic(X, y, lr=0.1, steps=500):
     return a.item(), b.item(), c.item()
 '''
 Y_FLATTENED = DATA.replace("    return X, y", "    return X, y.reshape(-1)")
+RATE_OF_TEN = '''
+def fit_quadratic(X, y, lr=0.1, steps=500):
+    lr = 10.0  # a rate of its own: 100 times the lesson's 0.1
+    a, b, c = (torch.zeros(1, requires_grad=True) for _ in range(3))
+    for _ in range(steps):
+        loss = ((a * X**2 + b * X + c - y) ** 2).mean()
+        loss.backward()
+        with torch.no_grad():
+            for p in (a, b, c):
+                p -= lr * p.grad
+                p.grad.zero_()
+    return a.item(), b.item(), c.item()
+'''
 RATE_TOO_HIGH = "learning rate above the stable limit"
+SUM_NAME = "sum instead of mean"
 
 
 @pytest.mark.parametrize("fit", [OPTIMISER_AND_SCALARS, DATA_UPDATE_AND_GRAD_NONE, PARAMETERS_IN_DATA_DTYPE],
@@ -119,11 +133,21 @@ def test_tensors_instead_of_floats_are_told_to_use_item(grade) -> None:
     assert "should be a Python number but is a tensor" in message and ".item()" in message
 
 
-def test_a_sum_for_the_mean_is_named_a_rate_above_the_limit_with_its_effective_rate(grade) -> None:
+def test_a_sum_for_the_mean_is_named_as_such_with_its_effective_rate(grade) -> None:
     graded = grade({SLUG: DATA + SUM_FOR_MEAN}, "-k", SLUG)
     checks = graded.checks(SLUG)
-    assert checks["fit_matches_reference"]["mistake"] == RATE_TOO_HIGH, checks["fit_matches_reference"]["message"]
-    assert "100 times the right one: an effective rate of 10" in checks["fit_matches_reference"]["message"]
+    message = checks["fit_matches_reference"]["message"]
+    assert checks["fit_matches_reference"]["mistake"] == SUM_NAME, message
+    assert "100 times the right one at lr=0.1 and at lr=0.05 alike" in message, message
+    assert "an effective rate of 10, above these data's limit" in message, message
+
+
+def test_a_rate_of_its_own_that_is_n_times_lr_by_chance_is_not_taken_for_a_sum(grade) -> None:
+    # lr 10 is 100 × 0.1, so the first step at lr 0.1 is 100 times the right one, as a sum's is; at 0.05 it is 200.
+    graded = grade({SLUG: DATA + RATE_OF_TEN}, "-k", SLUG)
+    checks = graded.checks(SLUG)
+    for check_id in ("fit_matches_reference", "fit_follows_lr_and_steps"):
+        assert checks[check_id]["mistake"] == RATE_TOO_HIGH, checks[check_id]["message"]
 
 
 def test_a_blow_up_with_a_rate_below_the_limit_is_not_blamed_on_the_rate(grade) -> None:

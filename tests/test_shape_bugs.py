@@ -83,6 +83,14 @@ def test_counting_any_stretch_as_silent_goes_wrong_only_where_the_truth_is_false
         assert differ and all(not truth[i] for i in differ)
 
 
+def test_counting_any_difference_as_silent_is_told_from_the_truth_and_from_counting_any_stretch() -> None:
+    # The two differ on shapes that do not broadcast, such as the lesson's (3, 4) and (3,).
+    for pairs in (checks.SILENT_PAIRS, _pairs("fresh_pairs")):
+        truth, stretched, differ = (checks.silent_answers(pairs), checks.stretch_answers(pairs),
+                                    checks.difference_answers(pairs))
+        assert differ != truth and differ != stretched
+
+
 def test_the_reference_raises_value_error_naming_both_shapes() -> None:
     reference = _reference()
     for a, b in checks.ERROR_PAIRS + [p for p in _pairs("generated_pairs") if checks.torch_answers([p]) == [None]][:20]:
@@ -148,3 +156,17 @@ def test_a_summed_loss_is_named_by_its_ratio_on_every_input() -> None:
         summed.backward()
         assert is_scaled(gradient_signature(summed.detach(), loss), 100.0)
         assert is_scaled(gradient_signature(leaf.grad, grad), 100.0)
+
+
+def test_a_loss_divided_by_the_batch_size_is_told_from_a_sum_only_where_rows_hold_several_elements() -> None:
+    from graders.mistakes import gradient_signature, is_scaled
+
+    for shape, factor in (((7, 3), 3.0), ((50,), None), ((100, 1), None)):
+        pred, target = torch.randn(shape, dtype=torch.float64), torch.randn(shape, dtype=torch.float64)
+        loss, _ = checks.torch_loss(pred, target)
+        by_batch = ((pred - target) ** 2).sum() / len(pred)
+        if factor is None:  # one element per row: the batch size is the number of elements, and the loss is right
+            assert torch.allclose(by_batch, loss)
+        else:
+            assert is_scaled(gradient_signature(by_batch, loss), factor)
+            assert not is_scaled(gradient_signature(by_batch, loss), float(pred.numel()))

@@ -8,6 +8,7 @@ from conftest import ROOT
 SLUG = "sin_exp_derivative"
 REFERENCE = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
 F_BODY = "    return torch.sin(x) * torch.exp(-x)\n"
+AUTOGRAD_BODY = "    f(leaf).sum().backward()\n"
 
 
 def test_a_missing_return_in_f_costs_f_and_not_autograd_derivative(grade) -> None:
@@ -33,3 +34,15 @@ def test_a_changed_argument_is_shown_as_changed_not_as_what_came_back(grade) -> 
     graded = grade({SLUG: ROOT / "tests" / "submissions" / SLUG / "modified_input.py"}, "-k", SLUG)
     message = graded.checks(SLUG)["autograd_derivative_is_clean"]["message"]
     assert "  changed:  x after the call: " in message and "returned: x after" not in message, message
+
+
+def test_numpy_on_a_tracked_tensor_outside_f_is_not_blamed_on_f(grade) -> None:
+    # The same torch error, raised by autograd_derivative itself while f is right: f is not "computed with NumPy".
+    assert AUTOGRAD_BODY in REFERENCE
+    numpy_first = "    np.asarray(f(leaf)).sum()\n" + AUTOGRAD_BODY
+    broken = "import numpy as np\n" + REFERENCE.replace(AUTOGRAD_BODY, numpy_first)
+    graded = grade({SLUG: broken}, "-k", SLUG)
+    checks = graded.checks(SLUG)
+    assert "autograd_derivative_on_lesson_grid" in graded.failed(SLUG) and "f_on_lesson_grid" not in graded.failed(SLUG)
+    assert "Can't call numpy()" in checks["autograd_derivative_on_lesson_grid"]["message"]
+    assert all(check["mistake"] != "f computed with NumPy" for check in checks.values()), graded.output

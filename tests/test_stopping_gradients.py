@@ -88,3 +88,18 @@ def test_an_sgd_step_that_returns_its_parameters_costs_only_the_in_place_check(g
     assert graded.failed("stopping_gradients") == {"sgd_step_updates_in_place"}, graded.output
     message = graded.checks("stopping_gradients")["sgd_step_updates_in_place"]["message"]
     assert "sgd_step returned a list; it changes the parameters in place and returns None." in message, message
+
+
+def test_only_x_times_the_weight_as_given_is_taken_for_a_missing_transpose() -> None:
+    import pytest
+
+    X, weight = torch.zeros(7, 3, dtype=torch.float64), torch.zeros(2, 3, dtype=torch.float64)
+    products = {"X @ weight": lambda: X @ weight, "weight @ X": lambda: weight @ X,
+                "X.T @ weight.T": lambda: X.T @ weight.T, "torch.mm(X, weight)": lambda: torch.mm(X, weight)}
+    messages = {}
+    for text, product in products.items():
+        with pytest.raises(RuntimeError) as raised:
+            product()
+        messages[text] = str(raised.value)
+    named = {text for text, message in messages.items() if checks.multiplied_untransposed(message, weight, X)}
+    assert named == {"X @ weight", "torch.mm(X, weight)"}, messages

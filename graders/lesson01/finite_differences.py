@@ -20,7 +20,7 @@ from torch import Tensor
 from course_config import FINITE_DIFFERENCES as EXERCISE
 from graders.compare import argument_changed, describe, number_problem, tensor_problem
 from graders.check import checks_for
-from graders.expect import expect_number, expect_tensor, fail_with_mistake
+from graders.expect import expect_float_not_tensor, expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
 from graders.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
 from graders.recording import expected
@@ -238,17 +238,6 @@ def mean_relative_error(a: Tensor, b: Tensor) -> float:
     return mean_or_largest_gap(a, b, largest=False)
 
 
-def expect_float_not_tensor(returned: Returned, right: float, *, rtol: float, atol: float, wanted: str) -> None:
-    """A 0-d tensor holding the right relative error names the missing .item()."""
-    __tracebackhide__ = True
-    got = returned.value
-    if (type(got) is Tensor and got.dim() == 0 and got.is_floating_point()
-            and number_problem(got.item(), right, rtol=rtol, atol=atol) is None):
-        fail(f"{returned.call.split('(')[0]}: the relative error is right, but it is a tensor, not a Python float.",
-             call=returned.call, got=describe(got), expected=wanted, mistake=ERROR_AS_TENSOR.name,
-             meaning=ERROR_AS_TENSOR.explanation, hint=ERROR_AS_TENSOR.hint, section=ERROR_AS_TENSOR.section)
-
-
 def mean_or_largest_gap(a: Tensor, b: Tensor, largest: bool) -> float:
     gaps = (a - b).abs() / (a.abs() + b.abs()).clamp(min=1e-8)
     return (gaps.max() if largest else gaps.mean()).item()
@@ -376,7 +365,8 @@ def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) 
         a_t, b_t = torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)
         returned = student.call("relative_error", a_t, b_t, shown_as=f"relative_error(a, b) with {text}, float64")
         right = reference.relative_error(a_t, b_t)
-        expect_float_not_tensor(returned, right, rtol=tol, atol=tol, wanted=f"the Python float {describe(right)}")
+        expect_float_not_tensor(returned, right, ERROR_AS_TENSOR, rtol=tol, atol=tol, what="the relative error",
+                                wanted=f"the Python float {describe(right)}")
         expect_number(returned, right, rtol=tol, atol=tol, section=WHY,
                       what="the relative error", suspects=[Suspect(MEAN_OF_GAPS, mean_relative_error(a_t, b_t))],
                       hint="Elementwise |a − b| / max(1e-8, |a| + |b|) (torch.clamp(..., min=1e-8)), then the "
@@ -395,7 +385,8 @@ def expect_small_gradient_check(returned: Returned, spec: dict, x: Tensor) -> No
     if problem is None and error >= 0:
         expect_x_untouched(returned, x)
         return
-    expect_float_not_tensor(as_called, 0.0, rtol=0, atol=limit, wanted=f"a Python float in [0, {limit:g})")
+    expect_float_not_tensor(as_called, 0.0, ERROR_AS_TENSOR, rtol=0, atol=limit, what="the relative error",
+                            wanted=f"a Python float in [0, {limit:g})")
     if problem is not None and "should be" not in problem:  # a number, only too large: say the range, not 0.0
         problem = f"the relative error is {describe(error)}; expected a float below {limit:g}"
     if any(dtype != "float64" for dtype in result["dtypes"]):
@@ -469,7 +460,8 @@ def test_gradient_check_catches_a_wrong_backward(student: Student) -> None:
     if number_problem(error, target, rtol=tol, atol=tol) is None:
         expect_x_untouched(returned, x)
         return
-    expect_float_not_tensor(as_called, target, rtol=tol, atol=tol, wanted=f"the Python float {describe(target)}")
+    expect_float_not_tensor(as_called, target, ERROR_AS_TENSOR, rtol=tol, atol=tol, what="the relative error",
+                            wanted=f"the Python float {describe(target)}")
     mistake = estimate_mistake(returned.value["estimate"], x, returned.value["x64_after"], evidence)
     if mistake is not None:
         fail_with_mistake(as_called, "gradient_check measured the wrong gap, because numerical_gradient is off.",

@@ -94,8 +94,16 @@ SIGMOID_SIGN_FLIPPED = Mistake(
     "Write the sigmoid as 1 / (1 + torch.exp(-z)), or simply call torch.sigmoid(z).",
     AUTOGRAD,
 )
+SIGMOID_BEFORE_SUM = Mistake(
+    "sigmoid taken before the sum",
+    "Your neuron returns σ(w₁·inp₁) + σ(w₂·inp₂) + ...: the sigmoid squashed each product on its own and the "
+    "squashed values were added. A neuron adds the products first and squashes that one number, z = w · inp; "
+    "a sum of n sigmoids can reach n, where σ(z) stays below 1 (the lesson's case gives 1.953, not 0.9526).",
+    "Swap the order: torch.sigmoid((w * inp).sum()).",
+    AUTOGRAD,
+)
 MISTAKES = [FORGOT_ONE_MINUS_SIGMA, NO_INP, W_FOR_INP, SIGN_FLIPPED, Z_FOR_SIGMA, NO_SUM, SIGMOID_SIGN_FLIPPED,
-            GRAPH_CUT, RESULT_TRACKS_W]
+            SIGMOID_BEFORE_SUM, GRAPH_CUT, RESULT_TRACKS_W]
 
 LESSON_CASE = "w = torch.tensor([1.0, -2.0, 0.5]), inp = torch.tensor([3.0, 1.0, 4.0])"
 AUTOGRAD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
@@ -172,6 +180,12 @@ def flipped_neuron(w: torch.Tensor, inp: torch.Tensor) -> torch.Tensor:
     return torch.sigmoid(-(w * inp).sum())
 
 
+@expected
+def sum_of_sigmoids(w: torch.Tensor, inp: torch.Tensor) -> torch.Tensor:
+    """The sigmoid of each product w_i · inp_i, then the sum: Σ σ(w_i · inp_i)."""
+    return torch.sigmoid(w * inp).sum()
+
+
 def _tolerance(t: torch.Tensor) -> dict[str, float]:
     value = EXERCISE.tolerance("float64" if t.dtype == torch.float64 else "float32")
     return {"rtol": value, "atol": value}
@@ -184,7 +198,9 @@ def _mistakes_by_name() -> dict[str, Mistake]:
 def expect_neuron(returned: Returned, reference: ModuleType, w: torch.Tensor, inp: torch.Tensor) -> None:
     __tracebackhide__ = True
     expect_tensor(returned, reference.neuron(w, inp), **_tolerance(w), requires_grad=None, what="the output",
-                  suspects=[Suspect(NO_SUM, unsummed_neuron(w, inp)), Suspect(SIGMOID_SIGN_FLIPPED, flipped_neuron(w, inp))],
+                  suspects=[Suspect(NO_SUM, unsummed_neuron(w, inp)),
+                            Suspect(SIGMOID_SIGN_FLIPPED, flipped_neuron(w, inp)),
+                            Suspect(SIGMOID_BEFORE_SUM, sum_of_sigmoids(w, inp))],
                   section=AUTOGRAD,
                   hint="z = w · inp is one number; return torch.sigmoid of it as a 0-d tensor.")
 

@@ -29,7 +29,7 @@ from graders.compare import describe, number_problem
 from graders.expect import expect_tensor
 from graders.feedback import fail
 from graders.fresh import twin, twin_generator, twin_random
-from graders.mistakes import Mistake, Suspect, gradient_signature, is_scaled
+from graders.mistakes import GradientSignature, Mistake, Suspect, gradient_signature, is_scaled
 from graders.recording import RECORD, RECORDING, expected
 from graders.student import Returned, Student
 
@@ -137,8 +137,16 @@ UPDATE_WITHOUT_NO_GRAD = Mistake(
     WORKED_EXAMPLE + ", where it explains torch.no_grad()",
     error_pattern=r"a leaf Variable that requires grad is being used in an in-place operation",
 )
-MISTAKES = [GRADIENTS_NOT_ZEROED, SHAPE_BROADCAST, SIGN_ERROR, RATE_TOO_HIGH, NO_REQUIRES_GRAD, CLOSED_FORM,
-            NONZERO_START, ONE_STEP_SHORT, NOISE_IGNORED, SEED_IGNORED, UPDATE_WITHOUT_NO_GRAD]
+SUM_FOR_MEAN = Mistake(
+    "sum instead of mean",
+    "Your loss adds the squared errors up instead of averaging them, so its gradient, and every step, is n times "
+    "the right one, n being the number of points: the steps of a learning rate n times larger. Once n·lr passes "
+    "the data's stable limit, each update overshoots the minimum further than the last and the coefficients blow up.",
+    "Average the squared errors: loss = ((pred - y) ** 2).mean(), not .sum().",
+    WORKED_EXAMPLE + ", where it computes the mean squared error",
+)
+MISTAKES = [GRADIENTS_NOT_ZEROED, SHAPE_BROADCAST, SIGN_ERROR, SUM_FOR_MEAN, RATE_TOO_HIGH, NO_REQUIRES_GRAD,
+            CLOSED_FORM, NONZERO_START, ONE_STEP_SHORT, NOISE_IGNORED, SEED_IGNORED, UPDATE_WITHOUT_NO_GRAD]
 
 # The wrong variants of gradient descent whose final (a, b, c) a failing answer is compared
 # with. A run that blew up (nan, inf) matches nothing here: every blow-up looks alike, so
@@ -326,23 +334,38 @@ def _first_step_mistake(student: Student, fit: Fit, known: dict[str, Any]) -> tu
     """The mistake the student's first step from zero shows, with what it measured.
 
     From zero, one step is −lr times the gradient there; the student's is k times the right
-    one. k = −1 is a step uphill; k > 0 means an effective rate of k·lr, which diverges when
-    it is above the data's stable limit (a rate of their own, or a sum for the mean: k = n).
+    one. k = −1 is a step uphill; k = n (the number of points) at this rate and at half of it is
+    a loss summed instead of averaged; any other k > 0 means an effective rate of k·lr, which
+    diverges when it is above the data's stable limit (a rate of the student's own).
     """
-    returned = student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=1, allow_raise=True,
-                            shown_as=Fit(fit.X, fit.y, fit.lr, 1, fit.data).call)
-    if returned.error is not None or not _is_triple(returned.value):
-        return None
-    signature = gradient_signature(torch.tensor(returned.value, dtype=torch.float64),
-                                   torch.tensor(known["first_step"], dtype=torch.float64))
-    close, limit = EXERCISE.tolerance("mistake_match"), known["stable_limit"]
+    signature = _first_step_signature(student, fit, known["first_step"])
+    close, limit, n = EXERCISE.tolerance("mistake_match"), known["stable_limit"], len(fit.X)
     if is_scaled(signature, -1.0, tolerance=close):
         return SIGN_ERROR, ""
+    # A rate of the student's own can be n times lr by chance; a sum makes every rate's step n times too long.
+    half = dataclasses.replace(fit, lr=fit.lr / 2)
+    half_step = [v / 2 for v in known["first_step"]]  # from zero, the right step is proportional to lr
+    if (is_scaled(signature, float(n), tolerance=close)
+            and is_scaled(_first_step_signature(student, half, half_step), float(n), tolerance=close)):
+        above = f", above these data's limit of {limit:.3g}" if n * fit.lr > limit else ""
+        return SUM_FOR_MEAN, (f"Here your first step from zero is {n} times the right one at lr={fit.lr:g} and at "
+                              f"lr={half.lr:g} alike: the factor is the number of points, not a rate of your own, "
+                              f"and it makes lr={fit.lr:g} an effective rate of {n * fit.lr:.3g}{above}.")
     if signature is not None and abs(signature.cosine - 1) < close and signature.scale * fit.lr > limit:
         return RATE_TOO_HIGH, (f"Here your first step from zero is {signature.scale:.3g} times the right one: "
                                f"an effective rate of {signature.scale * fit.lr:.3g}, above these data's limit "
                                f"of {limit:.3g}.")
     return None
+
+
+def _first_step_signature(student: Student, fit: Fit, right_step: Any) -> GradientSignature | None:
+    """How the student's one step from zero (steps=1) relates to the right one; None if there is none."""
+    returned = student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=1, allow_raise=True,
+                            shown_as=Fit(fit.X, fit.y, fit.lr, 1, fit.data).call)
+    if returned.error is not None or not _is_triple(returned.value):
+        return None
+    return gradient_signature(torch.tensor(returned.value, dtype=torch.float64),
+                              torch.tensor(right_step, dtype=torch.float64))
 
 
 def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[float, ...], atol: float,

@@ -106,8 +106,25 @@ ONLY_SECOND_STRETCHED = Mistake(
     "Add the missing case: when x == 1 (the size from a), the result takes y, the size from b.",
     RULES,
 )
-MISTAKES = [LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE, SIZE_ZERO, ONLY_SECOND_STRETCHED, ANY_STRETCH_SILENT, LOSS_RESHAPES, LOSS_BROADCASTS,
-            SUM_FOR_MEAN]
+ANY_DIFFERENCE_SILENT = Mistake(
+    "any difference in shape counted as silent",
+    "Your function says True whenever the two shapes differ, without broadcasting them. Shapes that do not "
+    "broadcast, like (3, 4) and (3,), make pred - target raise an error, which is loud, not silent; and a "
+    "target only stretched to pred's shape, like (4,) against (3, 4), gives a result of pred's shape.",
+    "Call broadcast_shape(pred_shape, target_shape): return False when it raises ValueError, and otherwise "
+    "`return result != tuple(pred_shape)`.",
+    PITFALL,
+)
+DIVIDED_BY_BATCH = Mistake(
+    "divided by the batch size, not the number of elements",
+    "Your loss is the sum of the squared errors divided by len(pred), the size of the first dimension only. "
+    "The mean divides by every element, pred.numel(); the two agree for the lesson's (100, 1) and (100,), but "
+    "a (10, 2) pred gives a loss, and a gradient, 2 times too large.",
+    "Average over all elements: ((pred - target) ** 2).mean(), or divide the sum by pred.numel().",
+    WORKED,
+)
+MISTAKES = [LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE, SIZE_ZERO, ONLY_SECOND_STRETCHED, ANY_STRETCH_SILENT,
+            ANY_DIFFERENCE_SILENT, LOSS_RESHAPES, LOSS_BROADCASTS, SUM_FOR_MEAN, DIVIDED_BY_BATCH]
 
 
 # ---------------------------------------------------------------- inputs
@@ -280,6 +297,12 @@ def stretch_answers(pairs: list[Pair]) -> list[bool]:
 
 
 @expected
+def difference_answers(pairs: list[Pair]) -> list[bool]:
+    """silently_broadcasts with ANY_DIFFERENCE_SILENT: True for every pair of unequal shapes."""
+    return [tuple(a) != tuple(b) for a, b in pairs]
+
+
+@expected
 def torch_loss(pred: torch.Tensor, target: torch.Tensor) -> list[torch.Tensor]:
     """torch's mse_loss and its gradient with respect to pred."""
     leaf = pred.detach().clone().requires_grad_(True)
@@ -423,13 +446,14 @@ def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
     __tracebackhide__ = True
     answers = _answers(returned, len(pairs))
     # The variant is computed even when all is well, so that a recording holds it for replay.
-    truth, stretched = silent_answers(pairs), stretch_answers(pairs)
+    truth, stretched, differ = silent_answers(pairs), stretch_answers(pairs), difference_answers(pairs)
     gave = [a.value if not a.raised and type(a.value) is bool else None for a in answers]
     wrong = [i for i, (g, t) in enumerate(zip(gave, truth)) if g != t]
     if not wrong:
         return
     shown = wrong[:3]
-    advice = _named(ANY_STRETCH_SILENT) if gave == stretched else {
+    mistake = ANY_STRETCH_SILENT if gave == stretched else ANY_DIFFERENCE_SILENT if gave == differ else None
+    advice = _named(mistake) if mistake else {
         "hint": "Broadcast the two shapes; the answer is True only when they broadcast and the result "
                 "differs from pred_shape. Return False when broadcast_shape raises ValueError.",
         "section": PITFALL}
@@ -488,13 +512,17 @@ def expect_loss(student: Student, pred: torch.Tensor, target: torch.Tensor, show
              f"{tuple(pred.shape)}.", call=shown_as,
              got=first.got(), hint="Raise only when pred.shape != target.shape.", section=PITFALL)
     loss, grad = torch_loss(pred, target)
-    summed = {float(pred.numel()): SUM_FOR_MEAN}  # a sum is N times the mean, and so is its gradient
+    # A sum is N times the mean, and so is its gradient; a sum over len(pred) is N / len(pred) times it
+    # (with a single row the two are one and the same: that is a sum).
+    scaled = {float(pred.numel()): SUM_FOR_MEAN}
+    if pred.dim() and 1 < len(pred) < pred.numel():
+        scaled[pred.numel() / len(pred)] = DIVIDED_BY_BATCH
     expect_tensor(Returned(shown_as, first.value), loss, **_tolerance(pred), requires_grad=True, what="the loss",
-                  scaled=summed, section=WORKED,
+                  scaled=scaled, section=WORKED,
                   hint="The mean squared error is ((pred - target) ** 2).mean(), kept as a tensor (no .item()) "
                        "so that backward() can reach pred.")
     expect_tensor(Returned(f"the gradient of {shown_as} with respect to pred", probe["grad"]), grad,
-                  **_tolerance(pred), requires_grad=None, what="the gradient", scaled=summed, section=WORKED,
+                  **_tolerance(pred), requires_grad=None, what="the gradient", scaled=scaled, section=WORKED,
                   hint="Build the loss from pred with torch operations only, without .detach() or .item().")
 
 

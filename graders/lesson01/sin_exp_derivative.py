@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from types import ModuleType
 
 import torch
@@ -19,13 +20,13 @@ import torch
 from course_config import SIN_EXP_DERIVATIVE as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe, number_problem, tensor_problem
-from graders.expect import expect_number, expect_tensor, fail_with_mistake
+from graders.expect import expect_float_not_tensor, expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
 from graders.fresh import twin, twin_generator, twin_random
 from graders.mistakes import Mistake, Suspect, first_matching_variant
 from graders.recording import expected
 from graders.student import Returned, Student
-from graders.sandbox import origin
+from graders.sandbox import StudentError, origin
 
 check = checks_for("lesson01", EXERCISE.slug)
 
@@ -113,8 +114,26 @@ GRID_ARGUMENTS_IGNORED = Mistake(
     "Build the grid from the arguments: x = torch.linspace(start, end, n).",
     TRY_IT,
 )
+F_THROUGH_NUMPY = Mistake(
+    "f computed with NumPy",
+    "Given a tensor that requires grad, as autograd_derivative's leaf is, your f raises \"Can't call numpy() on "
+    "Tensor that requires grad\": it hands the tensor to NumPy (np.sin, np.exp, np.array or .numpy()), and a "
+    "NumPy array cannot hold the autograd graph, so PyTorch refuses rather than lose the gradient. A plain "
+    "tensor goes through NumPy without complaint, which is why f can look right on its own.",
+    "Use torch's own functions, which autograd can follow: return torch.sin(x) * torch.exp(-x).",
+    '"Common pitfalls", calling .numpy() on a tracked tensor',
+)
+GAP_AS_TENSOR = Mistake(
+    "largest difference kept as a tensor",
+    "Your largest difference has the right value, but it is a 0-d tensor, not a Python float: torch.max (like "
+    ".max()) gives a tensor, and it stays one until you convert it. The docstring promises a float, a plain "
+    "number to compare with a limit or print.",
+    "End with .item(): (autograd_derivative(x) - analytic_derivative(x)).abs().max().item().",
+    TRY_IT,
+)
 MISTAKES = [PRODUCT_RULE_MISSED, SIGN_ERROR, ACCUMULATED_TWICE, NON_SCALAR_BACKWARD, STILL_REQUIRES_GRAD,
-            MODIFIED_INPUT, F_NOT_DIFFERENTIATED, MEAN_NOT_SUM, GRID_ARGUMENTS_IGNORED, PRODUCT_OF_DERIVATIVES]
+            MODIFIED_INPUT, F_NOT_DIFFERENTIATED, MEAN_NOT_SUM, GRID_ARGUMENTS_IGNORED, PRODUCT_OF_DERIVATIVES,
+            F_THROUGH_NUMPY, GAP_AS_TENSOR]
 
 LESSON_GRID = "x = torch.linspace(0, 5, 50)"
 BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
@@ -122,6 +141,7 @@ SUBSTITUTE, SUBSTITUTE_DERIVATIVE = "t ** 3", "3·x²"  # substitute_f and its d
 NO_BACKWARD_HINT = ("Your autograd_derivative never calls backward() or torch.autograd.grad: make a leaf copy of x "
                     "that requires grad, compute f(leaf).sum(), call .backward() and return leaf.grad.")
 ITEM_HINT = "Return a Python float: call .item() on the 0-d tensor that .max() gives."
+NUMPY_ON_TRACKED = r"Can't call numpy\(\) on Tensor that requires grad"  # torch's error, when NumPy meets a graph
 
 
 def lesson_grid() -> torch.Tensor:
@@ -229,11 +249,37 @@ def differentiate_substitute(module: ModuleType, x: torch.Tensor, with_x: bool =
             del module.f
 
 
+def f_on_leaf(module: ModuleType, x: torch.Tensor) -> object:
+    """Runs in the worker: f on a leaf copy of x that requires grad, as autograd_derivative calls it."""
+    out = module.f(x.detach().clone().requires_grad_(True))
+    return out.detach() if type(out) is torch.Tensor else out
+
+
+def call_f_on_leaf(student: Student, x: torch.Tensor, text: str) -> Returned:
+    """The student's f on a leaf copy of x that requires grad; an error comes back in the Returned."""
+    shown = f"f(x) with {text}, x requiring grad (as autograd_derivative's leaf does)"
+    return student.run(f_on_leaf, x, allow_raise=True, runs="f", shown_as=shown)
+
+
 def own_f_is_right(student: Student, reference: ModuleType, x: torch.Tensor, text: str) -> bool:
-    """Whether the student's f gives the lesson's f on x (computed first, so that a recording holds it)."""
+    """Whether the student's f gives the lesson's f on x, on a leaf that requires grad as autograd_derivative
+    gives it (computed first, so that a recording holds it)."""
     truth = reference.f(x)
-    own = student.call("f", x, allow_raise=True, shown_as=f"f(x) with {text}")
+    own = call_f_on_leaf(student, x, text)
     return own.error is None and tensor_problem(own.value, truth, **tolerance(x), requires_grad=None) is None
+
+
+def numpy_on_tracked(error: StudentError | None) -> bool:
+    """Whether a student's error is torch refusing to give NumPy a tensor that requires grad."""
+    return error is not None and re.search(NUMPY_ON_TRACKED, f"{error.type}: {error.message}") is not None
+
+
+def fail_f_through_numpy(returned: Returned, summary: str) -> None:
+    __tracebackhide__ = True
+    error = returned.error
+    assert error is not None
+    fail(summary, call=returned.call, got=f"{error.type}: {error.message}", mistake=F_THROUGH_NUMPY.name,
+         meaning=F_THROUGH_NUMPY.explanation, hint=F_THROUGH_NUMPY.hint, section=F_THROUGH_NUMPY.section)
 
 
 def derivative_call(student: Student, reference: ModuleType, x: torch.Tensor, text: str,
@@ -268,6 +314,15 @@ def test_f_on_lesson_grid(student: Student, reference: ModuleType) -> None:
         returned = student.call("f", x, shown_as=f"f(x) with {text}")
         expect_tensor(returned, reference.f(x), **tolerance(x), requires_grad=None, section=TRY_IT,
                       hint="f(x) = torch.sin(x) * torch.exp(-x), elementwise: the result keeps x's shape and dtype.")
+    # autograd_derivative calls f on a leaf that requires grad: f must work there too.
+    x, text = lesson_grid(), grid_text()
+    returned = call_f_on_leaf(student, x, text)
+    if numpy_on_tracked(returned.error):
+        fail_f_through_numpy(returned, "f raised RuntimeError on a tensor that requires grad.")
+    if returned.error is not None:
+        returned = student.run(f_on_leaf, x, runs="f", shown_as=returned.call)  # fails as usual, with the error
+    expect_tensor(returned, reference.f(x), **tolerance(x), requires_grad=None, section=AUTOGRAD,
+                  hint="Build f from torch operations only, so that it works on a tensor that requires grad.")
 
 
 @check
@@ -348,17 +403,29 @@ def test_analytic_derivative_without_autograd(student: Student, reference: Modul
 @check
 def test_max_abs_difference_is_small(student: Student, reference: ModuleType) -> None:
     arguments, x, call = difference_call()
-    returned = student.call("max_abs_difference", **arguments, shown_as=call)
+    grid = f"x = torch.linspace({x[0].item():g}, {x[-1].item():g}, {len(x)})"
+    returned = student.call("max_abs_difference", **arguments, shown_as=call, allow_raise=True)
+    if numpy_on_tracked(returned.error) and numpy_on_tracked(call_f_on_leaf(student, x, grid).error):
+        fail_f_through_numpy(returned, "max_abs_difference raised RuntimeError, because f cannot take a tensor "
+                                       "that requires grad.")
+    if returned.error is not None:
+        returned = student.call("max_abs_difference", **arguments, shown_as=call)  # fails as usual, with the error
     limit = EXERCISE.tolerance("max_difference")
     value = returned.value
     problem = number_problem(value, 0.0, rtol=0, atol=math.inf, what="the largest difference")
-    if problem is not None:
+    if problem is not None and type(value) is not torch.Tensor:
         fail(f"max_abs_difference: {problem}.", call=returned.call, got=describe(value), hint=ITEM_HINT,
              section=TRY_IT)
-    grid = f"x = torch.linspace({x[0].item():g}, {x[-1].item():g}, {len(x)})"
     by_autograd = student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {grid}")
     by_hand = student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {grid}")
     gap = _largest_gap(by_autograd.value, by_hand.value, x)
+    if problem is not None:  # a tensor: named when it holds the gap of the student's own two derivatives
+        if gap is not None:
+            expect_float_not_tensor(returned, gap, GAP_AS_TENSOR, rtol=EXERCISE.tolerance("float32"),
+                                    atol=EXERCISE.tolerance("max_difference_match"), what="the largest difference",
+                                    wanted=f"the Python float {gap:.6g}")
+        fail(f"max_abs_difference: {problem}.", call=returned.call, got=describe(value), hint=ITEM_HINT,
+             section=TRY_IT)
     if gap is None:
         fail("max_abs_difference could not be compared with your two derivatives: on the lesson's grid they do "
              "not both return a tensor of x's shape.", call=returned.call, got=describe(value),
@@ -460,5 +527,8 @@ def test_max_abs_difference_on_other_grids(student: Student) -> None:
                 "and return the largest absolute difference." if type(returned.value) in (int, float) else ITEM_HINT)
         # A grid written out as the lesson's gives its gap there, whatever the arguments.
         ignored = Suspect(GRID_ARGUMENTS_IGNORED, sin_3x_gap(LESSON_N, LESSON_START, LESSON_END))
-        expect_number(returned, sin_3x_gap(n, start, end), rtol=1e-6, atol=1e-6, section=TRY_IT,
+        right = sin_3x_gap(n, start, end)
+        expect_float_not_tensor(returned, right, GAP_AS_TENSOR, rtol=1e-6, atol=1e-6, what="the largest difference",
+                                wanted=f"the Python float {right:.6g}")
+        expect_number(returned, right, rtol=1e-6, atol=1e-6, section=TRY_IT,
                       what="the largest difference", hint=hint, suspects=[ignored])

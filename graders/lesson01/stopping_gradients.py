@@ -36,6 +36,7 @@ TRIANGLE = '"The Detach / no_grad / .data Triangle" in the companion text'
 WORKED = '"Worked example", where it explains torch.no_grad()'
 ZEROING = '"Worked example", where it explains w.grad.zero_()'
 PITFALLS = '"Common pitfalls"'
+LINEAR = '"The same model, the PyTorch way", where nn.Linear holds the weight and prints its shape'
 
 DATA_USED = Mistake(
     "used .data",
@@ -106,8 +107,18 @@ FLOAT32_TO_FLOAT64 = Mistake(
     "Convert the tensor directly, which keeps its dtype: return t.detach().cpu().numpy().",
     '"Tensors", the NumPy round trip',
 )
+WEIGHT_NOT_TRANSPOSED = Mistake(
+    "weight not transposed in predict",
+    "Your predict multiplies X by weight as it is, X @ weight. A linear layer stores its weight as "
+    "(out_features, in_features), so X, of shape (n, in_features), must meet weight.T, of shape (in_features, "
+    "out_features). Without .T the shapes fit only when weight is square, like the lesson's (1, 1); for any "
+    "other weight torch refuses to multiply them (and a square weight that is not symmetric gives wrong values).",
+    "Transpose the weight: X @ weight.T + bias.",
+    LINEAR,
+)
 MISTAKES = [DATA_USED, NO_GRAD_MISSING_IN_PREDICT, REBOUND, ZEROED_BEFORE_UPDATE, GRADS_NOT_ZEROED,
-            UPDATE_OUTSIDE_NO_GRAD, NUMPY_ON_TRACKED, REQUIRES_GRAD_TURNED_OFF, FLOAT32_TO_FLOAT64]
+            UPDATE_OUTSIDE_NO_GRAD, NUMPY_ON_TRACKED, REQUIRES_GRAD_TURNED_OFF, FLOAT32_TO_FLOAT64,
+            WEIGHT_NOT_TRANSPOSED]
 
 # The lesson's fitted line (weight 2.965, bias -2.0) and five inputs in [-2, 2].
 LINE_TEXT = "weight = tensor([[2.965]]), bias = tensor([-2.0]), X = torch.linspace(-2, 2, 5).unsqueeze(1)"
@@ -308,6 +319,12 @@ def expect_predicted(returned: Returned, reference: ModuleType, weight: torch.Te
                   hint="X has shape (n, in_features) and weight (out_features, in_features): X @ weight.T + bias.")
 
 
+def multiplied_untransposed(message: str, weight: torch.Tensor, X: torch.Tensor) -> bool:
+    """Whether an error is torch refusing X @ weight with both as given: X's shape and weight's, untransposed."""
+    (n, features), (out, features_w) = X.shape, weight.shape
+    return f"shapes cannot be multiplied ({n}x{features} and {out}x{features_w})" in message
+
+
 def _data_lines(returned: Returned) -> list[int]:
     """The student's lines that read or set a tensor's .data during the call."""
     return sorted({e.line for e in returned.calls_to(*DATA_EVENTS) if e.line})
@@ -451,8 +468,16 @@ def test_float64_other_shapes(student: Student, reference: ModuleType) -> None:
         return torch.randn(*shape, generator=generator, dtype=torch.float64)
 
     weight, bias, X = draw(2, 3), draw(2), draw(7, 3)
-    returned = student.call("predict", weight, bias, X, shown_as="predict(weight, bias, X) with float64 weight (2, 3), "
-                            "bias (2,) and X (7, 3)")
+    shown = "predict(weight, bias, X) with float64 weight (2, 3), bias (2,) and X (7, 3)"
+    returned = student.call("predict", weight, bias, X, shown_as=shown, allow_raise=True)
+    error = returned.error
+    if error is not None and multiplied_untransposed(error.message, weight, X):
+        fail(f"predict raised {error.type}: X (7, 3) cannot be multiplied by weight (2, 3) as it is.", call=shown,
+             got=f"{error.type}: {error.message}", expected="a tensor of shape (7, 2)",
+             mistake=WEIGHT_NOT_TRANSPOSED.name, meaning=WEIGHT_NOT_TRANSPOSED.explanation,
+             hint=WEIGHT_NOT_TRANSPOSED.hint, section=WEIGHT_NOT_TRANSPOSED.section)
+    if error is not None:
+        returned = student.call("predict", weight, bias, X, shown_as=shown)  # fails as usual, with the error
     expect_tensor(returned, reference.predict(weight, bias, X), **tolerance(X), requires_grad=None, section=TRIANGLE,
                   hint="X has shape (n, in_features) and weight (out_features, in_features): X @ weight.T + bias.")
 
