@@ -586,11 +586,12 @@ SIN_EXP_DERIVATIVE = Exercise(
     section='"Try it yourself", exercise 3 (and "Autograd: gradients for free")',
     checks=(
         Check("f_on_lesson_grid", 1, "f(x) equals sin(x)·e^(−x) on the lesson's 50 points in [0, 5], and on a "
-              "float64 (2, 3) tensor, whose shape and dtype it keeps"),
+              "float64 (2, 3) tensor, whose shape and dtype it keeps, and on the grid requiring grad"),
         Check("autograd_derivative_on_lesson_grid", 2, "autograd_derivative matches torch.autograd on the lesson's grid"),
         Check("autograd_derivative_uses_autograd", 1, "autograd_derivative is right on the lesson's grid and "
               "differentiates f by autograd: with f replaced by t ** 3 it returns 3x²"),
-        Check("autograd_derivative_is_clean", 1, "the result is right and detached; the caller's x is untouched"),
+        Check("autograd_derivative_is_clean", 1, "the result is right and detached; the caller's x is untouched, also "
+              "an x that requires grad"),
         Check("analytic_derivative_on_lesson_grid", 1, "analytic_derivative equals e^(−x)(cos x − sin x) on the lesson's grid"),
         Check("analytic_derivative_without_autograd", 1, "analytic_derivative is right and computes the formula "
               "without autograd"),

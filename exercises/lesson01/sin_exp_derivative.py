@@ -15,7 +15,8 @@ def f(x: Tensor) -> Tensor:
     """sin(x)·e^(−x), elementwise.
 
     Args:
-        x: a floating-point tensor of any shape.
+        x: a floating-point tensor of any shape; it may require grad (autograd_derivative
+            calls f on such a tensor).
 
     Returns:
         A tensor of the same shape and dtype as `x`.
@@ -35,11 +36,12 @@ def autograd_derivative(x: Tensor) -> Tensor:
     checks also replace `f` by another function and expect that function's derivative.
 
     Args:
-        x: a floating-point tensor of any shape. It must not be modified: do not call
-            `x.requires_grad_()` on it and do not leave a `.grad` on it.
+        x: a floating-point tensor of any shape; it may require grad. It must not be
+            modified: do not call `x.requires_grad_()` on it and do not leave a `.grad` on it.
 
     Returns:
-        A tensor of the same shape and dtype as `x` that does not require grad.
+        A tensor of the same shape and dtype as `x` that does not require grad (also when
+        `x` does).
     """
     # TODO: write this function.
     raise NotImplementedError

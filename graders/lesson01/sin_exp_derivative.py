@@ -19,7 +19,7 @@ import torch
 
 from course_config import SIN_EXP_DERIVATIVE as EXERCISE
 from graders.check import checks_for
-from graders.compare import describe, number_problem, tensor_problem
+from graders.compare import argument_changed, describe, number_problem, tensor_problem
 from graders.expect import expect_float_not_tensor, expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
 from graders.fresh import twin, twin_generator, twin_random
@@ -78,6 +78,13 @@ MODIFIED_INPUT = Mistake(
     "Work on a copy: leaf = x.detach().clone().requires_grad_(True).",
     TRY_IT,
 )
+COPY_NOT_DETACHED = Mistake(
+    "copy of x not detached",
+    "Given an x that requires grad, your copy of x is not a leaf: x.clone() (or any arithmetic on x) stays in x's "
+    "graph, so backward() carries the derivative on into x.grad, and your copy's own .grad stays None.",
+    "Cut the copy from the graph first: leaf = x.detach().clone().requires_grad_(True).",
+    TRY_IT,
+)
 F_NOT_DIFFERENTIATED = Mistake(
     "f not differentiated",
     "With f replaced by another function, autograd_derivative still returned the derivative of "
@@ -133,7 +140,7 @@ GAP_AS_TENSOR = Mistake(
 )
 MISTAKES = [PRODUCT_RULE_MISSED, SIGN_ERROR, ACCUMULATED_TWICE, NON_SCALAR_BACKWARD, STILL_REQUIRES_GRAD,
             MODIFIED_INPUT, F_NOT_DIFFERENTIATED, MEAN_NOT_SUM, GRID_ARGUMENTS_IGNORED, PRODUCT_OF_DERIVATIVES,
-            F_THROUGH_NUMPY, GAP_AS_TENSOR]
+            F_THROUGH_NUMPY, GAP_AS_TENSOR, COPY_NOT_DETACHED]
 
 LESSON_GRID = "x = torch.linspace(0, 5, 50)"
 BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
@@ -363,13 +370,45 @@ def test_autograd_derivative_is_clean(student: Student, reference: ModuleType) -
     x = lesson_grid()
     returned = derivative_call(student, reference, x, grid_text(), with_x=True)
     expect_derivative(returned, reference, x)
-    after = returned.args[0] if returned.args else None
-    info = origin(after) if type(after) is torch.Tensor else None
-    if info is not None and (info.requires_grad or info.grad is not None or not torch.equal(after.detach(), x)):
-        leftover = ", and it holds a .grad" if info.grad is not None else ""
+    expect_clean(returned, x, returned.args[0] if returned.args else None)
+    # The same promises for an x that requires grad, with the student's own f where it is right.
+    if not own_f_is_right(student, reference, x, grid_text()):
+        return
+    tracked = student.run(derivative_of_tracked_x, x, runs="autograd_derivative",
+                          shown_as=f"autograd_derivative(x) with {grid_text()}, x requiring grad")
+    result = tracked.value if type(tracked.value) is dict else {}
+    as_called = dataclasses.replace(tracked, value=result.get("value"))
+    after, given = result.get("x_after"), x.clone().requires_grad_(True)
+    after_info = origin(after) if type(after) is torch.Tensor else None
+    if result.get("raised") is not None or (after_info is not None and after_info.grad is not None):
+        fail("autograd_derivative, given an x that requires grad, sent the gradient into x.grad.",
+             call=tracked.call, got=str(result.get("raised") or describe(result.get("value"))),
+             changed=f"x after the call: {describe(after)}", expected="the derivative, and x unchanged",
+             mistake=COPY_NOT_DETACHED.name, meaning=COPY_NOT_DETACHED.explanation, hint=COPY_NOT_DETACHED.hint,
+             section=COPY_NOT_DETACHED.section)
+    expect_derivative(as_called, reference, x)
+    expect_clean(as_called, given, after)
+
+
+def derivative_of_tracked_x(module: ModuleType, x: torch.Tensor) -> dict:
+    """Runs in the worker: autograd_derivative on an x that requires grad; what it returned, or the error it
+    raised (a copy left in x's graph has no .grad of its own), and x afterwards."""
+    tracked = x.clone().requires_grad_(True)
+    try:
+        return {"value": module.autograd_derivative(tracked), "x_after": tracked, "raised": None}
+    except Exception as error:  # noqa: BLE001 - reported with x's state, which tells why it was raised
+        return {"value": None, "x_after": tracked, "raised": f"{type(error).__name__}: {str(error)[:200]}"}
+
+
+def expect_clean(returned: Returned, given: torch.Tensor, after: object) -> None:
+    """The caller's x (`given`) as it was before the call, and a result that does not require grad."""
+    __tracebackhide__ = True
+    if argument_changed(given, after):
+        info = origin(after) if type(after) is torch.Tensor else None
+        leftover = ", and it holds a .grad" if info is not None and info.grad is not None else ""
         fail("autograd_derivative changed the tensor it was given.", call=returned.call,
              got=describe(returned.value), changed=f"x after the call: {describe(after)}{leftover}",
-             expected=f"x unchanged: {describe(x)}",
+             expected=f"x unchanged: {describe(given)}",
              mistake=MODIFIED_INPUT.name, meaning=MODIFIED_INPUT.explanation, hint=MODIFIED_INPUT.hint,
              section=MODIFIED_INPUT.section)
     result_info = origin(returned.value)

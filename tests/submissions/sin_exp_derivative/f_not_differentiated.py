@@ -1,5 +1,7 @@
 # mistake: f not differentiated
-# fails: autograd_derivative_uses_autograd
+# fails: autograd_derivative_uses_autograd, autograd_derivative_is_clean
+# named: autograd_derivative_uses_autograd
+# (The formula computed from an x that requires grad is tracked too: the clean check names that instead.)
 
 import torch
 from torch import Tensor
