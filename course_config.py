@@ -348,7 +348,7 @@ LEARNING_RATE = Exercise(
         Check("first_update_matches_lesson", 1, "one step at lr 0.1: loss 15.4288 before it, then w 0.792, b −0.362"),
         Check("lesson_run_at_lr_0_1", 1.5, "101 steps at lr 0.1 follow the lesson's loss curve to 0.0597, w 2.965, b −2.000"),
         Check("losses_are_python_floats", 1, "5 steps at lr 0.1 give the right run, as a list of Python floats and "
-              "w, b as Python floats"),
+              "w, b as Python floats, with one backward() per step"),
         Check("lr_0_01_is_slow", 1.5, "at lr 0.01 the loss curve matches and first drops below 0.06 near step 248"),
         Check("lr_1_1_diverges", 1, "at lr 1.1 the loss grows about fourfold each step, as the reference's does"),
         Check("steps_to_reach_finds_first_step", 0.75, "steps_to_reach gives the first step strictly below the target, "

@@ -90,7 +90,7 @@ def test_the_stub_scores_zero_as_not_implemented(grade) -> None:
     assert result["score"] == 0 and result["not_implemented"], graded.output
 
 
-@pytest.mark.parametrize("name", ["correct_hand_gradient", "correct_optimiser"])
+@pytest.mark.parametrize("name", ["correct_optimiser"])
 def test_right_answers_written_another_way_score_full_marks(grade, name: str) -> None:
     graded = grade({SLUG: HERE / f"{name}.py"}, "-k", SLUG)
     assert graded.failed(SLUG) == set(), graded.output
@@ -219,3 +219,10 @@ def test_a_diverged_that_agrees_with_any_rise_on_one_list_only_is_not_called_any
     graded = grade({SLUG: source}, "-k", "diverged_spots_blow_ups")
     check = graded.checks(SLUG)["diverged_spots_blow_ups"]
     assert not check["passed"] and check["mistake"] is None, check["message"]
+
+
+def test_gradients_written_by_hand_cost_only_the_check_that_counts_backward_passes(grade) -> None:
+    graded = grade({SLUG: HERE / "hand_gradients.py"}, "-k", SLUG)
+    assert graded.failed(SLUG) == {"losses_are_python_floats"}, graded.output
+    message = graded.checks(SLUG)["losses_are_python_floats"]["message"]
+    assert "train_line called backward() 0 time(s) in 5 steps; expected 5." in message, message

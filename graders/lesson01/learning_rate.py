@@ -278,10 +278,11 @@ def plot_file(request: pytest.FixtureRequest, plots_folder: Path) -> Path:
     return plots_folder / f"{EXERCISE.slug}-{request.node.name.removeprefix('test_')}.png"
 
 
-def call_train_line(student: Student, run: Run) -> Returned:
+def call_train_line(student: Student, run: Run, trace: bool = False) -> Returned:
     """train_line on a run; an error names the mistake that raises it."""
     __tracebackhide__ = True
-    returned = student.call("train_line", run.X, run.y, run.lr, run.steps, shown_as=run.call, allow_raise=True)
+    returned = student.call("train_line", run.X, run.y, run.lr, run.steps, shown_as=run.call, allow_raise=True,
+                            trace=trace)
     if returned.error is None:
         return returned
     if lost_its_leaves(student, run, returned.error.message):
@@ -390,11 +391,19 @@ def test_lesson_run_at_lr_0_1(student: Student, reference: ModuleType, plot_file
 def test_losses_are_python_floats(student: Student, reference: ModuleType, plot_file: Path) -> None:
     X, y, data = line_data(reference)
     run = Run(X, y, 0.1, 5, data)
-    returned = call_train_line(student, run)
+    returned = call_train_line(student, run, trace=True)
     # Floats of a wrong run earn nothing: the values come first, then their types.
     expect_run(returned, run, reference.train_line(X, y, 0.1, 5), plot_file,
                hint=hint_for("The lesson prints loss 15.4288 at step 0; each later loss is recorded before its "
                              "update."))
+    passes = sum(event.count for event in returned.calls_to("Tensor.backward", "autograd.backward"))
+    if passes != run.steps:  # the docstring's recipe: autograd's gradients, one backward() per step
+        fail(f"train_line called backward() {passes} time(s) in {run.steps} steps; expected {run.steps}.",
+             call=run.call, meaning="The run is right, but the exercise is the worked example's recipe: w and b are "
+                                    "leaves that require grad, and each step's gradients come from loss.backward(), "
+                                    "not from derivatives written out by hand.",
+             hint="In each step: loss.backward(), then update w and b inside torch.no_grad() and zero their grads.",
+             section=WORKED)
     value = returned.value
     if type(value) not in (tuple, list) or len(value) != 3 or type(value[0]) is not list:
         fail("train_line should return (losses, w, b) with losses a list.", call=run.call, got=describe(value),
