@@ -220,7 +220,7 @@ VIEWS = Exercise(
         Check("flatten_contiguous_is_a_view", 1, "flatten of the lesson's contiguous 3×4 x: the right values, "
               "as a view of x"),
         Check("flatten_non_contiguous", 1, "flatten(x.T) and flatten(x[:, ::2]) give x's elements in row-major "
-              "order"),
+              "order, the second as a view (its elements sit at equal steps)"),
         Check("shares_memory_on_lesson_pairs", 1.5, "shares_memory on views, a transpose, a slice, a clone, a "
               "reshaped copy and an equal tensor of torch.arange(12)"),
         Check("views_on_fresh_tensors", 0.5, "as_grid and flatten on shuffled float64 and int32 inputs, slices "

@@ -28,15 +28,17 @@ def flatten(x: Tensor) -> Tensor:
     lists them), copying only when it must.
 
     When `x` is contiguous, its memory already holds the elements in that order, so the
-    result must be a view of it. When it is not (after a transpose, for instance), no view
-    can list the elements in that order, and a copy is the right answer.
+    result must be a view of it. Some tensors that are not contiguous still hold them at
+    equal steps in memory (every other column of a row-major grid, `x[:, ::2]`): a view
+    can list those too. After a transpose they are not at equal steps, no view can list
+    them in that order, and a copy is the right answer.
 
     Args:
         x: a tensor of any shape and dtype, contiguous or not.
 
     Returns:
         A 1-D tensor of x.numel() elements and x's dtype; a view that shares x's storage
-        whenever x is contiguous.
+        whenever a view can list the elements in that order (always when x is contiguous).
     """
     return x.reshape(-1)
 
@@ -46,7 +48,8 @@ def shares_memory(a: Tensor, b: Tensor) -> bool:
     even when they look at different parts of it.
 
     Args:
-        a, b: two tensors.
+        a, b: two tensors, each with at least one element (a tensor with none may have no
+            memory at all to share).
 
     Returns:
         True when they share a storage (a tensor and a view of it, two views of one tensor,

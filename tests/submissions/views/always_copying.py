@@ -1,5 +1,6 @@
 # mistake: always copying
-# fails: as_grid_is_a_view, flatten_contiguous_is_a_view, views_on_fresh_tensors
+# fails: as_grid_is_a_view, flatten_contiguous_is_a_view, flatten_non_contiguous, views_on_fresh_tensors
+# named: as_grid_is_a_view, flatten_contiguous_is_a_view, views_on_fresh_tensors
 
 
 import torch
