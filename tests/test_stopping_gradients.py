@@ -103,3 +103,16 @@ def test_only_x_times_the_weight_as_given_is_taken_for_a_missing_transpose() -> 
         messages[text] = str(raised.value)
     named = {text for text, message in messages.items() if checks.multiplied_untransposed(message, weight, X)}
     assert named == {"X @ weight", "torch.mm(X, weight)"}, messages
+
+
+def test_a_to_numpy_that_changes_t_in_place_costs_its_values_check(grade) -> None:
+    from conftest import ROOT
+
+    source = (ROOT / "reference" / "lesson01" / "stopping_gradients.py").read_text()
+    body = "    return t.detach().cpu().numpy()\n"
+    assert source.count(body) == 1
+    doubled = "    out = t.detach().cpu().numpy().copy()\n    with torch.no_grad():\n        t.mul_(2)\n    return out\n"
+    graded = grade({"stopping_gradients": source.replace(body, doubled)}, "-k", "stopping_gradients")
+    assert "to_numpy_values" in graded.failed("stopping_gradients"), graded.output
+    message = graded.checks("stopping_gradients")["to_numpy_values"]["message"]
+    assert "to_numpy changed the tensor it was given." in message, message

@@ -21,7 +21,7 @@ import torch
 
 from course_config import STOPPING_GRADIENTS as EXERCISE
 from graders.check import checks_for
-from graders.compare import describe, tensor_problem
+from graders.compare import argument_changed, describe, tensor_problem
 from graders.expect import expect_tensor, fail_with_mistake
 from graders.feedback import CheckFailed, fail
 from graders.fresh import twin, twin_random
@@ -456,6 +456,10 @@ def test_to_numpy_values(student: Student, reference: ModuleType) -> None:
         fail("to_numpy switched off requires_grad on the tensor it was given.", call=returned.call,
              changed=f"t after the call: {describe(after)}, requires_grad=False", mistake=mistake.name,
              meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+    if argument_changed(t, after):  # the docstring's "t itself is left unchanged": its values and .grad too
+        fail("to_numpy changed the tensor it was given.", call=returned.call, changed=f"t after the call: "
+             f"{describe(after)}", expected=f"t unchanged: {describe(t)}", section=TRIANGLE,
+             hint="Read t without writing to it: return t.detach().cpu().numpy().")
 
 
 # ---------------------------------------------------------------- hidden checks

@@ -17,7 +17,9 @@ def to_features(a: np.ndarray) -> Tensor:
     so a converted array must be cast.
 
     Args:
-        a: a NumPy array of numbers (float64, float32 or integer) of any shape.
+        a: a NumPy array of numbers (float64, float32 or integer) of any shape, laid out as
+            np.array and np.loadtxt make arrays (torch.from_numpy refuses a reversed view
+            such as a[::-1]).
 
     Returns:
         A tensor of the same shape as `a`, dtype torch.float32, holding `a`'s values
@@ -30,9 +32,10 @@ def to_labels(a: np.ndarray) -> Tensor:
     """Class labels from a NumPy array, as the int64 (torch.long) tensor that classifiers expect.
 
     Args:
-        a: class indices as a NumPy array of whole numbers of any shape. Its dtype may be
-            an integer type (int64, int32) or a float type whose values are whole numbers,
-            as when labels are read from a text file (e.g. np.array([1.0, 0.0, 2.0])).
+        a: class indices as a NumPy array of whole numbers of any shape, laid out as
+            np.array and np.loadtxt make arrays. Its dtype may be an integer type (int64,
+            int32) or a float type whose values are whole numbers, as when labels are read
+            from a text file (e.g. np.array([1.0, 0.0, 2.0])).
 
     Returns:
         A tensor of the same shape as `a`, dtype torch.int64, holding the same labels.
@@ -70,6 +73,7 @@ def move_batch(batch: dict[str, Tensor], device: torch.device | str) -> dict[str
 
     Returns:
         A new dict with the same keys. Each tensor is moved to `device` with its dtype and
-        shape unchanged; every value that is not a tensor is kept as it is.
+        shape unchanged; every value that is not a tensor is kept as it is. `batch` itself
+        is left as it was: the caller may still use it.
     """
     return {key: value.to(device) if isinstance(value, Tensor) else value for key, value in batch.items()}

@@ -15,6 +15,7 @@ def predict(weight: Tensor, bias: Tensor, X: Tensor) -> Tensor:
 
     Compute it inside `with torch.no_grad():`, so that autograd records nothing even
     though the parameters require grad: at inference there is no backward pass to prepare.
+    Do not use `.data`.
 
     Args:
         weight: shape (out_features, in_features), e.g. (1, 1), float32 or float64; usually requires grad.
@@ -52,10 +53,12 @@ def sgd_step(params: list[Tensor], lr: float) -> None:
 
 
 def to_numpy(t: Tensor) -> np.ndarray:
-    """A NumPy array of a tensor's values, also when autograd tracks the tensor.
+    """A NumPy array of a tensor's values, also when autograd tracks the tensor. Do not use
+    `.data`: `.detach()` is the way the lesson recommends.
 
     Args:
-        t: a CPU or GPU tensor of any shape and dtype; it may require grad.
+        t: a CPU or GPU tensor of any shape, of a dtype NumPy has (not bfloat16); it may
+            require grad.
 
     Returns:
         A `numpy.ndarray` with the same shape, values and dtype (float32 stays float32).
