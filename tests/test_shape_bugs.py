@@ -170,3 +170,18 @@ def test_a_loss_divided_by_the_batch_size_is_told_from_a_sum_only_where_rows_hol
         else:
             assert is_scaled(gradient_signature(by_batch, loss), factor)
             assert not is_scaled(gradient_signature(by_batch, loss), float(pred.numel()))
+
+
+def test_another_error_than_value_error_on_generated_pairs_costs_those_checks(grade) -> None:
+    from conftest import ROOT
+
+    source = (ROOT / "reference" / "lesson01" / "shape_bugs.py").read_text()
+    refusal = "        else:\n            raise ValueError("
+    assert source.count(refusal) == 1
+    source = source.replace(refusal, '        elif 0 in (x, y):\n            raise RuntimeError(f"size 0 in {a} or {b}")\n'
+                                     + refusal)
+    graded = grade({"shape_bugs": source}, "-k", "shape_bugs")
+    assert graded.failed("shape_bugs") == {"broadcast_shape_generated_pairs", "broadcast_shape_fresh_pairs"}, \
+        graded.output
+    message = graded.checks("shape_bugs")["broadcast_shape_generated_pairs"]["message"]
+    assert "it should raise ValueError." in message and "broadcast_shape raised RuntimeError on" in message, message

@@ -414,6 +414,7 @@ def expect_shapes(returned: Returned, pairs: list[Pair]) -> None:
     got, truth, variants = [answer.shape() for answer in answers], torch_answers(pairs), wrong_answers(pairs)
     wrong = [i for i, (g, t) in enumerate(zip(got, truth)) if g != t]
     if not wrong:
+        _expect_value_errors(returned, pairs, answers)
         return
     mistake = _diagnose(pairs, got, wrong, variants)
     shown = wrong[:3]
@@ -427,6 +428,20 @@ def expect_shapes(returned: Returned, pairs: list[Pair]) -> None:
     fail(summary, call=returned.call,
          got="\n".join(f"broadcast_shape{pairs[i]} {answers[i].shown()}" for i in shown),
          expected="\n".join(f"broadcast_shape{pairs[i]} {_shown_shape(truth[i])}" for i in shown), **advice)
+
+
+def _expect_value_errors(returned: Returned, pairs: list[Pair], answers: list[_Answer]) -> None:
+    """Where torch refuses a pair, the docstring promises a ValueError, not just any error."""
+    __tracebackhide__ = True
+    other = [i for i, answer in enumerate(answers) if answer.raised and answer.error_type != "ValueError"]
+    if other:
+        shown = other[:3]
+        fail(f"broadcast_shape raised {answers[other[0]].error_type} on {len(other)} of {len(pairs)} pairs; "
+             "it should raise ValueError.", call=returned.call,
+             got="\n".join(f"broadcast_shape{pairs[i]} {answers[i].shown()}" for i in shown),
+             expected="\n".join(f"broadcast_shape{pairs[i]} raises ValueError" for i in shown),
+             hint='raise ValueError(f"shapes {a} and {b} do not broadcast"), whatever made the pair fail.',
+             section=RULES)
 
 
 def _diagnose(pairs: list[Pair], got: list, wrong: list[int], variants: dict[str, list]) -> Mistake | None:
