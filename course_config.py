@@ -417,7 +417,7 @@ LINEAR_MODULE = Exercise(
         Check("returns_plain_numbers", 0.5, "returns a list of one Python float per step, then the weight and "
               "the bias as Python floats"),
         Check("lesson_numbers", 1, "reproduces the lesson's printout: loss 13.4355 at step 0, 0.0597 from step 50, "
-              "weight 2.965, bias -2.0"),
+              "weight 2.965, bias -2.0; fit_linear_module() with its defaults gives that run too"),
         Check("matches_reference", 1.5, "every loss, the weight and the bias equal the reference run on the "
               "lesson's seed, learning rate and steps"),
         Check("uses_module_loss_and_optimiser", 1, "each step runs the linear layer, the MSE loss and "

@@ -145,3 +145,16 @@ def test_a_hard_coded_seed_is_named_on_the_fresh_seed_with_the_lessons_numbers(g
     message = graded.checks("linear_module")["matches_reference"]["message"]
     assert graded.checks("linear_module")["matches_reference"]["mistake"] == checks.SEED_IGNORED.name
     assert "torch.manual_seed(seed)" in message, message
+
+
+def test_defaults_other_than_the_lessons_cost_the_lesson_numbers_check(grade) -> None:
+    from conftest import ROOT
+
+    source = (ROOT / "reference" / "lesson01" / "linear_module.py").read_text()
+    signature = "def fit_linear_module(lr: float = 0.1, steps: int = 101, seed: int = 42)"
+    assert source.count(signature) == 1
+    graded = grade({"linear_module": source.replace(signature, signature.replace("0.1", "0.05"))},
+                   "-k", "linear_module")
+    assert graded.failed("linear_module") == {"lesson_numbers"}, graded.output
+    message = graded.checks("linear_module")["lesson_numbers"]["message"]
+    assert "fit_linear_module() with its defaults gives another run" in message, message

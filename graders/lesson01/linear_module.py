@@ -422,6 +422,20 @@ def test_lesson_numbers(student: Student, reference: ModuleType) -> None:
         # Rounded as the lesson prints them: to 3 decimals, which leaves the lesson's 2.965 and -2.0 as they are.
         _fail_run(returned, problem, f"losses {losses}; weight {round(weight, 3)}, bias {round(bias, 3)}",
                   lambda: wrong_runs(reference, **run), _repeats_differently(student, run["lr"], run["seed"]))
+    if not twin():
+        expect_lesson_defaults(student, returned, got)
+
+
+def expect_lesson_defaults(student: Student, explicit: Returned, numbers: Any) -> None:
+    """fit_linear_module() with no arguments is the lesson's run, as its signature's defaults promise."""
+    __tracebackhide__ = True
+    shown = "fit_linear_module(), with its defaults"
+    returned = student.call("fit_linear_module", shown_as=shown)
+    if _numbers(returned.value, LESSON_RUN["steps"]) != numbers:
+        fail("fit_linear_module() with its defaults gives another run than the lesson's "
+             f"{call_text(LESSON_RUN)}.", call=shown, got=describe(returned.value),
+             expected=f"what {explicit.call} returned: {describe(explicit.value)}",
+             hint="Keep the signature's defaults as the stub has them: lr=0.1, steps=101, seed=42.", section=SECTION)
 
 
 @check
