@@ -245,3 +245,13 @@ def test_the_start_at_zero_is_the_reference_bit_for_bit_and_the_start_at_ones_is
     assert checks._descend(X, y, 0.1, checks.PATH_STEPS) == right
     ones = checks._descend(X, y, 0.1, checks.PATH_STEPS, start=1.0)
     assert max(abs(o - r) for o, r in zip(ones, right)) > course_config.QUADRATIC_FIT.tolerance("reference")
+
+
+def test_the_defaults_the_checks_expect_are_the_signatures() -> None:
+    import inspect
+
+    from graders.lesson01 import quadratic_fit as checks
+    from reference.lesson01 import quadratic_fit as reference
+
+    parameters = inspect.signature(reference.fit_quadratic).parameters
+    assert {name: parameters[name].default for name in ("lr", "steps")} == checks.SIGNATURE_DEFAULTS

@@ -16,6 +16,7 @@ the lesson's own 500 would cost 40 ms a call.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 from types import ModuleType
 from typing import Any, Callable
@@ -164,6 +165,7 @@ TRUE_COEFFICIENTS = (0.5, -1.0, 1.0)
 LESSON_LR = 0.1
 # After 60 steps the fit is within 0.06 of (0.5, −1, 1) and 0.01 of its limit but still
 # moving, so the path itself (start at zero, step size, mean) is compared, not only its end.
+SIGNATURE_DEFAULTS = {"lr": 0.1, "steps": 500}  # fit_quadratic's, as the stub's signature gives them
 PATH_STEPS = 60
 CONVERGED_STEPS = 200
 TRACED_STEPS = 3  # enough to see backward() being called, cheap under tracing
@@ -546,3 +548,16 @@ def test_fit_follows_lr_and_steps(student: Student, reference: ModuleType) -> No
         _expect_fit(student, fit, _fit_call(student, fit), reference.fit_quadratic(X, y, lr=lr, steps=steps),
                     EXERCISE.tolerance("reference"), _wrong_fits(fit),
                     hint="Use the lr and steps arguments as given: `steps` updates, each of −lr × gradient.")
+    # The defaults the signature promises, read from it rather than paid for with a 500-step run.
+    returned = student.run(fit_defaults, runs="fit_quadratic", shown_as="the defaults of fit_quadratic's signature")
+    if returned.value != SIGNATURE_DEFAULTS:
+        fail("fit_quadratic's signature gives other defaults than the stub's.", call=returned.call,
+             got=describe(returned.value), expected=describe(SIGNATURE_DEFAULTS),
+             hint="Keep the stub's signature as it is: def fit_quadratic(X, y, lr=0.1, steps=500).", section=TRY_IT)
+
+
+def fit_defaults(module: ModuleType) -> dict[str, Any]:
+    """Runs in the worker: the defaults of lr and steps in fit_quadratic's signature (None where there is none)."""
+    parameters = inspect.signature(module.fit_quadratic).parameters
+    return {name: (parameters[name].default if name in parameters
+                   and parameters[name].default is not inspect.Parameter.empty else None) for name in ("lr", "steps")}
