@@ -20,7 +20,7 @@ def make_line_data(n: int = 100, seed: int = 42) -> tuple[Tensor, Tensor]:
     """The worked example's data: n points of the line y = 3x − 2, plus noise.
 
     Exactly the lesson's recipe, in this order: `torch.manual_seed(seed)`, then
-    `X = torch.rand(n, 1) * 4 - 2` (points in [−2, 2]) and
+    `X = torch.rand(n, 1) * 4 - 2` (points in [−2, 2)) and
     `y = 3 * X - 2 + 0.3 * torch.randn(n, 1)`.
 
     Args:

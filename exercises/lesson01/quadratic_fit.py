@@ -26,7 +26,7 @@ def make_quadratic_data(n: int = 100, seed: int = 0, noise: float = 0.3) -> tupl
         noise: the standard deviation of the Gaussian noise added to y.
 
     Returns:
-        (X, y): two float32 tensors of shape (n, 1). X is uniform on [−2, 2]; neither
+        (X, y): two float32 tensors of shape (n, 1). X is uniform on [−2, 2); neither
         requires grad.
     """
     # TODO: write this function.
