@@ -121,9 +121,11 @@ class Student:
                 self._backend = backend
 
     def take_printed(self) -> str:
-        """What the student's code printed during the current check (and forget it)."""
+        """What the student's code printed during the current check (and forget it), its file named as
+        messages name it rather than by where it was graded (a temporary folder, in a batch): Python's
+        warnings print the module's full path."""
         text, self.printed = "".join(self.printed), []
-        return text
+        return text.replace(str(self.module_path.resolve()), self.display_path)
 
     def close(self) -> None:
         if self._backend is not None:

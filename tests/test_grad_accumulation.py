@@ -132,3 +132,13 @@ def test_grads_written_from_the_formula_cost_the_lesson_case_only(grade) -> None
     assert graded.failed("grad_accumulation") == {"repeated_backward_on_lesson_case"}, graded.output
     message = graded.checks("grad_accumulation")["repeated_backward_on_lesson_case"]["message"]
     assert "called backward() 0 time(s) for 3 passes" in message, message
+
+
+def test_a_warning_the_student_code_prints_names_the_file_without_the_graded_folder(grade, tmp_path) -> None:
+    from conftest import SUBMISSIONS
+
+    graded = grade({"grad_accumulation": SUBMISSIONS / "grad_accumulation" / "copy_not_detached.py"},
+                   "-k", "grad_accumulation")
+    message = graded.checks("grad_accumulation")["accumulated_gradient_is_clean"]["message"]
+    printed = next(line for line in message.splitlines() if line.strip().startswith("printed:"))
+    assert "grad_accumulation.py:" in printed and str(tmp_path) not in message, message
