@@ -481,7 +481,7 @@ MICROGRAD = Exercise(
         Check("arithmetic_with_numbers", 1, "values and leaf grads of + - * and unary minus, between Values and "
               "with numbers on either side (2 * a, 1 - a, 1 + a)"),
         Check("pow_and_div", 1, "values and leaf grads of ** with int and float exponents, and of / (a / b, 2 / a)"),
-        Check("tanh_and_exp", 1, "values and leaf grads of tanh() and exp(), alone and after arithmetic"),
+        Check("tanh_and_exp", 1, "values and leaf grads of tanh() and exp(), alone, after arithmetic and before it"),
         Check("relu", 0.5, "values and leaf grads of relu() on positive, negative and exactly-zero inputs "
               "(relu'(0) = 0, as in torch)"),
         Check("lesson_neuron", 1, "σ(w · inp) = 1 / (1 + exp(−z)) built from Values gives the lesson's 0.9526 "

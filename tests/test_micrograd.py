@@ -3,12 +3,16 @@ each mistake however it is written (not only as in tests/submissions/micrograd/)
 
 from __future__ import annotations
 
+import types
+
 import pytest
 
 from conftest import ROOT
+from graders import micrograd_steps as steps
 from graders.drawing import drawn
 from graders.expression_graphs import path_counts
 from graders.lesson01 import micrograd as checks
+from graders.mistakes import Mistake
 
 REFERENCE = (ROOT / "reference" / "lesson01" / "micrograd.py").read_text()
 
@@ -191,3 +195,111 @@ def test_inner_grads_reset_after_the_pass_are_caught_though_the_leaves_are_right
     assert failed and "value_holds_data_and_grad" not in failed and "forward_values" not in failed, graded.output
     message = graded.checks("micrograd")[sorted(failed)[0]]["message"]
     assert "the leaf grads are right, but the grad of" in message, message
+
+
+# ---------------------------------------------------------------- which backward step is wrong (micrograd_steps)
+
+def _module(source: str) -> types.ModuleType:
+    """A variant of the reference as a module of this process (our own variants only: no sandbox needed)."""
+    module = types.ModuleType("submission")
+    module.__file__ = "<submission>"
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    return module
+
+
+def _failing(source: str, graphs: list) -> tuple[list[int], list[dict], list[dict]]:
+    """The graphs whose leaf grads `source` gets wrong (smallest first, as the checks order them), with the
+    driver's results and torch's."""
+    results = checks.run_graphs(_module(source), graphs, True)
+    truths = checks.torch_results(graphs)
+    failing = [i for i in sorted(range(len(graphs)), key=lambda i: (len(graphs[i]), i))
+               if not checks._leaves_match(results[i]["grad"], truths[i]["grad"], graphs[i])]
+    return failing, results, truths
+
+
+def _diagnosed(source: str, graphs: list) -> Mistake | None:
+    """The mistake the checks name for `source` on `graphs`, as expect_graphs diagnoses it."""
+    failing, results, truths = _failing(source, graphs)
+    assert failing, "the variant passes these graphs"
+    return checks._diagnose(failing, graphs, results, truths, checks.wrong_results(graphs))
+
+
+def test_the_first_wrong_step_is_the_one_nearest_the_output() -> None:
+    graph = checks.expression("tanh(a * b + c)", a=0.5, b=-1.2, c=0.3)  # a, b, c, a*b, a*b + c, tanh
+    truth = checks.torch_results([graph])[0]
+    grads = list(truth["grad"])
+    grads[3] = 1.0  # as if + handed a * b the local derivative alone; a and b then follow from that grad
+    grads[0], grads[1] = -1.2, 0.5
+    found = steps.wrong_steps(graph, grads, truth["slots"], checks._close)
+    assert [(s.node, s.operand) for s in found] == [(4, 3)]  # only the step of +: the * below it is consistent
+    assert found[0].got == 1.0 and checks._close(found[0].due, truth["grad"][4])
+
+
+def test_a_slip_in_mul_shows_through_the_minus_built_from_it() -> None:
+    # -b built as b * -1: a slip of * is found in `a - b`, and named as *'s, not as -'s.
+    source = _variant(("self.grad += other.data * out.grad\n            other.grad += self.data * out.grad",
+                       "self.grad += self.data * out.grad\n            other.grad += other.data * out.grad"))
+    mistake = _diagnosed(source, checks.ARITHMETIC)
+    assert mistake.name == checks.STEP_MISTAKES["mul"].name
+    assert "swaps the operands' rules" in mistake.explanation and "d(a·b)/da = b" in mistake.explanation
+    assert "-a is built as a * -1" in mistake.explanation  # the expression shown is -a
+
+
+def test_a_wrong_add_is_no_longer_called_relus_derivative_at_zero() -> None:
+    source = _variant(("self.grad += out.grad\n            other.grad += out.grad",
+                       "self.grad += 1.0\n            other.grad += 1.0"))
+    mistake = _diagnosed(source, checks.RELUS)
+    assert mistake is not checks.RELU_AT_ZERO and mistake.name == checks.STEP_MISTAKES["add"].name
+    assert "does not multiply by out.grad" in mistake.explanation
+
+
+STEP_WRITINGS = {
+    # kind named, the change, and a phrase of how the step slipped (None: a slip the grader does not know)
+    "mul copying add's step": ("mul", ("self.grad += other.data * out.grad\n            other.grad += self.data "
+                                        "* out.grad", "self.grad += out.grad\n            other.grad += out.grad"),
+                               "leaves the local derivative out"),
+    "add updating self only": ("add", ("self.grad += out.grad\n            other.grad += out.grad",
+                                        "self.grad += out.grad"), None),
+    "tanh with 1 + t squared": ("tanh", ("(1 - t * t) * out.grad", "(1 + t * t) * out.grad"), None),
+    "relu passing out.grad on": ("relu", ("(self.data > 0) * out.grad", "out.grad"),
+                                 "leaves the local derivative out"),
+    "tanh without out.grad": ("tanh", ("(1 - t * t) * out.grad", "(1 - t * t)"), "does not multiply by out.grad"),
+}
+
+
+@pytest.mark.parametrize("name", list(STEP_WRITINGS))
+def test_a_slipped_step_is_named_by_its_operation_in_every_public_check(name: str) -> None:
+    kind, change, how = STEP_WRITINGS[name]
+    source = _variant(change)
+    named = 0
+    for graphs in (checks.ARITHMETIC, checks.POWERS_AND_QUOTIENTS, checks.TANH_AND_EXP, checks.RELUS,
+                   [checks.LESSON_NEURON], checks.REUSED_LEAVES, checks.SHARED_SUBEXPRESSIONS):
+        if not _failing(source, graphs)[0]:
+            continue
+        mistake = _diagnosed(source, graphs)
+        assert mistake is not None and mistake.name == checks.STEP_MISTAKES[kind].name, (graphs[0], mistake)
+        assert steps.OPERATIONS[kind].rule in mistake.explanation
+        assert (how or steps.UNKNOWN_SLIP) in mistake.explanation
+        named += 1
+    assert named
+
+
+_PASS = "        for node in reversed(order):\n            node._backward()\n"
+NOT_A_STEP = {  # wrong grads that no single operation's step gives: no step may be named for them
+    "every grad but the output's reset after the pass": (_PASS, _PASS + "        for node in order[:-1]:\n"
+                                                                        "            node.grad = 0.0\n"),
+    "the leaves' grads reset after the pass": (_PASS, _PASS + "        for node in order:\n"
+                                                              "            if not node._children:\n"
+                                                              "                node.grad = 0.0\n"),
+    "the output seeded with 2": ("self.grad = 1.0", "self.grad = 2.0"),
+    "two backward passes in one call": (_PASS, _PASS + _PASS),
+}
+
+
+@pytest.mark.parametrize("name", list(NOT_A_STEP))
+def test_what_is_no_slip_of_one_step_is_not_called_one(name: str) -> None:
+    source = _variant(NOT_A_STEP[name])
+    step_names = {m.name for m in checks.STEP_MISTAKES.values()}
+    for graphs in (checks.ARITHMETIC, checks.TANH_AND_EXP, [checks.LESSON_NEURON], checks.SHARED_SUBEXPRESSIONS):
+        mistake = _diagnosed(source, graphs)
+        assert mistake is None or mistake.name not in step_names, (graphs[0], mistake)

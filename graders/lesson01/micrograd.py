@@ -9,9 +9,11 @@ worker, calls backward() and sends back every node's data and grad as floats.
 
 Oracles: the same graph in torch float64 with torch.autograd. Mistakes are recognised by
 replaying the graph through small wrong evaluators (a tanh or relu derivative off, the
-backward steps taken in a wrong order, a reused node's step run once per use or per path)
-and, for assignment instead of accumulation, by finding every grad equal to the share of one
-use of its node (or the sum of only some).
+backward steps taken in a wrong order, a reused node's step run once per use or per path),
+all of whose node grads, inner ones too, the student's must match; for assignment instead of
+accumulation, by finding every grad equal to the share of one use of its node (or the sum of
+only some); and for one operation's backward step (`*` swapped, `+` without out.grad, ...), by
+which step the student's own node grads show wrong (graders/micrograd_steps.py).
 Public checks use fixed expressions written as Python text (`expression`); hidden ones
 expressions drawn by hypothesis (graders/cases/lesson01.py) and a chain a few hundred
 nodes deep.
@@ -27,6 +29,7 @@ from typing import Any, Callable
 import torch
 
 from course_config import MICROGRAD as EXERCISE
+from graders import micrograd_steps as steps
 from graders.check import checks_for
 from graders.drawing import drawn
 from graders.expression_graphs import BINARY, Graph, operands, path_counts, values
@@ -117,8 +120,11 @@ REFLECTED_SWAPPED = Mistake(
     "self ** -1 * other.",
     SCRATCH,
 )
+# One operation's backward step wrong ("backward step of a * b wrong", ...): told by which step the grads of every
+# node show wrong, and how it slipped where that is known (graders/micrograd_steps.py).
+STEP_MISTAKES = steps.mistakes(SCRATCH)
 MISTAKES = [ASSIGNED, NO_TOPOLOGICAL_ORDER, VISITED_TWICE, NOT_SEEDED, TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE,
-            EXP_DERIVATIVE, REFLECTED_SWAPPED]
+            EXP_DERIVATIVE, REFLECTED_SWAPPED, *STEP_MISTAKES.values()]
 
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
@@ -498,6 +504,17 @@ def wrong_results(graphs: list[Graph]) -> list[dict[str, list[list[float]]]]:
     return results
 
 
+@expected
+def step_rules(graphs: list[Graph]) -> list[dict[str, list[list]]]:
+    """For each graph, the shares each node hands its operands when one operation's backward step slips
+    ("mul: no out.grad", ...), on each way a Value class may build the graph (graders/micrograd_steps.py)."""
+    def local_slots(form: Graph) -> list[list]:
+        data = values(form)
+        return [_local_derivatives(spec, data, data[i]) for i, spec in enumerate(form)]
+
+    return [steps.slipped_tables(graph, local_slots) for graph in graphs]
+
+
 # ---------------------------------------------------------------- comparing and diagnosing
 
 def _close(got: Any, want: float) -> bool:
@@ -507,6 +524,10 @@ def _close(got: Any, want: float) -> bool:
 
 def _leaves_match(grads: list, want: list[float], graph: Graph) -> bool:
     return all(_close(grads[i], want[i]) for i, spec in enumerate(graph) if spec[0] == "leaf")
+
+
+def _all_match(grads: list, want: list[float]) -> bool:
+    return all(_close(got, w) for got, w in zip(grads, want))
 
 
 def _partial_shares(grads: list, slots: list[list]) -> bool:
@@ -521,8 +542,8 @@ def _partial_shares(grads: list, slots: list[list]) -> bool:
     def explained(got: Any, options: list[float]) -> bool:
         if not options:
             return True
-        if len(options) > 8:  # too many subsets to try: a single share is what `=` everywhere leaves
-            return any(_close(got, s) for s in options)
+        if len(options) > 8:  # too many subsets to try: one share (`=` in every step) or all (`+=` in every one)
+            return any(_close(got, s) for s in options) or _close(got, sum(options))
         sums: list[float] = []  # of every non-empty subset of the shares
         for share in options:
             sums += [total + share for total in sums] + [share]
@@ -537,15 +558,25 @@ def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], trut
     if all(all(g == 0 for g in results[i]["grad"]) for i in failing):
         return NOT_SEEDED
     # A recursion that runs a node's step as it reaches it, without a visited set, also runs it once per path;
-    # but it hands gradients on before they are complete: that is the missing order, tried first.
+    # but it hands gradients on before they are complete: that is the missing order, tried first. A variant
+    # must give every node's grad, not only the leaves' (a wrong `+` can give relu's wrong leaf grads at 0),
+    # and fit the graphs that pass too (a direct `/` that slipped is no power rule where `a ** -1` is right).
     for mistake in (TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE, NO_TOPOLOGICAL_ORDER,
                     VISITED_TWICE):
-        if all(any(_leaves_match(results[i]["grad"], w, graphs[i]) for w in wrongs[i][mistake.name])
-               for i in failing):
+        if all(any(_all_match(results[i]["grad"], w) for w in wrongs[i][mistake.name])
+               or (i not in failing and not wrongs[i][mistake.name]) for i in range(len(graphs))):
             return mistake
+    # Then one operation's step that slipped in a known way: it fits every node of every graph, where the
+    # partial sums of `=` in place of `+=` may fit one graph by chance (a share of -1 and one of +1 cancel).
+    evidence = steps.Evidence(graphs, [r["grad"] for r in results], [t["slots"] for t in truths], failing, _close,
+                              STEP_MISTAKES, _called)
+    slipped = steps.known_slip(evidence, lambda: step_rules(graphs))
+    if slipped is not None:
+        return slipped
     if all(_partial_shares(results[i]["grad"], truths[i]["slots"]) for i in failing):
         return ASSIGNED
-    return None
+    # Last, one operation's step wrong in some other way: which one the grads of every node show wrong.
+    return steps.wrong_operation(evidence)
 
 
 def _number(x: Any) -> str:
@@ -580,6 +611,7 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
     # Needed only to name a mistake; but a recording from the reference must hold them too.
     if backward and RECORDING.mode == RECORD:
         wrong_results(graphs)
+        step_rules(graphs)
     texts = texts or [graph_text(graph) for graph in graphs]
     results = returned.value if type(returned.value) is list and len(returned.value) == len(graphs) else None
     if results is None or not all(_readable(r, len(g)) for r, g in zip(results, graphs)):
@@ -666,6 +698,11 @@ def _is_swapped_reflection(spec: tuple, data: list[float], got: Any) -> bool:
     return not _close(swapped, number - operand if spec[0] == "sub" else number / operand) and _close(got, swapped)
 
 
+def _called(graph: Graph, index: int) -> str:
+    """A node as the printed expression calls it: its name if it has one (c in `c = a * b; ...`), else written out."""
+    return _names(graph).get(index) or _node_text(graph, index)
+
+
 def _node_text(graph: Graph, index: int) -> str:
     """One node of a graph, written out (a leaf, or the operation that made it)."""
     names = _names(graph)
@@ -690,6 +727,8 @@ ARITHMETIC = [
     expression("a * -2.0", a=1.5),
     expression("(a - 4.0) * b", a=1.5, b=-0.5),
     expression("3.0 - a * b", a=0.8, b=1.5),
+    # Each operation once away from the output, where out.grad is not 1: a step that leaves out.grad out shows.
+    expression("(1.0 - a) * b", a=0.25, b=-2.0),
 ]
 POWERS_AND_QUOTIENTS = [
     expression("a ** 2", a=-1.5),
@@ -701,6 +740,8 @@ POWERS_AND_QUOTIENTS = [
     expression("2.0 / a", a=0.8),
     expression("a / 4.0", a=0.6),
     expression("(a * b) ** 2", a=0.7, b=-2.0),
+    expression("b * a ** 3", a=0.8, b=-1.5),  # away from the output too (see ARITHMETIC)
+    expression("(2.0 / a) * b", a=0.8, b=-1.5),
 ]
 TANH_AND_EXP = [
     expression("tanh(a)", a=0.5),
@@ -709,6 +750,7 @@ TANH_AND_EXP = [
     expression("exp(-a) * b", a=0.4, b=1.5),
     expression("tanh(2.0 * a) - 1.0", a=-0.6),
     expression("exp(a * b)", a=0.5, b=1.2),
+    expression("tanh(a) * b", a=0.8, b=-1.5),
 ]
 RELUS = [
     expression("relu(a)", a=0.7),
@@ -716,6 +758,7 @@ RELUS = [
     expression("relu(a + b)", a=0.5, b=-0.5),  # exactly 0: relu'(0) = 0
     expression("relu(a) * b", a=0.0, b=2.0),
     expression("relu(a * b) + c", a=1.3, b=0.0, c=0.4),
+    expression("relu(a) * b", a=0.6, b=-1.5),
 ]
 LESSON_NEURON = expression("1.0 / (1.0 + exp(-(w1 * x1 + w2 * x2 + w3 * x3)))",
                            w1=1.0, w2=-2.0, w3=0.5, x1=3.0, x2=1.0, x3=4.0)
