@@ -479,7 +479,7 @@ MICROGRAD = Exercise(
         Check("forward_values", 1, "every node of the public expressions holds the value torch computes, "
               "before any backward()"),
         Check("arithmetic_with_numbers", 1, "values and leaf grads of + - * and unary minus, between Values and "
-              "with numbers on either side (2 * a, 1 - a, 1 + a)"),
+              "with numbers on either side (2 * a, 1 - a, 1 + a), Python ints too (a + 1, 2 / a)"),
         Check("pow_and_div", 1, "values and leaf grads of ** with int and float exponents, and of / (a / b, 2 / a)"),
         Check("tanh_and_exp", 1, "values and leaf grads of tanh() and exp(), alone, after arithmetic and before it"),
         Check("relu", 0.5, "values and leaf grads of relu() on positive, negative and exactly-zero inputs "

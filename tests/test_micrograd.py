@@ -303,3 +303,14 @@ def test_what_is_no_slip_of_one_step_is_not_called_one(name: str) -> None:
     for graphs in (checks.ARITHMETIC, checks.TANH_AND_EXP, [checks.LESSON_NEURON], checks.SHARED_SUBEXPRESSIONS):
         mistake = _diagnosed(source, graphs)
         assert mistake is None or mistake.name not in step_names, (graphs[0], mistake)
+
+
+def test_numbers_taken_as_floats_only_cost_the_arithmetic_check(grade) -> None:
+    # The Value docstring promises `a + 1` and `2 * a` with Python ints: a class that wraps floats only fails there.
+    wrap = "        other = other if isinstance(other, Value) else Value(other)\n"
+    floats_only = "        other = other if isinstance(other, Value) else Value(other) if type(other) is float else other\n"
+    source = _variant((wrap, floats_only), ("        return self * -1\n", "        return self * -1.0\n"))
+    graded = grade({"micrograd": source}, "-k", "micrograd")
+    assert graded.failed("micrograd") == {"arithmetic_with_numbers"}, graded.output
+    message = graded.checks("micrograd")["arithmetic_with_numbers"]["message"]
+    assert "out = a + 1 with a = 0.7" in message and "'int' object has no attribute 'data'" in message, message

@@ -8,7 +8,7 @@ The checks build expressions from your Values (for example tanh((a * b) + a) wit
 a = 0.5, b = -1.2), call backward() on the result, and compare every value and every
 leaf's grad with what torch.autograd gives for the same expression in float64. How you
 store the operands and the backward step (`_children`, `_backward` below) is up to you:
-only `data`, `grad`, the operators, tanh, relu, exp and backward are checked.
+only `data`, `grad`, repr, the operators, tanh, relu, exp and backward are checked.
 """
 
 from __future__ import annotations

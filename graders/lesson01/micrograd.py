@@ -22,6 +22,7 @@ nodes deep.
 from __future__ import annotations
 
 import traceback
+import re
 from collections import deque
 from types import ModuleType
 from typing import Any, Callable
@@ -131,21 +132,22 @@ SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
 # ---------------------------------------------------------------- the driver (runs in the worker)
 
-def run_graphs(module: ModuleType, graphs: list[Graph], backward: bool) -> list[dict]:
-    """Runs in the worker: build each graph from the student's Value, call backward(), read back numbers."""
+def run_graphs(module: ModuleType, graphs: list[Graph], backward: bool, int_numbers: bool = False) -> list[dict]:
+    """Runs in the worker: build each graph from the student's Value, call backward(), read back numbers.
+    With `int_numbers`, a number operand that is whole goes in as a Python int (`a + 1`, not `a + 1.0`)."""
     if not isinstance(getattr(module, "Value", None), type):
         missing = {"error": "NameError: there is no class Value in your file: did you rename it?", "stage": "build",
                    "at": 0, "frames": []}
         return [missing for _ in graphs]
-    return [_run_graph(module, graph, backward) for graph in graphs]
+    return [_run_graph(module, graph, backward, int_numbers) for graph in graphs]
 
 
-def _run_graph(module: ModuleType, graph: Graph, backward: bool) -> dict:
+def _run_graph(module: ModuleType, graph: Graph, backward: bool, int_numbers: bool) -> dict:
     value_class, stage, at = module.Value, "build", 0
     try:
         nodes: list[Any] = []
         for at, spec in enumerate(graph):
-            node = _make(value_class, spec, nodes)
+            node = _make(value_class, spec, nodes, int_numbers)
             if not isinstance(node, value_class):
                 return {"error": f"it returned {type(node).__name__} {node!r:.60}, not a Value", "stage": stage,
                         "at": at, "frames": []}
@@ -167,12 +169,14 @@ def _run_graph(module: ModuleType, graph: Graph, backward: bool) -> dict:
         return {"error": f"{type(error).__name__}: {message}", "stage": stage, "at": at, "frames": frames[-4:]}
 
 
-def _make(value_class: type, spec: tuple, nodes: list) -> Any:
+def _make(value_class: type, spec: tuple, nodes: list, int_numbers: bool = False) -> Any:
+    """One node built from the student's Value; with `int_numbers`, a whole number operand goes in as an int."""
     kind = spec[0]
     if kind == "leaf":
         return value_class(spec[1])
     if kind in BINARY:
-        left, right = (nodes[x] if type(x) is int else x for x in spec[1:3])
+        left, right = (nodes[x] if type(x) is int else int(x) if int_numbers and x.is_integer() else x
+                       for x in spec[1:3])
         return BINARY[kind](left, right)
     if kind == "neg":
         return -nodes[spec[1]]
@@ -603,10 +607,10 @@ def _error_hint(error: str) -> str:
 
 
 def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward: bool = True,
-                  texts: list[str] | None = None) -> None:
+                  texts: list[str] | None = None, int_numbers: bool = False) -> None:
     """Build each graph from the student's Value, call backward(), compare with torch; fail with the first problem."""
     __tracebackhide__ = True
-    returned = student.run(run_graphs, graphs, backward, shown_as=shown)
+    returned = student.run(run_graphs, graphs, backward, int_numbers, shown_as=shown)
     truths = torch_results(graphs)
     # Needed only to name a mistake; but a recording from the reference must hold them too.
     if backward and RECORDING.mode == RECORD:
@@ -730,6 +734,12 @@ ARITHMETIC = [
     # Each operation once away from the output, where out.grad is not 1: a step that leaves out.grad out shows.
     expression("(1.0 - a) * b", a=0.25, b=-2.0),
 ]
+INT_ARITHMETIC = [  # sent with their whole numbers as ints: `a + 1`, as the Value docstring writes them
+    expression("a + 1.0", a=0.7),
+    expression("2.0 * a", a=-0.7),
+    expression("1.0 - a", a=0.25),
+    expression("2.0 / a", a=0.8),
+]
 POWERS_AND_QUOTIENTS = [
     expression("a ** 2", a=-1.5),
     expression("a ** 3", a=0.8),
@@ -822,6 +832,10 @@ def test_forward_values(student: Student) -> None:
 @check
 def test_arithmetic_with_numbers(student: Student) -> None:
     expect_graphs(student, ARITHMETIC, f"out.backward() {_listed(ARITHMETIC)}")
+    # The class docstring's own examples, with Python ints as they are written there.
+    texts = [re.sub(r"(?<![\d.])(\d+)\.0(?!\d)", r"\1", graph_text(graph)) for graph in INT_ARITHMETIC]
+    expect_graphs(student, INT_ARITHMETIC, f"out.backward() with int numbers, for each of: {'; '.join(texts)}",
+                  texts=texts, int_numbers=True)
 
 
 @check
