@@ -1,6 +1,11 @@
-"""finite_differences: other correct ways of writing it score full marks."""
+"""finite_differences: other correct ways of writing it score full marks; near misses of a named mistake go unnamed."""
 
 from __future__ import annotations
+
+import torch
+
+from conftest import ROOT
+from graders.lesson01 import finite_differences as checks
 
 SAVED_AND_RESTORED = '''
 import torch
@@ -62,3 +67,36 @@ def gradient_check(f, x):
 def test_two_calls_per_coordinate_and_an_untouched_x_earn_nothing_for_a_wrong_estimate(grade) -> None:
     graded = grade({"finite_differences": TWO_CALLS_NO_ANSWER}, "-k", "finite_differences")
     assert graded.exercise("finite_differences")["score"] == 0, graded.output
+
+
+REFERENCE = (ROOT / "reference" / "lesson01" / "finite_differences.py").read_text()
+NORM_OVER_LARGER = REFERENCE.replace(
+    "    gap = (a - b).abs()\n    scale = (a.abs() + b.abs()).clamp(min=1e-8)\n    return (gap / scale).max().item()\n",
+    "    return (torch.linalg.vector_norm(a - b) / max(1e-8, max(a.norm().item(), b.norm().item()))).item()\n")
+
+
+def test_a_ratio_of_norms_over_the_larger_norm_is_not_called_the_sum_of_norms(grade) -> None:
+    # Also one ratio of norms, but divided by the larger norm: its answers are not ||a − b|| / (||a|| + ||b||).
+    assert NORM_OVER_LARGER != REFERENCE
+    graded = grade({"finite_differences": NORM_OVER_LARGER}, "-k", "relative_error_on_fixed_cases")
+    check = graded.checks("finite_differences")["relative_error_on_fixed_cases"]
+    assert not check["passed"] and check["mistake"] is None, check["message"]
+
+
+TIMES_H = REFERENCE.replace("(f(x + step) - f(x - step)) / (2 * h)", "(f(x + step) - f(x - step)) / (2 * h) * h")
+
+
+def test_an_estimate_times_h_is_not_called_times_h_squared(grade) -> None:
+    # h times the gradient is tiny too, but the scale is fitted against h² · gradient, relatively.
+    assert TIMES_H != REFERENCE
+    graded = grade({"finite_differences": TIMES_H}, "-k", "numerical_gradient_matches_autograd")
+    check = graded.checks("finite_differences")["numerical_gradient_matches_autograd"]
+    assert not check["passed"] and check["mistake"] is None, check["message"]
+
+
+def test_only_h_squared_times_the_gradient_is_recognised_as_such() -> None:
+    truth, h = torch.tensor([0.5, -1.25, 2.0], dtype=torch.float64), 1e-5
+    assert checks.times_h_squared(truth * h ** 2, truth, h)
+    for other in (truth * h, -truth * h ** 2, torch.zeros(3, dtype=torch.float64), truth * h ** 2 * 1.01,
+                  (truth * h ** 2)[:2]):
+        assert not checks.times_h_squared(other, truth, h), other

@@ -99,3 +99,16 @@ def test_a_gradient_computed_in_float32_is_not_called_a_float32_buffer(grade) ->
     graded = grade({"forward_vs_reverse": COMPUTED_IN_FLOAT32}, "-k", "forward_mode_matches_autograd")
     check = graded.checks("forward_vs_reverse")["forward_mode_matches_autograd"]
     assert not check["passed"] and check["mistake"] is None, check["message"]
+
+
+AUTOGRAD_GRAD_TUPLE = VJP_AND_ALIASES.replace(
+    "    out, pullback = tf.vjp(f, x.detach())\n    return pullback(torch.ones_like(out))[0]\n",
+    "    leaf = x.detach().requires_grad_(True)\n    return torch.autograd.grad(f(leaf), leaf)\n")
+
+
+def test_a_tuple_from_autograd_grad_is_not_called_vjps_tuple(grade) -> None:
+    # The same 1-tuple of the right gradient, but no vjp was called: the name would blame a function never used.
+    assert AUTOGRAD_GRAD_TUPLE != VJP_AND_ALIASES
+    graded = grade({"forward_vs_reverse": AUTOGRAD_GRAD_TUPLE}, "-k", "reverse_mode_matches_autograd")
+    check = graded.checks("forward_vs_reverse")["reverse_mode_matches_autograd"]
+    assert not check["passed"] and check["mistake"] is None, check["message"]

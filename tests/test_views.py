@@ -92,3 +92,24 @@ def test_a_loop_in_as_grid_costs_only_its_own_checks(grade) -> None:
     graded = grade({SLUG: looping}, "--call-timeout", "3", "-m", "not hidden")
     assert graded.failed(SLUG) == {"as_grid_is_a_view"}, graded.output
     assert graded.output.count("ran out of time") == 0 and graded.output.count("did not return within") == 1
+
+
+def test_the_base_mistake_answers_true_on_some_lesson_pairs_so_it_is_not_any_all_false_answer() -> None:
+    # A flat x is built without a reshape, so it has no ._base, as torch.arange(12) has none: x and x.view(3, -1)
+    # then count as sharing under the ._base comparison too, and its answers are a pattern of their own.
+    case, rows, pairs = checks.LESSON_FLAT, 3, checks.LESSON_PAIRS
+    assert checks.build(case)._base is None
+    answers = checks.base_answers(case, rows, pairs)
+    assert True in answers and answers != checks.reference_answers(reference, case, rows, pairs)
+    assert answers != checks.data_ptr_answers(case, rows, pairs)
+
+
+NEVER_SHARING = REFERENCE.read_text().replace(
+    "    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()\n", "    return False\n")
+
+
+def test_a_shares_memory_that_always_says_false_is_not_called_a_base_comparison(grade) -> None:
+    assert NEVER_SHARING != REFERENCE.read_text()
+    graded = grade({SLUG: NEVER_SHARING}, "-k", "shares_memory_on_lesson_pairs")
+    check = graded.checks(SLUG)["shares_memory_on_lesson_pairs"]
+    assert not check["passed"] and check["mistake"] is None, check["message"]

@@ -103,8 +103,24 @@ ERROR_AS_TENSOR = Mistake(
     "End with .max().item(): .item() turns a one-element tensor into a Python float.",
     WHY,
 )
+NORM_RATIO = Mistake(
+    "one ratio of norms instead of the largest gap",
+    "Your relative_error is ||a − b|| / (||a|| + ||b||): one ratio for the whole tensors, not one per element. "
+    "Every entry where a and b agree adds to the norms, so the ratio shrinks, and a single badly wrong derivative "
+    "among many right ones can pass unseen; the largest elementwise gap is the one a gradient check reports.",
+    "Divide elementwise, then take the largest: ((a - b).abs() / (a.abs() + b.abs()).clamp(min=1e-8)).max().item().",
+    WHY,
+)
+TIMES_H_SQUARED = Mistake(
+    "divided by 2, then multiplied by h",
+    "Every entry of your estimate is the gradient times h² (1e-10 of it with the default h = 1e-5). Python reads "
+    "`/ 2 * h` left to right, as (… / 2) * h: the difference f(x + h·e_i) − f(x − h·e_i), about 2h times the "
+    "slope, was halved and then multiplied by h instead of divided by it, which leaves h · h times the slope.",
+    "Put the parentheses in: (f(x + step) - f(x - step)) / (2 * h).",
+    WHY,
+)
 MISTAKES = [FORWARD_DIFFERENCES, DIVIDED_BY_H, MODIFIED_X, FLOAT32_CHECK, ALL_AT_ONCE, DETACH_SHARES_MEMORY,
-            MEAN_OF_GAPS, X_MADE_A_LEAF, ERROR_AS_TENSOR]
+            MEAN_OF_GAPS, X_MADE_A_LEAF, ERROR_AS_TENSOR, NORM_RATIO, TIMES_H_SQUARED]
 
 FORMULAS = {
     "sum_sin": "f(x) = torch.sin(a * x).sum()",
@@ -223,24 +239,34 @@ def all_coordinates_at_once(spec: dict, x: Tensor, h: float) -> Tensor:
 
 
 @expected
-def wrong_backward_error(spec: dict, x: Tensor, largest: bool = True) -> float:
+def wrong_backward_error(spec: dict, x: Tensor, how: str = "largest") -> float:
     """relative_error between the deliberately wrong autograd gradient and the true one
-    (largest=False: the mean of the gaps, what that mistake gives)."""
+    (how="mean" or "norm": what those mistakes of relative_error give)."""
     leaf = x.detach().to(torch.float64).clone().requires_grad_(True)
     build(spec)(leaf).backward()
     right = autograd_gradient({"kind": "sum_sin", "a": spec["a"]}, x.to(torch.float64))
-    return mean_or_largest_gap(leaf.grad, right, largest)
+    return relative_gap(leaf.grad, right, how)
 
 
 @expected
 def mean_relative_error(a: Tensor, b: Tensor) -> float:
     """What relative_error gives when it averages the elementwise gaps instead of taking the largest."""
-    return mean_or_largest_gap(a, b, largest=False)
+    return relative_gap(a, b, "mean")
 
 
-def mean_or_largest_gap(a: Tensor, b: Tensor, largest: bool) -> float:
+@expected
+def norm_relative_error(a: Tensor, b: Tensor) -> float:
+    """What relative_error gives as one ratio of norms, ||a − b|| / (||a|| + ||b||)."""
+    return relative_gap(a, b, "norm")
+
+
+def relative_gap(a: Tensor, b: Tensor, how: str) -> float:
+    """The largest elementwise relative gap (how="largest"), their mean ("mean"), or one ratio of norms ("norm")."""
+    if how == "norm":
+        norms = torch.linalg.vector_norm(a) + torch.linalg.vector_norm(b)
+        return (torch.linalg.vector_norm(a - b) / norms.clamp(min=1e-8)).item()
     gaps = (a - b).abs() / (a.abs() + b.abs()).clamp(min=1e-8)
-    return (gaps.max() if largest else gaps.mean()).item()
+    return (gaps.max() if how == "largest" else gaps.mean()).item()
 
 
 def public_cases() -> list[tuple[dict, Tensor]]:
@@ -277,7 +303,16 @@ def numerical_mistake(estimate: Any, x: Tensor, evidence: tuple[Tensor, Tensor, 
         return ALL_AT_ONCE
     if tensor_problem(estimate, in_place, requires_grad=None, **tolerance(x)) is None:
         return DETACH_SHARES_MEMORY
+    if times_h_squared(estimate, truth, EXERCISE.tolerance("default_step")):  # gradient_check uses the default h
+        return TIMES_H_SQUARED
     return DIVIDED_BY_H if is_scaled(gradient_signature(estimate, truth), 2.0) else None
+
+
+def times_h_squared(estimate: Any, truth: Tensor, h: float) -> bool:
+    """Whether the estimate is h² times the gradient, what `/ 2 * h` gives. The estimate is divided by h²
+    first, so that the fit asks for a scale of 1: h² itself lies far inside is_scaled's absolute tolerance."""
+    return (type(estimate) is Tensor and estimate.shape == truth.shape
+            and is_scaled(gradient_signature(estimate / h ** 2, truth), 1.0))
 
 
 def estimate_mistake(estimate: Any, x: Tensor, x_after: Any, evidence: tuple[Tensor, Tensor, Tensor, Tensor]
@@ -305,6 +340,10 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) 
             and first_matching_variant(gradient, [in_place], **tolerance(x)) is None):
         fail_with_mistake(as_called, "numerical_gradient: the estimate is wrong, and x was changed by the call.",
                           MODIFIED_X, gradient)
+    if times_h_squared(gradient, truth, step):
+        fail(f"numerical_gradient: every entry of the estimate is h² = {step ** 2:g} times the gradient.",
+             call=as_called.call, got=describe(gradient), expected=describe(truth), mistake=TIMES_H_SQUARED.name,
+             meaning=TIMES_H_SQUARED.explanation, hint=TIMES_H_SQUARED.hint, section=TIMES_H_SQUARED.section)
     expect_tensor(as_called, truth, **tolerance(x), requires_grad=None, section=WHY,
                   suspects=[Suspect(FORWARD_DIFFERENCES, forward_differences(spec, x, step)),
                             Suspect(ALL_AT_ONCE, all_coordinates_at_once(spec, x, step)),
@@ -368,7 +407,8 @@ def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) 
         expect_float_not_tensor(returned, right, ERROR_AS_TENSOR, rtol=tol, atol=tol, what="the relative error",
                                 wanted=f"the Python float {describe(right)}")
         expect_number(returned, right, rtol=tol, atol=tol, section=WHY,
-                      what="the relative error", suspects=[Suspect(MEAN_OF_GAPS, mean_relative_error(a_t, b_t))],
+                      what="the relative error", suspects=[Suspect(MEAN_OF_GAPS, mean_relative_error(a_t, b_t)),
+                                                           Suspect(NORM_RATIO, norm_relative_error(a_t, b_t))],
                       hint="Elementwise |a − b| / max(1e-8, |a| + |b|) (torch.clamp(..., min=1e-8)), then the "
                            "largest, as a Python float with .item().")
 
@@ -467,6 +507,7 @@ def test_gradient_check_catches_a_wrong_backward(student: Student) -> None:
         fail_with_mistake(as_called, "gradient_check measured the wrong gap, because numerical_gradient is off.",
                           mistake, error)
     expect_number(as_called, target, rtol=tol, atol=tol, section=WHY, what="the relative error",
-                  suspects=[Suspect(MEAN_OF_GAPS, wrong_backward_error(spec, x, largest=False))],
+                  suspects=[Suspect(MEAN_OF_GAPS, wrong_backward_error(spec, x, "mean")),
+                            Suspect(NORM_RATIO, wrong_backward_error(spec, x, "norm"))],
                   hint="Compare autograd's gradient (leaf.grad after f(leaf).backward()) with numerical_gradient, "
                        "both in float64, using your relative_error.")

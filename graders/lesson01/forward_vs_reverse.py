@@ -22,7 +22,7 @@ from torch import Tensor
 
 from course_config import FORWARD_VS_REVERSE as EXERCISE
 from graders.check import checks_for
-from graders.compare import argument_changed, describe
+from graders.compare import argument_changed, describe, tensor_problem
 from graders.expect import expect_number, expect_tensor
 from graders.feedback import fail
 from graders.mistakes import Mistake, Suspect
@@ -165,9 +165,17 @@ GRADIENT_TRACKS_X = Mistake(
     "Start from x.detach(): pass it to jvp and vjp, or make the leaf copy as x.detach().clone().requires_grad_().",
     MODES,
 )
+VJP_TUPLE_RETURNED = Mistake(
+    "vjp's tuple returned instead of the gradient in it",
+    "You returned a tuple that holds the right gradient, not the gradient itself. torch.func.vjp(f, x) gives "
+    "f(x) and a pullback function, and the pullback returns a tuple with one gradient per input of f: for the "
+    "single input x, a tuple of one.",
+    "Unpack the one element: (g,) = pullback(torch.ones_like(output)), then return g.",
+    MODES,
+)
 MISTAKES = [ONES_TANGENT, BACKWARD_PER_COORDINATE, SWAPPED_MODES, JVP_OUTPUTS_SWAPPED, MODIFIED_X,
             SKIPPED_COORDINATE, UNKNOWN_MODE_AS_REVERSE, MODE_READ_LOOSELY, DIRECTIONS_PILED_UP, FLOAT32_BUFFER,
-            REVERSE_ALWAYS_ONE, GRADIENT_TRACKS_X]
+            REVERSE_ALWAYS_ONE, GRADIENT_TRACKS_X, VJP_TUPLE_RETURNED]
 
 FORMULAS = {
     "neuron": "f(w) = torch.sigmoid((w * inp).sum()) with the lesson's inp = [3, 1, 4], at the lesson's w",
@@ -315,6 +323,10 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, hint: str) -> Non
         suspects.append(Suspect(FLOAT32_BUFFER, truth.float()))
     if x.requires_grad:  # the right values, compared before requires_grad: only a result still tracked matches
         suspects.append(Suspect(GRADIENT_TRACKS_X, truth))
+    gradient = returned.value["gradient"]
+    if returned.value.get("vjp") and holds_only(gradient, truth, x):  # a tuple: no Suspect compares one by value
+        fail_counted(returned, f"{returned.call.split('(')[0]} returned a tuple holding the gradient, not the "
+                     "gradient.", describe(gradient), describe(truth), VJP_TUPLE_RETURNED)
     expect_tensor(as_gradient(returned), truth, **tolerance(x), requires_grad=False, suspects=suspects,
                   section=MODES, hint=hint)
     after = returned.value.get("x_after")
@@ -325,6 +337,12 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, hint: str) -> Non
              got=describe(returned.value["gradient"]), changed=f"x after the call: {describe(after)}{leftover}",
              expected=f"x unchanged: {describe(x)}", mistake=MODIFIED_X.name, meaning=MODIFIED_X.explanation,
              hint=MODIFIED_X.hint, section=MODIFIED_X.section)
+
+
+def holds_only(got: Any, truth: Tensor, x: Tensor) -> bool:
+    """Whether `got` is a 1-tuple of the right gradient (tracked or not), what vjp's pullback returns."""
+    return (type(got) is tuple and len(got) == 1
+            and tensor_problem(got[0], truth, requires_grad=None, **tolerance(x)) is None)
 
 
 def skipped_coordinates(got: Any, truth: Tensor) -> list[Suspect]:

@@ -84,7 +84,16 @@ COPIED_A_STRIDED_VIEW = Mistake(
     "Return x.reshape(-1): it gives a view whenever the steps allow one, and copies only when they do not.",
     VIEWS,
 )
-MISTAKES = [VIEW_ON_TRANSPOSED, ALWAYS_COPYING, COPIED_A_STRIDED_VIEW, ROWS_AND_COLUMNS_SWAPPED, DATA_PTR_COMPARED, FLAT_COLUMN]
+BASE_COMPARED = Mistake(
+    "compared ._base instead of storage",
+    "Your function says that two tensors share memory only when one is the other's ._base. But ._base names the "
+    "tensor a view was first cut from, never a view in between: g.T where g = x.view(...) records x, not g, and "
+    "two views of one tensor (x[::2] and x[1::2]) are neither the other's base, although they share a storage.",
+    "Compare the storages: a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr().",
+    VIEWS,
+)
+MISTAKES = [VIEW_ON_TRANSPOSED, ALWAYS_COPYING, COPIED_A_STRIDED_VIEW, ROWS_AND_COLUMNS_SWAPPED, DATA_PTR_COMPARED,
+            FLAT_COLUMN, BASE_COMPARED]
 
 MISSING = "<function missing>"
 LAYOUTS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
@@ -117,7 +126,10 @@ def build(case: tuple) -> torch.Tensor:
     layout, shape, dtype, seed = case
     n = math.prod(shape)
     values = torch.arange(n) if seed is None else torch.randperm(n, generator=torch.Generator().manual_seed(seed))
-    return LAYOUTS[layout](values.to(getattr(torch, dtype)).reshape(shape))
+    values = values.to(getattr(torch, dtype))
+    # A flat x is not reshaped: reshape(12) would make it a view with a ._base, which the messages'
+    # "x = torch.arange(12)" is not, and shares_memory's ._base mistake would answer False everywhere.
+    return LAYOUTS[layout](values.reshape(shape) if len(shape) > 1 else values)
 
 
 def lesson_case(case: tuple) -> tuple:
@@ -211,6 +223,12 @@ def data_ptr_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
     return [a.data_ptr() == b.data_ptr() for a, b in (PAIR_MAKERS[name](build(case), rows) for name in pairs)]
 
 
+@expected
+def base_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
+    """What shares_memory answers when it asks whether one tensor is the other's ._base."""
+    return [a._base is b or b._base is a for a, b in (PAIR_MAKERS[name](build(case), rows) for name in pairs)]
+
+
 def _run(student: Student, driver: Callable, function: str, *args: Any, shown_as: str) -> Returned:
     __tracebackhide__ = True
     returned = student.run(driver, *args, shown_as=shown_as, runs=function)
@@ -249,7 +267,7 @@ def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: i
     """shares_memory gives the reference's answer on every pair built from the case's input."""
     __tracebackhide__ = True
     want = reference_answers(reference, case, rows, pairs)
-    wrong_ptr = data_ptr_answers(case, rows, pairs)
+    wrong_ptr, wrong_base = data_ptr_answers(case, rows, pairs), base_answers(case, rows, pairs)
     texts = [name.format(r=rows, n=math.prod(case[1])) for name in pairs]
     returned = _run(student, pair_answers, "shares_memory", case, rows, pairs,
                     shown_as=f"shares_memory(a, b) on the pairs {'; '.join(texts)}, with {case_text(case)}")
@@ -264,8 +282,9 @@ def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: i
                  section=VIEWS)
         if answer != right:
             summary = f"shares_memory({text.split(' where ')[0]}) returned {answer}; expected {right}."
-            if got == wrong_ptr:
-                fail_with_mistake(replace(returned, call=call), summary, DATA_PTR_COMPARED, answer)
+            for wrong, mistake in ((wrong_ptr, DATA_PTR_COMPARED), (wrong_base, BASE_COMPARED)):
+                if got == wrong:  # every answer, not only this one, as that comparison gives
+                    fail_with_mistake(replace(returned, call=call), summary, mistake, answer)
             fail(summary, call=call, got=repr(answer), expected=repr(right),
                  meaning="Two tensors share memory when they use the same storage, whatever their shapes, "
                          "strides or values; a copy never shares, however equal its values.",
