@@ -226,3 +226,37 @@ def test_gradients_written_by_hand_cost_only_the_check_that_counts_backward_pass
     assert graded.failed(SLUG) == {"losses_are_python_floats"}, graded.output
     message = graded.checks(SLUG)["losses_are_python_floats"]["message"]
     assert "train_line called backward() 0 time(s) in 5 steps; expected 5." in message, message
+
+
+def test_nan_blindness_differs_from_the_reference_only_where_a_loss_is_nan(reference: ModuleType) -> None:
+    from graders.lesson01 import learning_rate as checks
+
+    X, y = reference.make_line_data()
+    for losses in ([3.0, 2.0, 1.0], [1.0, 2.0, 3.0], [3.0, 4.0, 1.0], [3.0, 2.0, 3.0],
+                   reference.train_line(X, y, 1.1, 60)[0]):
+        assert checks.blind_to_nan(losses) == reference.diverged(losses), losses
+    assert not checks.blind_to_nan([3.0, 2.0, math.nan]) and reference.diverged([3.0, 2.0, math.nan])
+
+
+# Wrong on the nan list as the nan-blind diverged is, but also wrong on the middle loss past the first.
+LAST_LOSS_NAN_BLIND = "    return bool(losses) and losses[-1] > losses[0]\n"
+
+
+def test_a_diverged_wrong_on_nan_and_elsewhere_is_not_called_nan_blind(grade) -> None:
+    source = (ROOT / "reference/lesson01/learning_rate.py").read_text()
+    old = "    return any(not math.isfinite(loss) or loss > losses[0] for loss in losses)\n"
+    assert source.count(old) == 1
+    graded = grade({SLUG: source.replace(old, LAST_LOSS_NAN_BLIND)}, "-k", "diverged_spots_blow_ups")
+    check = graded.checks(SLUG)["diverged_spots_blow_ups"]
+    assert not check["passed"] and "a loss that became nan" in check["message"], check["message"]
+    assert check["mistake"] is None, check["message"]
+
+
+def test_make_line_data_that_never_seeds_is_not_called_seed_ignored(grade) -> None:
+    # Unseeded draws are other numbers on every call, but not the seed-42 ones that name the mistake.
+    source = (ROOT / "reference/lesson01/learning_rate.py").read_text()
+    assert source.count("    torch.manual_seed(seed)\n") == 1
+    graded = grade({SLUG: source.replace("    torch.manual_seed(seed)\n", "")}, "-k", "make_line_data")
+    assert graded.failed(SLUG) == {"make_line_data_matches_lesson", "make_line_data_other_seeds"}, graded.output
+    for check in graded.checks(SLUG).values():
+        assert check["mistake"] is None, check["message"]

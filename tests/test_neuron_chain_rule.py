@@ -72,3 +72,19 @@ def test_a_sum_of_sigmoids_differs_from_the_neuron_wherever_there_are_two_weight
         right = reference.neuron(w, inp)
         same = torch.allclose(checks.sum_of_sigmoids(w, inp), right, rtol=1e-4, atol=1e-4)
         assert same == (w.numel() == 1), text
+
+
+def test_a_constant_slope_is_told_from_a_slope_computed_and_rounded(grade) -> None:
+    # Rounded to 4 decimals, σ′(3) is the lesson's 0.0452: on the lesson's case this answer is the written-in
+    # constant's to the last bit, but it follows w, so it is not called a copied slope.
+    from conftest import ROOT
+
+    source = (ROOT / "reference" / "lesson01" / "neuron_chain_rule.py").read_text()
+    old = "    return s * (1 - s) * inp\n"
+    assert source.count(old) == 1
+    rounded = source.replace(old, "    return torch.round(s * (1 - s), decimals=4) * inp\n")
+    graded = grade({"neuron_chain_rule": rounded}, "-k", "grad_by_hand_on_lesson_case")
+    check = graded.checks("neuron_chain_rule")["grad_by_hand_on_lesson_case"]
+    assert not check["passed"] and "0.1356 instead of 0.1355" in check["message"], check["message"]
+    assert check["mistake"] is None, check["message"]
+    assert round(checks.LESSON_SLOPE, 4) == 0.0452

@@ -185,3 +185,19 @@ def test_another_error_than_value_error_on_generated_pairs_costs_those_checks(gr
         graded.output
     message = graded.checks("shape_bugs")["broadcast_shape_generated_pairs"]["message"]
     assert "it should raise ValueError." in message and "broadcast_shape raised RuntimeError on" in message, message
+
+
+RERAISED = '''    except ValueError:
+        raise ValueError(f"pred {pred_shape} and target {target_shape} cannot be subtracted") from None
+'''
+
+
+def test_an_error_of_the_student_s_own_is_not_called_broadcast_shape_s_error_let_through(grade) -> None:
+    # It raises on the same pairs as the uncaught error does, but its own message: it caught broadcast_shape's.
+    old = "    except ValueError:\n        return False\n"
+    assert REFERENCE.count(old) == 1
+    graded = grade({SLUG: REFERENCE.replace(old, RERAISED)}, "-k", "silently_broadcasts")
+    assert graded.failed(SLUG) == {"silently_broadcasts_lesson_cases", "silently_broadcasts_fresh_pairs"}, \
+        graded.output
+    for check in graded.checks(SLUG).values():
+        assert check["mistake"] is None, check["message"]

@@ -170,6 +170,22 @@ RISE_ON_ANY_STEP = Mistake(
     "Compare every loss with the first: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
     TRY_IT,
 )
+NAN_NOT_DIVERGED = Mistake(
+    "nan not counted as divergence",
+    "Your answers are what comparing every loss with the first, and nothing else, gives: a loss that became nan "
+    "is not flagged, because every comparison with nan is False, nan > losses[0] too. Yet nan is what a blown-up "
+    "run computes once infinities meet (inf − inf, 0 · inf), and the docstring counts it as diverged.",
+    "Test for inf and nan as well: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
+    TRY_IT,
+)
+SEED_IGNORED = Mistake(
+    "the seed argument ignored",
+    "Your X and y are exactly the recipe's with seed 42, whatever seed the function was given: it calls "
+    "torch.manual_seed(42), the worked example's seed, instead of torch.manual_seed(seed). make_line_data() comes "
+    "out right only because 42 is also the default; with another seed the points must be other ones.",
+    "Seed with the function's own argument: torch.manual_seed(seed).",
+    WORKED,
+)
 LESSON_LR = 0.1  # the worked example's rate
 LR_IGNORED = Mistake(
     "lr argument ignored",
@@ -181,7 +197,8 @@ LR_IGNORED = Mistake(
 )
 MISTAKES = [GRADIENTS_NOT_ZEROED, ONE_GRADIENT_ZEROED, SUM_FOR_MEAN, MISSING_FACTOR_2, SIGN_ERROR, LOSS_AFTER_UPDATE,
             LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS, HESSIAN_MISSING_FACTOR_2, HESSIAN_SUMS,
-            STEPS_FROM_ONE, LR_IGNORED, FLAT_TARGET, LAST_LOSS_ONLY, EMPTY_LOSSES, RISE_ON_ANY_STEP]
+            STEPS_FROM_ONE, LR_IGNORED, FLAT_TARGET, LAST_LOSS_ONLY, EMPTY_LOSSES, RISE_ON_ANY_STEP,
+            NAN_NOT_DIVERGED, SEED_IGNORED]
 
 LESSON_DATA = "X, y = make_line_data(), the lesson's 100 points"
 FRESH_DATA = "X, y = make_line_data(100, seed={seed}): the lesson's line with other noise"
@@ -352,10 +369,12 @@ def test_make_line_data_matches_lesson(student: Student, reference: ModuleType) 
         return
     seed = twin_random().randrange(1, 10**6)
     returned = student.call("make_line_data", 100, seed, shown_as=f"make_line_data(100, seed={seed})")
-    _expect_data(returned, reference.make_line_data(100, seed))
+    _expect_data(returned, reference.make_line_data(100, seed), reference.make_line_data(100))
 
 
-def _expect_data(returned: Returned, expected_data: tuple) -> None:
+def _expect_data(returned: Returned, expected_data: tuple, default_seed_data: tuple | None = None) -> None:
+    """X and y equal the reference's; a pair that is instead the reference's with its default seed, 42
+    (`default_seed_data`, for a call with another seed), names the seed argument ignored."""
     __tracebackhide__ = True
     value = returned.value
     if type(value) not in (tuple, list) or len(value) != 2:
@@ -364,9 +383,10 @@ def _expect_data(returned: Returned, expected_data: tuple) -> None:
     close = EXERCISE.tolerance("data")
     hint = ("Seed first, then draw X with torch.rand and y with torch.randn, in that order: another order "
             "gives other random numbers.")
-    for name, got, want in zip("Xy", value, expected_data):
+    for index, (name, got, want) in enumerate(zip("Xy", value, expected_data)):
+        suspects = [Suspect(SEED_IGNORED, default_seed_data[index])] if default_seed_data is not None else []
         expect_tensor(Returned(returned.call, got), want, rtol=close, atol=close, requires_grad=None,
-                      what=name, hint=hint, section=WORKED)
+                      what=name, hint=hint, section=WORKED, suspects=suspects)
 
 
 @check
@@ -486,13 +506,17 @@ def test_diverged_spots_blow_ups(student: Student, reference: ModuleType) -> Non
     hint = ("A run diverged if a loss is inf or nan (math.isfinite) or larger than the first; a loss equal to "
             "the first does not count.")
     calls = [(losses, f"diverged(losses) with {text}: {describe(losses)}") for losses, text in cases]
-    rises = [rise_on_any_step(losses) for losses, _ in calls]  # asked up front, so that they are recorded
-    for (losses, shown_as), rise in zip(calls, rises):
+    # Asked up front, so that they are recorded. A bool has only two values: these variants are named only
+    # for a diverged that answers as they do on every list, not on the one it got wrong alone.
+    variants = [(RISE_ON_ANY_STEP, [rise_on_any_step(losses) for losses, _ in calls]),
+                (NAN_NOT_DIVERGED, [blind_to_nan(losses) for losses, _ in calls])]
+    for index, (losses, shown_as) in enumerate(calls):
         returned = student.call("diverged", losses, shown_as=shown_as)
         want = reference.diverged(losses)
         suspects = [Suspect(LAST_LOSS_ONLY, last_loss_only(losses))]
-        if (type(returned.value) is not bool or returned.value != want) and follows_every_rise(student, calls, rises):
-            suspects.insert(0, Suspect(RISE_ON_ANY_STEP, rise))
+        if type(returned.value) is not bool or returned.value != want:
+            given = every_answer(student, calls)
+            suspects[:0] = [Suspect(mistake, answers[index]) for mistake, answers in variants if given == answers]
         _expect_exactly(returned, want, hint=hint, suspects=suspects)
     shown = "diverged(losses) with an empty list: []"
     returned = student.call("diverged", [], shown_as=shown, allow_raise=True)
@@ -518,14 +542,19 @@ def rise_on_any_step(losses: list[float]) -> bool:
     return any(not math.isfinite(loss) for loss in losses) or any(b > a for a, b in zip(losses, losses[1:]))
 
 
-def follows_every_rise(student: Student, calls: list[tuple[list[float], str]], rises: list[bool]) -> bool:
-    """Whether diverged answers as rise_on_any_step does on every list: one answer that agrees proves
-    little, since a bool has only two values."""
-    for (losses, shown_as), rise in zip(calls, rises):
+@expected
+def blind_to_nan(losses: list[float]) -> bool:
+    """What diverged gives when it only compares each loss with the first: nan > anything is False."""
+    return any(loss > losses[0] for loss in losses)
+
+
+def every_answer(student: Student, calls: list[tuple[list[float], str]]) -> list[bool | None]:
+    """diverged's answer on every list, None where it raised or gave something other than a bool."""
+    answers: list[bool | None] = []
+    for losses, shown_as in calls:
         returned = student.call("diverged", losses, shown_as=shown_as, allow_raise=True)
-        if returned.error is not None or type(returned.value) is not bool or returned.value != rise:
-            return False
-    return True
+        answers.append(returned.value if returned.error is None and type(returned.value) is bool else None)
+    return answers
 
 
 def _lesson_loss_lists(reference: ModuleType) -> list[tuple[list[float], str]]:
@@ -604,7 +633,7 @@ def _fresh() -> torch.Generator:
 def test_make_line_data_other_seeds(student: Student, reference: ModuleType) -> None:
     for n, seed in ((37, 7), (5, 0), (250, EXERCISE.seed("fresh_data"))):
         returned = student.call("make_line_data", n, seed, shown_as=f"make_line_data(n={n}, seed={seed})")
-        _expect_data(returned, reference.make_line_data(n, seed))
+        _expect_data(returned, reference.make_line_data(n, seed), reference.make_line_data(n))
 
 
 @check

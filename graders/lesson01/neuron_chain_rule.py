@@ -8,13 +8,15 @@ seeded random weights and inputs of other sizes, float32 and float64.
 
 from __future__ import annotations
 
+import math
 from types import ModuleType
+from typing import Any
 
 import torch
 
 from course_config import NEURON_CHAIN_RULE as EXERCISE
 from graders.check import checks_for
-from graders.compare import describe
+from graders.compare import describe, tensor_problem, values_problem
 from graders.expect import expect_tensor
 from graders.feedback import fail
 from graders.fresh import twin, twin_random
@@ -102,10 +104,21 @@ SIGMOID_BEFORE_SUM = Mistake(
     "Swap the order: torch.sigmoid((w * inp).sum()).",
     AUTOGRAD,
 )
+SLOPE_WRITTEN_IN = Mistake(
+    "σ′(z) copied from the lesson's case",
+    "Your gradient is a fixed number, the lesson's σ′(3) ≈ 0.0452, times inp, whatever w is: the slope was copied "
+    "from the lesson's case instead of computed. σ′(3) belongs to that case's z = w · inp = 3 (and rounded, it "
+    "misses even there); another w gives another z and another slope, 0.25 at z = 0.",
+    "Compute the slope from the arguments: s = torch.sigmoid((w.detach() * inp).sum()), then s * (1 - s) * inp.",
+    CHAIN_RULE,
+)
 MISTAKES = [FORGOT_ONE_MINUS_SIGMA, NO_INP, W_FOR_INP, SIGN_FLIPPED, Z_FOR_SIGMA, NO_SUM, SIGMOID_SIGN_FLIPPED,
-            SIGMOID_BEFORE_SUM, GRAPH_CUT, RESULT_TRACKS_W]
+            SIGMOID_BEFORE_SUM, SLOPE_WRITTEN_IN, GRAPH_CUT, RESULT_TRACKS_W]
 
 LESSON_CASE = "w = torch.tensor([1.0, -2.0, 0.5]), inp = torch.tensor([3.0, 1.0, 4.0])"
+LESSON_Z = 3.0  # w · inp in the lesson's case
+LESSON_SLOPE = math.exp(-LESSON_Z) / (1 + math.exp(-LESSON_Z)) ** 2  # σ′(3) = 0.045177, printed as 0.0452
+SLOPE_ROUNDING = 5e-4  # a constant this close to σ′(3) is it rounded by hand: 0.045, 0.0452, 0.04518
 AUTOGRAD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
 
 
@@ -205,11 +218,44 @@ def expect_neuron(returned: Returned, reference: ModuleType, w: torch.Tensor, in
                   hint="z = w · inp is one number; return torch.sigmoid of it as a 0-d tensor.")
 
 
-def expect_hand_gradient(returned: Returned, reference: ModuleType, w: torch.Tensor, inp: torch.Tensor) -> None:
+def slope_written_in(student: Student, got: Any, w: torch.Tensor, inp: torch.Tensor) -> float | None:
+    """The student's constant slope c when their gradient is c·inp with c the lesson's σ′(3), rounded, and stays
+    c·inp for w = 0, where the slope is 0.25: a number written in, not one computed (too roughly) from w."""
+    factor = _lesson_slope_factor(got, inp)
+    if factor is None:
+        return None
+    zeros = torch.zeros_like(w)
+    probe = student.call("neuron_grad_by_hand", zeros, inp, allow_raise=True,
+                         shown_as=f"neuron_grad_by_hand(w, inp) with w = zeros and inp = {describe(inp)}")
+    again = _lesson_slope_factor(probe.value, inp) if probe.error is None else None
+    return factor if again is not None and math.isclose(again, factor, rel_tol=1e-6) else None
+
+
+def _lesson_slope_factor(value: Any, inp: torch.Tensor) -> float | None:
+    """c when `value` is c·inp (c fitted by least squares) with c within SLOPE_ROUNDING of σ′(3); else None."""
+    if type(value) is not torch.Tensor or value.shape != inp.shape or value.is_complex():
+        return None
+    g, x = value.detach().to(torch.float64).reshape(-1), inp.detach().to(torch.float64).reshape(-1)
+    if float(x @ x) == 0:
+        return None
+    factor = float(g @ x) / float(x @ x)
+    if abs(factor - LESSON_SLOPE) > SLOPE_ROUNDING or values_problem(g, factor * x, **_tolerance(inp)) is not None:
+        return None
+    return factor
+
+
+def expect_hand_gradient(student: Student, returned: Returned, reference: ModuleType, w: torch.Tensor,
+                         inp: torch.Tensor) -> None:
     __tracebackhide__ = True
     by_name = _mistakes_by_name()
     suspects = [Suspect(by_name[name], value) for name, values in wrong_gradients(w, inp).items() for value in values]
-    expect_tensor(returned, autograd_gradient(reference, w, inp), **_tolerance(w), requires_grad=None,
+    right = autograd_gradient(reference, w, inp)
+    # The student is asked again (w = 0) only for a wrong answer, to tell a constant from a rough computation.
+    wrong = tensor_problem(returned.value, right, **_tolerance(w), requires_grad=None) is not None
+    factor = slope_written_in(student, returned.value, w, inp) if wrong else None
+    if factor is not None:
+        suspects.append(Suspect(SLOPE_WRITTEN_IN, factor * inp))  # the variant with the student's own constant
+    expect_tensor(returned, right, **_tolerance(w), requires_grad=None,
                   what="the gradient", suspects=suspects, section=CHAIN_RULE,
                   hint="Chain the two local derivatives: d out / d z = σ(z)·(1 − σ(z)), d z / d w = inp.")
 
@@ -266,7 +312,7 @@ def test_grad_by_hand_on_lesson_case(student: Student, reference: ModuleType) ->
     w, inp = lesson_case()
     returned = student.call("neuron_grad_by_hand", w, inp,
                             shown_as=f"neuron_grad_by_hand(w, inp) with {case_text(w, inp)}")
-    expect_hand_gradient(returned, reference, w, inp)
+    expect_hand_gradient(student, returned, reference, w, inp)
 
 
 @check
@@ -274,7 +320,7 @@ def test_grad_by_hand_without_autograd(student: Student, reference: ModuleType) 
     w, inp = lesson_case()
     returned = student.call("neuron_grad_by_hand", w, inp, trace=True,
                             shown_as=f"neuron_grad_by_hand(w, inp) with {case_text(w, inp)}")
-    expect_hand_gradient(returned, reference, w, inp)  # no points for a wrong gradient made without autograd
+    expect_hand_gradient(student, returned, reference, w, inp)  # no points for a wrong gradient made without autograd
     used = returned.calls_to(*AUTOGRAD_CALLS)
     info = origin(returned.value) if type(returned.value) is torch.Tensor else None
     if used or (info is not None and info.requires_grad):
@@ -298,13 +344,13 @@ def test_neuron_on_fresh_inputs(student: Student, reference: ModuleType) -> None
 def test_grad_by_hand_on_fresh_inputs(student: Student, reference: ModuleType) -> None:
     for text, w, inp in fresh_cases():
         returned = student.call("neuron_grad_by_hand", w, inp, shown_as=f"neuron_grad_by_hand(w, inp) with {text}")
-        expect_hand_gradient(returned, reference, w, inp)
+        expect_hand_gradient(student, returned, reference, w, inp)
     # The docstring's "does not require grad" holds for the weights of a model too, which require grad.
     text, w, inp = fresh_cases()[0]
     tracked = w.clone().requires_grad_(True)
     returned = student.call("neuron_grad_by_hand", tracked, inp,
                             shown_as=f"neuron_grad_by_hand(w, inp) with {text}, w requiring grad")
-    expect_hand_gradient(returned, reference, w, inp)
+    expect_hand_gradient(student, returned, reference, w, inp)
     info = origin(returned.value) if type(returned.value) is torch.Tensor else None
     if info is not None and info.requires_grad:
         fail("neuron_grad_by_hand returned a tensor that requires grad.", call=returned.call,

@@ -115,6 +115,16 @@ ANY_DIFFERENCE_SILENT = Mistake(
     "`return result != tuple(pred_shape)`.",
     PITFALL,
 )
+UNCAUGHT_VALUE_ERROR = Mistake(
+    "broadcast_shape's ValueError not caught",
+    "Your silently_broadcasts raised ValueError on exactly the shapes that do not broadcast, such as (3, 4) and "
+    "(3,): it calls broadcast_shape, which raises for them, and nothing catches that error. The docstring asks "
+    "for False there: pred - target would fail at once, which is loud, not silent.",
+    "Catch it: `try: result = broadcast_shape(pred_shape, target_shape)`, then `except ValueError: return False`.",
+    PITFALL,
+    # The message of the broadcast_shape the checks put in place of the student's (_torch_broadcast_shape).
+    error_pattern=r"^ValueError: shapes \(.*\) and \(.*\) do not broadcast",
+)
 DIVIDED_BY_BATCH = Mistake(
     "divided by the batch size, not the number of elements",
     "Your loss is the sum of the squared errors divided by len(pred), the size of the first dimension only. "
@@ -124,7 +134,8 @@ DIVIDED_BY_BATCH = Mistake(
     WORKED,
 )
 MISTAKES = [LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE, SIZE_ZERO, ONLY_SECOND_STRETCHED, ANY_STRETCH_SILENT,
-            ANY_DIFFERENCE_SILENT, LOSS_RESHAPES, LOSS_BROADCASTS, SUM_FOR_MEAN, DIVIDED_BY_BATCH]
+            ANY_DIFFERENCE_SILENT, UNCAUGHT_VALUE_ERROR, LOSS_RESHAPES, LOSS_BROADCASTS, SUM_FOR_MEAN,
+            DIVIDED_BY_BATCH]
 
 
 # ---------------------------------------------------------------- inputs
@@ -467,7 +478,8 @@ def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
     if not wrong:
         return
     shown = wrong[:3]
-    mistake = ANY_STRETCH_SILENT if gave == stretched else ANY_DIFFERENCE_SILENT if gave == differ else None
+    mistake = (ANY_STRETCH_SILENT if gave == stretched else ANY_DIFFERENCE_SILENT if gave == differ
+               else UNCAUGHT_VALUE_ERROR if _let_through(answers, pairs, truth) else None)
     advice = _named(mistake) if mistake else {
         "hint": "Broadcast the two shapes; the answer is True only when they broadcast and the result "
                 "differs from pred_shape. Return False when broadcast_shape raises ValueError.",
@@ -475,6 +487,18 @@ def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
     fail(f"silently_broadcasts is wrong on {len(wrong)} of {len(pairs)} pairs of shapes.", call=returned.call,
          got="\n".join(f"silently_broadcasts{pairs[i]} {answers[i].shown()}" for i in shown),
          expected="\n".join(f"silently_broadcasts{pairs[i]} returns {truth[i]}" for i in shown), **advice)
+
+
+def _let_through(answers: list[_Answer], pairs: list[Pair], truth: list[bool]) -> bool:
+    """Whether silently_broadcasts is right on every pair that broadcasts and, on every pair that does not,
+    raised broadcast_shape's own ValueError instead of returning False."""
+    for answer, pair, right in zip(answers, pairs, truth):
+        if _torch_or_none(*pair) is None:
+            if not UNCAUGHT_VALUE_ERROR.matches_error(answer.error_type, answer.message):
+                return False
+        elif answer.raised or type(answer.value) is not bool or answer.value != right:
+            return False
+    return True
 
 
 def expect_value_error(who: str, call: str, answer: _Answer, shapes: Pair, section: str,
