@@ -103,11 +103,12 @@ ERROR_AS_TENSOR = Mistake(
     "End with .max().item(): .item() turns a one-element tensor into a Python float.",
     WHY,
 )
-NORM_RATIO = Mistake(
-    "one ratio of norms instead of the largest gap",
-    "Your relative_error is ||a − b|| / (||a|| + ||b||): one ratio for the whole tensors, not one per element. "
-    "Every entry where a and b agree adds to the norms, so the ratio shrinks, and a single badly wrong derivative "
-    "among many right ones can pass unseen; the largest elementwise gap is the one a gradient check reports.",
+WHOLE_TENSOR_RATIO = Mistake(
+    "one ratio for the whole tensors instead of the largest gap",
+    "Your relative_error divides one size of the whole gap by one size of the whole tensors, ||a − b|| / "
+    "(||a|| + ||b||) or max|a − b| / max(|a| + |b|), instead of taking a ratio per element. Large entries then "
+    "set the scale for all, so a small derivative that is badly wrong hides behind a large one that is right; "
+    "the largest elementwise gap is the one a gradient check reports.",
     "Divide elementwise, then take the largest: ((a - b).abs() / (a.abs() + b.abs()).clamp(min=1e-8)).max().item().",
     WHY,
 )
@@ -120,7 +121,7 @@ TIMES_H_SQUARED = Mistake(
     WHY,
 )
 MISTAKES = [FORWARD_DIFFERENCES, DIVIDED_BY_H, MODIFIED_X, FLOAT32_CHECK, ALL_AT_ONCE, DETACH_SHARES_MEMORY,
-            MEAN_OF_GAPS, X_MADE_A_LEAF, ERROR_AS_TENSOR, NORM_RATIO, TIMES_H_SQUARED]
+            MEAN_OF_GAPS, X_MADE_A_LEAF, ERROR_AS_TENSOR, WHOLE_TENSOR_RATIO, TIMES_H_SQUARED]
 
 FORMULAS = {
     "sum_sin": "f(x) = torch.sin(a * x).sum()",
@@ -241,7 +242,7 @@ def all_coordinates_at_once(spec: dict, x: Tensor, h: float) -> Tensor:
 @expected
 def wrong_backward_error(spec: dict, x: Tensor, how: str = "largest") -> float:
     """relative_error between the deliberately wrong autograd gradient and the true one
-    (how="mean" or "norm": what those mistakes of relative_error give)."""
+    (how="mean", "norm" or "maxima": what those mistakes of relative_error give)."""
     leaf = x.detach().to(torch.float64).clone().requires_grad_(True)
     build(spec)(leaf).backward()
     right = autograd_gradient({"kind": "sum_sin", "a": spec["a"]}, x.to(torch.float64))
@@ -260,11 +261,20 @@ def norm_relative_error(a: Tensor, b: Tensor) -> float:
     return relative_gap(a, b, "norm")
 
 
+@expected
+def maxima_relative_error(a: Tensor, b: Tensor) -> float:
+    """What relative_error gives as one ratio of largest values, max|a − b| / max(|a| + |b|)."""
+    return relative_gap(a, b, "maxima")
+
+
 def relative_gap(a: Tensor, b: Tensor, how: str) -> float:
-    """The largest elementwise relative gap (how="largest"), their mean ("mean"), or one ratio of norms ("norm")."""
+    """The largest elementwise relative gap (how="largest"), their mean ("mean"), or one ratio for the whole
+    tensors: of norms ("norm") or of largest values ("maxima")."""
     if how == "norm":
         norms = torch.linalg.vector_norm(a) + torch.linalg.vector_norm(b)
         return (torch.linalg.vector_norm(a - b) / norms.clamp(min=1e-8)).item()
+    if how == "maxima":
+        return ((a - b).abs().max() / (a.abs() + b.abs()).max().clamp(min=1e-8)).item()
     gaps = (a - b).abs() / (a.abs() + b.abs()).clamp(min=1e-8)
     return (gaps.max() if how == "largest" else gaps.mean()).item()
 
@@ -408,7 +418,8 @@ def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) 
                                 wanted=f"the Python float {describe(right)}")
         expect_number(returned, right, rtol=tol, atol=tol, section=WHY,
                       what="the relative error", suspects=[Suspect(MEAN_OF_GAPS, mean_relative_error(a_t, b_t)),
-                                                           Suspect(NORM_RATIO, norm_relative_error(a_t, b_t))],
+                                                           Suspect(WHOLE_TENSOR_RATIO, norm_relative_error(a_t, b_t)),
+                                                           Suspect(WHOLE_TENSOR_RATIO, maxima_relative_error(a_t, b_t))],
                       hint="Elementwise |a − b| / max(1e-8, |a| + |b|) (torch.clamp(..., min=1e-8)), then the "
                            "largest, as a Python float with .item().")
 
@@ -508,6 +519,7 @@ def test_gradient_check_catches_a_wrong_backward(student: Student) -> None:
                           mistake, error)
     expect_number(as_called, target, rtol=tol, atol=tol, section=WHY, what="the relative error",
                   suspects=[Suspect(MEAN_OF_GAPS, wrong_backward_error(spec, x, "mean")),
-                            Suspect(NORM_RATIO, wrong_backward_error(spec, x, "norm"))],
+                            Suspect(WHOLE_TENSOR_RATIO, wrong_backward_error(spec, x, "norm")),
+                            Suspect(WHOLE_TENSOR_RATIO, wrong_backward_error(spec, x, "maxima"))],
                   hint="Compare autograd's gradient (leaf.grad after f(leaf).backward()) with numerical_gradient, "
                        "both in float64, using your relative_error.")

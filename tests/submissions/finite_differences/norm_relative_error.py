@@ -1,4 +1,4 @@
-# mistake: one ratio of norms instead of the largest gap
+# mistake: one ratio for the whole tensors instead of the largest gap
 # fails: relative_error_on_fixed_cases, gradient_check_catches_a_wrong_backward
 """Lesson 1, companion "Why Do We Need Automatic Differentiation?", option 2: finite differences.
 
