@@ -100,3 +100,16 @@ def test_only_h_squared_times_the_gradient_is_recognised_as_such() -> None:
     for other in (truth * h, -truth * h ** 2, torch.zeros(3, dtype=torch.float64), truth * h ** 2 * 1.01,
                   (truth * h ** 2)[:2]):
         assert not checks.times_h_squared(other, truth, h), other
+
+
+IN_FLOAT32 = REFERENCE.replace("    x = x.detach()\n    gradient = torch.empty_like(x)\n",
+                               "    x = x.detach().float()\n    gradient = torch.empty_like(x)\n")
+
+
+def test_an_estimate_computed_in_float32_is_not_called_a_float32_result(grade) -> None:
+    # Also float32 for a float64 x, but f was evaluated in float32: its slopes carry float32's noise over 2h,
+    # not float64's slopes rounded once at the end, so the name's "right values, rounded" would not hold.
+    assert IN_FLOAT32 != REFERENCE
+    graded = grade({"finite_differences": IN_FLOAT32}, "-k", "numerical_gradient_matches_autograd")
+    check = graded.checks("finite_differences")["numerical_gradient_matches_autograd"]
+    assert not check["passed"] and check["mistake"] is None, check["message"]

@@ -260,3 +260,31 @@ def test_make_line_data_that_never_seeds_is_not_called_seed_ignored(grade) -> No
     assert graded.failed(SLUG) == {"make_line_data_matches_lesson", "make_line_data_other_seeds"}, graded.output
     for check in graded.checks(SLUG).values():
         assert check["mistake"] is None, check["message"]
+
+
+# `<=` as the equal-target mistake has it, but the first loss is never looked at: wrong on another list too.
+AT_OR_BELOW_FROM_STEP_1 = '''
+    for step in range(1, len(losses)):
+        if losses[step] <= target:
+            return step
+    return None
+'''
+
+
+def test_a_steps_to_reach_that_agrees_with_at_or_below_on_one_list_only_is_not_called_so(grade) -> None:
+    source = (ROOT / "reference/lesson01/learning_rate.py").read_text()
+    start = source.index("def steps_to_reach")
+    body = source.index('    """\n', source.index('"""', start) + 3) + len('    """\n')
+    end = source.index("\n\ndef ", body)
+    graded = grade({SLUG: source[:body] + AT_OR_BELOW_FROM_STEP_1 + source[end:]}, "-k", "steps_to_reach")
+    check = graded.checks(SLUG)["steps_to_reach_finds_first_step"]
+    assert not check["passed"] and "a loss equal to the target does not count" in check["message"], check["message"]
+    assert check["mistake"] is None, check["message"]
+
+
+def test_at_or_below_differs_from_the_reference_only_where_a_loss_equals_the_target(reference: ModuleType) -> None:
+    from graders.lesson01 import learning_rate as checks
+
+    for losses, target in (([3.0, 2.0, 1.0], 1.5), ([3.0, 2.0, 1.0], 5.0), ([3.0, 2.0, 1.0], 0.5), ([], 1.0)):
+        assert checks.first_at_or_below(losses, target) == reference.steps_to_reach(losses, target)
+    assert checks.first_at_or_below([3.0, 2.0, 1.0], 2.0) == 1 and reference.steps_to_reach([3.0, 2.0, 1.0], 2.0) == 2

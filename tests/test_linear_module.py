@@ -158,3 +158,22 @@ def test_defaults_other_than_the_lessons_cost_the_lesson_numbers_check(grade) ->
     assert graded.failed("linear_module") == {"lesson_numbers"}, graded.output
     message = graded.checks("linear_module")["lesson_numbers"]["message"]
     assert "fit_linear_module() with its defaults gives another run" in message, message
+
+
+def test_both_arguments_ignored_is_a_wrong_run_only_off_both_lesson_values() -> None:
+    reference = _reference()
+    seed = course_config.LINEAR_MODULE.seed("fresh_first")
+    for lr, run_seed in ((0.1, seed), (0.05, checks.LESSON_RUN["seed"]), (0.1, checks.LESSON_RUN["seed"])):
+        assert checks.LR_AND_SEED_IGNORED not in dict(checks.wrong_runs(reference, lr, 30, run_seed))
+    runs = dict(checks.wrong_runs(reference, 0.05, 30, seed))
+    assert runs[checks.LR_AND_SEED_IGNORED] == reference.fit_linear_module(0.1, 30, checks.LESSON_RUN["seed"])
+
+
+def test_the_lessons_seed_with_a_rate_of_its_own_is_not_called_both_ignored(grade) -> None:
+    # Seed 42 written in, and a rate too, but not the lesson's: its runs are not the lesson's own.
+    graded = grade({"linear_module": _reference_with("    torch.manual_seed(42)\n    lr = 0.05\n")},
+                   "-k", "linear_module and not hidden")
+    checks_run = graded.checks("linear_module")
+    assert {"lesson_numbers", "matches_reference"} <= graded.failed("linear_module"), graded.output
+    for check_id in ("lesson_numbers", "matches_reference"):
+        assert checks_run[check_id]["mistake"] is None, checks_run[check_id]["message"]

@@ -88,3 +88,27 @@ def test_a_constant_slope_is_told_from_a_slope_computed_and_rounded(grade) -> No
     assert not check["passed"] and "0.1356 instead of 0.1355" in check["message"], check["message"]
     assert check["mistake"] is None, check["message"]
     assert round(checks.LESSON_SLOPE, 4) == 0.0452
+
+
+def test_the_one_minus_sigma_variant_is_told_from_the_forgotten_factor_on_every_case() -> None:
+    # σ(z) and 1 − σ(z) meet only at z = 0: no case the checks use comes near it.
+    cases = [("lesson", *checks.lesson_case())] + checks.fresh_cases() + twin_cases()
+    for text, w, inp in cases:
+        variants = checks.wrong_gradients(w, inp)
+        (one_minus,) = variants[checks.ONE_MINUS_SIGMA_ONLY.name]
+        (forgot,) = variants[checks.FORGOT_ONE_MINUS_SIGMA.name]
+        assert not torch.allclose(one_minus, forgot, rtol=1e-4, atol=1e-4), text
+
+
+def test_a_square_in_the_wrong_place_is_not_called_one_minus_sigma(grade) -> None:
+    # exp(−z) / (1 + exp(−z)²) squares the exponential instead of the sum: also wrong, but not 1 − σ(z).
+    from conftest import ROOT
+
+    source = (ROOT / "reference" / "lesson01" / "neuron_chain_rule.py").read_text()
+    old = "    return s * (1 - s) * inp\n"
+    assert source.count(old) == 1
+    misplaced = source.replace(old, "    z = (w.detach() * inp).sum()\n"
+                                    "    return torch.exp(-z) / (1 + torch.exp(-z) ** 2) * inp\n")
+    graded = grade({"neuron_chain_rule": misplaced}, "-k", "grad_by_hand_on_lesson_case")
+    check = graded.checks("neuron_chain_rule")["grad_by_hand_on_lesson_case"]
+    assert not check["passed"] and check["mistake"] is None, check["message"]

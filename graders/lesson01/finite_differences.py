@@ -120,8 +120,16 @@ TIMES_H_SQUARED = Mistake(
     "Put the parentheses in: (f(x + step) - f(x - step)) / (2 * h).",
     WHY,
 )
+FLOAT32_RESULT = Mistake(
+    "float32 gradient for a float64 x",
+    "Your estimate holds the right slopes rounded to float32, where x is float64. The tensor you return is "
+    "float32, the dtype torch.zeros(n), torch.empty(n) and torch.tensor(list of floats) give when no dtype is "
+    "named, so each float64 slope lost the digits a float64 gradient check relies on.",
+    "Make the result in x's dtype: torch.zeros_like(x), or pass dtype=x.dtype where you create it.",
+    WHY,
+)
 MISTAKES = [FORWARD_DIFFERENCES, DIVIDED_BY_H, MODIFIED_X, FLOAT32_CHECK, ALL_AT_ONCE, DETACH_SHARES_MEMORY,
-            MEAN_OF_GAPS, X_MADE_A_LEAF, ERROR_AS_TENSOR, WHOLE_TENSOR_RATIO, TIMES_H_SQUARED]
+            MEAN_OF_GAPS, X_MADE_A_LEAF, ERROR_AS_TENSOR, WHOLE_TENSOR_RATIO, TIMES_H_SQUARED, FLOAT32_RESULT]
 
 FORMULAS = {
     "sum_sin": "f(x) = torch.sin(a * x).sum()",
@@ -344,6 +352,9 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) 
     as_called = dataclasses.replace(returned, value=gradient)
     step = EXERCISE.tolerance("default_step") if h is None else h
     in_place = Suspect(DETACH_SHARES_MEMORY, nudged_in_place(spec, x, step))
+    # float64 slopes written into a float32 tensor: the right values, rounded once. A float32 computation
+    # would carry float32's noise over 2h instead, far from these.
+    rounded = [Suspect(FLOAT32_RESULT, truth.float())] if x.dtype == torch.float64 else []
     # x nudged through x.detach() and back can come back a rounding off: that estimate is named below.
     if (argument_changed(x, result["x_after"])
             and tensor_problem(gradient, truth, requires_grad=None, **tolerance(x)) is not None
@@ -357,7 +368,7 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) 
     expect_tensor(as_called, truth, **tolerance(x), requires_grad=None, section=WHY,
                   suspects=[Suspect(FORWARD_DIFFERENCES, forward_differences(spec, x, step)),
                             Suspect(ALL_AT_ONCE, all_coordinates_at_once(spec, x, step)),
-                            in_place],
+                            in_place, *rounded],
                   scaled={2.0: DIVIDED_BY_H},
                   hint="For each i: (f(x + step) − f(x − step)) / (2 * h), where step is zero except step[i] = h.")
 

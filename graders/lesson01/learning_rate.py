@@ -195,10 +195,18 @@ LR_IGNORED = Mistake(
     "Write the update as `w -= lr * w.grad` and `b -= lr * b.grad`, with the function's own lr.",
     WORKED,
 )
+EQUAL_COUNTS_AS_BELOW = Mistake(
+    "a loss equal to the target counted as below it",
+    "Your answers are what `loss <= target` gives on every list steps_to_reach was given: where a loss is exactly "
+    "the target, you returned that step. The docstring asks for the first loss strictly below the target, and a "
+    "loss equal to it has not got under it yet.",
+    "Compare strictly: return the first step with loss < target.",
+    TRY_IT,
+)
 MISTAKES = [GRADIENTS_NOT_ZEROED, ONE_GRADIENT_ZEROED, SUM_FOR_MEAN, MISSING_FACTOR_2, SIGN_ERROR, LOSS_AFTER_UPDATE,
             LOSSES_AS_TENSORS, UPDATE_WITHOUT_NO_GRAD, REBOUND_PARAMETERS, HESSIAN_MISSING_FACTOR_2, HESSIAN_SUMS,
             STEPS_FROM_ONE, LR_IGNORED, FLAT_TARGET, LAST_LOSS_ONLY, EMPTY_LOSSES, RISE_ON_ANY_STEP,
-            NAN_NOT_DIVERGED, SEED_IGNORED]
+            NAN_NOT_DIVERGED, SEED_IGNORED, EQUAL_COUNTS_AS_BELOW]
 
 LESSON_DATA = "X, y = make_line_data(), the lesson's 100 points"
 FRESH_DATA = "X, y = make_line_data(100, seed={seed}): the lesson's line with other noise"
@@ -484,13 +492,27 @@ def test_steps_to_reach_finds_first_step(student: Student, reference: ModuleType
     cases += [(falling, falling[1], "a loss equal to the target does not count"),
               (falling, falling[0] + 2.0, "the very first loss is already below"),
               (falling, falling[-1] / 2, "no loss gets below"), ([], 1.0, "an empty list")]
-    for losses, target, text in cases:
-        returned = student.call("steps_to_reach", losses, target,
-                                shown_as=f"steps_to_reach(losses, {target:g}) with {text}: {describe(losses)}")
+    calls = [((losses, target), f"steps_to_reach(losses, {target:g}) with {text}: {describe(losses)}")
+             for losses, target, text in cases]
+    # Asked up front, so that they are recorded. `<=` differs from `<` on the list with a loss equal to the
+    # target alone: it is named only for a steps_to_reach that answers as `<=` does on every list.
+    at_or_below = [first_at_or_below(losses, target) for (losses, target), _ in calls]
+    for index, ((losses, target), shown_as) in enumerate(calls):
+        returned = student.call("steps_to_reach", losses, target, shown_as=shown_as)
         want = reference.steps_to_reach(losses, target)
         # Counting from 1 shifts every found step by one; where no loss is below, it still gives None.
+        suspects = [Suspect(STEPS_FROM_ONE, want + 1)] if want is not None else []
+        if (type(returned.value) is not type(want) or returned.value != want) and (
+                every_answer(student, "steps_to_reach", calls, (int, type(None))) == at_or_below):
+            suspects.insert(0, Suspect(EQUAL_COUNTS_AS_BELOW, at_or_below[index]))
         _expect_exactly(returned, want, hint="Return the index of the first loss < target (enumerate helps), or None.",
-                        suspects=[Suspect(STEPS_FROM_ONE, want + 1)] if want is not None else [])
+                        suspects=suspects)
+
+
+@expected
+def first_at_or_below(losses: list[float], target: float) -> int | None:
+    """What steps_to_reach gives with `<=` for `<`: a loss equal to the target counts as reached."""
+    return next((step for step, loss in enumerate(losses) if loss <= target), None)
 
 
 @check
@@ -505,17 +527,17 @@ def test_diverged_spots_blow_ups(student: Student, reference: ModuleType) -> Non
               ([falling[0], falling[1], falling[0]], "a loss back at the first, not past it")]
     hint = ("A run diverged if a loss is inf or nan (math.isfinite) or larger than the first; a loss equal to "
             "the first does not count.")
-    calls = [(losses, f"diverged(losses) with {text}: {describe(losses)}") for losses, text in cases]
+    calls = [((losses,), f"diverged(losses) with {text}: {describe(losses)}") for losses, text in cases]
     # Asked up front, so that they are recorded. A bool has only two values: these variants are named only
     # for a diverged that answers as they do on every list, not on the one it got wrong alone.
-    variants = [(RISE_ON_ANY_STEP, [rise_on_any_step(losses) for losses, _ in calls]),
-                (NAN_NOT_DIVERGED, [blind_to_nan(losses) for losses, _ in calls])]
-    for index, (losses, shown_as) in enumerate(calls):
+    variants = [(RISE_ON_ANY_STEP, [rise_on_any_step(losses) for (losses,), _ in calls]),
+                (NAN_NOT_DIVERGED, [blind_to_nan(losses) for (losses,), _ in calls])]
+    for index, ((losses,), shown_as) in enumerate(calls):
         returned = student.call("diverged", losses, shown_as=shown_as)
         want = reference.diverged(losses)
         suspects = [Suspect(LAST_LOSS_ONLY, last_loss_only(losses))]
         if type(returned.value) is not bool or returned.value != want:
-            given = every_answer(student, calls)
+            given = every_answer(student, "diverged", calls, (bool,))
             suspects[:0] = [Suspect(mistake, answers[index]) for mistake, answers in variants if given == answers]
         _expect_exactly(returned, want, hint=hint, suspects=suspects)
     shown = "diverged(losses) with an empty list: []"
@@ -548,12 +570,17 @@ def blind_to_nan(losses: list[float]) -> bool:
     return any(loss > losses[0] for loss in losses)
 
 
-def every_answer(student: Student, calls: list[tuple[list[float], str]]) -> list[bool | None]:
-    """diverged's answer on every list, None where it raised or gave something other than a bool."""
-    answers: list[bool | None] = []
-    for losses, shown_as in calls:
-        returned = student.call("diverged", losses, shown_as=shown_as, allow_raise=True)
-        answers.append(returned.value if returned.error is None and type(returned.value) is bool else None)
+NO_ANSWER = object()  # equal to no variant's answer, not even None
+
+
+def every_answer(student: Student, function: str, calls: list[tuple[tuple, str]], kinds: tuple[type, ...]
+                 ) -> list[Any]:
+    """`function`'s answer to every call (its arguments, how it is shown), NO_ANSWER where it raised or gave a
+    value of none of the types `kinds`: so that True never counts as 1, nor an error as None."""
+    answers: list[Any] = []
+    for args, shown_as in calls:
+        returned = student.call(function, *args, shown_as=shown_as, allow_raise=True)
+        answers.append(returned.value if returned.error is None and type(returned.value) in kinds else NO_ANSWER)
     return answers
 
 

@@ -121,8 +121,17 @@ MODEL_BEFORE_DATA = Mistake(
     "Keep the lesson's order after torch.manual_seed(seed): X, then y, then nn.Linear, the loss and the optimiser.",
     SECTION,
 )
+LR_AND_SEED_IGNORED = Mistake(
+    "lr and seed arguments ignored",
+    "Your run is exactly the lesson's own, at rate 0.1 on seed 42, whatever lr and seed it was given: the script "
+    "seeds with 42 and trains at 0.1, the lesson's values, instead of its seed and lr arguments. The checks call "
+    "the function with other rates and seeds, and its run must follow the ones it is called with.",
+    "Use the function's own arguments: torch.manual_seed(seed) first, and torch.optim.SGD(model.parameters(), "
+    "lr=lr).",
+    SECTION,
+)
 MISTAKES = [ZERO_GRAD_MISSING, ZERO_GRAD_BEFORE_STEP, STEP_BEFORE_BACKWARD, LOSSES_AS_TENSORS, SEED_IGNORED,
-            LOSS_AFTER_UPDATE, LR_IGNORED, NOISE_BROADCAST, MODEL_BEFORE_DATA]
+            LOSS_AFTER_UPDATE, LR_IGNORED, NOISE_BROADCAST, MODEL_BEFORE_DATA, LR_AND_SEED_IGNORED]
 
 Run = tuple[list[float], float, float]
 
@@ -218,6 +227,9 @@ def wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> list[
     if lr != LESSON_RUN["lr"]:
         # The lr argument ignored for the lesson's own: the same seed and steps at the lesson's rate.
         runs.append((LR_IGNORED, reference.fit_linear_module(LESSON_RUN["lr"], steps, seed)))
+    if seed != LESSON_RUN["seed"] and lr != LESSON_RUN["lr"]:
+        # Both ignored: the lesson's own run, cut to the steps asked for.
+        runs.append((LR_AND_SEED_IGNORED, reference.fit_linear_module(LESSON_RUN["lr"], steps, LESSON_RUN["seed"])))
     return runs
 
 

@@ -112,8 +112,16 @@ SLOPE_WRITTEN_IN = Mistake(
     "Compute the slope from the arguments: s = torch.sigmoid((w.detach() * inp).sum()), then s * (1 - s) * inp.",
     CHAIN_RULE,
 )
+ONE_MINUS_SIGMA_ONLY = Mistake(
+    "σ′(z) taken as 1 − σ(z)",
+    "Your gradient equals (1 − σ(z))·inp: the slope you used is 1 − σ(z), one factor σ(z) short of "
+    "σ′(z) = σ(z)·(1 − σ(z)). Written with exponentials this is exp(−z) / (1 + exp(−z)), the derivative with its "
+    "denominator not squared; for the lesson's z = 3 it gives 0.0474 where σ′(3) is 0.0452.",
+    "Square the denominator, exp(−z) / (1 + exp(−z))², or write it as s * (1 - s) * inp with s = torch.sigmoid(z).",
+    CHAIN_RULE,
+)
 MISTAKES = [FORGOT_ONE_MINUS_SIGMA, NO_INP, W_FOR_INP, SIGN_FLIPPED, Z_FOR_SIGMA, NO_SUM, SIGMOID_SIGN_FLIPPED,
-            SIGMOID_BEFORE_SUM, SLOPE_WRITTEN_IN, GRAPH_CUT, RESULT_TRACKS_W]
+            SIGMOID_BEFORE_SUM, SLOPE_WRITTEN_IN, GRAPH_CUT, RESULT_TRACKS_W, ONE_MINUS_SIGMA_ONLY]
 
 LESSON_CASE = "w = torch.tensor([1.0, -2.0, 0.5]), inp = torch.tensor([3.0, 1.0, 4.0])"
 LESSON_Z = 3.0  # w · inp in the lesson's case
@@ -179,6 +187,8 @@ def wrong_gradients(w: torch.Tensor, inp: torch.Tensor) -> dict[str, list[torch.
         W_FOR_INP.name: [slope * w],
         SIGN_FLIPPED.name: [-slope * inp],
         Z_FOR_SIGMA.name: [z * (1 - z) * inp],
+        # exp(−z) / (1 + exp(−z)) with the square left off: 1 − σ(z).
+        ONE_MINUS_SIGMA_ONLY.name: [(1 - s) * inp],
     }
 
 
