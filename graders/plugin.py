@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders import drawing
+from graders import drawing, kept_values
+
+KEPT = pytest.StashKey["Path | None"]()  # this run's kept values (kept_values_file)
 
 SUBMISSION_HELP = ("grade the modules under this folder (laid out like exercises/, e.g. "
                    "DIR/lesson01/<slug>.py) instead of exercises/")
@@ -24,6 +26,9 @@ RECORD_HELP = "record every expected value the checks compute from the reference
 REPLAY_HELP = "take expected values from this recorded file instead of the reference (student bundles)"
 CACHE_HELP = ("grade live, but take the expected values already stored in this file (and store all of them "
               "there if it does not exist yet): the batch grader computes the reference's values once per batch")
+NO_KEPT_HELP = ("compute every expected value and draw every generated input afresh, keeping nothing between runs "
+                "(by default a run keeps them in the user's cache folder, one file per version of the course; "
+                "GRADERS_CACHE_DIR names another folder, or off)")
 DRAW_AHEAD_HELP = ("draw the generated inputs of every exercise of the lesson at the first session and keep "
                    "them for the later sessions of this process (for a process that runs pytest.main once per "
                    "exercise, such as the notebooks' grading server)")
@@ -54,6 +59,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--record-expected", dest="graders_record", metavar="PATH", help=RECORD_HELP)
     group.addoption("--replay-expected", dest="graders_replay", metavar="PATH", help=REPLAY_HELP)
     group.addoption("--expected-cache", dest="graders_cache", metavar="PATH", help=CACHE_HELP)
+    group.addoption("--no-expected-cache", dest="graders_no_kept", action="store_true", default=False,
+                    help=NO_KEPT_HELP)
     group.addoption("--draw-ahead", dest="graders_draw_ahead", action="store_true", help=DRAW_AHEAD_HELP)
     group.addoption("--require-confinement", dest="graders_require_confinement", action="store_true", default=None,
                     help=REQUIRE_CONFINEMENT_HELP)
@@ -74,10 +81,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", POINTS_MARKER)
     config.addinivalue_line("markers", HIDDEN_MARKER)
-    # Replayed runs read their inputs from the recording, and cached ones from the cache once it exists.
-    cached = config.getoption("graders_cache") and Path(config.getoption("graders_cache")).is_file()
+    # Replayed runs read their inputs from the recording, and cached ones from the cache once it exists: a
+    # case missing there is drawn in place (and kept for the next run).
+    wanted = exercises_reached([str(arg) for arg in config.args], Path(config.invocation_params.dir))
+    config.stash[KEPT] = kept = kept_values_file(config) if wanted else None
+    cache = config.getoption("graders_cache")
+    cached = (cache and Path(cache).is_file()) or (kept is not None and kept.is_file())
     if replay_file(config) is None and not cached:
-        wanted = exercises_reached([str(arg) for arg in config.args], Path(config.invocation_params.dir))
         if wanted and config.getoption("graders_draw_ahead"):
             lessons = {folder for folder, _ in wanted}
             wanted = [(lesson.folder, exercise.slug) for lesson in course_config.LESSONS if lesson.folder in lessons
@@ -92,6 +102,16 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if not config.getoption("graders_draw_ahead"):
         drawing.DRAWER.close()
+
+
+def kept_values_file(config: pytest.Config) -> Path | None:
+    """Where this run keeps its expected values between runs (graders/kept_values.py), or None: for a
+    student's own runs only, not a replayed, recorded or batch-cached one, nor one in process."""
+    if (config.getoption("graders_no_kept") or config.getoption("graders_record") or config.getoption("graders_cache")
+            or replay_file(config) is not None or config.getoption("graders_in_process")
+            or config.getini("graders_in_process")):
+        return None
+    return kept_values.path()
 
 
 def replay_file(config: pytest.Config) -> Path | None:

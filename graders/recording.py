@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 from collections import OrderedDict
 from pathlib import Path
 from types import ModuleType
@@ -43,6 +44,7 @@ class Recording:
         # course's inputs) but repeat from one student to the next, kept in memory up to RECENT_BYTES.
         self.recent: OrderedDict[str, bytes] = OrderedDict()
         self.recent_bytes = 0
+        self._kept_count = 0  # how many values the store held when keeping started (start_keeping)
 
     def key(self, name: str, args: tuple, kwargs: dict) -> str:
         plain = [a for a in args if not isinstance(a, (ModuleType, _RecordedReference, _ReplayedReference))]
@@ -105,8 +107,25 @@ class Recording:
         self.building = not stored
         return stored
 
+    def start_keeping(self, path: Path) -> None:
+        """Cache mode that also adds every value it computes to the store (a student's kept values,
+        graders/kept_values.py); `grew` then tells whether there is anything new to save. A file
+        that cannot be read counts as none."""
+        try:
+            values = json.loads(path.read_text())
+        except (OSError, ValueError):
+            values = {}
+        self.mode, self.values, self.building = CACHE, values if isinstance(values, dict) else {}, True
+        self._kept_count = len(self.values)
+
+    @property
+    def grew(self) -> bool:
+        return len(self.values) > self._kept_count
+
     def save(self, path: Path) -> None:
-        partial = path.with_name(f".{path.name}.partial")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # A name of this process's own: two runs saving at once must not write into one partial file.
+        partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
         partial.write_text(json.dumps(self.values, sort_keys=True))
         partial.replace(path)
 

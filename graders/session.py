@@ -22,10 +22,10 @@ from typing import Any, Callable, Iterator
 import pytest
 
 import course_config
-from graders import eager_dynamo, sandbox
+from graders import eager_dynamo, kept_values, sandbox
 from graders.allowance import Allowance
 from graders.feedback import FIELD_CHARS, CheckFailed, Feedback, cut
-from graders.plugin import replay_file
+from graders.plugin import KEPT, replay_file
 from graders.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
 from graders.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, shown_message, tally
 from graders.sandbox import Budget, Confinement, Settings
@@ -371,6 +371,8 @@ class GradingSession:
             RECORDING.start_recording()
         elif cache:
             self.fill_cache = not RECORDING.start_caching(Path(cache))
+        elif self.config.stash.get(KEPT, None) is not None:
+            RECORDING.start_keeping(self.config.stash[KEPT])
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         for unused in self.prestarted.values():  # e.g. after -x stopped the run early
@@ -383,6 +385,10 @@ class GradingSession:
             RECORDING.save(Path(record))
         if self.fill_cache and RECORDING.mode == CACHE:
             RECORDING.save(Path(self.config.getoption("graders_cache")))
+        kept = self.config.stash.get(KEPT, None)
+        if kept is not None and RECORDING.mode == CACHE and RECORDING.grew:
+            RECORDING.save(kept)
+            kept_values.forget_other_versions(kept)
         RECORDING.mode = LIVE
         ran = sum(len(result.checks) for result in self.results.values())
         selected = sum(1 for item in session.items if item.get_closest_marker("points") is not None)

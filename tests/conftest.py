@@ -4,6 +4,7 @@ worker processes, and read back the JSON result model."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,8 +13,13 @@ from typing import Callable
 import pytest
 
 import course_config
+from graders import kept_values
 
 pytest_plugins = ["pytester"]
+
+# The project's own grading runs compute everything afresh, as they did before students' runs kept their
+# expected values (graders/kept_values.py); tests/test_kept_values.py turns keeping on where it is tested.
+os.environ[kept_values.FOLDER_VARIABLE] = kept_values.OFF
 
 ROOT = course_config.ROOT
 SUBMISSIONS = Path(__file__).parent / "submissions"

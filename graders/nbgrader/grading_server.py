@@ -79,7 +79,9 @@ class GradingServer:
                   "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q"]
         if self.root is not None:  # one session per exercise: let the first draw every generated input
             strict = ["--require-confinement"] if self.require_confinement else []
-            return [str(self.root / "exercises" / lesson / f"{slug}.py"), "--draw-ahead", *strict, *common]
+            # Autograde computes its expected values as nbgrader would, writing nothing outside the course.
+            return [str(self.root / "exercises" / lesson / f"{slug}.py"), "--draw-ahead", "--no-expected-cache",
+                    *strict, *common]
         return [str(self.bundle / "exercises" / lesson / f"{slug}.py"), "-c", str(self.bundle / INI_FILE),
                 "--rootdir", str(self.bundle), "-p", BUNDLE_PLUGIN,
                 "--replay-expected", str(self.bundle / EXPECTED_FILE), *common]
