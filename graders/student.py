@@ -14,7 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, NoReturn, Protocol
 
 from graders.allowance import SPENT_HINT, Allowance
 from graders.feedback import CheckFailed, Feedback, cut, fail
@@ -230,7 +230,6 @@ class Student:
         __tracebackhide__ = True
         error = outcome.error
         assert error is not None
-        culprit = error.frames[-1][2] if error.frames else function  # the student's function, not a driver
         if error.not_implemented:
             raiser = error.frames[-1][2] if error.frames else function
             fail(NOT_IMPLEMENTED.format(function=raiser), not_implemented=True,
@@ -255,11 +254,21 @@ class Student:
         if allow_raise:
             return Returned(shown, error=error, trace=outcome.trace, output=outcome.output,
                             output_dropped=outcome.output_dropped, seconds=outcome.seconds)
+        self.fail_raised(Returned(shown, error=error), function)
+
+    def fail_raised(self, returned: Returned, function: str) -> NoReturn:
+        """Fail as a call that may not raise does, for one made with allow_raise that raised: the
+        error named by a catalogued mistake where one matches it. Checks that first look at the
+        error themselves end here, rather than running the student's code a second time."""
+        __tracebackhide__ = True
+        error = returned.error
+        assert error is not None, "fail_raised is for a call that raised"
+        culprit = error.frames[-1][2] if error.frames else function  # the student's function, not a driver
         for mistake in (*self.mistakes, *ANY_EXERCISE):
             if mistake.matches_error(error.type, error.message):
-                fail(RAISED.format(function=culprit, error=error.type), call=shown, got=_error_text(error),
+                fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
                      mistake=mistake.name, meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
-        fail(RAISED.format(function=culprit, error=error.type), call=shown, got=_error_text(error),
+        fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
              section=self.section,
              hint="Read the error and the line it points to in your file.")
 

@@ -327,7 +327,7 @@ def test_f_on_lesson_grid(student: Student, reference: ModuleType) -> None:
     if numpy_on_tracked(returned.error):
         fail_f_through_numpy(returned, "f raised RuntimeError on a tensor that requires grad.")
     if returned.error is not None:
-        returned = student.run(f_on_leaf, x, runs="f", shown_as=returned.call)  # fails as usual, with the error
+        student.fail_raised(returned, "f")
     expect_tensor(returned, reference.f(x), **tolerance(x), requires_grad=None, section=AUTOGRAD,
                   hint="Build f from torch operations only, so that it works on a tensor that requires grad.")
 
@@ -448,7 +448,7 @@ def test_max_abs_difference_is_small(student: Student, reference: ModuleType) ->
         fail_f_through_numpy(returned, "max_abs_difference raised RuntimeError, because f cannot take a tensor "
                                        "that requires grad.")
     if returned.error is not None:
-        returned = student.call("max_abs_difference", **arguments, shown_as=call)  # fails as usual, with the error
+        student.fail_raised(returned, "max_abs_difference")
     limit = EXERCISE.tolerance("max_difference")
     value = returned.value
     problem = number_problem(value, 0.0, rtol=0, atol=math.inf, what="the largest difference")

@@ -481,7 +481,7 @@ def test_float64_other_shapes(student: Student, reference: ModuleType) -> None:
              mistake=WEIGHT_NOT_TRANSPOSED.name, meaning=WEIGHT_NOT_TRANSPOSED.explanation,
              hint=WEIGHT_NOT_TRANSPOSED.hint, section=WEIGHT_NOT_TRANSPOSED.section)
     if error is not None:
-        returned = student.call("predict", weight, bias, X, shown_as=shown)  # fails as usual, with the error
+        student.fail_raised(returned, "predict")
     expect_tensor(returned, reference.predict(weight, bias, X), **tolerance(X), requires_grad=None, section=TRIANGLE,
                   hint="X has shape (n, in_features) and weight (out_features, in_features): X @ weight.T + bias.")
 
