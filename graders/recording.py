@@ -14,7 +14,6 @@ batch grader's "cache" mode is live grading that reuses the values a first run s
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 from collections import OrderedDict
@@ -22,7 +21,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, TypeVar
 
-from graders.sandbox import pack, unpack
+from graders.fingerprint import digest
+from graders.sandbox import copy, pack, unpack
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,15 +41,18 @@ class Recording:
         self.depth = 0  # how many cached computations are running (cache mode)
         self.building = False  # cache mode without stored values: this run computes and stores them
         # Cache mode: values that are not the reference's stored ones (a mistake's wrong run, on the
-        # course's inputs) but repeat from one student to the next, kept in memory up to RECENT_BYTES.
-        self.recent: OrderedDict[str, bytes] = OrderedDict()
+        # course's inputs) but repeat from one student to the next, kept in memory, decoded, up to
+        # RECENT_BYTES of their wire messages: key -> (the message's size, the value it decodes to).
+        self.recent: OrderedDict[str, tuple[int, Any]] = OrderedDict()
         self.recent_bytes = 0
         self._kept_count = 0  # how many values the store held when keeping started (start_keeping)
+        # Values already rebuilt from the store, by key: a batch's grading process looks up the same
+        # few hundred for every student, and copying one costs a fraction of decoding it again.
+        self.decoded: dict[str, Any] = {}
 
     def key(self, name: str, args: tuple, kwargs: dict) -> str:
         plain = [a for a in args if not isinstance(a, (ModuleType, _RecordedReference, _ReplayedReference))]
-        digest = hashlib.sha256(pack([plain, kwargs])).hexdigest()[:32]
-        return f"{name}:{digest}"
+        return f"{name}:{digest([plain, kwargs])}"
 
     def through(self, name: str, compute: Callable[[], Any], args: tuple, kwargs: dict) -> Any:
         if self.mode == LIVE or (self.mode == CACHE and self.depth):
@@ -69,11 +72,14 @@ class Recording:
 
     def _cached(self, name: str, compute: Callable[[], Any], args: tuple, kwargs: dict) -> Any:
         key = self.key(name, args, kwargs)
+        if key in self.decoded:
+            return copy(self.decoded[key])
         if key in self.values:
-            return unpack(bytes.fromhex(self.values[key]))
+            self.decoded[key] = unpack(bytes.fromhex(self.values[key]))
+            return copy(self.decoded[key])
         if key in self.recent:
             self.recent.move_to_end(key)
-            return unpack(self.recent[key])
+            return copy(self.recent[key][1])
         self.depth += 1
         try:
             value = compute()
@@ -88,22 +94,26 @@ class Recording:
     def _keep_recent(self, key: str, packed: bytes) -> None:
         if len(packed) > RECENT_BYTES // 16:
             return  # one large value would push out many small ones that are more likely to repeat
-        self.recent[key] = packed
+        # Decoded once, as each later use would otherwise decode it: handed out as copies.
+        self.recent[key] = (len(packed), unpack(packed))
         self.recent_bytes += len(packed)
         while self.recent_bytes > RECENT_BYTES:
-            self.recent_bytes -= len(self.recent.popitem(last=False)[1])
+            self.recent_bytes -= self.recent.popitem(last=False)[1][0]
 
     def load(self, path: Path) -> None:
-        self.mode, self.values = REPLAY, json.loads(path.read_text())
+        self.mode = REPLAY
+        self._use(json.loads(path.read_text()))
 
     def start_recording(self) -> None:
-        self.mode, self.values = RECORD, {}
+        self.mode = RECORD
+        self._use({})
 
     def start_caching(self, path: Path) -> bool:
         """Cache mode from the values stored at `path`; False when there are none yet (this
         run then computes them all, and `save` stores them for the next)."""
         stored = path.is_file()
-        self.mode, self.values = CACHE, json.loads(path.read_text()) if stored else {}
+        self.mode = CACHE
+        self._use(json.loads(path.read_text()) if stored else {})
         self.building = not stored
         return stored
 
@@ -115,8 +125,16 @@ class Recording:
             values = json.loads(path.read_text())
         except (OSError, ValueError):
             values = {}
-        self.mode, self.values, self.building = CACHE, values if isinstance(values, dict) else {}, True
+        self.mode, self.building = CACHE, True
+        self._use(values if isinstance(values, dict) else {})
         self._kept_count = len(self.values)
+
+    def _use(self, values: dict[str, str]) -> None:
+        # The values rebuilt so far stay only while the store is the same: a batch's grading process
+        # starts each submission's session from the one file, a test may start from another.
+        if values != self.values:
+            self.decoded = {}
+        self.values = values
 
     @property
     def grew(self) -> bool:

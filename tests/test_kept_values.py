@@ -37,12 +37,14 @@ def test_a_second_run_reads_what_the_first_kept(tmp_path: Path) -> None:
     assert all(first.values()), first
     (kept,) = _kept(cache)
     assert kept.name == f"{kept_values.PREFIX}{kept_values.course_digest()[:16]}.json"
-    # Forge the kept answer of f on the lesson's grid: a later run that trusts the file fails the check
-    # it feeds, which shows that it read the file instead of running the reference again.
+    # Forge the kept answers of f, the lesson's grid among them (each gets the next one's): a later run
+    # that trusts the file fails the check they feed, which shows that it read the file instead of
+    # running the reference again.
     values = json.loads(kept.read_text())
     f_keys = sorted(key for key in values if key.startswith(f"reference:{SLUG}:f:"))
     assert len(f_keys) >= 2, f_keys
-    values[f_keys[0]], values[f_keys[1]] = values[f_keys[1]], values[f_keys[0]]
+    answers = [values[key] for key in f_keys]
+    values.update(zip(f_keys, answers[1:] + answers[:1]))
     kept.write_text(json.dumps(values))
     forged = kept.read_text()
     assert not _grade(cache, tmp_path)["f_on_lesson_grid"]

@@ -39,6 +39,41 @@ def test_the_values_kept_in_memory_stay_within_their_bound(tmp_path, monkeypatch
     for index in range(200):  # each a value of one submission only, e.g. computed from its answer
         _cached(store, "signature", torch.full((256,), float(index)), calls, index)
     assert store.recent_bytes <= 64 * 1024
-    assert store.recent_bytes == sum(len(v) for v in store.recent.values())
+    assert store.recent_bytes == sum(size for size, _ in store.recent.values())
     _cached(store, "signature", torch.zeros(256), calls, 199)  # the latest is still there
     assert len(calls) == 200
+
+
+def test_arguments_that_cross_the_wire_differently_get_different_keys() -> None:
+    # The key names an expected value by its arguments: two arguments may share it only when the
+    # wire carries them as one message.
+    arguments = [1, 1.0, True, "1", None, "None", (1,), [1], ((1,),), [[1]], (1, 2), (12,), ["a,", "b"], ["a", ",b"],
+                 {"a": 1}, {"a": 1.0}, [((5, 4), (3,))], [((5, 4), [3])], -0.0, 0.0, float("nan"), float("inf"),
+                 torch.tensor([1.0]), torch.tensor([1.0], dtype=torch.float64), torch.tensor([1]),
+                 torch.tensor([1.0], requires_grad=True), torch.nn.Parameter(torch.tensor([1.0])),
+                 torch.tensor([[1.0, 2.0]]), torch.tensor([1.0, 2.0]), torch.tensor([2.0, 1.0])]
+    keys = [Recording().key("f", (argument,), {}) for argument in arguments]
+    assert len(set(keys)) == len(arguments)
+    pairs = [((5, 4), (3,)), ((1,), (2, 3))] * 200
+    assert Recording().key("f", (pairs,), {}) == Recording().key("f", ([tuple(p) for p in pairs],), {})
+
+
+def test_a_stored_value_is_decoded_once_and_handed_out_as_a_fresh_copy(tmp_path) -> None:
+    stored = tmp_path / "expected.json"
+    writer = Recording()
+    writer.start_recording()
+    writer.through("reference", lambda: [torch.arange(3.0), [1, 2]], (0.5,), {})
+    writer.save(stored)
+    store, calls = Recording(), []
+    store.start_caching(stored)
+    first = _cached(store, "reference", None, calls, 0.5)
+    first[0].add_(10)
+    first[1].append(3)
+    second = _cached(store, "reference", None, calls, 0.5)
+    assert calls == [] and len(store.decoded) == 1
+    assert torch.equal(second[0], torch.arange(3.0)) and second[1] == [1, 2]
+    store.start_caching(stored)  # the next submission's session, from the same file: still decoded
+    assert len(store.decoded) == 1
+    stored.write_text("{}")
+    store.start_caching(stored)  # another store: nothing decoded from the last one is used
+    assert store.decoded == {}

@@ -88,3 +88,23 @@ def test_malformed_or_forged_messages_are_refused(message: bytes) -> None:
 def test_a_tensor_with_a_zero_stride_crosses() -> None:
     expanded = torch.tensor(2.0).expand(1)
     assert torch.equal(roundtrip(expanded), torch.tensor([2.0]))
+
+
+def test_a_copy_is_what_a_second_unpack_would_give() -> None:
+    leaf = torch.ones(3, requires_grad=True)
+    (leaf * 2).sum().backward()
+    message = wire.pack({"runs": [[1.0, 2.0], (3, (4, 5))], "leaf": leaf, "made": leaf * 3, "array": np.arange(3)})
+    first = wire.unpack(message)
+    second = wire.copy(first)
+    assert second["runs"] == first["runs"] and second["runs"] is not first["runs"]
+    second["runs"][0].append(9.0)  # a check that changes what it got changes nothing for the next
+    second["array"][0] = 7
+    assert first["runs"][0] == [1.0, 2.0] and first["array"][0] == 0
+    for name in ("leaf", "made"):
+        assert torch.equal(second[name], first[name]) and second[name] is not first[name]
+        copied, decoded = wire.origin(second[name]), wire.origin(first[name])
+        assert (copied.requires_grad, copied.is_leaf, copied.grad_fn) == (decoded.requires_grad, decoded.is_leaf,
+                                                                           decoded.grad_fn)
+    assert second["leaf"].requires_grad and torch.equal(wire.origin(second["leaf"]).grad, torch.full((3,), 2.0))
+    second["leaf"].data.fill_(5.0)
+    assert torch.equal(first["leaf"], torch.ones(3))

@@ -336,7 +336,8 @@ def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], li
 
 
 def _lesson_call(student: Student, run: dict[str, Any]) -> Returned:
-    return student.call("fit_linear_module", **run, shown_as=call_text(run))
+    # Three checks judge the lesson's run: it is trained once (each twin run has fresh settings of its own).
+    return student.call("fit_linear_module", **run, shown_as=call_text(run), reuse=True)
 
 
 # ---------------------------------------------------------------- the driver

@@ -445,7 +445,9 @@ def _seed_42_data(reference: ModuleType, arguments: dict[str, Any]) -> tuple[tor
 
 
 def _fit_call(student: Student, fit: Fit, trace: bool = False) -> Returned:
-    return student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=fit.steps, trace=trace, shown_as=fit.call)
+    # Checks that judge the same fit from different sides share one run of it.
+    return student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=fit.steps, trace=trace, shown_as=fit.call,
+                        reuse=True)
 
 
 # ---------------------------------------------------------------- public checks

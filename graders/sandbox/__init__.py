@@ -9,7 +9,7 @@ The grader imports from here only.
 from graders.sandbox.confinement import Confinement, plan, warm_paths
 from graders.sandbox.process import Budget, Outcome, Settings, StudentError, Worker, outcome_from_reply, reap_killed
 from graders.sandbox.tracing import TraceEvent
-from graders.sandbox.wire import Scalar, Unsupported, WireError, origin, pack, unpack
+from graders.sandbox.wire import Scalar, Unsupported, WireError, copy, origin, pack, unpack
 from graders.sandbox.zygote import ZYGOTE
 
 
@@ -21,4 +21,4 @@ def prepare() -> None:
 
 
 __all__ = ["Budget", "Confinement", "Outcome", "Scalar", "Settings", "StudentError", "TraceEvent", "Unsupported",
-           "WireError", "Worker", "origin", "outcome_from_reply", "pack", "plan", "prepare", "reap_killed", "unpack"]
+           "WireError", "Worker", "copy", "origin", "outcome_from_reply", "pack", "plan", "prepare", "reap_killed", "unpack"]

@@ -176,6 +176,32 @@ def _safe_repr(value: Any) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+def copy(value: Any) -> Any:
+    """A copy of a value `unpack` built, as a second `unpack` of its message would give it: new
+    containers, tensors and arrays (their origins too), the immutable leaves shared. For values
+    the grader itself decoded once and hands out many times, so that no check can change what
+    the next one gets."""
+    kind = type(value)
+    if kind is list:
+        return [copy(item) for item in value]
+    if kind is tuple:
+        return value if all(type(item) in _PLAIN or item is None for item in value) else tuple(copy(i) for i in value)
+    if kind is dict:
+        return {key: copy(item) for key, item in value.items()}
+    if kind is torch.Tensor:
+        fresh = value.detach().clone()
+        if value.requires_grad:
+            fresh.requires_grad_(True)
+        known = _origins.get(value)
+        if known is not None:
+            _origins[fresh] = TensorOrigin(known.requires_grad, known.is_leaf, known.grad_fn,
+                                           copy(known.grad) if known.grad is not None else None, known.is_parameter)
+        return fresh
+    if kind is np.ndarray:
+        return value.copy()
+    return value  # None, numbers, strings, dtypes, devices, sizes, Scalar, Unsupported: immutable
+
+
 # ---------------------------------------------------------------- decoding (grader side)
 
 def unpack(message: bytes, deadline: float = math.inf) -> Any:

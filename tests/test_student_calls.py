@@ -1,0 +1,46 @@
+"""What a check's `student.call` gives, with a real worker: a call made with `reuse` runs once per
+exercise and hands each later check a copy of its answer; any other call runs the student's code again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graders import sandbox
+from graders.sandbox import Budget
+from graders.sandbox.shared import SubmissionWorker
+from graders.student import Student
+
+COUNTING = """
+calls = 0
+
+
+def run(x):
+    global calls
+    calls += 1
+    print("running")
+    return {"x": x, "calls": calls, "losses": [1.0, 0.5]}
+"""
+
+
+def _student(tmp_path: Path) -> Student:
+    (tmp_path / "lesson01").mkdir()
+    module = tmp_path / "lesson01" / "counting.py"
+    module.write_text(COUNTING)
+    budget = Budget(call_seconds=10, import_seconds=10, memory_mb=1024, output_kb=64, message_mb=16)
+    sandbox.prepare()
+    shared = SubmissionWorker(module.parent, budget, sandbox.Settings())
+    return Student(module, "counting.py", budget, [], lambda: shared.lease(module))
+
+
+def test_a_reused_call_runs_once_and_each_check_gets_its_own_copy(tmp_path: Path) -> None:
+    student = _student(tmp_path)
+    try:
+        first = student.call("run", 2, reuse=True, shown_as="run(2)")
+        first.value["losses"].append(0.0)  # what one check does to its answer is not the next one's
+        again = student.call("run", 2, reuse=True, shown_as="run(2), again")
+        assert again.value == {"x": 2, "calls": 1, "losses": [1.0, 0.5]} and again.call == "run(2), again"
+        assert student.take_printed() == "running\nrunning\n"  # each check is shown what the run printed
+        assert student.call("run", 3, reuse=True).value["calls"] == 2  # other arguments: run
+        assert student.call("run", 2).value["calls"] == 3  # without reuse: run again, as a check may need
+    finally:
+        student.close()
