@@ -11,6 +11,7 @@ built from reference runs) and by what a driver sees in the worker at each backw
 from __future__ import annotations
 
 import functools
+import random
 import warnings
 from types import ModuleType
 from typing import Any, Callable
@@ -23,7 +24,7 @@ from graders.check import checks_for
 from graders.compare import describe
 from graders.expect import fail_with_mistake
 from graders.feedback import fail
-from graders.fresh import twin, twin_random
+from graders.fresh import twin
 from graders.mistakes import Mistake
 from graders.recording import RECORD, RECORDING, expected
 from graders.student import Returned, Student
@@ -142,11 +143,13 @@ def lesson_run(watched: bool = False) -> dict[str, Any]:
     """The lesson's run (or the short watched one); in a public check's twin run, a fresh seed, a
     learning rate in [0.08, 0.15] and 90 to 130 steps (3 to 7 watched), other than the published
     number: with these, training settles well before the end, as the lesson's does, so the final
-    weight and bias are as stable as its."""
+    weight and bias are as stable as its. The fresh run is the same in every check's twin, as the
+    lesson's is in every published check: the checks judge one run from different sides, and the
+    student's code trains it once (reuse)."""
     published = WATCHED_RUN if watched else LESSON_RUN
     if not twin():
         return dict(published)
-    draw = twin_random()
+    draw = random.Random(EXERCISE.seed("twins") + watched)
     steps = [n for n in (range(3, 8) if watched else range(90, 131)) if n != published["steps"]]
     return {"lr": round(draw.uniform(0.08, 0.15), 3), "steps": draw.choice(steps), "seed": draw.randint(100, 99_999)}
 

@@ -1,5 +1,5 @@
 # mistake: lr argument ignored
-# fails: lesson_numbers, matches_reference, fresh_runs
+# fails: matches_reference, fresh_runs
 # replayed fails:
 
 """A wrong submission for linear_module."""
