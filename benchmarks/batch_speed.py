@@ -10,6 +10,8 @@ with the batch grader alone, and prints the seconds per submission of each, thei
 both sizes (goal: at least 20; issue 11 is done at 10), and the peak memory (the sum of the
 proportional set sizes of the grading processes, their zygotes and workers) at both sizes:
 it should not grow with the class beyond the grading processes' bounded store of wrong runs.
+For the small class it also prints the floor its one infinite loop sets: that student's call
+runs for the whole call limit, and it cannot start before the reference's values are stored.
 """
 
 from __future__ import annotations
@@ -78,19 +80,31 @@ def _submit(course: Path, students: int) -> None:
         nbformat.write(notebook, target / "lesson01.ipynb")
 
 
-def _run(command: list[str], cwd: Path) -> tuple[float, int]:
-    """Seconds the command took and the peak memory (bytes, summed PSS) of its process tree."""
+def _run(command: list[str], cwd: Path) -> tuple[float, int, float | None]:
+    """Seconds the command took, the peak memory (bytes, summed PSS) of its process tree, and the
+    second at which the batch grader said the reference's values were stored (None if it did not)."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak = [0]
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak, stored = [0], []
     watching = threading.Thread(target=_watch, args=(process, peak), daemon=True)
+    reading = threading.Thread(target=_read_stored, args=(process, started, stored), daemon=True)
     watching.start()
-    _, errors = process.communicate()
+    reading.start()
+    errors = process.stderr.read() if process.stderr else ""
+    process.wait()
     seconds = time.perf_counter() - started
     watching.join()
+    reading.join()
     if process.returncode not in (0, 1):  # 1: the batch grader says some submission was not graded
         sys.exit(f"{' '.join(command[:4])} failed:\n{errors[-3000:]}")
-    return seconds, peak[0]
+    return seconds, peak[0], stored[0] if stored else None
+
+
+def _read_stored(process: subprocess.Popen, started: float, stored: list[float]) -> None:
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("graders grade: stored in") and not stored:
+            stored.append(time.perf_counter() - started)
 
 
 def _watch(process: subprocess.Popen, peak: list[int]) -> None:
@@ -160,15 +174,15 @@ def main() -> None:
         _submit(small, options.small)
         _submit(large, options.large)
 
-        autograde, _ = _run(["nbgrader", "autograde", "lesson01"], small)
-        batch_small, memory_small = _run([sys.executable, "-m", "graders", "grade", str(small), "--out",
-                                          str(scratch / "out-small")], ROOT)
+        autograde, _, _ = _run(["nbgrader", "autograde", "lesson01"], small)
+        batch_small, memory_small, ready_small = _run([sys.executable, "-m", "graders", "grade", str(small), "--out",
+                                                       str(scratch / "out-small")], ROOT)
         want, got = _gradebook_scores(small, options.small), _batch_scores(scratch / "out-small")
         differ = {s: (want[s], got.get(s)) for s in want if got.get(s) != want[s]}
         assert not differ, f"the batch grader and nbgrader autograde disagree: {differ}"
         print(f"scores: equal for all {options.small} students on every exercise")
-        batch_large, memory_large = _run([sys.executable, "-m", "graders", "grade", str(large), "--out",
-                                          str(scratch / "out-large")], ROOT)
+        batch_large, memory_large, _ = _run([sys.executable, "-m", "graders", "grade", str(large), "--out",
+                                             str(scratch / "out-large")], ROOT)
         per_autograde = autograde / options.small
         print(f"nbgrader autograde:   {per_autograde:.2f} s per submission ({autograde:.0f} s for {options.small})")
         print(f"python -m graders grade: {batch_small / options.small:.2f} s per submission ({batch_small:.0f} s for "
@@ -183,6 +197,13 @@ def main() -> None:
             verdict = "GOAL" if ratio >= GOAL else "DONE" if ratio >= DONE_AT else "UNDER"
             print(f"ratio for a class of {size}: {ratio:.1f}x faster per submission "
                   f"(goal {GOAL:g}x, done at {DONE_AT:g}x) -> {verdict}")
+        if ready_small is not None:
+            # The infinite loop's student cannot be graded before the reference's values are stored, and its
+            # call takes the whole limit: no schedule ends sooner, however fast the other students go.
+            floor = ready_small + float(course_config.LIMITS.call_seconds.value)
+            print(f"floor for a class of {options.small}: the reference's values stored at {ready_small:.1f} s, then "
+                  f"the infinite loop's {course_config.LIMITS.call_seconds.value:g} s call limit: no batch of "
+                  f"{options.small} can end before {floor:.1f} s, at most {per_autograde / (floor / options.small):.1f}x")
         print(f"peak memory of the batch grader: {memory_small / 2**20:.0f} MiB at N = {options.small}, "
               f"{memory_large / 2**20:.0f} MiB at N = {options.large}")
     finally:

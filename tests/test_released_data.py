@@ -1,7 +1,7 @@
 """Released data gives nothing away: a submission that is only a table of the bundle's
 recorded values earns at most a quarter of any exercise when the instructor grades.
 
-The table student is the strongest lookup we know: each of its functions packs its own
+The table student is the strongest lookup we know: each of its functions digests its own
 arguments exactly as the recording keys them and returns the recorded value, from the
 reference's calls first and then from any recorded function called with the same arguments.
 Replayed against the bundle it earns most public points (so the attack is real); graded with
@@ -25,8 +25,8 @@ LESSON = course_config.LESSON_01
 SHARE = 0.25  # the most a table may earn of an exercise under instructor grading
 
 TABLE_STUDENT = '''
-import hashlib
-from graders.sandbox.wire import pack, unpack
+from graders.fingerprint import digest
+from graders.sandbox.wire import unpack
 
 _TABLE = {table!r}
 _SLUG = {slug!r}
@@ -34,7 +34,7 @@ _SLUG = {slug!r}
 
 def _digest(args, kwargs):
     plain = [a for a in args if not callable(a)]
-    return hashlib.sha256(pack([plain, kwargs])).hexdigest()[:32]
+    return digest([plain, kwargs])
 
 
 def _look_up(name, args, kwargs):
