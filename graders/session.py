@@ -14,10 +14,11 @@ import functools
 import gc
 import importlib
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NoReturn
 
 import pytest
 
@@ -37,6 +38,9 @@ IN_PROCESS_BANNER = ("graders: --in-process: the submission runs inside pytest, 
                      "scores from this run are for debugging, not for grading")
 MISSING_FOLDER = "--submission {value}: no folder {path}; give the folder that holds {lesson}/<exercise>.py"
 MISSING_FILE = "{file} does not exist: the submission has no file for this exercise."
+ZYGOTE_GONE = ("the sandbox's zygote process died during grading, taking its workers with it; grade again "
+               "(the batch grader and the notebooks do so by themselves)")
+EXIT_ZYGOTE_GONE = 70
 _FROZEN: list[bool] = []  # whether this process has frozen torch's heap out of the garbage collector
 
 
@@ -54,6 +58,8 @@ def configure(config: pytest.Config) -> None:
         _FROZEN.append(True)
     session = GradingSession(config)
     if not session.in_process:
+        if sandbox.zygote_gone():  # in an earlier session of this process
+            _end_without_result()
         sandbox.prepare()  # the zygote: forked now, before any reference or expected value is loaded
     config.pluginmanager.register(session, "graders-session")
     config.pluginmanager.register(sys.modules[__name__], "graders-fixtures")
@@ -375,6 +381,8 @@ class GradingSession:
             RECORDING.start_keeping(self.config.stash[KEPT])
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if not self.in_process and sandbox.zygote_gone():
+            _end_without_result()
         for unused in self.prestarted.values():  # e.g. after -x stopped the run early
             unused.close()
         for shared in self.shared_workers.values():
@@ -434,6 +442,15 @@ class GradingSession:
             return Confinement("none", "none", "the grader's own process", ("--in-process: no sandbox at all",))
         weaker = [report for report in self.reports if not report.confined]
         return weaker[0] if weaker and self.plan.confined else self.plan
+
+
+def _end_without_result() -> NoReturn:
+    """The zygote died while this process was grading, and took the workers with it: some answers
+    may be missing through no fault of the student's, and no new zygote may be forked here
+    (sandbox/zygote.py). End the process with no result, so that what started it (the batch, the
+    notebooks' grading server) grades the submission again in a fresh one."""
+    os.write(2, f"graders: grading stopped, with no result: {ZYGOTE_GONE}\n".encode())
+    os._exit(EXIT_ZYGOTE_GONE)
 
 
 def _points(value: float) -> str:

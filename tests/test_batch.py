@@ -213,6 +213,55 @@ def test_kill_9_in_the_middle_and_a_rerun_give_every_student_once(tmp_path: Path
     assert not [p for p in left if p.exists()], "the rerun cleared what the killed batch left in the temporary folder"
 
 
+def test_a_grading_process_whose_zygote_dies_gives_no_result_and_the_student_is_graded_again(tmp_path: Path) -> None:
+    # The zygote is what workers are forked from; a grading process that has begun grading holds the
+    # reference, so it must not fork another one. Killed from outside, the zygote takes its worker with
+    # it: the grading process ends without a result, and a fresh one grades the student in full.
+    slow_import = "import time\ntime.sleep(3)\n" + _reference("sin_exp_derivative")
+    root = _write_folders(tmp_path / "class", {"ann": {**{slug: _reference(slug) for slug in SLUGS},
+                                                       "sin_exp_derivative": slow_import}})
+    out = tmp_path / "out"
+    batch = subprocess.Popen([sys.executable, "-m", "graders", "grade", str(root), "--out", str(out), "-j", "1"],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert batch.stdout is not None
+    printed = ""
+    while "stored in" not in printed and batch.poll() is None:  # the reference's workers are done by then
+        printed += batch.stdout.readline()
+    os.kill(_zygote_below(batch.pid), signal.SIGKILL)
+    printed += batch.communicate(timeout=600)[0]
+    assert batch.returncode == 0, printed[-3000:]
+    record = json.loads((out / "students" / "ann.json").read_text())
+    assert record["score"] == pytest.approx(LESSON.points) and record["error"] == "", record["error"]
+    first, second = (out / "logs" / "grader-1.log").read_text(), (out / "logs" / "grader-2.log").read_text()
+    assert "grading stopped, with no result" in first and "zygote" in first
+    assert "grading stopped" not in second
+
+
+def _zygote_below(root: int) -> int:
+    """The zygote among `root`'s descendants: the parent of a confined worker (waits for one, up to 120 s)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        parents = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                    confined = "Seccomp:\t2" in (entry / "status").read_text()
+                except (OSError, IndexError, ValueError):
+                    continue
+                if confined:
+                    parents.setdefault(-int(entry.name), 0)  # a worker, marked by its negated pid
+        for worker in [-key for key in parents if key < 0]:
+            chain, pid = [], worker
+            while pid in parents and pid > 1:
+                pid = parents[pid]
+                chain.append(pid)
+            if root in chain:
+                return chain[0]
+        time.sleep(0.05)
+    raise AssertionError("no worker appeared below the batch")
+
+
 def _wait_dead(pids: set[int]) -> None:
     """Until each process has ended: gone, or a zombie (pid 1 may never reap an orphan)."""
     deadline = time.monotonic() + 60

@@ -376,6 +376,35 @@ def test_killing_the_grader_takes_its_zygote_and_workers_with_it(tmp_path: Path)
     assert not [pid for pid in family if _running(pid)]
 
 
+def test_a_dead_zygote_is_never_replaced_once_grading_has_begun(tmp_path: Path) -> None:
+    # By then the grading process holds the reference and the expected values: a zygote forked from
+    # it would hand them to every later worker. So the run ends with no result, and says why.
+    folder = tmp_path / "submission" / "lesson01"
+    folder.mkdir(parents=True)
+    (folder / f"{SLUG}.py").write_text(with_f("    import time\n    time.sleep(60)\n"))
+    result = tmp_path / "result.json"
+    grader = subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"),
+                               "--submission", str(folder.parent), "--json", str(result), "-p", "no:cacheprovider",
+                               "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        family = _descendants(grader.pid)
+        workers = [pid for pid in family if _confined(pid)]
+        zygote = next(pid for pid in family if not _confined(pid) and any(_parent(w) == pid for w in workers))
+        os.kill(zygote, signal.SIGKILL)
+        _, errors = grader.communicate(timeout=120)
+    finally:
+        grader.kill()
+    assert grader.returncode == 70, errors[-2000:]
+    assert "grading stopped, with no result" in errors and not result.exists()
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return 0
+
+
 def _descendants(root: int) -> list[int]:
     """Processes below `root`, once a confined worker is among them (or after 60 s)."""
     deadline = time.monotonic() + 60

@@ -441,3 +441,39 @@ def test_plots_a_check_draws_are_shown_in_the_test_cell_unless_the_check_is_hidd
             if exercise["slug"] == "learning_rate":  # the exercise whose failing runs draw
                 hidden_failures += sum(1 for c in exercise["checks"] if c.get("hidden") and not c["passed"])
     assert shown_plots and hidden_failures, "the class should fail public and hidden checks that draw"
+
+
+def test_a_grading_server_whose_zygote_died_is_replaced_and_the_exercise_still_graded(course: Path) -> None:
+    # The instructor's grading server holds the reference once it has graded: it may not fork a new
+    # zygote. It ends instead, and the kernel's side starts a fresh one for the same exercise.
+    from graders.nbgrader.bundle import PACKAGE
+    from graders.nbgrader.grading_server import GradingServer
+
+    slug = EXERCISES[0].slug
+    source = (ROOT / "reference" / LESSON.folder / f"{slug}.py").read_text()
+    server = GradingServer(course / "source" / ASSIGNMENT / PACKAGE, ROOT)
+    try:
+        first, detail = server.grade(LESSON.folder, slug, source, 300)
+        assert first is not None and first["score"] == LESSON.exercise(slug).points, detail
+        assert server.process is not None
+        old = server.process.pid
+        (zygote,) = [pid for pid in _children(old)]  # between sessions: the zygote, no worker
+        os.kill(zygote, 9)
+        second, detail = server.grade(LESSON.folder, slug, source, 300)
+        assert second is not None and second["score"] == first["score"], detail
+        assert server.process is not None and server.process.pid != old
+    finally:
+        server.close()
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent and fields[0] not in "ZX":
+                found.append(int(entry.name))
+    return found

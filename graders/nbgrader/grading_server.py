@@ -52,25 +52,33 @@ class GradingServer:
         args = self.pytest_args(lesson, slug, folder / "submission", result, folder / "plots")
         if submission_seconds is not None:
             args += ["--submission-seconds", f"{submission_seconds:.3f}"]
+        for attempt in (1, 2):
+            answer, ready = self._ask(args, seconds)
+            if not ready:
+                self.stop()
+                return None, "timeout"
+            if answer:
+                break
+            detail = self._log_errors()
+            self.stop()
+            # It never runs student code, so an end is the grader's (its zygote died, say): a fresh one grades.
+            if attempt == 2:
+                return None, f"The grading process ended. {detail}"
+        if not result.is_file():
+            return None, f"pytest exited with {json.loads(answer).get('exit')}. {self._log_errors()}"
+        return json.loads(result.read_text(encoding="utf-8")), ""
+
+    def _ask(self, args: list[str], seconds: float) -> tuple[str, bool]:
+        """Send one session's arguments; its answer line ("" if the process ended) and whether one came in time."""
         process = self._process()
         try:
             assert process.stdin is not None and process.stdout is not None
             process.stdin.write(json.dumps({"args": args}) + "\n")
             process.stdin.flush()
-            ready = select.select([process.stdout], [], [], seconds)[0]
-            answer = process.stdout.readline() if ready else ""
+            ready = bool(select.select([process.stdout], [], [], seconds)[0])
+            return (process.stdout.readline() if ready else ""), ready
         except (OSError, AssertionError):
-            answer, ready = "", [True]
-        if not ready:
-            self.stop()
-            return None, "timeout"
-        if not answer:
-            detail = self._log_errors()
-            self.stop()
-            return None, f"The grading process ended. {detail}"
-        if not result.is_file():
-            return None, f"pytest exited with {json.loads(answer).get('exit')}. {self._log_errors()}"
-        return json.loads(result.read_text(encoding="utf-8")), ""
+            return "", True
 
     def pytest_args(self, lesson: str, slug: str, submission: Path, result: Path, plots: Path) -> list[str]:
         # pytest's unraisable-exception plugin runs gc.collect() five times at the end of every

@@ -14,11 +14,19 @@ from graders.sandbox.zygote import ZYGOTE
 
 
 def prepare() -> None:
-    """Get this process ready to have workers: work out what they may read, fork the zygote.
-    Call it once torch is imported and before any reference module or expected value is loaded."""
+    """Get this process ready to have workers: work out what they may read, fork the zygote, and
+    seal the process (no later zygote is forked from it). Call it once torch is imported and
+    before any reference module or expected value is loaded."""
     warm_paths()
     ZYGOTE.start()
+    ZYGOTE.seal()
+
+
+def zygote_gone() -> bool:
+    """Whether this process's zygote died after grading began: see zygote.py."""
+    return ZYGOTE.gone()
 
 
 __all__ = ["Budget", "Confinement", "Outcome", "Scalar", "Settings", "StudentError", "TraceEvent", "Unsupported",
-           "WireError", "Worker", "copy", "origin", "outcome_from_reply", "pack", "plan", "prepare", "reap_killed", "unpack"]
+           "WireError", "Worker", "copy", "origin", "outcome_from_reply", "pack", "plan", "prepare", "reap_killed",
+           "unpack", "zygote_gone"]

@@ -14,6 +14,11 @@ The zygote reaps its workers and reports how each ended; it kills a worker only 
 its own unreaped child, so a reused pid is never hit. It dies with the grader, and its
 workers with it. One zygote serves every pytest session of a process (the notebooks'
 grading server runs one session per exercise).
+
+Once grading has begun, the process is sealed: it may hold the reference and expected values,
+so should its zygote die, no other is forked from it (that one would hand them to every
+worker). The session then finds its zygote gone and ends the process without a result, and
+the batch or the notebooks' server grades the submission again in a fresh one.
 """
 
 from __future__ import annotations
@@ -45,6 +50,10 @@ class ZygoteError(RuntimeError):
     """The zygote could not be started or has gone away."""
 
 
+REFUSED = ("the sandbox's zygote has gone away after grading began; a new one forked from this process could "
+           "carry the reference and the expected values into every worker, so none is")
+
+
 class Zygote:
     """The grader's handle on its zygote process."""
 
@@ -54,6 +63,7 @@ class Zygote:
         self.statuses: dict[int, int] = {}  # worker number -> wait status, once the zygote reaped it
         self.killed: set[int] = set()  # worker numbers killed and not yet reported reaped
         self.count = 0
+        self.sealed = False  # grading has begun in this process: see seal()
 
     @property
     def alive(self) -> bool:
@@ -62,6 +72,8 @@ class Zygote:
     def start(self) -> None:
         if self.alive:
             return
+        if self.sealed:
+            raise ZygoteError(REFUSED)
         privileges.not_dumpable()  # inherited by the zygote and every worker: see privileges
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         sys.stdout.flush()
@@ -74,6 +86,21 @@ class Zygote:
         self.pid, self.control = pid, ours
         self.statuses.clear()
         self.killed.clear()
+
+    def seal(self) -> None:
+        """Say that this process may from now on hold what no worker may see (the reference, the
+        expected values): its zygote, forked before, is the last one it forks (see start)."""
+        self.sealed = True
+
+    def gone(self) -> bool:
+        """Whether this sealed process's zygote has died, noticed or not: the workers it had died with
+        it, so some of their answers may be missing, and no other worker can be had here."""
+        if self.sealed and self.pid:
+            with contextlib.suppress(ChildProcessError):
+                if os.waitpid(self.pid, os.WNOHANG)[0]:
+                    self.pid = 0
+                    self.close()
+        return self.sealed and not self.alive
 
     def spawn(self, request: dict[str, Any], channel: socket.socket) -> int:
         """Ask for a worker that serves `request` on the other end of `channel`; returns its number."""
