@@ -21,15 +21,21 @@ from graders.sandbox import pack
 _PLAIN = (bool, int, float, str)
 
 
+_MAX_DEPTH = 32  # deeper than any argument a check passes; below it, the wire's own limit applies
+
+
 def digest(value: Any) -> str:
     """32 hex digits that differ whenever the wire would carry `value` differently."""
     sink = hashlib.sha256()
-    _feed(value, sink)
+    _feed(value, sink, 0)
     return sink.hexdigest()[:32]
 
 
-def _feed(value: Any, sink: Any) -> None:
+def _feed(value: Any, sink: Any, depth: int) -> None:
     kind = type(value)
+    if depth > _MAX_DEPTH:
+        _feed_message(value, sink)
+        return
     # repr() of these is exact (floats round-trip, strings are quoted and escaped) and tells
     # apart 1, 1.0, True and "1"; the closing comma ends each token, so none runs into the next.
     if value is None or kind in _PLAIN:
@@ -40,19 +46,23 @@ def _feed(value: Any, sink: Any) -> None:
             return
         sink.update(b"[" if kind is list else b"(")
         for item in value:
-            _feed(item, sink)
+            _feed(item, sink, depth + 1)
         sink.update(b"]")
     elif kind is dict:
         sink.update(b"{")
         for key, item in value.items():
-            _feed(key, sink)
-            _feed(item, sink)
+            _feed(key, sink, depth + 1)
+            _feed(item, sink, depth + 1)
         sink.update(b"}")
     elif kind is torch.Tensor or kind is torch.nn.Parameter:
-        _feed_tensor(value, sink)
+        _feed_tensor(value, sink, depth)
     else:  # numpy values, dtypes, sizes, devices, what may not cross: as the wire writes them
-        message = pack(value)
-        sink.update(b"W" + struct.pack("!Q", len(message)) + message)
+        _feed_message(value, sink)
+
+
+def _feed_message(value: Any, sink: Any) -> None:
+    message = pack(value)
+    sink.update(b"W" + struct.pack("!Q", len(message)) + message)
 
 
 def _only_plain(items: list | tuple, depth: int) -> bool:
@@ -68,15 +78,20 @@ def _only_plain(items: list | tuple, depth: int) -> bool:
     return True
 
 
-def _feed_tensor(tensor: torch.Tensor, sink: Any) -> None:
-    if tensor.layout != torch.strided or tensor.is_quantized:
-        message = pack(tensor)
-        sink.update(b"W" + struct.pack("!Q", len(message)) + message)
+def _feed_tensor(tensor: torch.Tensor, sink: Any, depth: int) -> None:
+    try:
+        if tensor.layout != torch.strided or tensor.is_quantized:
+            raise TypeError("not a dense tensor")
+        # The bytes as the wire takes them: a fresh dense copy (a view's strides, a conjugate bit and a
+        # size-1 dimension's odd stride all left behind).
+        flat = tensor.detach().to("cpu").reshape(-1).clone(memory_format=torch.contiguous_format)
+        data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+    except (TypeError, RuntimeError):
+        _feed_message(tensor, sink)  # the wire's own account of it
         return
     grad = tensor.grad if tensor.is_leaf else None
     header = (tensor.dtype, tuple(tensor.shape), tensor.requires_grad, tensor.is_leaf,
               type(tensor.grad_fn).__name__ if tensor.grad_fn is not None else None, type(tensor) is torch.nn.Parameter)
-    data = tensor.detach().to("cpu").reshape(-1).contiguous()
     sink.update(b"X" + repr(header).encode() + b",")
-    sink.update(data.view(torch.uint8).numpy().tobytes() if data.numel() else b"")
-    _feed(grad if type(grad) is torch.Tensor else None, sink)
+    sink.update(data)
+    _feed(grad if type(grad) is torch.Tensor else None, sink, depth + 1)

@@ -28,6 +28,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 LIVE, RECORD, REPLAY, CACHE = "live", "record", "replay", "cache"
 RECENT_BYTES = 64 * 2**20  # cache mode: the diagnosis values a grading process keeps from one submission to the next
+DECODED_SIZE = 3  # how many times its wire message a decoded value is counted as taking in memory
 NOT_RECORDED = ("no recorded value for {name}: the expected values were recorded from another version of "
                 "the checks; rebuild them (python -m graders nbgrader build)")
 
@@ -42,7 +43,8 @@ class Recording:
         self.building = False  # cache mode without stored values: this run computes and stores them
         # Cache mode: values that are not the reference's stored ones (a mistake's wrong run, on the
         # course's inputs) but repeat from one student to the next, kept in memory, decoded, up to
-        # RECENT_BYTES of their wire messages: key -> (the message's size, the value it decodes to).
+        # RECENT_BYTES: key -> (what it is counted as, the value). Decoded, a list of numbers takes
+        # about three times its wire message (measured), so that is what it counts.
         self.recent: OrderedDict[str, tuple[int, Any]] = OrderedDict()
         self.recent_bytes = 0
         self._kept_count = 0  # how many values the store held when keeping started (start_keeping)
@@ -95,8 +97,8 @@ class Recording:
         if len(packed) > RECENT_BYTES // 16:
             return  # one large value would push out many small ones that are more likely to repeat
         # Decoded once, as each later use would otherwise decode it: handed out as copies.
-        self.recent[key] = (len(packed), unpack(packed))
-        self.recent_bytes += len(packed)
+        self.recent[key] = (DECODED_SIZE * len(packed), unpack(packed))
+        self.recent_bytes += DECODED_SIZE * len(packed)
         while self.recent_bytes > RECENT_BYTES:
             self.recent_bytes -= self.recent.popitem(last=False)[1][0]
 

@@ -14,7 +14,6 @@ import functools
 import gc
 import importlib
 import importlib.util
-import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -59,7 +58,7 @@ def configure(config: pytest.Config) -> None:
     session = GradingSession(config)
     if not session.in_process:
         if sandbox.zygote_gone():  # in an earlier session of this process
-            _end_without_result()
+            _stop_without_result()
         sandbox.prepare()  # the zygote: forked now, before any reference or expected value is loaded
     config.pluginmanager.register(session, "graders-session")
     config.pluginmanager.register(sys.modules[__name__], "graders-fixtures")
@@ -382,7 +381,8 @@ class GradingSession:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if not self.in_process and sandbox.zygote_gone():
-            _end_without_result()
+            self.results.clear()  # nothing of this run is a grade: no table either
+            _stop_without_result()
         for unused in self.prestarted.values():  # e.g. after -x stopped the run early
             unused.close()
         for shared in self.shared_workers.values():
@@ -444,13 +444,13 @@ class GradingSession:
         return weaker[0] if weaker and self.plan.confined else self.plan
 
 
-def _end_without_result() -> NoReturn:
+def _stop_without_result() -> NoReturn:
     """The zygote died while this process was grading, and took the workers with it: some answers
     may be missing through no fault of the student's, and no new zygote may be forked here
-    (sandbox/zygote.py). End the process with no result, so that what started it (the batch, the
-    notebooks' grading server) grades the submission again in a fresh one."""
-    os.write(2, f"graders: grading stopped, with no result: {ZYGOTE_GONE}\n".encode())
-    os._exit(EXIT_ZYGOTE_GONE)
+    (sandbox/zygote.py). The run stops with no result and exit status EXIT_ZYGOTE_GONE, on which
+    the batch's grading process and the notebooks' grading server give way to a fresh process
+    that grades the submission again."""
+    pytest.exit(f"graders: grading stopped, with no result: {ZYGOTE_GONE}", returncode=EXIT_ZYGOTE_GONE)
 
 
 def _points(value: float) -> str:

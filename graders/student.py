@@ -107,6 +107,10 @@ class Student:
         key = pack(message)
         if key not in self._answers:
             return self._request(function, shown, message, allow_raise, keep_as=key)
+        if function in self._timed_out:  # as a run would: a function that timed out since is not asked again
+            fail(TIMED_OUT_BEFORE.format(call=shown), hint=TIMEOUT_HINT, section=self.section,
+                 cause=f"timeout of {function}")
+        self._within_allowance()
         kept = self._answers[key]
         outcome = dataclasses.replace(kept, value=copy(kept.value), args=copy(kept.args), trace=list(kept.trace))
         if outcome.output:
@@ -166,7 +170,8 @@ class Student:
         outcome = backend.request(message, seconds)
         self.allowance.spend(time.monotonic() - started)
         if keep_as is not None and outcome.status in ("returned", "raised"):  # what a second run would give
-            self._answers[keep_as] = dataclasses.replace(outcome, value=copy(outcome.value), args=copy(outcome.args))
+            self._answers[keep_as] = dataclasses.replace(outcome, value=copy(outcome.value), args=copy(outcome.args),
+                                                         trace=list(outcome.trace))
         if outcome.output:
             self.printed.append(outcome.output)
         if outcome.status == "timeout" and seconds < self.budget.call_seconds:

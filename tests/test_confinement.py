@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from graders import session
+from graders.nbgrader import grading_server
 from graders.sandbox import landlock
 
 SLUG = "sin_exp_derivative"
@@ -394,7 +396,7 @@ def test_a_dead_zygote_is_never_replaced_once_grading_has_begun(tmp_path: Path) 
         _, errors = grader.communicate(timeout=120)
     finally:
         grader.kill()
-    assert grader.returncode == 70, errors[-2000:]
+    assert grader.returncode == session.EXIT_ZYGOTE_GONE == grading_server.EXIT_ZYGOTE_GONE, errors[-2000:]
     assert "grading stopped, with no result" in errors and not result.exists()
 
 

@@ -77,3 +77,17 @@ def test_a_stored_value_is_decoded_once_and_handed_out_as_a_fresh_copy(tmp_path)
     stored.write_text("{}")
     store.start_caching(stored)  # another store: nothing decoded from the last one is used
     assert store.decoded == {}
+
+
+def test_a_tensor_is_keyed_by_what_the_wire_would_carry_whatever_its_layout() -> None:
+    # Views with odd strides, an expanded scalar, a conjugate: keyed like the dense tensor they are.
+    key = Recording().key
+    assert key("f", (torch.arange(4.0).reshape(2, 2)[0:1, 1],), {}) == key("f", (torch.tensor([1.0]),), {})
+    assert key("f", (torch.tensor(2.0).expand(3),), {}) == key("f", (torch.full((3,), 2.0),), {})
+    assert key("f", (torch.arange(6.0).reshape(2, 3).T,), {}) == key("f", (torch.tensor([[0.0, 3], [1, 4], [2, 5]]),), {})
+    conjugate = torch.tensor([1 + 2j]).conj()
+    assert key("f", (conjugate,), {}) == key("f", (torch.tensor([1 - 2j]),), {})
+    nested: list = []
+    for _ in range(100):
+        nested = [nested]
+    assert key("f", (nested,), {})  # as deep as the wire cuts off: a key all the same

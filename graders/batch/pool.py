@@ -191,6 +191,8 @@ def _grade_forever(sock: socket.socket, targets: list[str], options: list[str], 
     try:
         start_child(log)
         import pytest
+
+        from graders.session import EXIT_ZYGOTE_GONE
         import torch
 
         torch.set_num_threads(1)  # as many grading processes as cores: one thread each
@@ -200,6 +202,9 @@ def _grade_forever(sock: socket.socket, targets: list[str], options: list[str], 
             os.chdir(job["folder"])  # messages name the student's files relative to it
             exit_code = pytest.main([*targets, "--submission", job["folder"], "--json", job["result"],
                                      "--plots", job["plots"], *options])
+            if exit_code == EXIT_ZYGOTE_GONE:  # no result, and no worker to be had here: the parent retries
+                code = EXIT_ZYGOTE_GONE
+                break
             sock.sendall(f"{int(exit_code)}\n".encode())
     except BaseException:  # noqa: BLE001 - the parent sees the socket close and retries
         code = 70

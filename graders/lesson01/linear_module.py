@@ -339,7 +339,7 @@ def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], li
 
 
 def _lesson_call(student: Student, run: dict[str, Any]) -> Returned:
-    # Three checks judge the lesson's run: it is trained once (each twin run has fresh settings of its own).
+    # Three checks judge the lesson's run, and in their twins one fresh run (lesson_run): each is trained once.
     return student.call("fit_linear_module", **run, shown_as=call_text(run), reuse=True)
 
 

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 EXPECTED_FILE = "expected.json"
+EXIT_ZYGOTE_GONE = 70  # graders.session's: the session stopped with no result, its zygote gone
 INI_FILE = "pytest.ini"
 BUNDLE_PLUGIN = "nbchecks.plugin"
 
@@ -57,13 +58,13 @@ class GradingServer:
             if not ready:
                 self.stop()
                 return None, "timeout"
-            if answer:
-                break
-            detail = self._log_errors()
-            self.stop()
-            # It never runs student code, so an end is the grader's (its zygote died, say): a fresh one grades.
-            if attempt == 2:
+            if not answer:
+                detail = self._log_errors()
+                self.stop()
                 return None, f"The grading process ended. {detail}"
+            if json.loads(answer).get("exit") != EXIT_ZYGOTE_GONE or attempt == 2:
+                break
+            self.stop()  # its zygote died, and none may be forked there again: a fresh process grades
         if not result.is_file():
             return None, f"pytest exited with {json.loads(answer).get('exit')}. {self._log_errors()}"
         return json.loads(result.read_text(encoding="utf-8")), ""

@@ -177,9 +177,10 @@ def _safe_repr(value: Any) -> str:
 
 
 def copy(value: Any) -> Any:
-    """A copy of a value `unpack` built, as a second `unpack` of its message would give it: new
-    containers, tensors and arrays (their origins too), the immutable leaves shared. For values
-    the grader itself decoded once and hands out many times, so that no check can change what
+    """A copy of a value `unpack` built, equal to what a second `unpack` of its message would give:
+    new lists, dicts, tensors and arrays (tensors with their origins), tuples rebuilt around any
+    of those; what cannot change (numbers, strings, tuples of them, dict keys) is shared. For
+    values the grader decoded once and hands out many times, so that no check can change what
     the next one gets."""
     kind = type(value)
     if kind is list:

@@ -64,6 +64,7 @@ class Zygote:
         self.killed: set[int] = set()  # worker numbers killed and not yet reported reaped
         self.count = 0
         self.sealed = False  # grading has begun in this process: see seal()
+        self.parent = 0  # the process that forked the zygote: only it may wait for it
 
     @property
     def alive(self) -> bool:
@@ -83,7 +84,7 @@ class Zygote:
             ours.close()
             _serve(theirs)
         theirs.close()
-        self.pid, self.control = pid, ours
+        self.pid, self.control, self.parent = pid, ours, os.getpid()
         self.statuses.clear()
         self.killed.clear()
 
@@ -95,7 +96,7 @@ class Zygote:
     def gone(self) -> bool:
         """Whether this sealed process's zygote has died, noticed or not: the workers it had died with
         it, so some of their answers may be missing, and no other worker can be had here."""
-        if self.sealed and self.pid:
+        if self.sealed and self.pid and self.parent == os.getpid():  # a forked copy's pid is not its child
             with contextlib.suppress(ChildProcessError):
                 if os.waitpid(self.pid, os.WNOHANG)[0]:
                     self.pid = 0
