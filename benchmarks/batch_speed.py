@@ -1,6 +1,6 @@
 """The batch grader against `nbgrader autograde`: the same class, equal scores, seconds per submission.
 
-    python benchmarks/batch_speed.py [--small 20] [--large 100] [--keep]
+    python benchmarks/batch_speed.py [--small 20] [--large 100] [--largest 200] [--keep]
 
 Builds a scratch nbgrader course (every exercise) and hands in a mixed class of notebooks:
 solved, partly solved and catalogued mistakes in turn, one infinite loop and one syntax error. Grades the
@@ -12,6 +12,7 @@ proportional set sizes of the grading processes, their zygotes and workers) at b
 it should not grow with the class beyond the grading processes' bounded store of wrong runs.
 For the small class it also prints the floor its one infinite loop sets: that student's call
 runs for the whole call limit, and it cannot start before the reference's values are stored.
+`--largest N` grades a third class, by the batch alone, to show where the memory stops growing.
 """
 
 from __future__ import annotations
@@ -162,6 +163,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", type=int, default=20, help="the class graded both ways (default 20)")
     parser.add_argument("--large", type=int, default=100, help="the class graded by the batch alone (default 100)")
+    parser.add_argument("--largest", type=int, default=0,
+                        help="a third class graded by the batch alone, for its peak memory (default: none)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder and print where it is")
     options = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="batch-speed-"))
@@ -171,6 +174,10 @@ def main() -> None:
         build.main(small, course_id="bench", prove=False)
         subprocess.run(["nbgrader", "generate_assignment", "lesson01"], cwd=small, check=True, capture_output=True)
         shutil.copytree(small, large)
+        largest = scratch / "largest"
+        if options.largest:
+            shutil.copytree(small, largest)
+            _submit(largest, options.largest)
         _submit(small, options.small)
         _submit(large, options.large)
 
@@ -206,6 +213,11 @@ def main() -> None:
                   f"{options.small} can end before {floor:.1f} s, at most {per_autograde / (floor / options.small):.1f}x")
         print(f"peak memory of the batch grader: {memory_small / 2**20:.0f} MiB at N = {options.small}, "
               f"{memory_large / 2**20:.0f} MiB at N = {options.large}")
+        if options.largest:
+            seconds, memory, _ = _run([sys.executable, "-m", "graders", "grade", str(largest), "--out",
+                                       str(scratch / "out-largest")], ROOT)
+            print(f"N = {options.largest}: {seconds / options.largest:.2f} s per submission ({seconds:.0f} s), "
+                  f"peak memory {memory / 2**20:.0f} MiB")
     finally:
         if options.keep:
             print(f"kept {scratch}")

@@ -16,11 +16,9 @@ from typing import Any
 
 import torch
 
-from graders.sandbox import pack
+from graders.sandbox import pack, tensor_bytes
 
 _PLAIN = (bool, int, float, str)
-
-
 _MAX_DEPTH = 32  # deeper than any argument a check passes; below it, the wire's own limit applies
 
 
@@ -82,10 +80,7 @@ def _feed_tensor(tensor: torch.Tensor, sink: Any, depth: int) -> None:
     try:
         if tensor.layout != torch.strided or tensor.is_quantized:
             raise TypeError("not a dense tensor")
-        # The bytes as the wire takes them: a fresh dense copy (a view's strides, a conjugate bit and a
-        # size-1 dimension's odd stride all left behind).
-        flat = tensor.detach().to("cpu").reshape(-1).clone(memory_format=torch.contiguous_format)
-        data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+        data = tensor_bytes(tensor)  # a view's strides and a conjugate bit left behind, as the wire does
     except (TypeError, RuntimeError):
         _feed_message(tensor, sink)  # the wire's own account of it
         return

@@ -102,20 +102,7 @@ class Student:
         shown = shown_as or _default_call_text(function, args, kwargs)
         message = {"op": "call", "function": function, "args": list(args), "kwargs": kwargs,
                    "trace": trace, "return_args": return_args}
-        if not reuse:
-            return self._request(function, shown, message, allow_raise)
-        key = pack(message)
-        if key not in self._answers:
-            return self._request(function, shown, message, allow_raise, keep_as=key)
-        if function in self._timed_out:  # as a run would: a function that timed out since is not asked again
-            fail(TIMED_OUT_BEFORE.format(call=shown), hint=TIMEOUT_HINT, section=self.section,
-                 cause=f"timeout of {function}")
-        self._within_allowance()
-        kept = self._answers[key]
-        outcome = dataclasses.replace(kept, value=copy(kept.value), args=copy(kept.args), trace=list(kept.trace))
-        if outcome.output:
-            self.printed.append(outcome.output)
-        return self._returned(function, shown, outcome, allow_raise)
+        return self._request(function, shown, message, allow_raise, reuse)
 
     def run(self, driver: Callable, *args: Any, shown_as: str, trace: bool = False,
             allow_raise: bool = False, runs: str | None = None, **kwargs: Any) -> Returned:
@@ -152,26 +139,29 @@ class Student:
 
     # ------------------------------------------------------------------ internals
 
-    def _request(self, function: str, shown: str, message: dict, allow_raise: bool,
-                 keep_as: bytes | None = None) -> Returned:
+    def _request(self, function: str, shown: str, message: dict, allow_raise: bool, reuse: bool = False) -> Returned:
         __tracebackhide__ = True
         if function in self._timed_out:
             fail(TIMED_OUT_BEFORE.format(call=shown), hint=TIMEOUT_HINT, section=self.section,
                  cause=f"timeout of {function}")
         self._within_allowance()
-        started = time.monotonic()
-        try:
-            backend = self._ready_backend()
-        finally:
+        key = pack(message) if reuse else None
+        kept = self._answers.get(key) if key is not None else None
+        if kept is not None:  # a copy of what this call gave before, as a second run would give it
+            outcome, seconds = _copied(kept), self.budget.call_seconds
+        else:
+            started = time.monotonic()
+            try:
+                backend = self._ready_backend()
+            finally:
+                self.allowance.spend(time.monotonic() - started)
+            self._within_allowance()
+            seconds = min(self.budget.call_seconds, self.allowance.left())
+            started = time.monotonic()
+            outcome = backend.request(message, seconds)
             self.allowance.spend(time.monotonic() - started)
-        self._within_allowance()
-        seconds = min(self.budget.call_seconds, self.allowance.left())
-        started = time.monotonic()
-        outcome = backend.request(message, seconds)
-        self.allowance.spend(time.monotonic() - started)
-        if keep_as is not None and outcome.status in ("returned", "raised"):  # what a second run would give
-            self._answers[keep_as] = dataclasses.replace(outcome, value=copy(outcome.value), args=copy(outcome.args),
-                                                         trace=list(outcome.trace))
+            if key is not None and outcome.status in ("returned", "raised"):
+                self._answers[key] = _copied(outcome)
         if outcome.output:
             self.printed.append(outcome.output)
         if outcome.status == "timeout" and seconds < self.budget.call_seconds:
@@ -293,6 +283,12 @@ class Student:
         fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
              section=self.section,
              hint="Read the error and the line it points to in your file.")
+
+
+def _copied(outcome: Outcome) -> Outcome:
+    """An outcome whose value, arguments and trace no check holds: what one check does to its own
+    copy of a reused answer never reaches the next."""
+    return dataclasses.replace(outcome, value=copy(outcome.value), args=copy(outcome.args), trace=list(outcome.trace))
 
 
 def _error_text(error: StudentError) -> str:

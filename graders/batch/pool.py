@@ -191,9 +191,9 @@ def _grade_forever(sock: socket.socket, targets: list[str], options: list[str], 
     try:
         start_child(log)
         import pytest
+        import torch
 
         from graders.session import EXIT_ZYGOTE_GONE
-        import torch
 
         torch.set_num_threads(1)  # as many grading processes as cores: one thread each
         reader = sock.makefile("r", encoding="utf-8")

@@ -9,7 +9,7 @@ The grader imports from here only.
 from graders.sandbox.confinement import Confinement, plan, warm_paths
 from graders.sandbox.process import Budget, Outcome, Settings, StudentError, Worker, outcome_from_reply, reap_killed
 from graders.sandbox.tracing import TraceEvent
-from graders.sandbox.wire import Scalar, Unsupported, WireError, copy, origin, pack, unpack
+from graders.sandbox.wire import Scalar, Unsupported, WireError, copy, origin, pack, tensor_bytes, unpack
 from graders.sandbox.zygote import ZYGOTE
 
 
@@ -29,4 +29,4 @@ def zygote_gone() -> bool:
 
 __all__ = ["Budget", "Confinement", "Outcome", "Scalar", "Settings", "StudentError", "TraceEvent", "Unsupported",
            "WireError", "Worker", "copy", "origin", "outcome_from_reply", "pack", "plan", "prepare", "reap_killed",
-           "unpack", "zygote_gone"]
+           "tensor_bytes", "unpack", "zygote_gone"]

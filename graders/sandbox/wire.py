@@ -145,9 +145,7 @@ def _encode(value: Any, blobs: list[bytes], depth: int) -> Any:
 def _encode_tensor(tensor: torch.Tensor, blobs: list[bytes], depth: int) -> Any:
     if tensor.layout != torch.strided or str(tensor.dtype) not in _DTYPES or tensor.is_quantized:
         return {"unsupported": f"tensor ({tensor.dtype}, {tensor.layout})", "text": ""}
-    # A fresh dense copy: .contiguous() keeps odd strides such as a size-1 expanded dim.
-    flat = tensor.detach().to("cpu").reshape(-1).clone(memory_format=torch.contiguous_format)
-    blobs.append(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
+    blobs.append(tensor_bytes(tensor))
     grad = tensor.grad if tensor.is_leaf else None
     return {"tensor": {
         "dtype": str(tensor.dtype),
@@ -159,6 +157,13 @@ def _encode_tensor(tensor: torch.Tensor, blobs: list[bytes], depth: int) -> Any:
         "grad": _encode(grad, blobs, depth + 1) if type(grad) is torch.Tensor else None,
         "parameter": type(tensor) is torch.nn.Parameter,
     }}
+
+
+def tensor_bytes(tensor: torch.Tensor) -> bytes:
+    """A dense tensor's values as the wire carries them, in row-major order."""
+    # A fresh dense copy: .contiguous() keeps odd strides such as a size-1 expanded dim.
+    flat = tensor.detach().to("cpu").reshape(-1).clone(memory_format=torch.contiguous_format)
+    return flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
 
 
 def _type_name(value: Any) -> str:
