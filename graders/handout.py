@@ -9,6 +9,7 @@
 
 No reference code and no hidden check goes in (tests/test_handout.py scans for both); the
 instructor grades with the batch grader, where the hidden checks and the fresh twins run.
+The stubs are the committed ones, not the instructor's working copies (graders/stubs.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import course_config
 from graders.nbgrader.bundle import PACKAGE, rename_recording, write_bundle
 from graders.nbgrader.record import record_expected
 from graders.platforms import runner_id
+from graders.stubs import released_stubs
 
 CONFTEST = '''"""Loads this repository's checks (nbchecks/) for `pytest exercises/`: do not edit."""
 
@@ -134,6 +136,8 @@ def main(out_dir: Path, *, lesson: str = "lesson01", classroom: bool = False) ->
     if out.exists() and any(out.iterdir()):
         raise SystemExit(f"release: {out} is not empty; give a new folder (nothing in it is overwritten)")
     exercises = list(chosen.exercises)
+    # Before the slow recording, so that a stub that cannot be released is said at once.
+    stub_texts = released_stubs(chosen.folder, [e.slug for e in exercises])
     print(f"recording the public checks' expected values from the reference ({len(exercises)} exercises)...")
     expected = rename_recording(record_expected(chosen, exercises))
     out.mkdir(parents=True, exist_ok=True)
@@ -144,9 +148,8 @@ def main(out_dir: Path, *, lesson: str = "lesson01", classroom: bool = False) ->
             print(f"warning: {slug}: public check {check_id} repeats the reference's code, so it is left out")
     stubs = out / "exercises" / chosen.folder
     stubs.mkdir(parents=True)
-    for exercise in exercises:
-        shutil.copyfile(course_config.ROOT / "exercises" / chosen.folder / f"{exercise.slug}.py",
-                        stubs / f"{exercise.slug}.py")
+    for slug, text in stub_texts.items():
+        (stubs / f"{slug}.py").write_bytes(text.encode("utf-8"))
     (out / "conftest.py").write_text(CONFTEST)
     (out / "pyproject.toml").write_text(PYPROJECT.format(name=f"{chosen.folder}-exercises", number=chosen.number,
                                                           title=chosen.title))

@@ -2,7 +2,8 @@
 `python -m graders release`, scanned for anything that must not reach students, installed in a
 fresh virtual environment that has never seen this project, and run there: `pytest exercises/`
 gives the public feedback this repository gives, and GitHub Classroom's command gives the
-reporter its per-exercise runner results."""
+reporter its per-exercise runner results. The stubs handed out, by the release and by the
+nbgrader build's answer cells, are the committed ones, never an instructor's solved working copy."""
 
 from __future__ import annotations
 
@@ -11,15 +12,18 @@ import base64
 import json
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 
 import course_config
+from graders.nbgrader.answer_cell import answer_source
 from graders.platforms import runner_id
 
 ROOT = course_config.ROOT
@@ -152,3 +156,130 @@ def test_the_classroom_workflow_runs_a_command_that_reports_every_exercise(hando
         solved = slug == "views"
         assert payload["status"] == ("pass" if solved else "fail")
         assert sum(t["score"] for t in payload["tests"]) == pytest.approx(payload["max_score"] if solved else 0)
+
+
+# --- The handout holds stubs, always --------------------------------------------------------
+
+STUB_TODO = "        # TODO: write this method.\n        raise NotImplementedError"
+INSTRUCTOR = ["git", "-c", "user.name=Instructor", "-c", "user.email=instructor@example.invalid",
+              "-c", "commit.gpgsign=false"]
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An instructor's git checkout of the course: this project's files as they are now, in one
+    commit (a clone of the last commit would test the package as it was, not as it is)."""
+    folder = tmp_path_factory.mktemp("checkout") / "course"
+    shutil.copytree(ROOT, folder, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".*cache"))
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the course"]):
+        subprocess.run([*INSTRUCTOR, *command], cwd=folder, check=True, capture_output=True, timeout=120)
+    return folder
+
+
+def _in_course(course: Path) -> dict[str, str]:
+    """The environment of a command run in `course`, so that Python imports that folder's
+    `graders` and `course_config`, not the editable install of this project."""
+    env = {**os.environ, "PYTHONPATH": str(course)}
+    where = "import course_config, graders; print(course_config.ROOT); print(graders.__file__)"
+    seen = subprocess.run([sys.executable, "-c", where], cwd=course, env=env, capture_output=True, text=True,
+                          check=True, timeout=120)
+    root, package = seen.stdout.split()
+    assert Path(root) == course and Path(package).is_relative_to(course), seen.stdout
+    return env
+
+
+def _release(course: Path, out: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "graders", "release", str(out)], cwd=course, env=_in_course(course),
+                          capture_output=True, text=True, check=False, timeout=900)
+
+
+def _committed(course: Path, slug: str) -> bytes:
+    return subprocess.run(["git", "show", f"HEAD:exercises/lesson01/{slug}.py"], cwd=course, capture_output=True,
+                          check=True, timeout=60).stdout
+
+
+def _solve(course: Path) -> dict[str, str]:
+    """Try three exercises as an instructor would: a whole solution, one method of a class, and
+    a quiz whose answers sit in a module-level constant. Returns the solved files' texts."""
+    stubs = course / "exercises" / "lesson01"
+    shutil.copyfile(course / "reference" / "lesson01" / "views.py", stubs / "views.py")
+    micrograd = (stubs / "micrograd.py").read_text()
+    assert STUB_TODO in micrograd
+    (stubs / "micrograd.py").write_text(micrograd.replace(
+        STUB_TODO, "        self.data, self.grad = float(data), 0.0\n        self._prev, self._op = set(_children), _op", 1))
+    key = {form: _reference_answers(course, form) for form in ("A", "B")}
+    quiz = (stubs / "quick_check.py").read_text()
+    quiz = quiz.replace("\n\ndef answers(", f"\n\nANSWERS = {key!r}\n\n\ndef answers(", 1)
+    (stubs / "quick_check.py").write_text(quiz.replace("    raise NotImplementedError", "    return ANSWERS[form]", 1))
+    return {slug: (stubs / f"{slug}.py").read_text() for slug in ("views", "micrograd", "quick_check")}
+
+
+def _reference_answers(course: Path, form: str) -> dict[int, str]:
+    return runpy.run_path(str(course / "reference" / "lesson01" / "quick_check.py"))["answers"](form)
+
+
+def test_an_untouched_checkout_releases_exactly_the_committed_stubs(checkout: Path, tmp_path: Path) -> None:
+    run = _release(checkout, tmp_path / "out")
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    for exercise in LESSON.exercises:
+        released = tmp_path / "out" / "exercises" / "lesson01" / f"{exercise.slug}.py"
+        assert released.read_bytes() == _committed(checkout, exercise.slug), exercise.slug
+    assert "exercises/lesson01/" not in run.stdout + run.stderr  # nothing to say about any stub
+
+
+def test_a_checkout_with_solved_exercises_releases_the_committed_stubs_and_says_so(checkout: Path,
+                                                                                  tmp_path: Path) -> None:
+    course = tmp_path / "course"
+    shutil.copytree(checkout, course)
+    solved = _solve(course)
+    run = _release(course, tmp_path / "out")
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    for exercise in LESSON.exercises:
+        released = tmp_path / "out" / "exercises" / "lesson01" / f"{exercise.slug}.py"
+        assert released.read_bytes() == _committed(course, exercise.slug), exercise.slug
+    notes = {slug: [line for line in run.stdout.splitlines() if f"exercises/lesson01/{slug}.py" in line]
+             for slug in solved}
+    assert notes["views"] and "implements as_grid, flatten, shares_memory" in notes["views"][0], run.stdout
+    assert notes["micrograd"] and "implements Value.__init__;" in notes["micrograd"][0], run.stdout
+    assert notes["quick_check"] and "implements answers" in notes["quick_check"][0], run.stdout
+    assert all(len(lines) == 1 and "committed stub" in lines[0] for lines in notes.values()), notes
+    assert "ANSWERS = {" not in "".join(_texts(tmp_path / "out").values())
+    for slug, text in solved.items():  # the instructor's work is theirs: left as it was
+        assert (course / "exercises" / "lesson01" / f"{slug}.py").read_text() == text
+
+
+def test_a_copy_without_git_whose_stub_is_solved_is_refused_before_anything_is_written(checkout: Path,
+                                                                                      tmp_path: Path) -> None:
+    course = tmp_path / "unpacked"
+    shutil.copytree(checkout, course, ignore=shutil.ignore_patterns(".git"))
+    _solve(course)
+    run = _release(course, tmp_path / "out")
+    assert run.returncode != 0 and not (tmp_path / "out").exists(), run.stdout[-2000:]
+    assert "recording" not in run.stdout  # said at once, not after the slow recording
+    lines = run.stderr.splitlines()
+    for slug, implemented in (("views", "as_grid, flatten, shares_memory"), ("micrograd", "Value.__init__"),
+                              ("quick_check", "answers")):
+        line = next((l for l in lines if f"exercises/lesson01/{slug}.py implements {implemented}:" in l), "")
+        assert f"git checkout -- exercises/lesson01/{slug}.py" in line, run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_the_nbgrader_answer_cells_come_from_the_committed_stubs(checkout: Path, tmp_path: Path) -> None:
+    """The answer cell is the stub with the reference's bodies in solution regions, which nbgrader
+    removes; whatever else a solved working copy holds (a constant of answers) would stay."""
+    course = tmp_path / "course"
+    shutil.copytree(checkout, course)
+    _solve(course)
+    run = subprocess.run([sys.executable, "-m", "graders", "nbgrader", "build", str(tmp_path / "nbgrader"),
+                          "--exercise", "quick_check", "--exercise", "micrograd", "--no-prove"],
+                         cwd=course, env=_in_course(course), capture_output=True, text=True, check=False, timeout=900)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    notebook = nbformat.read(tmp_path / "nbgrader" / "source" / "lesson01" / "lesson01.ipynb", as_version=4)
+    cells = {cell.metadata["nbgrader"]["grade_id"]: cell.source for cell in notebook.cells}
+    for slug in ("quick_check", "micrograd"):
+        reference = (course / "reference" / "lesson01" / f"{slug}.py").read_text()
+        want = answer_source(slug, _committed(course, slug).decode(), reference).rstrip("\n")
+        assert cells[f"answer-{slug}"] == want, slug
+        assert any(f"exercises/lesson01/{slug}.py" in line and "committed stub" in line
+                   for line in run.stdout.splitlines()), run.stdout
+    assert "ANSWERS = {" not in "".join(cells.values())

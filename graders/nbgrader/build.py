@@ -16,6 +16,7 @@ import course_config
 from graders.nbgrader.bundle import PACKAGE, rename_recording, write_bundle
 from graders.nbgrader.config import write_config
 from graders.nbgrader.record import prove_bundle, record_expected
+from graders.stubs import released_stubs
 
 def main(course_dir: Path, *, assignment: str | None = None, lesson: str = "lesson01", course_id: str = "course",
          exercise_seconds: float = 180.0, exercises: list[str] | None = None,
@@ -26,6 +27,8 @@ def main(course_dir: Path, *, assignment: str | None = None, lesson: str = "less
         known = ", ".join(l.folder for l in course_config.LESSONS)
         raise SystemExit(f"--lesson {lesson}: course_config.py has no such lesson (it has: {known})")
     chosen = _exercises(chosen_lesson, exercises)
+    # The answer cells' stubs, read first: one that cannot be handed out stops the build before it writes.
+    stubs = released_stubs(chosen_lesson.folder, [e.slug for e in chosen])
     assignment = assignment or chosen_lesson.folder
     course_dir = Path(course_dir).resolve()
     source = course_dir / "source" / assignment
@@ -47,7 +50,8 @@ def main(course_dir: Path, *, assignment: str | None = None, lesson: str = "less
 
     from graders.nbgrader.notebook import lesson_notebook
 
-    notebook = lesson_notebook(chosen_lesson, chosen, notebook=notebook_name, exercise_seconds=exercise_seconds)
+    notebook = lesson_notebook(chosen_lesson, chosen, notebook=notebook_name, exercise_seconds=exercise_seconds,
+                               stubs=stubs)
     nbformat.write(notebook, source / notebook_name)
     config, written = write_config(course_dir, course_id=course_id, exercise_seconds=exercise_seconds)
     print(f"wrote {source / notebook_name} ({len(chosen)} exercises, {sum(e.points for e in chosen):g} points)")

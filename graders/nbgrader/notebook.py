@@ -7,7 +7,9 @@
       answer-<slug> (solution)       stub + reference bodies in solution regions
       test-<slug> (grade, locked)    runs the checks; worth the exercise's points
 
-Every piece comes from the exercise's own files and its course_config.py entry.
+Every piece comes from the exercise's own files and its course_config.py entry; the stub is
+the committed one (graders/stubs.py): nbgrader removes only the solution regions, so anything
+else an instructor's solved working copy holds would reach students.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import nbformat
 import course_config
 from graders.nbgrader.answer_cell import answer_source, module_docstring
 from graders.nbgrader.runtime import MAGIC, SETUP_CELL, TEST_CELL
+from graders.stubs import released_stubs
 
 SCHEMA_VERSION = 3
 INTRODUCTION = """\
@@ -53,8 +56,11 @@ Write the functions in the answer cell, run it, then run the test cell.
 
 
 def lesson_notebook(lesson: course_config.Lesson, exercises: list[course_config.Exercise], *, notebook: str,
-                    exercise_seconds: float) -> nbformat.NotebookNode:
-    """The source notebook for these exercises (reference solutions inside solution regions)."""
+                    exercise_seconds: float, stubs: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    """The source notebook for these exercises (reference solutions inside solution regions).
+    `stubs` are the stub texts by slug, as `released_stubs` gives them (read here when not given)."""
+    if stubs is None:
+        stubs = released_stubs(lesson.folder, [e.slug for e in exercises])
     cells = [
         _locked_markdown("introduction", INTRODUCTION.format(
             number=lesson.number, title=lesson.title, count=len(exercises),
@@ -64,7 +70,7 @@ def lesson_notebook(lesson: course_config.Lesson, exercises: list[course_config.
                                          points={e.slug: e.points for e in exercises}), locked=True),
     ]
     for index, exercise in enumerate(exercises, start=1):
-        stub = _read(course_config.ROOT / "exercises" / lesson.folder / f"{exercise.slug}.py")
+        stub = stubs[exercise.slug]
         reference = _read(course_config.ROOT / "reference" / lesson.folder / f"{exercise.slug}.py")
         cells += [
             _locked_markdown(f"task-{exercise.slug}", TASK.format(
@@ -105,7 +111,7 @@ _FOR_FILES = ("pytest", "exercises/", "check your work", "docstring says")
 
 def _read(path: Path) -> str:
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: every exercise in course_config.py needs its stub and reference")
+        raise FileNotFoundError(f"{path} is missing: every exercise in course_config.py needs its reference")
     return path.read_text(encoding="utf-8")
 
 
