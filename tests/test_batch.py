@@ -308,6 +308,80 @@ def test_notebooks_from_an_lms_zip_with_broken_hand_ins(tmp_path: Path) -> None:
     assert "no student id in the file name" in records["nameless"]["problems"][0]
 
 
+SECRET = "SECRET first line of a file only the grader's user may read 9c1e"
+
+
+def _outputs_text(out: Path) -> str:
+    """Everything the batch wrote (records, feedback, tables, report, platform files, logs), as text."""
+    return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in out.rglob("*") if p.is_file())
+
+
+def test_links_in_cloned_repos_earn_nothing_and_show_nothing_of_what_they_point_to(tmp_path: Path) -> None:
+    secret = tmp_path / "private" / "shadow"
+    secret.parent.mkdir()
+    secret.write_text(f"{SECRET}\nsecond line\n")
+    secret.chmod(0o600)
+    honest = ["views", "sin_exp_derivative"]
+    root = _write_folders(tmp_path / "class", {"ann": {slug: _reference(slug) for slug in honest},
+                                                "mallory": {"shape_bugs": _reference("shape_bugs")}})
+    mallory = root / "mallory" / "lesson01"
+    os.symlink(ROOT / "reference" / "lesson01" / "views.py", mallory / "views.py")  # the reference
+    os.symlink("../../ann/lesson01/sin_exp_derivative.py", mallory / "sin_exp_derivative.py")  # a classmate
+    os.symlink(secret, mallory / "quick_check.py")  # a file Mallory may not read: its first line a SyntaxError
+    (root / "eve").mkdir()
+    os.symlink("../ann/lesson01", root / "eve" / "lesson01")  # a whole folder
+    out = tmp_path / "out"
+    _grade(root, out, check=True)
+    records = {p.stem: json.loads(p.read_text()) for p in (out / "students").glob("*.json")}
+    assert set(records) == {"ann", "mallory", "eve"}
+    assert records["ann"]["score"] == pytest.approx(sum(LESSON.exercise(s).points for s in honest))
+    assert records["mallory"]["score"] == pytest.approx(LESSON.exercise("shape_bugs").points)  # its honest part
+    assert records["eve"]["score"] == 0
+    for linked in ("views", "sin_exp_derivative", "quick_check"):
+        assert any(p.startswith(f"{linked}: lesson01/{linked}.py is a symbolic link: it was not read")
+                   for p in records["mallory"]["problems"]), records["mallory"]["problems"]
+    assert records["eve"]["problems"][0].startswith("eve/lesson01 is a symbolic link: it was not read")
+    for written in ("grades.csv", "mistakes.csv", "report.html", "feedback/mallory.html", "gradescope/mallory",
+                    "classroom/mallory.json"):
+        assert (out / written).exists(), written
+    assert SECRET not in _outputs_text(out) and "second line" not in _outputs_text(out)
+
+
+def test_a_moodle_zip_takes_ids_from_participant_folders_and_refuses_what_escapes(tmp_path: Path) -> None:
+    notebook = lesson_notebook(LESSON, list(LESSON.exercises), notebook="lesson01.ipynb", exercise_seconds=180)
+    stubs = _answered(notebook, {slug: _stub(slug) for slug in SLUGS})
+    alice, mallory, bob = ("Alice Smith_12_assignsubmission_file_", "Mallory Evil_17_assignsubmission_file_",
+                           "Bob Jones_20_assignsubmission_file_")
+    link = zipfile.ZipInfo(f"{mallory}/lesson01.ipynb")
+    link.external_attr = (0o120777) << 16  # a link entry to the reference's solved notebook
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
+        bundle.writestr(f"{alice}/lesson01.ipynb", nbformat.writes(_answered(notebook, {})))
+        bundle.writestr(f"{mallory}/alice_lesson01.ipynb", nbformat.writes(stubs))  # named after Alice
+        bundle.writestr(link, str(ROOT / "reference"))
+        bundle.writestr(f"{mallory}/../../../escape.ipynb", nbformat.writes(_answered(notebook, {})))
+        bundle.writestr(f"{mallory}/bomb.ipynb", b" " * 2**26)
+        bundle.writestr(zipfile.ZipInfo(f"{bob}/lesson01.ipynb", (2024, 5, 1, 10, 0, 0)), nbformat.writes(stubs))
+        bundle.writestr(zipfile.ZipInfo(f"{bob}/lesson01 (2).ipynb", (2024, 5, 2, 9, 0, 0)),
+                        nbformat.writes(_answered(notebook, {})))
+    out = tmp_path / "out"
+    run = _grade(archive, out, check=True)
+    assert "(Moodle download)" in run.stdout, run.stdout
+    records = {r["student"]: r for r in (json.loads(p.read_text()) for p in (out / "students").glob("*.json"))}
+    assert set(records) == {"12", "17", "20"}  # Mallory is there, under her own id
+    assert records["12"]["score"] == pytest.approx(LESSON.points)
+    assert records["17"]["score"] == 0
+    assert records["20"]["score"] == pytest.approx(LESSON.points)  # the later of Bob's two, by Moodle's time
+    problems = records["17"]["problems"]
+    assert any(p.startswith(f"{mallory}/lesson01.ipynb is a symbolic link stored in the archive") for p in problems)
+    assert any(p.startswith(f"{mallory}/escape.ipynb has a name in the archive that reaches outside it") for p in problems)
+    assert any(p.startswith(f"{mallory}/bomb.ipynb is 64.0 MiB, over the 16.0 MiB") for p in problems)
+    assert records["20"]["problems"][0].startswith(f"2 hand-ins for this student: {bob}/lesson01.ipynb (modified "
+                                                   f"2024-05-01 10:00:00); {bob}/lesson01 (2).ipynb (modified "
+                                                   f"2024-05-02 09:00:00). Graded {bob}/lesson01 (2).ipynb")
+    assert not (tmp_path / "escape.ipynb").exists() and not list(tmp_path.parent.glob("escape.ipynb"))
+
+
 def _answered(notebook: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:
     """The source notebook (reference answers inside) with some answer cells replaced."""
     copy = nbformat.from_dict(json.loads(json.dumps(notebook)))

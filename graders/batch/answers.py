@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import ModuleType
 
 from graders.nbgrader.runtime import MAGIC as _MAGIC_NAME, strip_magic
@@ -40,18 +39,20 @@ def load_nbformat() -> ModuleType:
     return nbformat
 
 
-def notebook_answers(path: Path, slugs: list[str]) -> Answers:
-    """The answers to these exercises in the notebook at `path`."""
+def notebook_answers(text: str, name: str, slugs: list[str]) -> Answers:
+    """The answers to these exercises in a notebook's text (read by handed_in.py: never through a
+    link, size-capped; nbformat is never given a path to open itself). `name` is for messages."""
     nbformat = load_nbformat()
 
     found = Answers()
     try:
-        notebook = nbformat.read(path, as_version=4)
+        notebook = nbformat.reads(text, as_version=4)
     except Exception as error:  # noqa: BLE001 - any unreadable file is one student's problem
-        found.problems.append(f"{path.name} is not a notebook nbformat can read ({type(error).__name__}); "
+        found.problems.append(f"{name} is not a notebook nbformat can read ({type(error).__name__}); "
                               f"every exercise scores 0")
         return found
-    cells = [c for c in notebook.get("cells", []) if c.get("cell_type") == "code"]
+    listed = notebook.get("cells", [])  # a crafted notebook's cells may be anything
+    cells = [c for c in listed if isinstance(c, dict) and c.get("cell_type") == "code"] if isinstance(listed, list) else []
     for slug in slugs:
         by_id = [c for c in cells if _grade_id(c) == f"answer-{slug}"]
         by_line = [c for c in cells if _first_line(c) == [MAGIC, slug]]
@@ -70,7 +71,7 @@ def notebook_answers(path: Path, slugs: list[str]) -> Answers:
 
 def _source(cell: dict) -> str:
     source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
+    return "".join(map(str, source)) if isinstance(source, list) else str(source)
 
 
 def _grade_id(cell: dict) -> str:

@@ -1,25 +1,30 @@
 """Where a class's submissions come from, and each student's answers.
 
     COURSE/submitted/<student>/<assignment>/*.ipynb   an nbgrader course (after collect or zip_collect)
-    FOLDER/<student>/<lesson>/<slug>.py               folders laid out like exercises/
-    FOLDER/**/<student>_<anything>.ipynb              notebooks downloaded from an LMS (or a .zip of them)
+    an LMS download, as a folder or its .zip          Moodle, Canvas, Blackboard: ids from the LMS's names
+    FOLDER/<student>/<lesson>/<slug>.py               folders laid out like exercises/ (cloned Classroom repos)
+    FOLDER/**/<student>_<anything>.ipynb              other notebooks (or a .zip of them): ids by --student-pattern
 
-The layout is recognised in that order. Whatever a hand-in gets wrong (a renamed notebook,
-two notebooks of one student, a copied answer cell) is noted for that student, never a stop.
+The layout is recognised in that order (lms_layouts.py says how an LMS's is). Every file is read
+through handed_in.py: regular files only, never through a link, size-capped. Whatever a hand-in
+gets wrong (a link, a renamed notebook, two hand-ins of one student, a copied answer cell) is
+noted for that student, never a stop.
 """
 
 from __future__ import annotations
 
 import re
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from graders.batch import handed_in, lms_layouts
 from graders.batch.answers import load_nbformat, notebook_answers
+from graders.batch.handed_in import ANSWER_BYTES, NOTEBOOK_BYTES, Entry, Refused, problem
+from graders.batch.lms_layouts import HandIn, Layout, base_name, by_file_time
 
 DEFAULT_STUDENT_PATTERN = r"(?P<student>[^_/\\]+)_"
-MAX_ANSWER_BYTES = 2 * 2**20  # a bigger "answer" is not one; the batch must not load it
+MAX_ANSWER_BYTES = ANSWER_BYTES  # a bigger "answer" is not one; the batch must not load it
 
 
 class SourceError(ValueError):
@@ -44,19 +49,20 @@ def find_submissions(source: Path, *, lesson: str, slugs: list[str], assignment:
         raise SourceError(f"{source}: no such file or folder")
     pattern = _compiled(student_pattern)
     if source.is_file() and zipfile.is_zipfile(source):
-        return "zip of notebooks", _from_zip(source, slugs, pattern)
+        try:
+            with handed_in.zip_entries(source) as entries:
+                layout, found = _from_entries(entries, source, lesson, slugs, pattern)
+        except (Refused, zipfile.BadZipFile) as error:
+            raise SourceError(f"{source}: {error}") from None
+        return ("zip of notebooks" if layout == "notebooks" else layout), found
     if not source.is_dir():
-        raise SourceError(f"{source}: give a folder (an nbgrader course, student folders, notebooks) or a .zip")
+        raise SourceError(f"{source}: give a folder (an nbgrader course, an LMS download, student folders, "
+                          f"notebooks) or a .zip")
     if (source / "submitted").is_dir():
-        return "nbgrader course", _from_course(source, lesson, slugs, assignment or lesson)
-    if any(source.rglob("*.ipynb")):
-        return "notebooks", _from_notebooks(sorted(source.rglob("*.ipynb")), slugs, pattern, source)
-    folders = sorted(p for p in source.iterdir() if (p / lesson).is_dir())
-    if folders:
-        return "student folders", [_from_folder(p, lesson, slugs) for p in folders]
-    raise SourceError(f"{source}: found no submissions. Expected an nbgrader course (submitted/<student>/"
-                      f"{assignment or lesson}/), folders <student>/{lesson}/<exercise>.py, or notebooks "
-                      f"named like <student>_<anything>.ipynb")
+        submitted = source / "submitted"
+        return "nbgrader course", _from_course(handed_in.walk(submitted), submitted, lesson, slugs,
+                                               assignment or lesson)
+    return _from_entries(handed_in.walk(source), source, lesson, slugs, pattern)
 
 
 def course_exercises(course: Path, assignment: str, lesson: str, slugs: list[str]) -> list[str]:
@@ -84,90 +90,160 @@ def _compiled(student_pattern: str) -> re.Pattern:
     return pattern
 
 
-def _from_course(course: Path, lesson: str, slugs: list[str], assignment: str) -> list[Submission]:
-    found = []
-    for folder in sorted(p for p in (course / "submitted").iterdir() if p.is_dir()):
-        where = folder / assignment
-        notebooks = sorted(where.glob("*.ipynb")) if where.is_dir() else []
-        if not notebooks:
-            found.append(Submission(folder.name, str(where), problems=[f"no notebook in submitted/{folder.name}/"
-                                                                        f"{assignment}/; every exercise scores 0"]))
-            continue
-        exact = [n for n in notebooks if n.name == f"{lesson}.ipynb"]
-        chosen = exact[0] if exact else notebooks[0]
-        submission = _from_notebook(folder.name, chosen, slugs)
-        if not exact:
-            submission.problems.insert(0, f"the notebook is named {chosen.name!r}, not {lesson}.ipynb (renamed?); "
-                                          f"graded it anyway")
-        elif len(notebooks) > 1:
-            submission.problems.insert(0, f"{len(notebooks)} notebooks handed in; graded {chosen.name}")
+def _from_entries(entries: list[Entry], root: Path, lesson: str, slugs: list[str],
+                  pattern: re.Pattern) -> tuple[str, list[Submission]]:
+    layout = lms_layouts.recognise(entries)
+    if layout is not None:
+        return layout.name, [_from_hand_ins(student, hand_ins, layout, root, lesson, slugs)
+                             for student, hand_ins in sorted(layout.students.items())]
+    folders = _from_folders(entries, root, lesson, slugs)
+    if folders:
+        return "student folders", folders
+    layout = lms_layouts.by_pattern(entries, pattern)
+    found = [_from_hand_ins(student, hand_ins, layout, root, lesson, slugs)
+             for student, hand_ins in sorted(layout.students.items())]
+    taken = {s.student for s in found}
+    for entry in layout.unnamed:
+        student = entry.path.stem if entry.path.stem not in taken else f"{entry.path.stem} ({entry.path})"
+        taken.add(student)
+        submission = _from_hand_ins(student, [by_file_time(entry, entry.path.name)], layout, root, lesson, slugs)
+        submission.problems.insert(0, f"no student id in the file name {entry.path.name!r} (see --student-pattern); "
+                                      f"graded as {student!r}")
         found.append(submission)
-    return found
+    if found:
+        return "notebooks", found
+    raise SourceError(f"{root}: found no submissions. Expected an nbgrader course (submitted/<student>/<assignment>/), "
+                      f"an LMS download (Moodle, Canvas, Blackboard), folders <student>/{lesson}/<exercise>.py, or "
+                      f"notebooks named like <student>_<anything>.ipynb")
 
 
-def _from_notebooks(paths: list[Path], slugs: list[str], pattern: re.Pattern, root: Path) -> list[Submission]:
-    by_student: dict[str, list[Path]] = {}
-    unnamed = []
-    for path in paths:
-        if any(part.startswith(".") or part == "__MACOSX" for part in path.relative_to(root).parts):
-            continue  # checkpoints and archive clutter
-        match = pattern.search(path.name)
-        if match and match.group("student"):
-            by_student.setdefault(match.group("student"), []).append(path)
-        else:
-            unnamed.append(path)
-    found = []
-    for student, notebooks in sorted(by_student.items()):
-        chosen = notebooks[-1]
-        submission = _from_notebook(student, chosen, slugs)
-        if len(notebooks) > 1:
-            submission.problems.insert(0, f"{len(notebooks)} notebooks for this student "
-                                          f"({', '.join(n.name for n in notebooks)}); graded {chosen.name}")
-        found.append(submission)
-    for path in unnamed:
-        submission = _from_notebook(path.stem, path, slugs)
-        submission.problems.insert(0, f"no student id in the file name {path.name!r} (see --student-pattern); "
-                                      f"graded as {path.stem!r}")
-        found.append(submission)
-    return found
-
-
-def _from_zip(archive: Path, slugs: list[str], pattern: re.Pattern) -> list[Submission]:
-    with tempfile.TemporaryDirectory(prefix="graders-zip-") as scratch:
-        root = Path(scratch)
-        with zipfile.ZipFile(archive) as bundle:
-            for member in bundle.infolist():
-                name = Path(member.filename)
-                if member.is_dir() or name.suffix != ".ipynb" or name.is_absolute() or ".." in name.parts:
-                    continue
-                if member.file_size > MAX_ANSWER_BYTES * 8:
-                    continue  # not a notebook anyone wrote; the student shows up as having none
-                target = root / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(bundle.read(member))
-        return _from_notebooks(sorted(root.rglob("*.ipynb")), slugs, pattern, root)
-
-
-def _from_notebook(student: str, path: Path, slugs: list[str]) -> Submission:
-    submission = Submission(student, str(path))
-    if path.stat().st_size > MAX_ANSWER_BYTES * 8:
-        submission.problems.append(f"{path.name} is {path.stat().st_size / 2**20:.0f} MiB, too large to be a "
-                                   f"notebook of answers; every exercise scores 0")
+def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: Path, lesson: str,
+                   slugs: list[str]) -> Submission:
+    """One student's answers from the files a layout gave them: a notebook, else `<slug>.py` files."""
+    submission = Submission(student, str(root))
+    notebooks = [h for h in hand_ins if h.entry.path.suffix == ".ipynb"]
+    scripts = [h for h in hand_ins if h.entry.path.suffix == ".py"]
+    for link in (h for h in hand_ins if not h.entry.path.suffix):  # where a folder of answers could be
+        submission.problems.append(problem(link.entry.path, link.entry.refused))
+    if scripts and not notebooks:
+        for slug in slugs:
+            named = [h for h in scripts if base_name(h) == f"{slug}.py"]
+            chosen, problems = lms_layouts.choose(named, ANSWER_BYTES, layout.rule, f"{slug}.py")
+            submission.problems += [f"{slug}: {p}" for p in problems]
+            if chosen is not None:
+                _read_into(submission, slug, chosen.entry)
+            elif not named:
+                submission.problems.append(f"{slug}: no file {slug}.py handed in; it scores 0")
         return submission
-    answers = notebook_answers(path, slugs)
-    submission.sources, submission.problems = answers.sources, answers.problems
+    chosen, problems = lms_layouts.choose(notebooks, NOTEBOOK_BYTES, layout.rule, f"{lesson}.ipynb")
+    submission.problems += problems
+    if scripts:
+        submission.problems.append("a notebook and .py files were handed in; the notebook was graded")
+    if chosen is None:
+        submission.problems.append(f"no notebook{' that could be read' if notebooks else ''} handed in; "
+                                   f"every exercise scores 0")
+    else:
+        _read_notebook(submission, chosen.entry, root, slugs)
     return submission
 
 
-def _from_folder(folder: Path, lesson: str, slugs: list[str]) -> Submission:
-    submission = Submission(folder.name, str(folder))
+def _from_folders(entries: list[Entry], root: Path, lesson: str, slugs: list[str]) -> list[Submission]:
+    """Folders <student>/<lesson>/<slug>.py; a link where such a folder would be is that student's problem."""
+    by_student: dict[str, dict[PurePosixPath, Entry]] = {}
+    for entry in entries:
+        if len(entry.path.parts) >= 2 and entry.path.parts[1] == lesson:
+            by_student.setdefault(entry.path.parts[0], {})[entry.path] = entry
+    if not by_student:
+        return []
+    for entry in entries:
+        if len(entry.path.parts) == 1 and entry.refused:
+            by_student.setdefault(entry.path.name, {})[entry.path] = entry
+    return [_from_folder(student, files, root, lesson, slugs) for student, files in sorted(by_student.items())]
+
+
+def _from_folder(student: str, files: dict[PurePosixPath, Entry], root: Path, lesson: str,
+                 slugs: list[str]) -> Submission:
+    submission = Submission(student, str(root / student))
+    for where in (PurePosixPath(student), PurePosixPath(student, lesson)):
+        if where in files and files[where].refused:
+            submission.problems.append(f"{problem(where, files[where].refused)}; every exercise scores 0")
+            return submission
     for slug in slugs:
-        path = folder / lesson / f"{slug}.py"
-        if not path.is_file():
+        entry = files.get(PurePosixPath(student, lesson, f"{slug}.py"))
+        if entry is None:
             submission.problems.append(f"{slug}: no file {lesson}/{slug}.py; it scores 0")
-        elif path.stat().st_size > MAX_ANSWER_BYTES:
-            submission.problems.append(f"{slug}: {lesson}/{slug}.py is {path.stat().st_size / 2**20:.1f} MiB, "
-                                       f"too large to be an answer; it scores 0")
         else:
-            submission.sources[slug] = path.read_text(encoding="utf-8", errors="replace")
+            _read_into(submission, slug, entry, shown=PurePosixPath(lesson, f"{slug}.py"))
     return submission
+
+
+def _from_course(entries: list[Entry], submitted: Path, lesson: str, slugs: list[str],
+                 assignment: str) -> list[Submission]:
+    """submitted/<student>/<assignment>/*.ipynb; the notebook autograde grades is the one named <lesson>.ipynb."""
+    by_student: dict[str, list[Entry]] = {}
+    for entry in entries:
+        by_student.setdefault(entry.path.parts[0], []).append(entry)
+    found = []
+    for student, own in sorted(by_student.items()):
+        top = next((e for e in own if e.path == PurePosixPath(student)), None)
+        if top is not None and not (top.folder or top.refused):
+            continue  # a stray file in submitted/, no student's folder
+        where = PurePosixPath(student, assignment)
+        submission = Submission(student, str(submitted / where))
+        blocked = [e for e in own if e.refused and e.path in (PurePosixPath(student), where)]
+        notebooks = [by_file_time(e, e.path.name) for e in own if e.path.parent == where and e.path.suffix == ".ipynb"]
+        if blocked:
+            submission.problems.append(f"{problem(PurePosixPath('submitted', blocked[0].path), blocked[0].refused)}; "
+                                       f"every exercise scores 0")
+        elif not notebooks:
+            submission.problems.append(f"no notebook in submitted/{student}/{assignment}/; every exercise scores 0")
+        else:
+            _from_course_notebooks(submission, notebooks, submitted, lesson, slugs)
+        found.append(submission)
+    return found
+
+
+def _from_course_notebooks(submission: Submission, notebooks: list[HandIn], submitted: Path, lesson: str,
+                           slugs: list[str]) -> None:
+    exact = [h for h in notebooks if h.entry.path.name == f"{lesson}.ipynb"]
+    if exact:  # the name autograde grades wins over any clock
+        chosen, problems = lms_layouts.choose(exact, NOTEBOOK_BYTES, "name", f"{lesson}.ipynb")
+        problems += [problem(h.entry.path, h.entry.unreadable(NOTEBOOK_BYTES)) for h in notebooks
+                     if h not in exact and h.entry.unreadable(NOTEBOOK_BYTES)]
+        others = [str(h.entry.path.name) for h in notebooks if h not in exact]
+        if others and chosen is not None:
+            problems.append(f"{len(notebooks)} notebooks handed in ({', '.join(sorted(others))} besides "
+                            f"{lesson}.ipynb); graded {lesson}.ipynb, the name nbgrader autograde grades")
+    else:
+        chosen, problems = lms_layouts.choose(notebooks, NOTEBOOK_BYTES, "file modification time", f"{lesson}.ipynb")
+        if chosen is not None:
+            problems.insert(0, f"the notebook is named {chosen.entry.path.name!r}, not {lesson}.ipynb (renamed?); "
+                               f"graded it anyway")
+    submission.problems += problems
+    if chosen is None:
+        submission.problems.append("no notebook that could be read; every exercise scores 0")
+    else:
+        _read_notebook(submission, chosen.entry, submitted, slugs)
+
+
+def _read_notebook(submission: Submission, entry: Entry, root: Path, slugs: list[str]) -> None:
+    submission.origin = f"{root}/{entry.path}"
+    try:
+        data = entry.read(NOTEBOOK_BYTES)
+    except Refused as refused:  # changed since it was listed, or a zip entry that unpacks too big
+        submission.problems.append(f"{refused}; every exercise scores 0")
+        return
+    answers = notebook_answers(handed_in.text(data), entry.path.name, slugs)
+    submission.sources = answers.sources
+    submission.problems += answers.problems
+
+
+def _read_into(submission: Submission, slug: str, entry: Entry, shown: PurePosixPath | None = None) -> None:
+    why = entry.unreadable(ANSWER_BYTES)
+    if why:
+        submission.problems.append(f"{slug}: {problem(shown or entry.path, why)}; it scores 0")
+        return
+    try:
+        submission.sources[slug] = handed_in.text(entry.read(ANSWER_BYTES))
+    except Refused as refused:
+        submission.problems.append(f"{slug}: {refused}; it scores 0")

@@ -1,0 +1,229 @@
+"""Identity is not the student's to choose: sources.find_submissions on the downloads Moodle, Canvas
+and Blackboard make (graders/batch/lms_layouts.py), with students who name their files after a
+classmate, hand in twice, or hand in links; and the layouts a student cannot switch."""
+
+from __future__ import annotations
+
+import os
+import time
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import course_config
+from graders.batch.sources import Submission, find_submissions
+
+ROOT = course_config.ROOT
+SLUGS = ["views", "sin_exp_derivative"]
+REFERENCE = {slug: (ROOT / "reference" / "lesson01" / f"{slug}.py").read_text() for slug in SLUGS}
+MAY_1, MAY_2 = time.mktime((2024, 5, 1, 10, 0, 0, 0, 0, -1)), time.mktime((2024, 5, 2, 9, 0, 0, 0, 0, -1))
+
+
+def _notebook(answers: dict[str, str]) -> str:
+    """A lesson notebook whose answer cells hold these sources (the others are left out)."""
+    notebook = nbformat.v4.new_notebook()
+    for slug, source in answers.items():
+        metadata = {"nbgrader": {"grade": False, "solution": True, "locked": False, "grade_id": f"answer-{slug}",
+                                 "schema_version": 3}}
+        notebook.cells.append(nbformat.v4.new_code_cell(f"%%answer {slug}\n{source}", metadata=metadata))
+    return nbformat.writes(notebook)
+
+
+SOLVED, EMPTY = _notebook(REFERENCE), _notebook({})
+GRADED = {slug: "\n" + source for slug, source in REFERENCE.items()}  # the %%answer line left empty
+ALICE_ONLY = _notebook({"views": "# alice's own, older\n"})
+
+
+def _write(root: Path, files: dict[str, str], times: dict[str, float] | None = None) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+        if times and name in times:
+            os.utime(root / name, (times[name], times[name]))
+    return root
+
+
+def _find(source: Path, **options: str) -> tuple[str, dict[str, Submission]]:
+    layout, found = find_submissions(source, lesson="lesson01", slugs=SLUGS, **options)
+    assert len({s.student for s in found}) == len(found), "one submission per student"
+    return layout, {s.student: s for s in found}
+
+
+MOODLE = {
+    "Alice Smith_12_assignsubmission_file_/lesson01.ipynb": SOLVED,
+    # Mallory names an empty notebook after Alice: it is still Mallory's (participant 17).
+    "Mallory Evil_17_assignsubmission_file_/alice_lesson01.ipynb": EMPTY,
+    "Bob Jones_20_assignsubmission_onlinetext_/onlinetext.html": "<p>I wrote it in the text box</p>",
+}
+
+
+def test_moodle_ids_come_from_the_participant_folder_not_the_file_name(tmp_path: Path) -> None:
+    layout, found = _find(_write(tmp_path / "download", MOODLE))
+    assert layout == "Moodle download"
+    assert set(found) == {"12", "17", "20"}
+    assert found["12"].sources == GRADED and not found["12"].problems
+    assert found["17"].sources == {} and found["17"].origin.endswith("Mallory Evil_17_assignsubmission_file_/"
+                                                                      "alice_lesson01.ipynb")
+    assert found["20"].problems == ["no notebook handed in; every exercise scores 0"]
+
+
+def test_a_moodle_zip_is_read_the_same_without_unpacking(tmp_path: Path) -> None:
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        for name, text in MOODLE.items():
+            bundle.writestr(name, text)
+    layout, found = _find(archive)
+    assert layout == "Moodle download" and set(found) == {"12", "17", "20"}
+    assert found["12"].sources == GRADED and found["17"].sources == {}
+
+
+def test_an_older_moodle_download_of_flat_files_is_recognised_too(tmp_path: Path) -> None:
+    layout, found = _find(_write(tmp_path, {"Alice Smith_12_assignsubmission_file_lesson01.ipynb": SOLVED,
+                                            "Mallory Evil_17_assignsubmission_file_alice_lesson01.ipynb": EMPTY}))
+    assert layout == "Moodle download" and set(found) == {"12", "17"}
+    assert found["12"].sources == GRADED
+
+
+def test_two_moodle_hand_ins_are_both_named_and_the_latest_by_moodles_time_is_graded(tmp_path: Path) -> None:
+    folder = "Alice Smith_12_assignsubmission_file_"
+    source = _write(tmp_path, {f"{folder}/lesson01.ipynb": SOLVED, f"{folder}/lesson01 (1).ipynb": ALICE_ONLY},
+                    times={f"{folder}/lesson01.ipynb": MAY_2, f"{folder}/lesson01 (1).ipynb": MAY_1})
+    _, found = _find(source)
+    assert found["12"].sources == GRADED  # the later one, though it sorts first by name
+    told = found["12"].problems[0]
+    assert told.startswith(f"2 hand-ins for this student: {folder}/lesson01 (1).ipynb (modified 2024-05-01 10:00:00); "
+                           f"{folder}/lesson01.ipynb (modified 2024-05-02 09:00:00). Graded {folder}/lesson01.ipynb, "
+                           f"the latest by the time Moodle's zip gives each file"), told
+
+
+def test_moodle_answers_as_py_files_are_taken_by_their_exercise_name(tmp_path: Path) -> None:
+    _, found = _find(_write(tmp_path, {"Alice Smith_12_assignsubmission_file_/views.py": REFERENCE["views"],
+                                       "Alice Smith_12_assignsubmission_file_/lesson01/sin_exp_derivative.py": "x\n"}))
+    assert found["12"].sources == {"views": REFERENCE["views"], "sin_exp_derivative": "x\n"}
+
+
+def test_a_linked_notebook_in_a_moodle_folder_is_refused_and_told_to_that_participant(tmp_path: Path) -> None:
+    source = _write(tmp_path, {"Alice Smith_12_assignsubmission_file_/lesson01.ipynb": SOLVED})
+    (tmp_path / "Mallory Evil_17_assignsubmission_file_").mkdir()
+    os.symlink("../Alice Smith_12_assignsubmission_file_/lesson01.ipynb",
+               tmp_path / "Mallory Evil_17_assignsubmission_file_" / "lesson01.ipynb")
+    _, found = _find(source)
+    assert found["17"].sources == {}
+    assert found["17"].problems[0].startswith("Mallory Evil_17_assignsubmission_file_/lesson01.ipynb is a symbolic "
+                                              "link: it was not read")
+    assert found["12"].sources == GRADED and not found["12"].problems
+
+
+CANVAS = {
+    "smithalice_101_5001_lesson01.ipynb": ALICE_ONLY,
+    "smithalice_101_5003_lesson01-1.ipynb": SOLVED,  # uploaded after 5001
+    "evilmallory_LATE_102_5002_alice_lesson01.ipynb": EMPTY,
+    "anon_x7Qz2_5004_lesson01.ipynb": SOLVED,
+    "smithalice_101_text.html": "<p>online text</p>",
+}
+
+
+def test_canvas_ids_are_the_user_ids_and_the_latest_file_id_is_graded(tmp_path: Path) -> None:
+    layout, found = _find(_write(tmp_path, CANVAS))
+    assert layout == "Canvas download"
+    assert set(found) == {"101", "102", "anon_x7Qz2"}
+    assert found["101"].sources == GRADED
+    assert ("2 hand-ins for this student: smithalice_101_5001_lesson01.ipynb (Canvas file 5001); "
+            "smithalice_101_5003_lesson01-1.ipynb (Canvas file 5003). Graded smithalice_101_5003_lesson01-1.ipynb, "
+            "the latest by Canvas's file id") in found["101"].problems[0]
+    assert found["102"].sources == {}
+    assert found["anon_x7Qz2"].sources == GRADED
+
+
+BLACKBOARD = {
+    "Lesson 1_alice_attempt_2024-05-01-10-00-00_lesson01.ipynb": ALICE_ONLY,
+    "Lesson 1_alice_attempt_2024-05-01-10-00-00.txt": "Name: Alice Smith (alice)\n",
+    "Lesson 1_alice_attempt_2024-05-02-09-00-00_lesson01.ipynb": SOLVED,
+    "Lesson 1_alice_attempt_2024-05-02-09-00-00.txt": "Name: Alice Smith (alice)\n",
+    "Lesson 1_mallory_attempt_2024-05-02-11-00-00_alice_attempt_2030-01-01-00-00-00_lesson01.ipynb": EMPTY,
+    "Lesson 1_bob_attempt_2024-05-01-12-00-00.txt": "Name: Bob Jones (bob)\nComments:\nforgot the file\n",
+}
+
+
+def test_blackboard_ids_are_usernames_and_the_latest_attempt_is_graded(tmp_path: Path) -> None:
+    layout, found = _find(_write(tmp_path, BLACKBOARD))
+    assert layout == "Blackboard download"
+    assert set(found) == {"alice", "mallory", "bob"}
+    assert found["alice"].sources == GRADED
+    assert "(attempt of 2024-05-01 10:00:00)" in found["alice"].problems[0]
+    assert "the latest by the attempt time in Blackboard's file names" in found["alice"].problems[0]
+    assert found["mallory"].sources == {}  # a file name imitating another attempt is still Mallory's
+    assert found["bob"].problems == ["no notebook handed in; every exercise scores 0"]
+
+
+def test_two_files_of_one_attempt_tie_and_the_tie_is_said(tmp_path: Path) -> None:
+    _, found = _find(_write(tmp_path, {"L_alice_attempt_2024-05-01-10-00-00_copy.ipynb": ALICE_ONLY,
+                                       "L_alice_attempt_2024-05-01-10-00-00_lesson01.ipynb": SOLVED}))
+    assert found["alice"].sources == GRADED
+    assert ("2 of them tie as the latest by the attempt time in Blackboard's file names, and it is named "
+            "lesson01.ipynb: check it is the one meant") in found["alice"].problems[0]
+
+
+def test_without_an_lms_layout_the_student_pattern_applies_and_a_duplicate_is_decided_by_file_time(
+        tmp_path: Path) -> None:
+    source = _write(tmp_path, {"alice_first.ipynb": SOLVED, "alice_second.ipynb": ALICE_ONLY, "bob_lesson01.ipynb": EMPTY},
+                    times={"alice_first.ipynb": MAY_2, "alice_second.ipynb": MAY_1})
+    layout, found = _find(source)
+    assert layout == "notebooks" and set(found) == {"alice", "bob"}
+    assert found["alice"].sources == GRADED
+    assert "the latest by file modification time (these file names carry no LMS time)" in found["alice"].problems[0]
+    layout, found = _find(source, student_pattern=r"_(?P<student>[a-z0-9]+)\.ipynb$")
+    assert set(found) == {"first", "second", "lesson01"}
+
+
+def test_a_students_own_file_cannot_switch_the_class_to_another_layout(tmp_path: Path) -> None:
+    for student in ("ann", "zed"):
+        _write(tmp_path, {f"{student}/lesson01/views.py": REFERENCE["views"]})
+    _write(tmp_path, {"zed/ann_lesson01.ipynb": EMPTY,  # zed commits a notebook named after ann
+                      "zed/Ann A_1_assignsubmission_file_/lesson01.ipynb": EMPTY})
+    layout, found = _find(tmp_path)
+    assert layout == "student folders" and set(found) == {"ann", "zed"}
+    assert found["ann"].sources == {"views": REFERENCE["views"]}
+    # In a Moodle download, a participant's file named like another download's is still theirs.
+    moodle = _write(tmp_path / "moodle", {**MOODLE, "Mallory Evil_17_assignsubmission_file_/"
+                                                     "smithalice_101_5009_lesson01.ipynb": EMPTY})
+    layout, found = _find(moodle)
+    assert layout == "Moodle download" and set(found) == {"12", "17", "20"}
+
+
+def test_links_in_student_folders_and_an_nbgrader_course_are_that_students_problem(tmp_path: Path) -> None:
+    _write(tmp_path / "class", {"ann/lesson01/views.py": REFERENCE["views"]})
+    (tmp_path / "class" / "eve").mkdir()
+    os.symlink("../ann/lesson01", tmp_path / "class" / "eve" / "lesson01")
+    (tmp_path / "class" / "mallory" / "lesson01").mkdir(parents=True)
+    os.symlink(ROOT / "reference" / "lesson01" / "views.py", tmp_path / "class" / "mallory" / "lesson01" / "views.py")
+    _, found = _find(tmp_path / "class")
+    assert found["eve"].sources == {} and found["mallory"].sources == {}
+    assert found["eve"].problems[0].startswith("eve/lesson01 is a symbolic link: it was not read")
+    assert found["mallory"].problems[0].startswith("views: lesson01/views.py is a symbolic link: it was not read")
+
+    course = tmp_path / "course" / "submitted"
+    _write(course, {"alice/lesson01/lesson01.ipynb": SOLVED})
+    (course / "mallory" / "lesson01").mkdir(parents=True)
+    os.symlink("../../alice/lesson01/lesson01.ipynb", course / "mallory" / "lesson01" / "lesson01.ipynb")
+    (course / "eve").mkdir()
+    os.symlink("../alice/lesson01", course / "eve" / "lesson01")
+    layout, found = _find(tmp_path / "course")
+    assert layout == "nbgrader course"
+    assert found["alice"].sources == GRADED
+    assert found["mallory"].sources == {} and found["eve"].sources == {}
+    assert "mallory/lesson01/lesson01.ipynb is a symbolic link" in found["mallory"].problems[0]
+    assert found["eve"].problems[0].startswith("submitted/eve/lesson01 is a symbolic link")
+
+
+def test_a_bad_archive_is_a_clear_error(tmp_path: Path) -> None:
+    from graders.batch.sources import SourceError
+
+    archive = tmp_path / "class.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("a_x.ipynb", "{}")
+    archive.write_bytes(archive.read_bytes()[:-30] + b"PK\x05\x06" + b"\0" * 6 + b"\xff\xfe" + b"\0" * 18)
+    with pytest.raises(SourceError):
+        find_submissions(archive, lesson="lesson01", slugs=SLUGS)
