@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import course_config
+from graders.batch import handed_in
+from graders.batch.lms_layouts import by_file_time, choose
 
 COURSE_FILES = ("course_config.py", "pyproject.toml", "README.md")
 COURSE_FOLDERS = ("graders", "reference", "exercises")
@@ -109,22 +110,42 @@ def run(root: Path, *, allow_unconfined: bool = False) -> int:
 
 
 def _stage(submission: Path, folder: Path) -> tuple[Path, list[str]]:
-    """The submission as a class of one: a notebook as it is, .py files as student/lesson01/<slug>.py."""
+    """The submission as a class of one: a notebook as it is, .py files as student/lesson01/<slug>.py.
+    The student made everything in submission/ (Gradescope unpacks their zip there, links included):
+    it is read through handed_in.py, so a link to the reference or to any file this user can read
+    is refused and said, never copied; what is staged is the bytes read, in files we write."""
     lesson = course_config.LESSONS[0]
-    student = folder / "student"
-    notebooks = sorted(p for p in submission.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    entries = handed_in.walk(submission) if submission.is_dir() else []
+    rule = "file modification time (a Gradescope submission carries no other)"
+    notebooks = [by_file_time(e, str(e.path)) for e in entries if e.path.suffix == ".ipynb"]
     if notebooks:
+        chosen, problems = choose(notebooks, handed_in.NOTEBOOK_BYTES, rule, f"{lesson.folder}.ipynb")
         folder.mkdir(parents=True)
-        shutil.copyfile(notebooks[0], folder / "student_submission.ipynb")
-        note = [f"{len(notebooks)} notebooks submitted; graded {notebooks[0].name}"] if len(notebooks) > 1 else []
-        return folder, note
-    (student / lesson.folder).mkdir(parents=True)
+        if chosen is None:  # nothing readable: the batch grades an empty notebook, and the problems say why
+            problems.append("no notebook that could be read; every exercise scores 0")
+            data = b"{}"
+        else:
+            data = _read(chosen.entry, handed_in.NOTEBOOK_BYTES, problems)
+        (folder / "student_submission.ipynb").write_bytes(data)
+        return folder, problems
+    (student := folder / "student" / lesson.folder).mkdir(parents=True)
+    problems = [handed_in.problem(e.path, e.refused) for e in entries if e.refused and not e.path.suffix]
     for exercise in lesson.exercises:
-        found = [p for p in (submission / f"{exercise.slug}.py", submission / lesson.folder / f"{exercise.slug}.py")
-                 if p.is_file()]
-        if found:
-            shutil.copyfile(found[0], student / lesson.folder / found[0].name)
-    return folder, []
+        places = (PurePosixPath(f"{exercise.slug}.py"), PurePosixPath(lesson.folder, f"{exercise.slug}.py"))
+        found = [by_file_time(e, str(e.path)) for e in entries if e.path in places]
+        chosen, told = choose(found, handed_in.ANSWER_BYTES, rule, f"{exercise.slug}.py")
+        problems += told
+        if chosen is not None:
+            (student / f"{exercise.slug}.py").write_bytes(_read(chosen.entry, handed_in.ANSWER_BYTES, problems))
+    return folder, problems
+
+
+def _read(entry: handed_in.Entry, limit: int, problems: list[str]) -> bytes:
+    try:
+        return entry.read(limit)
+    except handed_in.Refused as refused:  # changed since it was listed
+        problems.append(str(refused))
+        return b""
 
 
 def _cache(root: Path) -> Path:

@@ -41,15 +41,19 @@ def autograder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return scratch / "autograder"
 
 
-def _run(autograder: Path, files: dict[str, str]) -> dict:
+def _run(autograder: Path, files: dict[str, str], links: dict[str, Path] | None = None) -> dict:
+    """Grade a submission of these files (and these symbolic links, as a student's zip can hold)."""
     submission = autograder / "submission"
     if submission.exists():
         for path in sorted(submission.rglob("*"), reverse=True):
-            path.unlink() if path.is_file() else path.rmdir()
+            path.unlink() if path.is_symlink() or path.is_file() else path.rmdir()
     submission.mkdir(exist_ok=True)
     for name, text in files.items():
         (submission / name).parent.mkdir(parents=True, exist_ok=True)
         (submission / name).write_text(text)
+    for name, target in (links or {}).items():
+        (submission / name).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, submission / name)
     env = {**os.environ, "AUTOGRADER_ROOT": str(autograder), "GRADERS_PYTHON": sys.executable}
     run = subprocess.run(["bash", str(autograder / "source" / "run_autograder")], env=env, capture_output=True,
                          text=True, timeout=900)
@@ -93,3 +97,29 @@ def test_reading_the_reference_on_gradescope_earns_nothing(autograder: Path) -> 
     cheat = f"exec(open({str(reference)!r}).read())\n"
     results = _run(autograder, {"sin_exp_derivative.py": cheat})
     assert results["score"] == 0
+
+
+SECRET = "SECRET first line of a file only the grader's user may read 27ab"
+
+
+def test_links_in_a_gradescope_submission_earn_nothing_and_show_nothing(autograder: Path, tmp_path: Path) -> None:
+    reference = autograder / "source" / "course" / "reference" / "lesson01"
+    secret = tmp_path / "shadow"
+    secret.write_text(f"{SECRET}\n")
+    secret.chmod(0o600)
+    results = _run(autograder, {"shape_bugs.py": _reference("shape_bugs")},
+                   links={"views.py": reference / "views.py", "lesson01/quick_check.py": secret,
+                          "lesson01/sin_exp_derivative.py": reference / "sin_exp_derivative.py"})
+    assert results["score"] == pytest.approx(LESSON.exercise("shape_bugs").points)  # the honest part only
+    for name in ("views.py", "lesson01/quick_check.py", "lesson01/sin_exp_derivative.py"):
+        assert f"Note: {name} is a symbolic link: it was not read" in results["output"], results["output"]
+    assert SECRET not in json.dumps(results)
+
+
+def test_a_linked_notebook_on_gradescope_is_refused(autograder: Path, tmp_path: Path) -> None:
+    solved = tmp_path / "solved.ipynb"  # a solved notebook the grader's user can read (e.g. the instructor's)
+    solved.write_text(nbformat.writes(lesson_notebook(LESSON, list(LESSON.exercises), notebook="lesson01.ipynb",
+                                                      exercise_seconds=180)))
+    results = _run(autograder, {}, links={"lesson01.ipynb": solved})
+    assert results["score"] == 0
+    assert "Note: lesson01.ipynb is a symbolic link: it was not read" in results["output"], results["output"]
