@@ -5,6 +5,7 @@ feedback pages that name each exercise and carry no copy of the bundle."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -113,3 +114,51 @@ def test_check_mends_a_copied_cell_and_a_renamed_notebook_so_autograde_grades_th
     assert "Test cell</a>" not in html
     assert "white-space: pre-wrap" in html
     assert not (feedback / "nbchecks").exists()
+
+
+SECRET = "SECRET first line of a file only the grader's user may read 5d0a"
+
+
+def test_check_moves_links_aside_so_autograde_never_reads_through_them(tmp_path_factory: pytest.TempPathFactory,
+                                                                       tmp_path: Path) -> None:
+    course = tmp_path_factory.mktemp("links")
+    build.main(course, course_id="links", exercises=SLUGS, prove=False)
+    _nbgrader(course, "generate_assignment", "lesson01")
+    secret = tmp_path / "shadow"
+    secret.write_text(f"{SECRET}\n")
+    secret.chmod(0o600)
+    _submit(course, "honest", _answered(course, {s: _reference(s) for s in SLUGS}))
+    mallory = course / "submitted" / "mallory" / "lesson01"
+    mallory.mkdir(parents=True)
+    os.symlink(course / "source" / "lesson01" / "lesson01.ipynb", mallory / "lesson01.ipynb")  # the solutions
+    os.symlink(secret, mallory / "notes.txt")  # a file autograde would copy beside the notebook
+    (course / "submitted" / "eve").mkdir()
+    os.symlink("../honest/lesson01", course / "submitted" / "eve" / "lesson01")  # a classmate's whole folder
+
+    dry = subprocess.run(["python", "-m", "graders", "nbgrader", "check", str(course), "--dry-run"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert "mallory: PROBLEM: mallory/lesson01/lesson01.ipynb is a symbolic link: set aside so that nbgrader never " \
+           "reads it" in dry.stdout, dry.stdout
+    assert "it would be moved to" in dry.stdout and (mallory / "lesson01.ipynb").is_symlink()
+
+    report = subprocess.run(["python", "-m", "graders", "nbgrader", "check", str(course)], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert report.returncode == 1, report.stdout + report.stderr  # some hand-in has a problem
+    for student, moved in (("mallory", "mallory/lesson01/lesson01.ipynb"), ("mallory", "mallory/lesson01/notes.txt"),
+                           ("eve", "eve/lesson01")):
+        assert f"{student}: PROBLEM: {moved} is a symbolic link: set aside so that nbgrader never reads it" \
+               in report.stdout, report.stdout
+        assert not (course / "submitted" / moved).is_symlink()
+        (stamp,) = (course / "check-set-aside").iterdir()
+        assert (stamp / moved).is_symlink()  # the link itself was moved, not what it points to
+    assert "honest" not in report.stdout
+
+    _nbgrader(course, "autograde", "lesson01")
+    points = sum(course_config.LESSON_01.exercise(s).points for s in SLUGS)
+    with nbgrader_api.Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="links") as gradebook:
+        assert gradebook.find_submission("lesson01", "honest").score == pytest.approx(points)
+        graded = {s.student.id: s.score for s in gradebook.assignment_submissions("lesson01")}
+    assert graded.get("mallory", 0) == 0 and graded.get("eve", 0) == 0, graded
+    for path in (course / "autograded").rglob("*"):
+        assert not path.is_symlink(), path
+        assert not path.is_file() or SECRET.encode() not in path.read_bytes(), path
