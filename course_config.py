@@ -30,6 +30,10 @@ class Check:
     points: float
     description: str
     hidden: bool = False  # hidden checks use fresh inputs and never reach students
+    # A check of *how* (no .data, uses autograd, one jvp per input): only the student's own process
+    # can show it, so its verdict is evidence, backed by the submitted source; it scores 0 for a
+    # module that reaches for the grader's internals (graders/source_evidence.py).
+    how: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,10 @@ class Limits:
     message_mb: Setting
     shown_chars: Setting
     worker_user: Setting
+    tasks: Setting
+    cpus: Setting
+    scratch_mb: Setting
+    worker_uids: Setting
 
 
 LIMITS = Limits(
@@ -114,6 +122,13 @@ LIMITS = Limits(
     shown_chars=Setting(300, "longest value (characters) a feedback message shows; longer ones are cut and their "
                              "length said"),
     worker_user=Setting("nobody", "the account a root grader's workers run as (an unprivileged one)"),
+    tasks=Setting(64, "threads and processes a worker may have at once (its cgroup's pids.max; without cgroups, "
+                      "RLIMIT_NPROC of a user of its own)"),
+    cpus=Setting(1.0, "cores a worker may use at most, however many threads it runs (its cgroup's CPU quota)"),
+    scratch_mb=Setting(64, "size (MiB) of a worker's scratch folder, a tmpfs of its own (as root); its pages count "
+                           "against its memory too"),
+    worker_uids=Setting(200000, "first of 10000 user ids a root grader's workers run as, one each, where no cgroup "
+                                "caps their tasks (so that RLIMIT_NPROC counts one worker's threads only)"),
 )
 
 
@@ -248,7 +263,7 @@ NEURON_CHAIN_RULE = Exercise(
               "with the lesson's [0.1355, 0.0452, 0.1807]"),
         Check("grad_by_hand_on_lesson_case", 1.5, "neuron_grad_by_hand gives the lesson's [0.1355, 0.0452, 0.1807]"),
         Check("grad_by_hand_without_autograd", 0.5, "neuron_grad_by_hand gives the right gradient and uses no "
-              "backward() or autograd.grad"),
+              "backward() or autograd.grad", how=True),
         Check("neuron_on_fresh_inputs", 0.5, "neuron on random weights and inputs of other sizes, float64",
               hidden=True),
         Check("grad_by_hand_on_fresh_inputs", 1, "neuron_grad_by_hand on random weights and inputs of other sizes, "
@@ -272,7 +287,7 @@ FINITE_DIFFERENCES = Exercise(
         Check("numerical_gradient_matches_autograd", 1.5, "central differences match torch.autograd in float64 on "
               "three fixed functions (sum of sines, quadratic form, log-sum-exp)"),
         Check("numerical_gradient_calls_f_twice_per_coordinate", 1, "numerical_gradient gives the right estimate "
-              "with exactly 2n calls of f for n coordinates"),
+              "with exactly 2n calls of f for n coordinates", how=True),
         Check("numerical_gradient_leaves_x_unchanged", 1, "the estimate is right, with x's shape and dtype, and "
               "the caller's x is untouched"),
         Check("relative_error_on_fixed_cases", 1, "relative_error on four fixed pairs, zeros and tiny values included"),
@@ -313,10 +328,11 @@ FORWARD_VS_REVERSE = Exercise(
         Check("forward_mode_matches_autograd", 1.25, "gradient_forward_mode matches torch.autograd on the lesson's "
               "sigmoid neuron and a fixed tanh layer"),
         Check("forward_mode_one_jvp_per_input", 0.75, "gradient_forward_mode gives the right gradient with n "
-              "torch.func.jvp calls, each one call of f, for n inputs"),
+              "torch.func.jvp calls, each one call of f, for n inputs", how=True),
         Check("reverse_mode_matches_autograd", 1, "gradient_reverse_mode matches torch.autograd on the same two "
               "functions"),
-        Check("reverse_mode_one_pass", 0.75, "gradient_reverse_mode gives the right gradient and calls f once"),
+        Check("reverse_mode_one_pass", 0.75, "gradient_reverse_mode gives the right gradient and calls f once",
+              how=True),
         Check("passes_needed_on_fixed_cases", 0.75, "passes_needed for a scalar loss of a million inputs and a "
               "3-input, 50-output function; ValueError for another mode"),
         Check("both_modes_on_fresh_functions", 1, "both modes on fresh functions, sizes 2 to 7, float64 and float32, "
@@ -348,7 +364,7 @@ LEARNING_RATE = Exercise(
         Check("first_update_matches_lesson", 1, "one step at lr 0.1: loss 15.4288 before it, then w 0.792, b −0.362"),
         Check("lesson_run_at_lr_0_1", 1.5, "101 steps at lr 0.1 follow the lesson's loss curve to 0.0597, w 2.965, b −2.000"),
         Check("losses_are_python_floats", 1, "5 steps at lr 0.1 give the right run, as a list of Python floats and "
-              "w, b as Python floats, with one backward() per step"),
+              "w, b as Python floats, with one backward() per step", how=True),
         Check("lr_0_01_is_slow", 1.5, "at lr 0.01 the loss curve matches and first drops below 0.06 near step 248"),
         Check("lr_1_1_diverges", 1, "at lr 1.1 the loss grows about fourfold each step, as the reference's does"),
         Check("steps_to_reach_finds_first_step", 0.75, "steps_to_reach gives the first step strictly below the target, "
@@ -382,13 +398,13 @@ GRAD_ACCUMULATION = Exercise(
     section='"Worked example" (the x.grad = 6, 12, 18 loop) and the companion\'s "zero_grad — reset between steps"',
     checks=(
         Check("repeated_backward_on_lesson_case", 1, "repeated_backward_grads(3.0, 3) gives the lesson's 6, 12, 18, "
-              "from one backward() per pass"),
+              "from one backward() per pass", how=True),
         Check("accumulated_gradient_even_split", 1, "the lesson's 100 points in 4 micro-batches of 25 give the "
               "full-batch autograd gradient"),
         Check("accumulated_gradient_uneven_split", 1, "the lesson's 100 points in 3 micro-batches (34, 33, 33) give "
               "the full-batch autograd gradient"),
         Check("backward_once_per_micro_batch", 0.5, "accumulated_gradient gives the right gradient with one "
-              "backward() per micro-batch"),
+              "backward() per micro-batch", how=True),
         Check("accumulated_gradient_is_clean", 0.5, "the result is the right gradient, detached, shaped like w, "
               "same dtype; the caller's w is untouched, also a w that requires grad"),
         Check("repeated_backward_at_fresh_points", 0.5, "repeated_backward_grads at other points and numbers of "
@@ -421,8 +437,8 @@ LINEAR_MODULE = Exercise(
         Check("matches_reference", 1.5, "every loss, the weight and the bias equal the reference run on the "
               "lesson's seed, learning rate and steps"),
         Check("uses_module_loss_and_optimiser", 1, "each step runs the linear layer, the MSE loss and "
-              "optimiser.step() once"),
-        Check("loop_order", 0.5, "each step clears the gradients, then calls backward(), then step()"),
+              "optimiser.step() once", how=True),
+        Check("loop_order", 0.5, "each step clears the gradients, then calls backward(), then step()", how=True),
         Check("fresh_runs", 1.5, "other seeds, learning rates and numbers of steps, compared with the reference",
               hidden=True),
     ),
@@ -448,11 +464,11 @@ STOPPING_GRADIENTS = Exercise(
     checks=(
         Check("predict_values", 1, "predict(weight, bias, X) equals X @ weight.T + bias on the lesson's line"),
         Check("predict_records_no_graph", 1, "with parameters that require grad, predict computes under no_grad "
-              "and returns a tensor with no grad_fn"),
+              "and returns a tensor with no grad_fn", how=True),
         Check("sgd_step_updates_in_place", 1.5, "sgd_step changes the given tensors to p - lr * p.grad, they stay "
               "leaves that require grad, and it returns None"),
         Check("sgd_step_zeroes_grads", 1, "after sgd_step every parameter's .grad holds zeros (or is None)"),
-        Check("no_data_attribute", 0.5, "none of the three functions reads or writes .data"),
+        Check("no_data_attribute", 0.5, "none of the three functions reads or writes .data", how=True),
         Check("to_numpy_values", 1, "to_numpy of a tensor that requires grad gives an ndarray of the same values "
               "and dtype"),
         Check("float64_other_shapes", 1, "all three functions on random float64 inputs of other shapes and "
@@ -526,7 +542,7 @@ QUADRATIC_FIT = Exercise(
         Check("fit_matches_reference", 1, "after 60 steps at lr 0.1, (a, b, c) equal the reference's on the same data"),
         Check("fit_reaches_least_squares", 1, "after 200 steps at lr 0.1, (a, b, c) equal the least-squares fit"),
         Check("fit_uses_autograd", 0.5, "after 3 steps, (a, b, c) equal the reference's and fit_quadratic calls "
-              "backward (or autograd.grad)"),
+              "backward (or autograd.grad)", how=True),
         Check("make_quadratic_data_with_other_arguments", 0.5, "make_quadratic_data with another n, seed and noise",
               hidden=True),
         Check("fit_on_other_coefficients", 1, "fit_quadratic on float64 data from y = −2x² + 0.3x + 4 matches the "
@@ -589,12 +605,12 @@ SIN_EXP_DERIVATIVE = Exercise(
               "float64 (2, 3) tensor, whose shape and dtype it keeps, and on the grid requiring grad"),
         Check("autograd_derivative_on_lesson_grid", 2, "autograd_derivative matches torch.autograd on the lesson's grid"),
         Check("autograd_derivative_uses_autograd", 1, "autograd_derivative is right on the lesson's grid and "
-              "differentiates f by autograd: with f replaced by t ** 3 it returns 3x²"),
+              "differentiates f by autograd: with f replaced by t ** 3 it returns 3x²", how=True),
         Check("autograd_derivative_is_clean", 1, "the result is right and detached; the caller's x is untouched, also "
               "an x that requires grad"),
         Check("analytic_derivative_on_lesson_grid", 1, "analytic_derivative equals e^(−x)(cos x − sin x) on the lesson's grid"),
         Check("analytic_derivative_without_autograd", 1, "analytic_derivative is right and computes the formula "
-              "without autograd"),
+              "without autograd", how=True),
         Check("max_abs_difference_is_small", 0.5, "max_abs_difference() is the largest gap between the student's two "
               "derivatives on the lesson's grid, below 1e-6, and both derivatives are right"),
         Check("derivatives_on_fresh_points", 1, "both derivatives on random points, float64 and 2-D inputs", hidden=True),

@@ -11,7 +11,7 @@ import torch
 from graders.compare import describe, number_problem, tensor_problem
 from graders.feedback import fail
 from graders.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
-from graders.student import Returned
+from graders.student import Returned, Student
 
 
 def expect_tensor(returned: Returned, expected: torch.Tensor, *, rtol: float, atol: float, section: str,
@@ -78,3 +78,28 @@ def _fail_with(returned: Returned, problem: str, got: str, expected: str, mistak
         fail(summary, call=returned.call, got=got, expected=expected, mistake=mistake.name,
              meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
     fail(summary, call=returned.call, got=got, expected=expected, hint=hint, section=section)
+
+
+CODE_SHOWS_NONE = "{function} must use {what}, and its code shows none."
+CODE_SHOWS_NONE_MEANING = ("A check of how your code works rests on two things: the record of its run and the code "
+                           "itself, which the grader reads. Here the record may say so, but nothing in {function}, "
+                           "nor in the functions of your file that it calls, is {what}.")
+
+
+def expect_code_shows(student: Student, returned: Returned, function: str, patterns: Iterable[str], what: str,
+                      section: str) -> None:
+    """For a check of how, the code the grader reads itself (the function and the module's functions it
+    calls) shows what the run's record says it did: that record is the student's word (graders/source_evidence.py)."""
+    __tracebackhide__ = True
+    if not student.evidence.shows(function, patterns):
+        fail(CODE_SHOWS_NONE.format(function=function, what=what), call=returned.call,
+             meaning=CODE_SHOWS_NONE_MEANING.format(function=function, what=what),
+             hint=f"Use {what} in {function} itself, or in a function of your file that it calls.", section=section)
+
+
+def code_lines(student: Student, returned: Returned, function: str, trace_names: Iterable[str],
+               patterns: Iterable[str]) -> list[int]:
+    """The lines where the run's record, or the code the grader reads, shows any of these (0 for a call the
+    record could not place): for a check of how that something is not used, which neither alone can show."""
+    traced = {event.line for event in returned.calls_to(*trace_names)}  # 0: a call the record could not place
+    return sorted(traced | set(student.evidence.lines(function, patterns)))

@@ -1,9 +1,10 @@
 """The pytest front end: `pytest exercises/` grades the student's modules.
 
 pytest loads this module in every run of this environment, so it stays light: the
-options, the markers, and at configure two steps in this order: fork the helper that
-draws the run's generated inputs (graders/drawing.py), then import the grading session
-(graders/session.py), which imports torch. The helper thus draws while torch loads.
+options, the markers, and at configure three steps in this order: fork the helper that
+draws the run's generated inputs (graders/drawing.py), start the sandbox's zygote (a fresh
+interpreter, graders/sandbox/zygote.py), then import the grading session (graders/session.py),
+which imports torch. The helper draws and the zygote loads torch while this process does.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders import drawing, kept_values
+from graders import drawing, kept_values, sandbox
 
 KEPT = pytest.StashKey["Path | None"]()  # this run's kept values (kept_values_file)
 
@@ -94,6 +95,10 @@ def pytest_configure(config: pytest.Config) -> None:
                       for exercise in lesson.exercises]
         if wanted:
             drawing.DRAWER.start(wanted)
+    if wanted and not (config.getoption("graders_in_process") or config.getini("graders_in_process")):
+        # The zygote is a fresh interpreter that imports torch itself: started now, it does so
+        # while this process does (graders/sandbox/zygote.py).
+        sandbox.start_zygote()
     from graders import session  # imports torch: after the fork, which the helper need not inherit
 
     session.configure(config)

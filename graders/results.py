@@ -32,6 +32,9 @@ class ExerciseResult:
     not_implemented: bool  # every failed check failed only because nothing is written yet
     checks: list[CheckResult] = field(default_factory=list)
     seconds: float = 0.0  # wall-clock time its code took (imports and calls), against LIMITS.exercise_seconds
+    # Lines of its module that reach for the grader's internals (graders/source_evidence.py): its checks of
+    # how then score 0, and the instructor's outputs show these lines.
+    integrity: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -45,6 +48,7 @@ class SubmissionResult:
     confined: bool  # True when every worker ran under the whole sandbox (README: "How grading stays honest")
     confinement: str  # what confined the workers, in words, and what was missing
     exercises: list[ExerciseResult] = field(default_factory=list)
+    integrity: list[str] = field(default_factory=list)  # every exercise's integrity lines, each "<slug>: <line>"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)

@@ -8,7 +8,6 @@ table at the end and written as JSON with `--json`. Importing this module import
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
 import gc
@@ -40,6 +39,8 @@ MISSING_FILE = "{file} does not exist: the submission has no file for this exerc
 ZYGOTE_GONE = ("the sandbox's zygote process died during grading, taking its workers with it; grade again "
                "(the batch grader and the notebooks do so by themselves)")
 EXIT_ZYGOTE_GONE = 70
+DISTRUSTED = ("{file} reaches into the process it runs in ({reach}), so what that process says of how your code works "
+              "cannot be trusted, and this check of how scores 0; remove that code to be graded on it.")
 _FROZEN: list[bool] = []  # whether this process has frozen torch's heap out of the garbage collector
 
 
@@ -57,9 +58,7 @@ def configure(config: pytest.Config) -> None:
         _FROZEN.append(True)
     session = GradingSession(config)
     if not session.in_process:
-        if sandbox.zygote_gone():  # in an earlier session of this process
-            _stop_without_result()
-        sandbox.prepare()  # the zygote: forked now, before any reference or expected value is loaded
+        session.zygote = sandbox.prepare()  # started by the plugin already, or now
     config.pluginmanager.register(session, "graders-session")
     config.pluginmanager.register(sys.modules[__name__], "graders-fixtures")
 
@@ -105,6 +104,9 @@ class GradingSession:
             memory_mb=int(limits.memory_mb.value),
             output_kb=int(limits.output_kb.value),
             message_mb=int(limits.message_mb.value),
+            tasks=int(limits.tasks.value),
+            cpus=float(limits.cpus.value),
+            scratch_mb=int(limits.scratch_mb.value),
         )
         self.submission = self._submission_folder()
         total = config.getoption("graders_submission_seconds")
@@ -113,7 +115,8 @@ class GradingSession:
                                  else float(limits.exercise_seconds.value))
         self.allowance = Allowance(_positive_seconds(str(total), "--submission-seconds") if total else
                                    float(limits.submission_seconds.value), "this submission", "submission_seconds")
-        self.sandbox = Settings(worker_user=str(limits.worker_user.value), without=_steps_left_out(config),
+        self.sandbox = Settings(worker_user=str(limits.worker_user.value), worker_uids=int(limits.worker_uids.value),
+                                without=_steps_left_out(config),
                                 require_confinement=bool(_setting(config, "graders_require_confinement")))
         self.plan = sandbox.plan(self.sandbox.without)
         self.hidden_show = str(course_config.HIDDEN_CHECKS_SHOW.value)
@@ -133,6 +136,7 @@ class GradingSession:
         self.not_started: dict[str, list[str]] = {}  # per exercise: node ids of "not implemented yet" failures
         self.told_once: list[str] = []  # node ids failed by a whole-exercise cause already shown above
         self.where_to_begin = ""  # said on the last line when exercises are untouched
+        self.zygote = 0  # the generation of the zygote this session's workers come from
 
     def _submission_folder(self) -> Path | None:
         value = _setting(self.config, "graders_submission")
@@ -184,9 +188,10 @@ class GradingSession:
             shared = self.shared_workers.get(path.parent)
             if shared is None:
                 shared = self.shared_workers[path.parent] = SubmissionWorker(path.parent, self.budget, self.sandbox)
-            choose_warm_up = getattr(node.obj, "worker_warm_up", None)  # the zygote runs it before the fork
+            # A driver module's one-time loading, which the zygote runs before it forks the worker.
+            choose_warm_up = getattr(node.obj, "worker_warm_up", None)
             chosen = choose_warm_up(path) if choose_warm_up is not None else None
-            shared.needs(f"{chosen.__module__}:{chosen.__qualname__}" if chosen else None, _driver_modules(node.obj))
+            shared.needs(f"{chosen.__module__}:{chosen.__qualname__}" if chosen else None)
             make_backend = functools.partial(shared.lease, path)
         handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section,
                          allowance=Allowance(self.exercise_seconds, "this exercise", "exercise_seconds", self.allowance))
@@ -275,6 +280,10 @@ class GradingSession:
             error = call.excinfo.value if call.excinfo is not None else None
             check.message = f"internal error in the grader (not your fault; please report it): {error!r}"
             check.shown = check.message
+        handle = getattr(item, "funcargs", {}).get("student")
+        result.integrity = handle.reaches() if isinstance(handle, Student) else result.integrity
+        if result.integrity and exercise.check(check.id).how:
+            _distrust(check, report, result.integrity, self.display_paths.get(exercise.slug, f"{exercise.slug}.py"))
         result.checks.append(check)
         tally(result)
 
@@ -380,7 +389,7 @@ class GradingSession:
             RECORDING.start_keeping(self.config.stash[KEPT])
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if not self.in_process and sandbox.zygote_gone():
+        if not self.in_process and sandbox.zygote_died_since(self.zygote):
             self.results.clear()  # nothing of this run is a grade: no table either
             _stop_without_result()
         for unused in self.prestarted.values():  # e.g. after -x stopped the run early
@@ -434,22 +443,35 @@ class GradingSession:
         where = str(self.submission) if self.submission else "exercises"
         return SubmissionResult(where, self.lesson_number, sum(e.score for e in exercises),
                                 sum(e.max_score for e in exercises), not self.in_process, self.complete,
-                                self.confinement().confined, self.confinement().summary(), exercises)
+                                self.confinement().confined, self.confinement().summary(), exercises,
+                                [f"{e.slug}: {line}" for e in exercises for line in e.integrity])
 
     def confinement(self) -> Confinement:
         """What confined this run's workers: the plan, or the weakest worker's report."""
         if self.in_process:
             return Confinement("none", "none", "the grader's own process", ("--in-process: no sandbox at all",))
         weaker = [report for report in self.reports if not report.confined]
-        return weaker[0] if weaker and self.plan.confined else self.plan
+        if weaker and self.plan.confined:
+            return weaker[0]
+        # A worker's own report also says what walls held for it (cgroups, or rlimits as fallback).
+        return dataclasses.replace(self.plan, walls=self.reports[0].walls) if self.reports else self.plan
+
+
+def _distrust(check: CheckResult, report: pytest.TestReport, reaches: list[str], file: str) -> None:
+    """A check of how, for a module that reaches for the grader's internals: what its own process says of
+    how it worked cannot be trusted, so the check scores 0 and says why in one line (the rest of its
+    message, if it failed anyway, below)."""
+    told = DISTRUSTED.format(file=file, reach=reaches[0].split(": ", 1)[-1])
+    check.message = told + (f"\n{check.message}" if check.message else "")
+    check.shown, check.passed, check.score = check.message, False, 0.0
+    report.outcome, report.longrepr = "failed", check.message
 
 
 def _stop_without_result() -> NoReturn:
     """The zygote died while this process was grading, and took the workers with it: some answers
-    may be missing through no fault of the student's, and no new zygote may be forked here
-    (sandbox/zygote.py). The run stops with no result and exit status EXIT_ZYGOTE_GONE, on which
-    the batch's grading process and the notebooks' grading server give way to a fresh process
-    that grades the submission again."""
+    may be missing through no fault of the student's (sandbox/zygote.py). The run stops with no
+    result and exit status EXIT_ZYGOTE_GONE, on which the batch's grading process and the
+    notebooks' grading server give way to a fresh process that grades the submission again."""
     pytest.exit(f"graders: grading stopped, with no result: {ZYGOTE_GONE}", returncode=EXIT_ZYGOTE_GONE)
 
 
@@ -550,16 +572,6 @@ def exercise(request: pytest.FixtureRequest) -> course_config.Exercise:
 def plots_folder(request: pytest.FixtureRequest) -> Path:
     """Where a failing check writes a plot (--plots DIR); the check creates the folder when it writes."""
     return _session(request).plots
-
-
-@functools.cache
-def _driver_modules(checks: ModuleType) -> tuple[str, ...]:
-    """The checks module itself if it runs drivers in the worker (student.run), which must then be
-    loaded there before the worker is confined; otherwise nothing of it goes into the worker."""
-    tree = ast.parse(Path(checks.__file__).read_text(encoding="utf-8"))  # type: ignore[arg-type]
-    runs = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "run"
-               and isinstance(n.func.value, ast.Name) and n.func.value.id == "student" for n in ast.walk(tree))
-    return (checks.__name__,) if runs or hasattr(checks, "worker_warm_up") else ()
 
 
 def _names_exercises(config: pytest.Config) -> bool:

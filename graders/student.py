@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import re
 import time
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from graders.feedback import CheckFailed, Feedback, cut, fail
 from graders.mistakes import ANY_EXERCISE, Mistake
 from graders.sandbox import Budget, Outcome, StudentError
 from graders.sandbox import TraceEvent, copy, pack
+from graders.source_evidence import SourceEvidence
 
 NOT_IMPLEMENTED = "`{function}` is not implemented yet: it still raises NotImplementedError."
 NOT_IMPLEMENTED_HINT = "Replace the `raise NotImplementedError` in {file} with your own code."
@@ -124,6 +126,20 @@ class Student:
             if spawn is not None:
                 spawn()
                 self._backend = backend
+
+    @functools.cached_property
+    def evidence(self) -> SourceEvidence:
+        """The module's source as the grader reads it, itself (source_evidence.py): what backs a check of
+        how, and what shows a reach for the grader's internals. Empty where there is no file."""
+        try:
+            text = self.module_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        return SourceEvidence.read(text)
+
+    def reaches(self) -> list[str]:
+        """The lines of the module that reach for the grader's internals, as the instructor sees them."""
+        return [reach.text(self.display_path.rsplit("/", 1)[-1]) for reach in self.evidence.reaches]
 
     def take_printed(self) -> str:
         """What the student's code printed during the current check (and forget it), its file named as

@@ -126,9 +126,9 @@ def test_a_worker_started_after_the_reference_was_loaded_has_none_of_it_in_memor
         frame = frame.f_back
     loot += [o for o in gc.get_objects() if type(o).__name__ == 'module' and hasattr(o, 'analytic_derivative')
              and getattr(o, '__file__', '') != __file__]
-    from graders.recording import RECORDING
-    if loot or RECORDING.values:
-        raise RuntimeError('LEAKED: ' + str(loot)[:200] + str(len(RECORDING.values)))
+    recording = sys.modules.get('graders.recording')  # the grader's store of expected values, if it were here
+    if loot or (recording is not None and recording.RECORDING.values):
+        raise RuntimeError('LEAKED: ' + str(loot)[:200])
     return torch.zeros_like(x)
 """
     graded = grade({SLUG: REFERENCE.replace(analytic, search)},
@@ -378,9 +378,9 @@ def test_killing_the_grader_takes_its_zygote_and_workers_with_it(tmp_path: Path)
     assert not [pid for pid in family if _running(pid)]
 
 
-def test_a_dead_zygote_is_never_replaced_once_grading_has_begun(tmp_path: Path) -> None:
-    # By then the grading process holds the reference and the expected values: a zygote forked from
-    # it would hand them to every later worker. So the run ends with no result, and says why.
+def test_a_zygote_that_dies_during_grading_ends_the_run_without_a_result(tmp_path: Path) -> None:
+    # Its workers die with it, so some answers may be missing through no fault of the student's:
+    # the run ends with no result, and says why (the batch and the notebooks then grade again).
     folder = tmp_path / "submission" / "lesson01"
     folder.mkdir(parents=True)
     (folder / f"{SLUG}.py").write_text(with_f("    import time\n    time.sleep(60)\n"))

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from conftest import ROOT, mistake_submissions
+from graders.drivers import dtypes_and_devices as drivers
 from graders.fresh import twin_run
 from graders.lesson01 import dtypes_and_devices as checks
 
@@ -25,7 +26,7 @@ def test_pretending_a_backend_is_seen_by_every_spelling_and_undone_afterwards() 
     originals = (torch.cuda.is_available, torch.backends.mps.is_available, torch.accelerator.current_accelerator)
     module = type(torch)("student")  # as if it ran `from torch.cuda import is_available as cuda_ok`
     module.cuda_ok, module.mps_ok = torch.cuda.is_available, torch.backends.mps.is_available
-    with checks._backends(True, False, module):
+    with drivers._backends(True, False, module):
         assert torch.cuda.is_available() and module.cuda_ok() and torch.cuda.device_count() == 1
         assert not torch.backends.mps.is_available() and not module.mps_ok()
         assert torch.accelerator.current_accelerator() == torch.device("cuda")

@@ -9,8 +9,6 @@ deserves, every classmate their exact score, and the batch must finish with no p
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -21,6 +19,7 @@ import pytest
 
 import course_config
 from graders.nbgrader import build
+from looting import assert_found_only_the_planted, canary, digest, expected_needles, hidden_needles, looting_module
 from test_confinement import F_CHECKS, LEAK, REFERENCE, SLUG, attack, with_f
 
 nbgrader_api = pytest.importorskip("nbgrader.api")
@@ -77,7 +76,19 @@ except OSError:
 '''
 
 
-def _student_answers(course: Path, marker: Path) -> dict[str, str]:
+# Each honest classmate's answer carries a canary that the memory looter must never find.
+CANARIES = {"a-first": canary(), "z-last": canary()}
+
+
+def _looter(course: Path) -> tuple[str, dict[str, str]]:
+    """The answer that walks its worker's memory (tests/looting.py) for the hidden checks, the classmates'
+    canaries and the recorded public expected values."""
+    needles = {**hidden_needles(), **{digest(token): f"canary of {who}" for who, token in CANARIES.items()},
+               **expected_needles(course / "source" / ASSIGNMENT / "nbchecks" / "expected.json")}
+    return looting_module(needles)
+
+
+def _student_answers(course: Path, marker: Path, looter: str) -> dict[str, str]:
     other = course / "submitted" / "a-first" / ASSIGNMENT / NOTEBOOK
     read_classmate = f'''
 import json
@@ -93,7 +104,7 @@ exec(open({str(ROOT / "reference" / "lesson01" / f"{SLUG}.py")!r}).read(), names
 answer = namespace["f"](x)
 '''
     return {
-        "a-first": REFERENCE,
+        "a-first": f"{REFERENCE}\n# {CANARIES['a-first']}\n",
         "b-reads-the-reference": attack(read_reference),
         "c-reads-a-classmate": attack(read_classmate),
         "d-takes-over-the-kernel": attack(KERNEL_TAKEOVER),
@@ -101,7 +112,8 @@ answer = namespace["f"](x)
         "f-files-beside-the-notebook": with_f("    return torch.zeros_like(x)\n"),
         "g-code-above-setup": with_f("    return torch.zeros_like(x)\n"),
         "h-huge-answer": with_f("    return 'spam' * 2_500_000\n"),
-        "z-last": REFERENCE,
+        "i-loots-memory": looter,
+        "z-last": f"{REFERENCE}\n# {CANARIES['z-last']}\n",
     }
 
 
@@ -135,7 +147,8 @@ def autograded(tmp_path_factory: pytest.TempPathFactory) -> dict:
     marker = tmp_path_factory.mktemp("markers") / "ran.txt"
     build.main(course, course_id=COURSE_ID, exercises=[SLUG])
     _nbgrader(course, "generate_assignment", ASSIGNMENT)
-    answers = _student_answers(course, marker)
+    looter, needles = _looter(course)
+    answers = _student_answers(course, marker, looter)
     for student, answer in answers.items():
         _submit(course, student, answer, marker)
     before = _processes()
@@ -147,7 +160,7 @@ def autograded(tmp_path_factory: pytest.TempPathFactory) -> dict:
             submission = gradebook.find_submission(ASSIGNMENT, student)
             scores[student] = submission.score
     return {"course": course, "marker": marker, "scores": scores, "log": run.stdout + run.stderr,
-            "left": _processes() - before}
+            "left": _processes() - before, "needles": needles}
 
 
 def _processes() -> set[int]:
@@ -161,7 +174,10 @@ def _processes() -> set[int]:
             owner = entry.stat().st_uid
         except OSError:
             continue
-        if owner == 65534 or "server.py" in command or "graders.nbgrader.kernel" in command:
+        # A zygote counts when nothing that grades holds it any more (another pytest run's, which may run
+        # beside this one on a developer's machine, does not).
+        zygote = "fork_server" in command and "pytest" not in _command(_parent(entry))
+        if owner == 65534 or "server.py" in command or "graders.nbgrader.kernel" in command or zygote:
             found.add(int(entry.name))
     return found
 
@@ -179,6 +195,14 @@ def test_each_attacker_earns_only_what_its_honest_part_deserves(autograded: dict
     notebook = nbformat.read(autograded["course"] / "autograded" / student / ASSIGNMENT / NOTEBOOK, as_version=4)
     text = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
     assert LEAK not in text
+
+
+def test_a_worker_holds_no_classmate_nor_anything_of_the_grader(autograded: dict) -> None:
+    assert autograded["scores"]["i-loots-memory"] == 0  # it wrote nothing but the walk
+    notebook = nbformat.read(autograded["course"] / "autograded" / "i-loots-memory" / ASSIGNMENT / NOTEBOOK,
+                             as_version=4)
+    text = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+    assert_found_only_the_planted(text, autograded["needles"])
 
 
 def test_no_file_beside_the_notebook_and_no_cell_above_the_setup_cell_ran_in_the_kernel(autograded: dict) -> None:
@@ -202,7 +226,21 @@ def test_a_huge_answer_leaves_the_feedback_readable(autograded: dict) -> None:
 
 
 def test_the_class_leaves_no_process_behind(autograded: dict) -> None:
-    assert autograded["left"] == set()
+    assert autograded["left"] == set(), [_command(pid) for pid in autograded["left"]]
+
+
+def _parent(entry: Path) -> int:
+    try:
+        return int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:300]
+    except OSError:
+        return f"{pid} (gone)"
 
 
 def test_autograde_refuses_to_grade_in_an_ordinary_kernel(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 import course_config
 from graders import drawing, plots, scratch
 from graders.batch import outputs, store
-from graders.batch.pool import Job, Pool, start_child
+from graders.batch.pool import Job, Pool, oom_score, start_child
 from graders.batch.progress import Progress
 from graders.batch.sources import (DEFAULT_STUDENT_PATTERN, SourceError, Submission, course_exercises,
                                    find_submissions)
@@ -56,6 +56,7 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
         raise SystemExit(f"graders grade: {source} holds no submission")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    oom_score(-1000)  # under memory pressure, never the process that holds the class's results (root only)
     course = store.course_digest()
     keys = {s.student: store.result_key(course, s.sources, s.problems) for s in submissions}
     to_grade = [s for s in submissions if (stored := store.stored(out, s.student)) is None
@@ -73,8 +74,13 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
         cache_file = expected_values(exercise_targets(chosen), cache_folder, course, jobs)
         failed = _grade(to_grade, keys, chosen, out, jobs, allow_unconfined, cache_file)
     records = [store.stored(out, s.student) for s in submissions]
-    written = outputs.write_all(out, [r for r in records if r is not None], chosen, gradebook_course=(
-        Path(source) if gradebook and layout == "nbgrader course" else None), assignment=assignment or lesson)
+    try:
+        written = outputs.write_all(out, [r for r in records if r is not None], chosen, gradebook_course=(
+            Path(source) if gradebook and layout == "nbgrader course" else None), assignment=assignment or lesson)
+    except OSError as error:  # a full disk: every stored result is still there for the next run
+        print(f"graders grade: the class's outputs could not be written in {out} ({error.strerror or error}); "
+              f"every result stored so far is kept: free some space and run again to write them", flush=True)
+        return failed or 1
     if gradebook and layout != "nbgrader course":
         print("graders grade: --gradebook needs an nbgrader course as SOURCE; no gradebook was written")
     print(f"graders grade: wrote {', '.join(written)} in {out}")
@@ -101,13 +107,23 @@ def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_c
     staging = scratch.make("graders-batch")
     by_student = {s.student: s for s in submissions}
     progress = Progress(len(submissions))
-    failures = []
+    failures: list[str] = []
+    later: dict[str, str] = {}  # students this run could not grade or store, and why: the next run grades them
 
-    def done(job: Job, result: dict | None, why: str) -> None:
+    def done(job: Job, result: dict | None, why: str, machine: bool) -> None:
         submission = by_student[job.student]
-        record = _record(submission, keys[job.student], result, why, lesson, out, job.plots)
-        store.store(out, record)
         shutil.rmtree(job.folder, ignore_errors=True)
+        if machine:  # the machine failed, not the student: nothing stored, so that a rerun grades them
+            later[job.student] = why
+            failures.append(job.student)
+            return
+        try:
+            record = _record(submission, keys[job.student], result, why, lesson, out, job.plots)
+            store.store(out, record)
+        except OSError as error:  # a full disk (ENOSPC), a quota: say so, and go on with the others
+            later[job.student] = f"its result could not be stored ({error.strerror or error})"
+            failures.append(job.student)
+            return
         if record["error"]:
             failures.append(job.student)
         progress.done(job.student, record)
@@ -119,11 +135,22 @@ def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_c
             importlib.import_module(f"graders.{lesson.folder}.{exercise.slug}")
         plots.warm_up()  # matplotlib, for the feedback's loss curves in every grading process and for the report
 
-        jobs_list = [_stage(s, staging, lesson.folder) for s in submissions]
+        jobs_list = []
+        for submission in submissions:
+            try:
+                jobs_list.append(_stage(submission, staging, lesson.folder))
+            except OSError as error:  # a full disk: this student waits for the next run
+                later[submission.student] = f"its answers could not be staged ({error.strerror or error})"
+                failures.append(submission.student)
         Pool(min(jobs, len(submissions)), targets, options, deadline, out / "logs").run(jobs_list, done)
     finally:
         progress.close()
         shutil.rmtree(staging, ignore_errors=True)
+    for student, why in later.items():
+        print(f"graders grade: {student} was not graded by this run: {why}", flush=True)
+    if later:
+        print(f"graders grade: {len(later)} student(s) not graded; run the same command again to grade them "
+              f"(what is stored is kept)", flush=True)
     return len(failures)
 
 
@@ -198,6 +225,9 @@ def _grade_reference(targets: list[str], cache: Path, log: Path) -> NoReturn:
             code = int(pytest.main([*targets, "--submission", str(course_config.ROOT / "reference"),
                                     "--expected-cache", str(cache), "-q", "-p", "no:cacheprovider",
                                     "--plots", str(Path(reference_scratch) / "plots")]))
+        from graders.sandbox.zygote import ZYGOTE
+
+        ZYGOTE.close()  # os._exit below runs no atexit: stopped here, the zygote removes its workers' cgroups
     except BaseException:  # noqa: BLE001 - the parent sees no cache and shows the log
         pass
     finally:

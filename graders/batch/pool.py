@@ -44,7 +44,11 @@ class _Process:
     started: float = 0.0
 
 
-Done = Callable[[Job, "dict | None", str], None]  # (job, result or None, why there is none)
+# (job, result or None, why there is none, whether a rerun should grade it: the machine failed, not the student)
+Done = Callable[[Job, "dict | None", str, bool], None]
+FORK_PATIENCE = 60.0  # seconds the pool waits for the machine to allow a grading process before giving up
+CANNOT_FORK = ("no grading process could be started for {seconds:g} s ({error}): the machine is out of processes "
+               "or memory; not graded now, a rerun grades it")
 
 
 class Pool:
@@ -58,23 +62,48 @@ class Pool:
         self.logs = logs
         self.processes: list[_Process] = []
         self.started = 0
+        self.refusal: str | None = None  # why the last grading process could not be started
 
     def run(self, jobs: Iterable[Job], done: Done) -> None:
         """Grade every job; `done` is called in the parent once per job, in the order they finish."""
         queue = list(jobs)
         tries: dict[str, int] = {}
         self.logs.mkdir(parents=True, exist_ok=True)
+        refused_since: float | None = None  # when the machine first refused a new grading process
         try:
             while queue or any(p.job for p in self.processes):
                 while queue and (idle := self._idle()) is not None:
                     self._give(idle, queue.pop(0))
+                    refused_since = None
+                if queue and not self.processes and self.refusal is not None:
+                    # No grading process at all, and none can be started (EAGAIN, ENOMEM): wait for the
+                    # machine to free some, then give the rest back to the next run rather than fail them.
+                    refused_since = refused_since or time.monotonic()
+                    if time.monotonic() - refused_since > FORK_PATIENCE:
+                        why = CANNOT_FORK.format(seconds=FORK_PATIENCE, error=self.refusal)
+                        for job in queue:
+                            done(job, None, why, True)
+                        queue.clear()
+                    time.sleep(0.5)
                 self._wait(done, queue, tries)
         finally:
             self.close()
 
     def close(self) -> None:
+        """End every grading process: told by its closed socket, each stops its zygote, which removes its
+        workers' cgroups; one that has not ended within a few seconds is killed with its group."""
         for process in self.processes:
-            self._stop(process)
+            with contextlib.suppress(OSError):
+                process.sock.close()
+        deadline = time.monotonic() + 5.0
+        for process in self.processes:
+            while time.monotonic() < deadline:
+                with contextlib.suppress(ChildProcessError):
+                    if os.waitpid(process.pid, os.WNOHANG)[0]:
+                        break
+                time.sleep(0.02)
+            else:
+                self._stop(process)
         self.processes.clear()
 
     # ---------------------------------------------------------------- parent
@@ -84,7 +113,12 @@ class Pool:
             if process.job is None:
                 return process
         if len(self.processes) < self.size:
-            process = self._fork()
+            try:
+                process = self._fork()
+            except OSError as error:  # EAGAIN (no PID, a thread limit), ENOMEM, EMFILE: the machine, not a student
+                self.refusal = f"{type(error).__name__}: {error.strerror or error}"
+                return None
+            self.refusal = None
             self.processes.append(process)
             return process
         return None
@@ -111,20 +145,20 @@ class Pool:
                 line = _read_line(process.sock)
                 if line is not None:
                     process.job = None
-                    done(job, _result(job), "" if job.result.is_file() else f"the grading process said {line}")
+                    done(job, _result(job), "" if job.result.is_file() else f"the grading process said {line}", False)
                     continue
                 self._replace(process)
                 self._retry_or_give_up(job, done, queue, tries, "the grading process ended unexpectedly")
             elif time.monotonic() > process.started + self.deadline:
                 self._replace(process)
-                done(job, None, f"grading took longer than {self.deadline:g} s in all and was stopped")
+                done(job, None, f"grading took longer than {self.deadline:g} s in all and was stopped", False)
 
     def _retry_or_give_up(self, job: Job, done: Done, queue: list[Job], tries: dict[str, int], why: str) -> None:
         tries[job.student] = tries.get(job.student, 0) + 1
         if tries[job.student] < 2:
             queue.insert(0, job)  # a fresh grading process tries once more
         else:
-            done(job, None, why)
+            done(job, None, why, False)
 
     def _replace(self, process: _Process) -> None:
         self._stop(process)
@@ -139,12 +173,17 @@ class Pool:
             os.waitpid(process.pid, 0)
 
     def _fork(self) -> _Process:
-        self.started += 1
-        log = self.logs / f"grader-{self.started}.log"
+        log = self.logs / f"grader-{self.started + 1}.log"
         ours, theirs = socket.socketpair()
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            ours.close()
+            theirs.close()
+            raise
+        self.started += 1
         if pid == 0:
             ours.close()
             _grade_forever(theirs, self.targets, self.options, log)
@@ -155,12 +194,23 @@ class Pool:
 def start_child(log: Path, *, truncate: bool = False) -> None:
     """The first steps of a process the batch forks: its own group (the batch stops it with its
     zygote and workers, the terminal's ^C does not reach it), death with the batch even by kill -9,
-    and its output into `log`."""
+    no share of the batch's protection from the OOM killer, and its output into `log`."""
     os.setpgid(0, 0)
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    oom_score(0)
     handle = os.open(log, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if truncate else os.O_APPEND), 0o600)
     os.dup2(handle, 1)
     os.dup2(handle, 2)
+
+
+def oom_score(adjustment: int) -> None:
+    """Set this process's oom_score_adj: -1000 for the batch's parent, which holds the class's results (root
+    only may lower it); 0 for what it forks; the workers raise theirs to 1000, the OOM killer's first choice."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write(str(adjustment))
+    except OSError:
+        pass
 
 
 def _result(job: Job) -> dict | None:
@@ -193,6 +243,7 @@ def _grade_forever(sock: socket.socket, targets: list[str], options: list[str], 
         import pytest
         import torch
 
+        from graders.sandbox.zygote import ZYGOTE
         from graders.session import EXIT_ZYGOTE_GONE
 
         torch.set_num_threads(1)  # as many grading processes as cores: one thread each
@@ -202,10 +253,11 @@ def _grade_forever(sock: socket.socket, targets: list[str], options: list[str], 
             os.chdir(job["folder"])  # messages name the student's files relative to it
             exit_code = pytest.main([*targets, "--submission", job["folder"], "--json", job["result"],
                                      "--plots", job["plots"], *options])
-            if exit_code == EXIT_ZYGOTE_GONE:  # no result, and no worker to be had here: the parent retries
+            if exit_code == EXIT_ZYGOTE_GONE:  # its zygote died mid-session: no result, the parent retries
                 code = EXIT_ZYGOTE_GONE
                 break
             sock.sendall(f"{int(exit_code)}\n".encode())
+        ZYGOTE.close()  # os._exit below runs no atexit: stopped here, the zygote removes its workers' cgroups
     except BaseException:  # noqa: BLE001 - the parent sees the socket close and retries
         code = 70
     os._exit(code)

@@ -1,7 +1,8 @@
 """The class in two tables: grades.csv (a row per student) and mistakes.csv (a row per check and mistake).
 
-    grades.csv     student, score, max_score, not_graded, problems, then one column per exercise
-                   (its points) and one per check (`<exercise>.<check>`), in lesson order
+    grades.csv     student, score, max_score, not_graded, problems, integrity (the lines of the student's code
+                   that reach for the grader's internals: graders/source_evidence.py), then one column per
+                   exercise (its points) and one per check (`<exercise>.<check>`), in lesson order
     mistakes.csv   exercise, check, hidden, points, students, passed, pass_rate, mistake, count, share:
                    for every check, one row per named mistake students made there, one for
                    functions not written yet ("(not implemented yet)") and one for failures no
@@ -58,7 +59,7 @@ def class_stats(records: list[dict[str, Any]], lesson: course_config.Lesson) -> 
 
 
 def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson) -> str:
-    columns = ["student", "score", "max_score", "not_graded", "problems"]
+    columns = ["student", "score", "max_score", "not_graded", "problems", "integrity"]
     columns += [e.slug for e in lesson.exercises]
     columns += [f"{e.slug}.{c.id}" for e in lesson.exercises for c in e.checks]
     buffer = io.StringIO()
@@ -67,7 +68,8 @@ def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson) -> s
     for record in sorted(records, key=lambda r: r["student"]):
         row: dict[str, Any] = {"student": record["student"], "score": _points(record.get("score", 0.0)),
                                "max_score": _points(lesson.points), "not_graded": record.get("error", ""),
-                               "problems": " | ".join(record.get("problems", []))}
+                               "problems": " | ".join(record.get("problems", [])),
+                               "integrity": " | ".join(record.get("integrity", []))}
         row.update({e.slug: _points(0.0) for e in lesson.exercises})
         row.update({f"{e.slug}.{c.id}": _points(0.0) for e in lesson.exercises for c in e.checks})
         for exercise in record.get("exercises", []):

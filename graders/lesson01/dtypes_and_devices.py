@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import itertools
 import json
-from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import torch
@@ -27,6 +25,8 @@ import torch
 from course_config import DTYPES_AND_DEVICES as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe
+from graders.drivers.dtypes_and_devices import (MISSING, chosen_device, device_when_imported, moved_layout,
+                                                slot_text, tensor_slot)
 from graders.expect import expect_tensor
 from graders.feedback import fail
 from graders.fresh import twin, twin_generator, twin_random
@@ -137,7 +137,6 @@ SCENARIOS = ((True, True), (True, False), (False, True), (False, False))  # (CUD
 # (backends at a fresh import of the student's file, backends when its pick_device is then called): a device
 # decided at import follows the first, one asked for at call time the second.
 IMPORT_PROBES = (((True, False), (False, True)), ((False, True), (True, False)))
-MISSING = "<function missing>"
 LESSON_BATCH = ('batch = {"features": torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), '
                 '"labels": torch.tensor([0, 2]), "names": ["first", "second"]}')
 
@@ -225,62 +224,6 @@ def mps_first_devices(scenarios: tuple) -> list[str]:
     return ["mps" if mps else "cuda" if cuda else "cpu" for cuda, mps in scenarios]
 
 
-@contextmanager
-def _backends(cuda: bool, mps: bool, module: object = None) -> Iterator[list[tuple[Any, Any]]]:
-    """Make torch report CUDA and MPS as available or not, however the question is spelled;
-    gives the (fake, original) pairs in use."""
-    accelerator = torch.device("cuda") if cuda else torch.device("mps") if mps else None
-    fakes = {
-        (torch.cuda, "is_available"): lambda: cuda,
-        (torch.cuda, "device_count"): lambda: int(cuda),
-        (torch.backends.mps, "is_available"): lambda: mps,
-        (torch.backends.mps, "is_built"): lambda: mps,
-        (torch.mps, "is_available"): lambda: mps,
-        (torch.accelerator, "is_available"): lambda: accelerator is not None,
-        (torch.accelerator, "current_accelerator"): lambda check_available=False: accelerator,
-    }
-    saved = [(owner, name, getattr(owner, name), fake) for (owner, name), fake in fakes.items()]
-    # `from torch.cuda import is_available` copies the function into the student's module.
-    by_original = {id(original): fake for _, _, original, fake in saved}
-    if isinstance(module, ModuleType):
-        saved += [(module, name, value, by_original[id(value)])
-                  for name, value in list(vars(module).items()) if id(value) in by_original]
-    try:
-        for owner, name, _, fake in saved:
-            setattr(owner, name, fake)
-        yield [(fake, original) for _, _, original, fake in saved]
-    finally:
-        for owner, name, original, _ in saved:
-            setattr(owner, name, original)
-
-
-def chosen_device(module: Any, cuda: bool, mps: bool) -> Any:
-    """Runs in the worker (and here for the reference): pick_device() as the backends say."""
-    function = getattr(module, "pick_device", None)
-    if not callable(function):
-        return MISSING
-    with _backends(cuda, mps, module):
-        return function()
-
-
-def device_when_imported(module: ModuleType, imported: tuple[bool, bool], called: tuple[bool, bool]) -> Any:
-    """Runs in the worker: the student's file run again as a second module while torch reports the
-    backends `imported`, then that module's pick_device() while torch reports `called`."""
-    path = Path(module.__file__)
-    fresh = ModuleType(module.__name__)
-    fresh.__file__ = str(path)
-    code = compile(path.read_bytes(), str(path), "exec")
-    with _backends(*imported) as fakes:
-        exec(code, fresh.__dict__)
-    # `from torch.cuda import is_available` took a fake into the fresh module: give it the real function back,
-    # so that a question asked at call time hears the backends of the call.
-    for name, value in list(vars(fresh).items()):
-        original = next((original for fake, original in fakes if value is fake), None)
-        if original is not None:
-            setattr(fresh, name, original)
-    return chosen_device(fresh, *called)
-
-
 def decided_at_import(student: Student, at_import: list[torch.device]) -> bool:
     """Whether each fresh import of the student's file gives the device of the backends torch reported
     at that import (`at_import`, the reference's choice for them), not of those at the call."""
@@ -290,39 +233,6 @@ def decided_at_import(student: Student, at_import: list[torch.device]) -> bool:
         if returned.error is not None or type(returned.value) is not torch.device or returned.value != device:
             return False
     return True
-
-
-def moved_layout(module: ModuleType, batch: dict, device: Any) -> Any:
-    """Runs in the worker: move_batch(batch, device), described key by key, since tensors
-    on the meta device have no values to send back; and whether the call changed the
-    caller's batch, which only the worker can see (the grader gets copies)."""
-    function = getattr(module, "move_batch", None)
-    if not callable(function):
-        return MISSING
-    before = {key: (value, value.device if isinstance(value, torch.Tensor) else None) for key, value in batch.items()}
-    result = function(batch, device)
-    moved = (f"a {type(result).__name__}" if type(result) is not dict else
-             {key: _slot(value, str(value.device)) if isinstance(value, torch.Tensor) else ("value", value)
-              for key, value in result.items()})
-    return {"moved": moved, "same_dict": result is batch, "changes": _changes(batch, before)}
-
-
-def _changes(batch: dict, before: dict) -> list[str]:
-    """What a call did to the caller's batch, one line per key it replaced, removed or added."""
-    changes = []
-    for key, (value, device) in before.items():
-        if key not in batch:
-            changes.append(f"batch[{key!r}] removed")
-        elif batch[key] is not value or (device is not None and value.device != device):
-            now = batch[key]  # a tensor on meta has no values: described by its layout only
-            shown = (_slot_text(_slot(now, str(now.device))) if isinstance(now, torch.Tensor)
-                     else f"a {type(now).__name__}")
-            changes.append(f"batch[{key!r}] is now {shown}")
-    return changes + [f"batch[{key!r}] added" for key in batch if key not in before]
-
-
-def _slot(tensor: torch.Tensor, device: str) -> tuple:
-    return ("tensor", device, tensor.dtype, tuple(tensor.shape))
 
 
 def _scenario(cuda: bool, mps: bool) -> str:
@@ -390,7 +300,7 @@ def expect_layout(returned: Returned, expected_batch: dict, device: str) -> None
     for key, want in expected_batch.items():
         if type(want) is not torch.Tensor:
             continue  # values that are not tensors are compared on the CPU call, where they come back whole
-        slot, target = got[key], _slot(want, device)
+        slot, target = got[key], tensor_slot(want, device)
         if type(slot) is not tuple or slot[0] != "tensor":
             fail(f"move_batch: batch[{key!r}] is no longer a tensor.", call=returned.call,
                  got=describe(slot[1] if type(slot) is tuple else slot), expected=f"a tensor on {device}",
@@ -400,7 +310,7 @@ def expect_layout(returned: Returned, expected_batch: dict, device: str) -> None
             summary = (f"move_batch left batch[{key!r}] on {slot[1]} instead of moving it to {device}." if moved
                        else f"move_batch changed the dtype or shape of batch[{key!r}].")
             fail(summary,
-                 call=returned.call, got=_slot_text(slot), expected=_slot_text(target),
+                 call=returned.call, got=slot_text(slot), expected=slot_text(target),
                  meaning="All inputs to an operation must share a device, so every tensor of the batch "
                          "has to go where the model is." if moved else "",
                  hint="Use value.to(device) for each tensor, with the device you were given: it keeps "
@@ -419,12 +329,6 @@ def expect_batch_kept(returned: Returned) -> None:
          changed="batch after the call: " + ("; ".join(changes) or "the same dict, returned"),
          expected="a new dict holding the moved tensors, and batch as it was", mistake=CHANGED_BATCH.name,
          meaning=CHANGED_BATCH.explanation, hint=CHANGED_BATCH.hint, section=CHANGED_BATCH.section)
-
-
-def _slot_text(slot: tuple) -> str:
-    _, device, dtype, shape = slot
-    name = str(dtype).removeprefix("torch.")
-    return f"{'an' if name.startswith('int') else 'a'} {name} tensor of shape {shape} on {device}"
 
 
 def _expect_keys(returned: Returned, got: set, expected_batch: dict) -> None:

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 import torch
 from torch import Tensor
 
 from course_config import FINITE_DIFFERENCES as EXERCISE
-from graders.compare import argument_changed, describe, number_problem, tensor_problem
 from graders.check import checks_for
-from graders.expect import expect_float_not_tensor, expect_number, expect_tensor, fail_with_mistake
+from graders.compare import argument_changed, describe, number_problem, tensor_problem
+from graders.drivers.finite_differences import build, run_gradient_check, run_numerical_gradient
+from graders.expect import (expect_code_shows, expect_float_not_tensor, expect_number, expect_tensor,
+                            fail_with_mistake)
 from graders.feedback import fail
 from graders.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
 from graders.recording import expected
@@ -150,66 +152,6 @@ def make_spec(kind: str, n: int, generator: torch.Generator) -> dict[str, Any]:
     if kind == "quadratic":
         return {"kind": kind, "A": randn(n, n), "b": randn(n)}
     return {"kind": kind, "W": randn(4, n), "c": randn(4)}
-
-
-def build(spec: dict[str, Any]) -> Callable[[Tensor], Tensor]:
-    """The function a spec describes; coefficients follow x's dtype so float32 stays float32."""
-    kind = spec["kind"]
-    if kind == "sum_sin":
-        return lambda x: torch.sin(spec["a"].to(x.dtype) * x).sum()
-    if kind == "quadratic":
-        return lambda x: 0.5 * x @ spec["A"].to(x.dtype) @ x + spec["b"].to(x.dtype) @ x
-    if kind == "logsumexp":
-        return lambda x: torch.logsumexp(spec["W"].to(x.dtype) @ x + spec["c"].to(x.dtype), dim=0)
-    if kind == "wrong_backward":
-        return lambda x: _SinMissingFactor.apply(x, spec["a"].to(x.dtype))
-    raise ValueError(f"unknown test function {kind!r}")
-
-
-class _SinMissingFactor(torch.autograd.Function):
-    """sin(a·x).sum() with a deliberately wrong backward: the chain-rule factor a is dropped."""
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, a: Tensor) -> Tensor:
-        ctx.save_for_backward(x, a)
-        return torch.sin(a * x).sum()
-
-    @staticmethod
-    def backward(ctx: Any, grad_output: Tensor) -> tuple[Tensor, None]:
-        x, a = ctx.saved_tensors
-        return grad_output * torch.cos(a * x), None
-
-
-class _Counted:
-    """Wraps f to count its calls and the dtypes it was given: the cost the lesson talks about."""
-
-    def __init__(self, f: Callable[[Tensor], Tensor]) -> None:
-        self.f, self.calls, self.dtypes = f, 0, set()
-
-    def __call__(self, x: Tensor) -> Tensor:
-        self.calls += 1
-        self.dtypes.add(str(x.dtype).removeprefix("torch.") if isinstance(x, Tensor) else type(x).__name__)
-        return self.f(x)
-
-
-# ---------------------------------------------------------------- drivers (run in the worker)
-
-def run_numerical_gradient(module: ModuleType, spec: dict, x: Tensor, h: float | None) -> dict:
-    f = _Counted(build(spec))
-    gradient = module.numerical_gradient(f, x) if h is None else module.numerical_gradient(f, x, h)
-    return {"gradient": gradient, "calls": f.calls, "x_after": x}
-
-
-def run_gradient_check(module: ModuleType, spec: dict, x: Tensor) -> dict:
-    f = _Counted(build(spec))
-    error = module.gradient_check(f, x)
-    # The student's own float64 estimate, uncounted, to explain a gradient_check that is off.
-    x64 = x.detach().to(torch.float64).clone()
-    try:
-        estimate = module.numerical_gradient(build(spec), x64)
-    except Exception:  # noqa: BLE001 - the numerical_gradient checks report its errors
-        estimate = None
-    return {"error": error, "dtypes": sorted(f.dtypes), "x_after": x, "estimate": estimate, "x64_after": x64}
 
 
 # ---------------------------------------------------------------- expected values (grader side)
@@ -398,6 +340,8 @@ def test_numerical_gradient_calls_f_twice_per_coordinate(student: Student) -> No
                      "pass per parameter, is why finite differences do not scale to real networks.",
              hint="Inside one loop over i, call f(x + step) and f(x - step) once each; call f nowhere else.",
              section=WHY)
+    f = student.evidence.parameter("numerical_gradient", 0) or "f"
+    expect_code_shows(student, returned, "numerical_gradient", (f,), f"a call of its argument {f}", WHY)
 
 
 @check

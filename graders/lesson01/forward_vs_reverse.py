@@ -11,11 +11,10 @@ this process. Public checks use the lesson's sigmoid neuron (d out / d w = [0.13
 from __future__ import annotations
 
 import ast
-import contextlib
 import dataclasses
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import torch
 from torch import Tensor
@@ -23,7 +22,8 @@ from torch import Tensor
 from course_config import FORWARD_VS_REVERSE as EXERCISE
 from graders.check import checks_for
 from graders.compare import argument_changed, describe, tensor_problem
-from graders.expect import expect_number, expect_tensor
+from graders.drivers.forward_vs_reverse import build, load_jvp, load_jvp_and_vjp, run_mode
+from graders.expect import expect_code_shows, expect_number, expect_tensor
 from graders.feedback import fail
 from graders.mistakes import Mistake, Suspect
 from graders.recording import expected
@@ -31,20 +31,6 @@ from graders.sandbox import origin
 from graders.student import Returned, Student
 
 check = checks_for("lesson01", EXERCISE.slug)
-
-
-def load_jvp() -> None:
-    """jvp's decompositions load on first use (~0.5 s with torch 2.13)."""
-    x = torch.zeros(1)
-    torch.func.jvp(torch.sin, (x,), (x,))
-
-
-def load_jvp_and_vjp() -> None:
-    """Also vjp: calling its pullback the first time imports torch._dynamo (~3.5 s)."""
-    load_jvp()
-    x = torch.zeros(1)
-    _, pullback = torch.func.vjp(torch.sin, x)
-    pullback(x)
 
 
 def worker_warm_up(module_path: Path) -> Callable[[], None]:
@@ -187,7 +173,7 @@ LESSON_W = [1.0, -2.0, 0.5]
 LESSON_INPUT = [3.0, 1.0, 4.0]
 
 
-# ---------------------------------------------------------------- test functions (both processes)
+# ---------------------------------------------------------------- test functions (built by graders/drivers/ in both processes)
 
 def make_spec(kind: str, n: int, generator: torch.Generator) -> dict[str, Any]:
     """A test function as plain data: its kind and seeded float64 coefficients."""
@@ -197,76 +183,6 @@ def make_spec(kind: str, n: int, generator: torch.Generator) -> dict[str, Any]:
     if kind == "quadratic":
         return {"kind": kind, "A": randn(n, n) / 2, "b": randn(n)}
     return {"kind": kind, "W": randn(3, n)}
-
-
-def build(spec: dict[str, Any]) -> Callable[[Tensor], Tensor]:
-    """The function a spec describes; coefficients follow x's dtype. Written with mv and dot
-    only: under jvp, elementwise arithmetic between x and a constant (w * inp, W @ x + c)
-    goes through a Python decomposition that imports torch._dynamo (~3 s) on first use."""
-    kind = spec["kind"]
-
-    def coefficient(name: str, x: Tensor) -> Tensor:
-        return spec[name].to(x.dtype)
-
-    if kind == "neuron":
-        return lambda w: torch.sigmoid(torch.mv(coefficient("inp", w).unsqueeze(0), w)).sum()
-    if kind == "tanh_layer":
-        return lambda x: torch.tanh(torch.mv(coefficient("W", x), x)).sum()
-    if kind == "quadratic":
-        return lambda x: (torch.dot(x, torch.mv(coefficient("A", x), x))
-                          + torch.mv(coefficient("b", x).unsqueeze(0), x).sum())
-    if kind == "logsumexp":
-        return lambda x: torch.logsumexp(torch.mv(coefficient("W", x), x), dim=0)
-    raise ValueError(f"unknown test function {kind!r}")
-
-
-class _Counted:
-    """Wraps f to count its calls: one call of f is one pass through the function."""
-
-    def __init__(self, f: Callable[[Tensor], Tensor]) -> None:
-        self.f, self.calls = f, 0
-
-    def __call__(self, x: Tensor) -> Tensor:
-        self.calls += 1
-        return self.f(x)
-
-
-# ---------------------------------------------------------------- driver (runs in the worker)
-
-@contextlib.contextmanager
-def _counting_transforms(module: ModuleType) -> Iterator[dict[str, int]]:
-    """Count torch.func.jvp / vjp calls, whether the student wrote torch.func.jvp(...) or
-    imported the function under any name (`from torch.func import jvp`)."""
-    counts = {"jvp": 0, "vjp": 0}
-    originals = {name: getattr(torch.func, name) for name in counts}
-
-    def counter(name: str) -> Callable:
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            counts[name] += 1
-            return originals[name](*args, **kwargs)
-        return counted
-
-    wrappers = {name: counter(name) for name in counts}
-    aliases = {key: name for key, value in vars(module).items() for name, original in originals.items()
-               if value is original}
-    try:
-        for name, wrapper in wrappers.items():
-            setattr(torch.func, name, wrapper)
-        for key, name in aliases.items():
-            setattr(module, key, wrappers[name])
-        yield counts
-    finally:
-        for name, original in originals.items():
-            setattr(torch.func, name, original)
-        for key, name in aliases.items():
-            setattr(module, key, originals[name])
-
-
-def run_mode(module: ModuleType, function: str, spec: dict, x: Tensor) -> dict:
-    f = _Counted(build(spec))
-    with _counting_transforms(module) as counts:
-        gradient = getattr(module, function)(f, x)
-    return {"gradient": gradient, "f_calls": f.calls, "x_after": x, **counts}
 
 
 # ---------------------------------------------------------------- expected values (grader side)
@@ -391,6 +307,7 @@ def test_forward_mode_one_jvp_per_input(student: Student) -> None:
                      None, meaning="Forward mode pushes one tangent direction through f per pass, so the "
                                    "gradient of a function of n inputs costs n passes.",
                      hint=FORWARD_HINT)
+    expect_code_shows(student, returned, "gradient_forward_mode", ("jvp",), "torch.func.jvp", MODES)
 
 
 @check
@@ -416,6 +333,8 @@ def test_reverse_mode_one_pass(student: Student) -> None:
         fail_counted(returned, f"gradient_reverse_mode ran f {calls} times; reverse mode needs one pass.", got,
                      wanted, None, meaning="One forward pass records the graph; one backward pass through it gives "
                                            "every partial derivative of the single output.", hint=REVERSE_HINT)
+    expect_code_shows(student, returned, "gradient_reverse_mode", ("vjp", "backward", "autograd.grad"),
+                      "torch.func.vjp, backward() or torch.autograd.grad", MODES)
 
 
 def expect_passes(student: Student, reference: ModuleType, n_inputs: int, n_outputs: int, mode: str) -> None:

@@ -17,13 +17,14 @@ import torch
 from course_config import GRAD_ACCUMULATION as EXERCISE
 from graders.check import checks_for
 from graders.compare import argument_changed, describe, number_problem, tensor_problem
-from graders.expect import expect_tensor
+from graders.drivers.grad_accumulation import call_with_tracked_w
+from graders.expect import expect_code_shows, expect_tensor
 from graders.feedback import fail
 from graders.fresh import twin, twin_generator, twin_random
 from graders.mistakes import Mistake, Suspect
 from graders.recording import expected
-from graders.student import Returned, Student
 from graders.sandbox import origin
+from graders.student import Returned, Student
 
 check = checks_for("lesson01", EXERCISE.slug)
 
@@ -276,6 +277,7 @@ def test_repeated_backward_on_lesson_case(student: Student, reference: ModuleTyp
                                          "up in x.grad: they must come from y.backward(), one call per pass, not "
                                          "from the formula 2·x0·k.",
              hint="Make x once, then in a loop: y = x ** 2; y.backward(); record x.grad.item().", section=WORKED)
+    expect_code_shows(student, returned, "repeated_backward_grads", ("backward",), "backward()", WORKED)
 
 
 @check
@@ -310,6 +312,7 @@ def test_backward_once_per_micro_batch(student: Student) -> None:
                  call=returned.call, meaning=meaning, section=COMPANION,
                  hint="Loop over zip(torch.tensor_split(X, micro_batches), torch.tensor_split(y, micro_batches)) "
                       "and call .backward() on each group's loss.")
+        expect_code_shows(student, returned, "accumulated_gradient", ("backward",), "backward()", COMPANION)
 
 
 @check
@@ -329,16 +332,6 @@ def test_accumulated_gradient_is_clean(student: Student) -> None:
              got=str(result["raised"]), section=COMPANION,
              hint="Work on a copy cut from the graph: leaf = w.detach().clone().requires_grad_(True).")
     expect_clean(as_called, w.clone().requires_grad_(True), result.get("w_after"), X, y, k)
-
-
-def call_with_tracked_w(module: ModuleType, w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> dict:
-    """Runs in the worker: accumulated_gradient on a w that requires grad; what it returned, or the error it
-    raised (a copy left in w's graph has no .grad of its own), and w afterwards."""
-    tracked = w.clone().requires_grad_(True)
-    try:
-        return {"value": module.accumulated_gradient(tracked, X, y, k), "w_after": tracked, "raised": None}
-    except Exception as error:  # noqa: BLE001 - reported with w's state, which tells why it was raised
-        return {"value": None, "w_after": tracked, "raised": f"{type(error).__name__}: {str(error)[:200]}"}
 
 
 def expect_clean(returned: Returned, given: torch.Tensor, after: Any, X: torch.Tensor, y: torch.Tensor,

@@ -22,15 +22,15 @@ import torch
 from course_config import LEARNING_RATE as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe
-from graders.expect import expect_number, expect_tensor, fail_with_mistake
+from graders.expect import expect_code_shows, expect_number, expect_tensor, fail_with_mistake
 from graders.feedback import fail
 from graders.fresh import twin, twin_random
 from graders.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
 from graders.plots import LossCurves
 from graders.recording import RECORD, RECORDING, expected
+from graders.sandbox import origin
 from graders.student import Returned, Student
 from graders.trajectories import Parsed, matching_mistake, parsed, run_problem
-from graders.sandbox import origin
 
 check = checks_for("lesson01", EXERCISE.slug)
 
@@ -432,6 +432,7 @@ def test_losses_are_python_floats(student: Student, reference: ModuleType, plot_
                                     "not from derivatives written out by hand.",
              hint="In each step: loss.backward(), then update w and b inside torch.no_grad() and zero their grads.",
              section=WORKED)
+    expect_code_shows(student, returned, "train_line", ("backward",), "backward()", WORKED)
     value = returned.value
     if type(value) not in (tuple, list) or len(value) != 3 or type(value[0]) is not list:
         fail("train_line should return (losses, w, b) with losses a list.", call=run.call, got=describe(value),

@@ -22,13 +22,14 @@ from torch import nn
 from course_config import LINEAR_MODULE as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe
-from graders.expect import fail_with_mistake
+from graders.drivers.linear_module import watch_training
+from graders.expect import expect_code_shows, fail_with_mistake
 from graders.feedback import fail
 from graders.fresh import twin
 from graders.mistakes import Mistake
 from graders.recording import RECORD, RECORDING, expected
-from graders.student import Returned, Student
 from graders.sandbox import Scalar
+from graders.student import Returned, Student
 
 check = checks_for("lesson01", EXERCISE.slug)
 
@@ -38,6 +39,11 @@ LESSON_RUN = {"lr": 0.1, "steps": 101, "seed": 42}
 # What the trace shows for the layer's forward pass and for the loss.
 BUILDING_BLOCKS = {"the linear layer (nn.Linear)": "nn.functional.linear", "the loss (nn.MSELoss)": "nn.functional.mse_loss"}
 # The watched runs are short: tracing every call is slow, and five passes show the order.
+# What the code the grader reads must show, beside what the run's record says (graders/source_evidence.py).
+CODE_BUILDING_BLOCKS = ((("Linear",), "nn.Linear"), (("MSELoss", "mse_loss"), "nn.MSELoss"),
+                        (("SGD",), "torch.optim.SGD"))
+CODE_LOOP_STEPS = ((("zero_grad", "zero_", "grad"), "a way of clearing the gradients"), (("backward",), "backward()"),
+                   (("step",), "optimiser.step()"))
 WATCHED_RUN = {"lr": 0.1, "steps": 5, "seed": 42}
 # What the lesson prints: the loss at steps 0, 25, 50, 75, 100, then the weight and bias.
 PRINTED_LOSSES = {0: 13.4355, 25: 0.0598, 50: 0.0597, 75: 0.0597, 100: 0.0597}
@@ -343,41 +349,7 @@ def _lesson_call(student: Student, run: dict[str, Any]) -> Returned:
     return student.call("fit_linear_module", **run, shown_as=call_text(run), reuse=True)
 
 
-# ---------------------------------------------------------------- the driver
-
-def watch_training(module: ModuleType, lr: float, steps: int, seed: int) -> str:
-    """Runs in the worker: fit with backward() and SGD.step() watched, and return one letter
-    per call: "b" a backward onto cleared gradients, "a" one onto gradients still held;
-    "s" a step with gradients, "e" a step with none. Judged by the gradients themselves,
-    so any way of clearing them (optimiser, model, by hand) counts."""
-    params: list[torch.Tensor] = []
-    events: list[str] = []
-    original_init, original_step = torch.optim.SGD.__init__, torch.optim.SGD.step
-    original_backward = torch.autograd.backward
-
-    def held() -> bool:
-        return any(p.grad is not None and bool(p.grad.detach().ne(0).any()) for p in params)
-
-    def init(self: torch.optim.SGD, *args: Any, **kwargs: Any) -> None:
-        original_init(self, *args, **kwargs)
-        params.extend(p for group in self.param_groups for p in group["params"])
-
-    def step(self: torch.optim.SGD, *args: Any, **kwargs: Any) -> Any:
-        events.append("s" if held() else "e")
-        return original_step(self, *args, **kwargs)
-
-    def backward(*args: Any, **kwargs: Any) -> Any:
-        events.append("a" if held() else "b")
-        return original_backward(*args, **kwargs)
-
-    torch.optim.SGD.__init__, torch.optim.SGD.step, torch.autograd.backward = init, step, backward
-    try:
-        module.fit_linear_module(lr, steps, seed)
-    finally:
-        torch.optim.SGD.__init__, torch.optim.SGD.step = original_init, original_step
-        torch.autograd.backward = original_backward
-    return "".join(events)
-
+# ---------------------------------------------------------------- the driver's letters (graders/drivers/linear_module.py)
 
 def _order_mistake(events: str) -> Mistake | None:
     stepped = [e for e in events if e in "se"]
@@ -475,6 +447,8 @@ def test_uses_module_loss_and_optimiser(student: Student) -> None:
                  hint="model = nn.Linear(1, 1), loss_fn = nn.MSELoss(), optimiser = torch.optim.SGD(model.parameters(), "
                       "lr=lr); then in each pass loss_fn(model(X), y), loss.backward(), optimiser.step().",
                  section=SECTION)
+    for patterns, what in CODE_BUILDING_BLOCKS:
+        expect_code_shows(student, returned, "fit_linear_module", patterns, what, SECTION)
 
 
 @check
@@ -484,6 +458,8 @@ def test_loop_order(student: Student) -> None:
     events = returned.value if type(returned.value) is str else ""
     steps = run["steps"]
     if events == "bs" * steps:
+        for patterns, what in CODE_LOOP_STEPS:
+            expect_code_shows(student, returned, "fit_linear_module", patterns, what, SECTION)
         return
     mistake = _order_mistake(events)
     seen = (f"of {events.count('b') + events.count('a')} backward() calls, {events.count('a')} added onto "

@@ -4,8 +4,8 @@ A student's Value objects cannot leave the worker, so an expression travels as p
 data: a graph, a list of nodes in creation order, each a tuple such as ("leaf", 0.5),
 ("mul", 0, 2.0), ("pow", 1, 3) or ("tanh", 2). An operand is an int (the index of an
 earlier node) or a float (a number, so ("sub", 1.0, 0) is `1 - a`). The last node is
-the output. The driver `run_graphs` builds each graph from the student's Value in the
-worker, calls backward() and sends back every node's data and grad as floats.
+the output. The driver `run_graphs` (graders/drivers/micrograd.py) builds each graph from
+the student's Value in the worker, calls backward() and sends back every node's data and grad as floats.
 
 Oracles: the same graph in torch float64 with torch.autograd. Mistakes are recognised by
 replaying the graph through small wrong evaluators (a tanh or relu derivative off, the
@@ -21,10 +21,8 @@ nodes deep.
 
 from __future__ import annotations
 
-import traceback
 import re
 from collections import deque
-from types import ModuleType
 from typing import Any, Callable
 
 import torch
@@ -33,6 +31,7 @@ from course_config import MICROGRAD as EXERCISE
 from graders import micrograd_steps as steps
 from graders.check import checks_for
 from graders.drawing import drawn
+from graders.drivers.micrograd import read_fresh_value, run_graphs
 from graders.expression_graphs import BINARY, Graph, operands, path_counts, values
 from graders.feedback import fail
 from graders.mistakes import Mistake
@@ -128,75 +127,6 @@ MISTAKES = [ASSIGNED, NO_TOPOLOGICAL_ORDER, VISITED_TWICE, NOT_SEEDED, TANH_DERI
             EXP_DERIVATIVE, REFLECTED_SWAPPED, *STEP_MISTAKES.values()]
 
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
-
-
-# ---------------------------------------------------------------- the driver (runs in the worker)
-
-def run_graphs(module: ModuleType, graphs: list[Graph], backward: bool, int_numbers: bool = False) -> list[dict]:
-    """Runs in the worker: build each graph from the student's Value, call backward(), read back numbers.
-    With `int_numbers`, a number operand that is whole goes in as a Python int (`a + 1`, not `a + 1.0`)."""
-    if not isinstance(getattr(module, "Value", None), type):
-        missing = {"error": "NameError: there is no class Value in your file: did you rename it?", "stage": "build",
-                   "at": 0, "frames": []}
-        return [missing for _ in graphs]
-    return [_run_graph(module, graph, backward, int_numbers) for graph in graphs]
-
-
-def _run_graph(module: ModuleType, graph: Graph, backward: bool, int_numbers: bool) -> dict:
-    value_class, stage, at = module.Value, "build", 0
-    try:
-        nodes: list[Any] = []
-        for at, spec in enumerate(graph):
-            node = _make(value_class, spec, nodes, int_numbers)
-            if not isinstance(node, value_class):
-                return {"error": f"it returned {type(node).__name__} {node!r:.60}, not a Value", "stage": stage,
-                        "at": at, "frames": []}
-            nodes.append(node)
-        if backward:
-            stage = "backward"
-            nodes[-1].backward()
-        stage = "read"
-        return {"data": [_float(n.data) for n in nodes], "grad": [_float(n.grad) for n in nodes]}
-    except NotImplementedError:
-        raise  # the grader turns it into "not implemented yet"
-    except Exception as error:  # noqa: BLE001 - RecursionError, TypeError of a missing operator, ...
-        frames = [f"line {f.lineno}, in {f.name}: {(f.line or '').strip()}"
-                  for f in traceback.extract_tb(error.__traceback__) if f.filename == module.__file__]
-        try:
-            message = str(error)[:300]
-        except Exception:  # noqa: BLE001 - an exception whose message itself fails
-            message = "(its message could not be read)"
-        return {"error": f"{type(error).__name__}: {message}", "stage": stage, "at": at, "frames": frames[-4:]}
-
-
-def _make(value_class: type, spec: tuple, nodes: list, int_numbers: bool = False) -> Any:
-    """One node built from the student's Value; with `int_numbers`, a whole number operand goes in as an int."""
-    kind = spec[0]
-    if kind == "leaf":
-        return value_class(spec[1])
-    if kind in BINARY:
-        left, right = (nodes[x] if type(x) is int else int(x) if int_numbers and x.is_integer() else x
-                       for x in spec[1:3])
-        return BINARY[kind](left, right)
-    if kind == "neg":
-        return -nodes[spec[1]]
-    if kind == "pow":
-        return nodes[spec[1]] ** spec[2]
-    return getattr(nodes[spec[1]], kind)()
-
-
-def _float(x: Any) -> float | None:
-    try:
-        return float(x)
-    except Exception:  # noqa: BLE001 - anything that is not a number is reported as such
-        return None
-
-
-def read_fresh_value(module: ModuleType) -> dict:
-    """Runs in the worker: a fresh Value(0.5), as numbers and text, and the type of Value(3).data."""
-    v = module.Value(0.5)
-    return {"data": _float(v.data), "grad": _float(v.grad), "repr": repr(v)[:200],
-            "int_data_type": type(module.Value(3).data).__name__[:40]}
 
 
 # ---------------------------------------------------------------- graphs: written, printed, generated

@@ -17,13 +17,15 @@ import torch
 from course_config import NEURON_CHAIN_RULE as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe, tensor_problem, values_problem
-from graders.expect import expect_tensor
+from graders.drivers.neuron_chain_rule import backward_through_neuron
+from graders.expect import code_lines, expect_tensor
 from graders.feedback import fail
 from graders.fresh import twin, twin_random
 from graders.mistakes import Mistake, Suspect
 from graders.recording import expected
-from graders.student import Returned, Student
 from graders.sandbox import origin
+from graders.source_evidence import AUTOGRAD_IN_CODE
+from graders.student import Returned, Student
 
 check = checks_for("lesson01", EXERCISE.slug)
 
@@ -270,17 +272,6 @@ def expect_hand_gradient(student: Student, returned: Returned, reference: Module
                   hint="Chain the two local derivatives: d out / d z = σ(z)·(1 − σ(z)), d z / d w = inp.")
 
 
-def backward_through_neuron(module: ModuleType, w: torch.Tensor, inp: torch.Tensor) -> dict:
-    """Runs in the worker: the lesson's out = neuron(w, inp); out.backward(); read w.grad."""
-    leaf = w.detach().clone().requires_grad_(True)
-    out = module.neuron(leaf, inp)
-    if type(out) is not torch.Tensor:
-        return {"out": out, "requires_grad": False, "grad": None}
-    if out.dim() == 0 and out.requires_grad:
-        out.backward()
-    return {"out": out.detach(), "requires_grad": out.requires_grad, "grad": leaf.grad}
-
-
 # ---------------------------------------------------------------- public checks
 
 @check
@@ -331,10 +322,11 @@ def test_grad_by_hand_without_autograd(student: Student, reference: ModuleType) 
     returned = student.call("neuron_grad_by_hand", w, inp, trace=True,
                             shown_as=f"neuron_grad_by_hand(w, inp) with {case_text(w, inp)}")
     expect_hand_gradient(student, returned, reference, w, inp)  # no points for a wrong gradient made without autograd
-    used = returned.calls_to(*AUTOGRAD_CALLS)
+    # The run's record is the student's word: the code the grader reads must not show autograd either.
+    used = code_lines(student, returned, "neuron_grad_by_hand", AUTOGRAD_CALLS, AUTOGRAD_IN_CODE)
     info = origin(returned.value) if type(returned.value) is torch.Tensor else None
     if used or (info is not None and info.requires_grad):
-        where = f" (line {used[0].line})" if used and used[0].line else ""
+        where = f" (line {', '.join(str(line) for line in used if line)})" if any(used) else ""
         fail(f"neuron_grad_by_hand uses autograd{where}; it must be the chain rule worked out by hand.",
              call=returned.call, section=CHAIN_RULE,
              meaning="The point of this function is to check autograd's answer against your own derivation.",

@@ -16,7 +16,6 @@ the lesson's own 500 would cost 40 ms a call.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 from types import ModuleType
 from typing import Any, Callable
@@ -27,11 +26,13 @@ import torch
 from course_config import QUADRATIC_FIT as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe, number_problem
-from graders.expect import expect_tensor
+from graders.drivers.quadratic_fit import fit_defaults
+from graders.expect import expect_code_shows, expect_tensor
 from graders.feedback import fail
 from graders.fresh import twin, twin_generator, twin_random
 from graders.mistakes import GradientSignature, Mistake, Suspect, gradient_signature, is_scaled
 from graders.recording import RECORD, RECORDING, expected
+from graders.source_evidence import BACKWARD_IN_CODE
 from graders.student import Returned, Student
 
 check = checks_for("lesson01", EXERCISE.slug)
@@ -513,6 +514,8 @@ def test_fit_uses_autograd(student: Student, reference: ModuleType) -> None:
                      "or derivatives worked out by hand skip the very thing it practises.",
              hint="Make a, b, c with requires_grad=True, compute the loss, call loss.backward(), read a.grad.",
              section='"Autograd: gradients for free"')
+    expect_code_shows(student, returned, "fit_quadratic", BACKWARD_IN_CODE, "backward() or torch.autograd.grad",
+                      '"Autograd: gradients for free"')
 
 
 # ---------------------------------------------------------------- hidden checks
@@ -558,8 +561,3 @@ def test_fit_follows_lr_and_steps(student: Student, reference: ModuleType) -> No
              hint="Keep the stub's signature as it is: def fit_quadratic(X, y, lr=0.1, steps=500).", section=TRY_IT)
 
 
-def fit_defaults(module: ModuleType) -> dict[str, Any]:
-    """Runs in the worker: the defaults of lr and steps in fit_quadratic's signature (None where there is none)."""
-    parameters = inspect.signature(module.fit_quadratic).parameters
-    return {name: (parameters[name].default if name in parameters
-                   and parameters[name].default is not inspect.Parameter.empty else None) for name in ("lr", "steps")}

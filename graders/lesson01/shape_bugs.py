@@ -3,13 +3,14 @@
 Inputs: the course texts' pairs, and hundreds of pairs drawn by hypothesis with a fixed
 seed (graders/cases/lesson01.py). Oracles: torch's own broadcasting on every pair, and
 `torch.nn.functional.mse_loss` differentiated by `torch.autograd`, both in this process.
-Hundreds of pairs go to the worker in one request (a driver below loops over them there),
+Hundreds of pairs go to the worker in one request (a driver, graders/drivers/shape_bugs.py,
+loops over them there),
 so a check costs one round trip. Wrong answers are matched against wrong variants of the
 rules run on the same pairs, and a wrong loss by its ratio to torch's (the gradient
 signature).
 
 Reading order: the catalogue of mistakes; the inputs (fixed pairs, the lesson's data); the
-drivers, which run in the worker; the expected values; reading the worker's answers and
+expected values; reading the worker's answers and
 showing them; the assertions; the checks.
 """
 
@@ -18,8 +19,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -28,6 +28,7 @@ from course_config import SHAPE_BUGS as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe
 from graders.drawing import drawn
+from graders.drivers.shape_bugs import broadcast_many, loss_probe, silently_many, torch_shape
 from graders.expect import expect_tensor
 from graders.feedback import fail
 from graders.mistakes import Mistake
@@ -161,95 +162,11 @@ def lesson_data() -> tuple[torch.Tensor, torch.Tensor]:
     return X, 3 * X - 2 + 0.3 * torch.randn(100, 1, generator=generator)
 
 
-# ---------------------------------------------------------------- drivers (run in the worker)
-
-def _missing(module: ModuleType, name: str) -> dict:
-    """In place of the answers when the file has no function `name`: the functions it does define."""
-    try:
-        defined = sorted(str(n) for n, v in vars(module).items() if not str(n).startswith("_") and callable(v)
-                         and getattr(v, "__module__", None) == module.__name__)
-    except Exception:  # noqa: BLE001 - a strange module still gets its message
-        defined = []
-    return {"missing": name, "defined": defined}
-
-
-def _attempt(function: Callable, *args: Any) -> list:
-    """["returned", value] or ["raised", type name, message]; an untouched stub still says so."""
-    try:
-        return ["returned", function(*args)]
-    except NotImplementedError:
-        raise
-    except Exception as error:  # noqa: BLE001 - any error is an answer to grade
-        try:
-            message = str(error)[:300]
-        except Exception:  # noqa: BLE001
-            message = "<unreadable message>"
-        return ["raised", type(error).__name__, message]
-
-
-def broadcast_many(module: ModuleType, pairs: list[Pair]) -> list[list] | dict:
-    function = getattr(module, "broadcast_shape", None)
-    if not callable(function):
-        return _missing(module, "broadcast_shape")
-    return [_attempt(function, a, b) for a, b in pairs]
-
-
-def _torch_shape(a: Shape, b: Shape) -> Shape:
-    """torch's broadcast of two shapes; raises RuntimeError where torch refuses them.
-
-    torch.broadcast_shapes documents itself as this very expression, but its first call
-    imports torch.fx (0.65 s); stride-0 views of one number cost nothing to build.
-    """
-    one = torch.empty(())
-    return tuple(torch.broadcast_tensors(one.expand(a), one.expand(b))[0].shape)
-
-
-def _torch_broadcast_shape(a: Shape, b: Shape) -> Shape:
-    try:
-        return _torch_shape(a, b)
-    except RuntimeError:
-        raise ValueError(f"shapes {a} and {b} do not broadcast") from None
-
-
-def silently_many(module: ModuleType, pairs: list[Pair]) -> list[list] | dict:
-    """silently_broadcasts on each pair, with the student's broadcast_shape swapped for torch's
-    so that a mistake there (a wrong rule, a misspelled name) costs only broadcast_shape's checks."""
-    function = getattr(module, "silently_broadcasts", None)
-    if not callable(function):
-        return _missing(module, "silently_broadcasts")
-    own = vars(module).get("broadcast_shape")
-    module.broadcast_shape = _torch_broadcast_shape
-    try:
-        return [_attempt(function, a, b) for a, b in pairs]
-    finally:
-        if own is None:
-            del module.broadcast_shape
-        else:
-            module.broadcast_shape = own
-
-
-def loss_probe(module: ModuleType, pred: torch.Tensor, target: torch.Tensor, order: torch.Tensor) -> dict:
-    """The loss, its gradient w.r.t. pred, and the loss once more with the targets shuffled."""
-    function = getattr(module, "mse_loss", None)
-    if not callable(function):
-        return _missing(module, "mse_loss")
-    leaf = pred.detach().clone().requires_grad_(True)
-    first = _attempt(function, leaf, target)
-    probe = {"first": first, "grad": None, "shuffled": None}
-    if first[0] == "returned":
-        loss = first[1]
-        if type(loss) is torch.Tensor and loss.requires_grad and loss.numel() == 1:
-            loss.backward()
-            probe["grad"] = leaf.grad
-        probe["shuffled"] = _attempt(function, pred.detach().clone(), target[order])
-    return probe
-
-
 # ---------------------------------------------------------------- expected values (grader side)
 
 def _torch_or_none(a: Shape, b: Shape) -> Shape | None:
     try:
-        return _torch_shape(a, b)
+        return torch_shape(a, b)
     except RuntimeError:
         return None
 

@@ -20,13 +20,17 @@ import torch
 from course_config import SIN_EXP_DERIVATIVE as EXERCISE
 from graders.check import checks_for
 from graders.compare import argument_changed, describe, number_problem, tensor_problem
-from graders.expect import expect_float_not_tensor, expect_number, expect_tensor, fail_with_mistake
+from graders.drivers.sin_exp_derivative import (derivative_of_tracked_x, differentiate_substitute, f_on_leaf,
+                                                replace_derivatives, substitute_f)
+from graders.expect import (code_lines, expect_code_shows, expect_float_not_tensor, expect_number, expect_tensor,
+                            fail_with_mistake)
 from graders.feedback import fail
 from graders.fresh import twin, twin_generator, twin_random
 from graders.mistakes import Mistake, Suspect, first_matching_variant
 from graders.recording import expected
-from graders.student import Returned, Student
 from graders.sandbox import StudentError, origin
+from graders.source_evidence import AUTOGRAD_IN_CODE
+from graders.student import Returned, Student
 
 check = checks_for("lesson01", EXERCISE.slug)
 
@@ -182,11 +186,6 @@ def autograd_truth(reference: ModuleType, x: torch.Tensor) -> torch.Tensor:
     return leaf.grad.detach()
 
 
-def substitute_f(t: torch.Tensor) -> torch.Tensor:
-    """What the student's f is replaced by, to see that autograd_derivative differentiates f."""
-    return t ** 3
-
-
 @expected
 def substitute_truth(x: torch.Tensor) -> torch.Tensor:
     """The derivative of substitute_f by torch.autograd, in this (trusted) process."""
@@ -234,32 +233,6 @@ def expect_analytic(returned: Returned, reference: ModuleType, x: torch.Tensor) 
 
 def uses_autograd(returned: Returned) -> bool:
     return bool(returned.calls_to(*BACKWARD_CALLS))
-
-
-def lesson_f(t: torch.Tensor) -> torch.Tensor:
-    """The lesson's f, e^(−t)·sin(t): what stands in for a student's f that is wrong."""
-    return torch.exp(-t) * torch.sin(t)
-
-
-def differentiate_substitute(module: ModuleType, x: torch.Tensor, with_x: bool = False, lesson: bool = False) -> object:
-    """Runs in the worker: autograd_derivative(x) with the module's f replaced by substitute_f (by
-    lesson_f with `lesson`); with `with_x`, the pair [result, x as it is after the call]."""
-    had_f, original = "f" in vars(module), vars(module).get("f")
-    module.f = lesson_f if lesson else substitute_f
-    try:
-        value = module.autograd_derivative(x)
-        return [value, x] if with_x else value
-    finally:
-        if had_f:
-            module.f = original
-        else:
-            del module.f
-
-
-def f_on_leaf(module: ModuleType, x: torch.Tensor) -> object:
-    """Runs in the worker: f on a leaf copy of x that requires grad, as autograd_derivative calls it."""
-    out = module.f(x.detach().clone().requires_grad_(True))
-    return out.detach() if type(out) is torch.Tensor else out
 
 
 def call_f_on_leaf(student: Student, x: torch.Tensor, text: str) -> Returned:
@@ -350,6 +323,8 @@ def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleTy
     own_derivative = [Suspect(F_NOT_DIFFERENTIATED, autograd_truth(reference, x))]
     problem = tensor_problem(returned.value, expected_value, **tolerance(x), requires_grad=None)
     if problem is None:
+        expect_code_shows(student, returned, "autograd_derivative", AUTOGRAD_IN_CODE, "backward() or autograd.grad",
+                          AUTOGRAD)
         return
     summary = (f"autograd_derivative does not differentiate f: with f(t) = {SUBSTITUTE} it should return "
                f"{SUBSTITUTE_DERIVATIVE}, but {problem}.")
@@ -390,16 +365,6 @@ def test_autograd_derivative_is_clean(student: Student, reference: ModuleType) -
     expect_clean(as_called, given, after)
 
 
-def derivative_of_tracked_x(module: ModuleType, x: torch.Tensor) -> dict:
-    """Runs in the worker: autograd_derivative on an x that requires grad; what it returned, or the error it
-    raised (a copy left in x's graph has no .grad of its own), and x afterwards."""
-    tracked = x.clone().requires_grad_(True)
-    try:
-        return {"value": module.autograd_derivative(tracked), "x_after": tracked, "raised": None}
-    except Exception as error:  # noqa: BLE001 - reported with x's state, which tells why it was raised
-        return {"value": None, "x_after": tracked, "raised": f"{type(error).__name__}: {str(error)[:200]}"}
-
-
 def expect_clean(returned: Returned, given: torch.Tensor, after: object) -> None:
     """The caller's x (`given`) as it was before the call, and a result that does not require grad."""
     __tracebackhide__ = True
@@ -430,10 +395,10 @@ def test_analytic_derivative_without_autograd(student: Student, reference: Modul
     returned = student.call("analytic_derivative", x, trace=True,
                             shown_as=f"analytic_derivative(x) with {grid_text()}")
     expect_analytic(returned, reference, x)
-    used = returned.calls_to(*BACKWARD_CALLS)
+    used = code_lines(student, returned, "analytic_derivative", BACKWARD_CALLS, AUTOGRAD_IN_CODE)
     info = origin(returned.value)
     if used or (info is not None and info.requires_grad):
-        where = f" (line {used[0].line})" if used and used[0].line else ""
+        where = f" (line {', '.join(str(line) for line in used if line)})" if any(used) else ""
         fail(f"analytic_derivative uses autograd{where}; it must be the formula worked out by hand.",
              call=returned.call, hint="Return torch.exp(-x) * (torch.cos(x) - torch.sin(x)) with no backward().",
              section=TRY_IT)
@@ -528,25 +493,6 @@ def test_derivatives_near_stationary_points(student: Student, reference: ModuleT
         expect_tensor(returned, truth, rtol=0, atol=EXERCISE.tolerance("float64"),
                       requires_grad=None, suspects=suspects(x), scaled=scaled_mistakes(x), section=TRY_IT,
                       hint="The derivative is zero where cos x = sin x: at π/4 and 5π/4.")
-
-
-def _sin_3x(x: torch.Tensor) -> torch.Tensor:
-    return torch.sin(3 * x)
-
-
-def _zeros(x: torch.Tensor) -> torch.Tensor:
-    return torch.zeros_like(x)
-
-
-def replace_derivatives(module: ModuleType, n: int, start: float, end: float) -> object:
-    """Runs in the worker: swap in derivatives with a known gap, call max_abs_difference, swap back."""
-    saved = {name: vars(module).get(name) for name in ("autograd_derivative", "analytic_derivative")}
-    module.autograd_derivative, module.analytic_derivative = _sin_3x, _zeros
-    try:
-        return module.max_abs_difference(n, start, end)
-    finally:
-        for name, function in saved.items():
-            setattr(module, name, function)
 
 
 @expected

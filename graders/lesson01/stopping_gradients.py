@@ -22,13 +22,14 @@ import torch
 from course_config import STOPPING_GRADIENTS as EXERCISE
 from graders.check import checks_for
 from graders.compare import argument_changed, describe, tensor_problem
-from graders.expect import expect_tensor, fail_with_mistake
+from graders.drivers.stopping_gradients import apply_step, changed_in_place
+from graders.expect import code_lines, expect_code_shows, expect_tensor, fail_with_mistake
 from graders.feedback import CheckFailed, fail
 from graders.fresh import twin, twin_random
 from graders.mistakes import Mistake
 from graders.recording import expected
-from graders.student import Returned, Student
 from graders.sandbox import origin
+from graders.student import Returned, Student
 
 check = checks_for("lesson01", EXERCISE.slug)
 
@@ -128,6 +129,9 @@ LOSSES_TEXT = "t = tensor([15.4288, 0.0606, 0.0597], requires_grad=True)"
 ARITHMETIC = ("matmul", "__matmul__", "__rmatmul__", "mm", "addmm", "linear", "add", "__add__", "__radd__",
               "mul", "__mul__", "__rmul__", "einsum", "sum")
 DATA_EVENTS = ("torch.Tensor.data.__get__", "torch.Tensor.data.__set__")
+# What code that computes without recording a graph must name, one of them at least (source_evidence.py).
+GRAPH_STOPPERS = ("no_grad", "inference_mode", "set_grad_enabled", "detach", "requires_grad_", "data", "tolist",
+                  "numpy")
 
 
 # Every fresh value has few decimals, so that messages can show it exactly as torch.tensor takes it. The
@@ -197,34 +201,7 @@ def tolerance(t: torch.Tensor) -> dict[str, float]:
     return {"rtol": value, "atol": value}
 
 
-# ---------------------------------------------------------------- sgd_step, in the worker and here
-
-def _leaves_with_grads(values: list[torch.Tensor], grads: list[torch.Tensor]) -> list[torch.Tensor]:
-    """Leaves that require grad, each given its gradient by a real backward()."""
-    params = [value.detach().clone().requires_grad_(True) for value in values]
-    for p, grad in zip(params, grads):
-        (p * grad).sum().backward()  # d/dp of sum(p * g) is g
-    return params
-
-
-def apply_step(module: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor], lr: float) -> dict:
-    """Runs in the worker (and here on the reference): call sgd_step on leaves with gradients;
-    return the tensors it was given, and the type of what the call returned when that is not
-    the None it promises (by name: the object itself may be anything)."""
-    params = _leaves_with_grads(values, grads)
-    given = list(params)  # sgd_step may rebind or replace the entries of its list
-    answer = module.sgd_step(params, lr)
-    return {"params": given, "returned": None if answer is None else str(type(answer).__name__)[:60]}
-
-
-def changed_in_place(module: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor],
-                     lr: float) -> list[bool]:
-    """Runs in the worker: whether sgd_step changed each given tensor in place, whatever the values
-    it left (every in-place operation moves a tensor's version counter; making a new tensor does not)."""
-    params = _leaves_with_grads(values, grads)
-    versions = [p._version for p in params]
-    module.sgd_step(list(params), lr)
-    return [p._version != version for p, version in zip(params, versions)]
+# ---------------------------------------------------------------- sgd_step, in the worker (graders/drivers/) and here
 
 
 def _unchanged_mistake(student: Student, returned: Returned, values: list, grads: list, lr: float,
@@ -325,9 +302,10 @@ def multiplied_untransposed(message: str, weight: torch.Tensor, X: torch.Tensor)
     return f"shapes cannot be multiplied ({n}x{features} and {out}x{features_w})" in message
 
 
-def _data_lines(returned: Returned) -> list[int]:
-    """The student's lines that read or set a tensor's .data during the call."""
-    return sorted({e.line for e in returned.calls_to(*DATA_EVENTS) if e.line})
+def _data_lines(student: Student, returned: Returned, function: str) -> list[int]:
+    """The student's lines that read or set a tensor's .data: in the run's record (the student's word), or in
+    the function's code as the grader reads it."""
+    return code_lines(student, returned, function, DATA_EVENTS, ("data",))
 
 
 @check
@@ -353,9 +331,12 @@ def test_predict_records_no_graph(student: Student, reference: ModuleType) -> No
                           NO_GRAD_MISSING_IN_PREDICT, value)
     recorded = [e for e in returned.calls_to(*ARITHMETIC) if e.line and e.grad_enabled]
     # Arithmetic on .data records nothing either: that slip is test_no_data_attribute's to name.
-    if recorded and not _data_lines(returned):
+    if recorded and not _data_lines(student, returned, "predict"):
         fail_with_mistake(returned, f"predict computes with autograd recording (line {recorded[0].line}), "
                           "then cuts the result from the graph.", NO_GRAD_MISSING_IN_PREDICT)
+    # The record is the student's word: the code itself must show a way of computing without a graph.
+    expect_code_shows(student, returned, "predict", GRAPH_STOPPERS, "torch.no_grad() (or another way of computing "
+                      "without a graph)", NO_GRAD_MISSING_IN_PREDICT.section)
 
 
 @check
@@ -400,21 +381,21 @@ def test_no_data_attribute(student: Student, reference: ModuleType) -> None:
                     lambda: expect_updated(student, calls[1], reference, values, grads, lr),
                     lambda: expect_array(calls[2], reference.to_numpy(t))]
     right, first_failure = [], None
-    for returned, expectation in zip(calls, expectations):
+    for returned, expectation, function in zip(calls, expectations, ("predict", "sgd_step", "to_numpy")):
         try:
             if returned.error is not None:
                 fail(f"{returned.call.split()[0]} raised {returned.error.type}: {returned.error.message}",
                      call=returned.call, section=TRIANGLE)
             expectation()
-            right.append(returned)
+            right.append((returned, function))
         except CheckFailed as failure:
             first_failure = first_failure or failure
     if not right and first_failure is not None:
         raise first_failure
-    for returned in right:
-        used = _data_lines(returned)
+    for returned, function in right:
+        used = _data_lines(student, returned, function)
         if used:
-            lines = ", ".join(str(line) for line in used)
+            lines = ", ".join(str(line) for line in used if line) or "?"
             fail(f"{returned.call.split('(')[0].split()[0]} uses .data ({student.display_path}, line {lines}).",
                  call=returned.call, mistake=DATA_USED.name, meaning=DATA_USED.explanation, hint=DATA_USED.hint,
                  section=DATA_USED.section)

@@ -22,6 +22,7 @@ import torch
 from course_config import VIEWS as EXERCISE
 from graders.check import checks_for
 from graders.compare import describe
+from graders.drivers.views import MISSING, Steps, apply, make_input, observe, pair_answers
 from graders.expect import expect_tensor, fail_with_mistake
 from graders.feedback import fail
 from graders.fresh import twin, twin_random
@@ -95,41 +96,51 @@ BASE_COMPARED = Mistake(
 MISTAKES = [VIEW_ON_TRANSPOSED, ALWAYS_COPYING, COPIED_A_STRIDED_VIEW, ROWS_AND_COLUMNS_SWAPPED, DATA_PTR_COMPARED,
             FLAT_COLUMN, BASE_COMPARED]
 
-MISSING = "<function missing>"
-LAYOUTS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
-    "x": lambda t: t,
-    "x.T": lambda t: t.T,
-    "x[:, ::2]": lambda t: t[:, ::2],
-    "x[:, 1:3]": lambda t: t[:, 1:3],
-    "x[2:]": lambda t: t[2:],  # contiguous, but starting past the first element of its storage
-    "x.permute(2, 0, 1)": lambda t: t.permute(2, 0, 1),
+# The inputs and pairs, by the names messages show, as the steps graders/drivers/views.py applies.
+LAYOUTS: dict[str, Steps] = {
+    "x": [],
+    "x.T": [["T"]],
+    "x[:, ::2]": [["slice", 1, None, None, 2]],
+    "x[:, 1:3]": [["slice", 1, 1, 3, 1]],
+    "x[2:]": [["slice", 0, 2, None, 1]],  # contiguous, but starting past the first element of its storage
+    "x.permute(2, 0, 1)": [["permute", [2, 0, 1]]],
 }
-PAIRS: dict[str, Callable[[torch.Tensor, int], tuple[torch.Tensor, torch.Tensor]]] = {
-    "x, x.view({r}, -1)": lambda x, r: (x, x.view(r, -1)),
-    "g, g.T where g = x.view({r}, -1)": lambda x, r: (x.view(r, -1), x.view(r, -1).T),
-    "x, x[{r}:]": lambda x, r: (x, x[r:]),
-    "x, x.clone()": lambda x, r: (x, x.clone()),
-    "g.T, g.T.reshape(-1) where g = x.view({r}, -1)": lambda x, r: (x.view(r, -1).T, x.view(r, -1).T.reshape(-1)),
-    "x, torch.arange({n})": lambda x, r: (x, torch.arange(x.numel()).to(x.dtype)),
-    "x[::2], x[1::2]": lambda x, r: (x[::2], x[1::2]),
-    "x, x.detach()": lambda x, r: (x, x.detach()),
+PAIRS: dict[str, Callable[[int], tuple[Steps, Steps]]] = {
+    "x, x.view({r}, -1)": lambda r: ([], [["view", [r, -1]]]),
+    "g, g.T where g = x.view({r}, -1)": lambda r: ([["view", [r, -1]]], [["view", [r, -1]], ["T"]]),
+    "x, x[{r}:]": lambda r: ([], [["slice", 0, r, None, 1]]),
+    "x, x.clone()": lambda r: ([], [["clone"]]),
+    "g.T, g.T.reshape(-1) where g = x.view({r}, -1)": lambda r: ([["view", [r, -1]], ["T"]],
+                                                                 [["view", [r, -1]], ["T"], ["reshape", [-1]]]),
+    "x, torch.arange({n})": lambda r: ([], [["arange"]]),
+    "x[::2], x[1::2]": lambda r: ([["slice", 0, None, None, 2]], [["slice", 0, 1, None, 2]]),
+    "x, x.detach()": lambda r: ([], [["detach"]]),
 }
 LESSON_PAIRS = tuple(list(PAIRS)[:6])
 ARANGE_PAIR, EQUAL_VALUES = "x, torch.arange({n})", "x, torch.tensor(x.tolist())"
 # A shuffled x no longer holds torch.arange's values, so a twin run makes its pair of merely
 # equal values from x's own values. Kept out of PAIRS, which the hidden checks run whole.
-PAIR_MAKERS = {**PAIRS, EQUAL_VALUES: lambda x, r: (x, torch.tensor(x.tolist()))}
+PAIR_MAKERS = {**PAIRS, EQUAL_VALUES: lambda r: ([], [["values"]])}
+
+
+def recipe(case: tuple) -> list:
+    """The steps the driver follows to make a case's input: (layout, shape, dtype name, seed or None)."""
+    layout, shape, dtype, seed = case
+    return [LAYOUTS[layout], list(shape), dtype, seed]
 
 
 def build(case: tuple) -> torch.Tensor:
-    """The input a case names: (layout, shape, dtype name, seed or None for torch.arange)."""
-    layout, shape, dtype, seed = case
-    n = math.prod(shape)
-    values = torch.arange(n) if seed is None else torch.randperm(n, generator=torch.Generator().manual_seed(seed))
-    values = values.to(getattr(torch, dtype))
-    # A flat x is not reshaped: reshape(12) would make it a view with a ._base, which the messages'
-    # "x = torch.arange(12)" is not, and shares_memory's ._base mistake would answer False everywhere.
-    return LAYOUTS[layout](values.reshape(shape) if len(shape) > 1 else values)
+    """The input a case names, made here as the driver makes it in the worker."""
+    return make_input(recipe(case))
+
+
+def pair_steps(pairs: tuple, rows: int) -> list[tuple[Steps, Steps]]:
+    return [PAIR_MAKERS[name](rows) for name in pairs]
+
+
+def made_pairs(case: tuple, rows: int, pairs: tuple) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    x = build(case)
+    return [(apply(x, first), apply(x, second)) for first, second in pair_steps(pairs, rows)]
 
 
 def lesson_case(case: tuple) -> tuple:
@@ -171,41 +182,14 @@ def case_text(case: tuple) -> str:
     return f"x = {'a shuffled ' if seed is not None else ''}{made}{reshaped}"
 
 
-def _storage(t: torch.Tensor) -> int:
-    return t.untyped_storage().data_ptr()
-
-
-def observe(module: Any, function: str, case: tuple, *args: Any) -> Any:
-    """Runs in the worker (and here for the reference): function(input, *args), and whether
-    the result shares the input's storage."""
-    target = getattr(module, function, None)
-    if not callable(target):
-        return MISSING
-    x = build(case)
-    result = target(x, *args)
-    seen = {"value": result}
-    if type(result) is torch.Tensor:
-        seen["shares"] = _storage(result) == _storage(x)
-    return seen
-
-
-def pair_answers(module: Any, case: tuple, rows: int, pairs: tuple) -> Any:
-    """Runs in the worker (and here for the reference): shares_memory on each pair."""
-    target = getattr(module, "shares_memory", None)
-    if not callable(target):
-        return MISSING
-    x = build(case)
-    return [target(*PAIR_MAKERS[name](x, rows)) for name in pairs]
-
-
 @expected
 def reference_view(reference: ModuleType, function: str, case: tuple, *args: Any) -> dict:
-    return observe(reference, function, case, *args)
+    return observe(reference, function, recipe(case), *args)
 
 
 @expected
 def reference_answers(reference: ModuleType, case: tuple, rows: int, pairs: tuple) -> list:
-    return pair_answers(reference, case, rows, pairs)
+    return pair_answers(reference, recipe(case), pair_steps(pairs, rows))
 
 
 @expected
@@ -220,13 +204,13 @@ def flat_column(case: tuple) -> torch.Tensor:
 
 @expected
 def data_ptr_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
-    return [a.data_ptr() == b.data_ptr() for a, b in (PAIR_MAKERS[name](build(case), rows) for name in pairs)]
+    return [a.data_ptr() == b.data_ptr() for a, b in made_pairs(case, rows, pairs)]
 
 
 @expected
 def base_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
     """What shares_memory answers when it asks whether one tensor is the other's ._base."""
-    return [a._base is b or b._base is a for a, b in (PAIR_MAKERS[name](build(case), rows) for name in pairs)]
+    return [a._base is b or b._base is a for a, b in made_pairs(case, rows, pairs)]
 
 
 def _run(student: Student, driver: Callable, function: str, *args: Any, shown_as: str) -> Returned:
@@ -246,7 +230,7 @@ def expect_view(student: Student, reference: ModuleType, function: str, case: tu
     suspects = ([Suspect(ROWS_AND_COLUMNS_SWAPPED, swapped_grid(case, *args))] if function == "as_grid" else
                 [Suspect(FLAT_COLUMN, flat_column(case))])
     shown_args = "".join(f", {a!r}" for a in args)
-    returned = _run(student, observe, function, function, case, *args,
+    returned = _run(student, observe, function, function, recipe(case), *args,
                     shown_as=f"{function}({case[0]}{shown_args}) with {case_text(case)}")
     seen = returned.value if type(returned.value) is dict else {"value": returned.value}
     result = replace(returned, value=seen.get("value"))
@@ -269,7 +253,7 @@ def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: i
     want = reference_answers(reference, case, rows, pairs)
     wrong_ptr, wrong_base = data_ptr_answers(case, rows, pairs), base_answers(case, rows, pairs)
     texts = [name.format(r=rows, n=math.prod(case[1])) for name in pairs]
-    returned = _run(student, pair_answers, "shares_memory", case, rows, pairs,
+    returned = _run(student, pair_answers, "shares_memory", recipe(case), pair_steps(pairs, rows),
                     shown_as=f"shares_memory(a, b) on the pairs {'; '.join(texts)}, with {case_text(case)}")
     got = returned.value
     if type(got) is not list or len(got) != len(pairs):

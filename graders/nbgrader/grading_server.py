@@ -10,6 +10,7 @@ expected.json, and no other pytest plugin loaded.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import select
@@ -56,7 +57,7 @@ class GradingServer:
         for attempt in (1, 2):
             answer, ready = self._ask(args, seconds)
             if not ready:
-                self.stop()
+                self.stop(graceful=False)
                 return None, "timeout"
             if not answer:
                 detail = self._log_errors()
@@ -64,7 +65,7 @@ class GradingServer:
                 return None, f"The grading process ended. {detail}"
             if json.loads(answer).get("exit") != EXIT_ZYGOTE_GONE or attempt == 2:
                 break
-            self.stop()  # its zygote died, and none may be forked there again: a fresh process grades
+            self.stop()  # its zygote died mid-session, so answers may be missing: a fresh process grades again
         if not result.is_file():
             return None, f"pytest exited with {json.loads(answer).get('exit')}. {self._log_errors()}"
         return json.loads(result.read_text(encoding="utf-8")), ""
@@ -121,13 +122,20 @@ class GradingServer:
         # Only error summaries: a traceback could quote the hidden checks' code.
         return " ".join(line for line in lines if line.startswith(("ERROR", "E   ")))[-800:]
 
-    def stop(self) -> None:
+    def stop(self, graceful: bool = True) -> None:
+        """End the grading process: told by its closed stdin, it ends and stops its zygote cleanly (the zygote
+        removes its workers' cgroups); one that does not within a few seconds, or a session that ran out of
+        time (not `graceful`), is killed with its whole group."""
         if self.process is not None:
+            with contextlib.suppress(OSError):
+                if self.process.stdin is not None:
+                    self.process.stdin.close()
             try:
-                os.killpg(self.process.pid, signal.SIGKILL)  # the server and its workers
-            except OSError:
-                pass
-            self.process.wait()
+                self.process.wait(timeout=3.0 if graceful else 0.0)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(OSError):
+                    os.killpg(self.process.pid, signal.SIGKILL)  # the server, its zygote and workers
+                self.process.wait()
             self.process = None
 
     def close(self) -> None:

@@ -1,32 +1,56 @@
 """The sandbox: where student code runs, and the grader's one door to it.
 
-A `Worker` is a process forked by the zygote (zygote.py) that confines itself for good
-(confinement.py), imports student modules, one after another for a whole submission
-(shared.py, on the baseline of baseline.py), and answers requests with plain data (wire.py).
-The grader imports from here only.
+A `Worker` is a process forked by the zygote (zygote.py, a fresh interpreter that holds nothing
+of the grader: fork_server.py) that confines itself for good (confinement.py), imports student
+modules, one after another for a whole submission (shared.py, on the baseline of baseline.py),
+and answers requests with plain data (wire.py). The grader imports from here only.
+
+Starting the zygote needs no torch, so `start_zygote` is importable before torch is; every
+other name loads the torch-side modules on first use (PEP 562).
 """
 
-from graders.sandbox.confinement import Confinement, plan, warm_paths
-from graders.sandbox.process import Budget, Outcome, Settings, StudentError, Worker, outcome_from_reply, reap_killed
-from graders.sandbox.tracing import TraceEvent
-from graders.sandbox.wire import Scalar, Unsupported, WireError, copy, origin, pack, tensor_bytes, unpack
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from graders.sandbox.zygote import ZYGOTE
 
+_LAZY = {
+    "Budget": "process", "Outcome": "process", "Settings": "process", "StudentError": "process",
+    "Worker": "process", "outcome_from_reply": "process", "reap_killed": "process",
+    "Confinement": "confinement", "plan": "confinement", "TraceEvent": "tracing",
+    "Scalar": "wire", "Unsupported": "wire", "WireError": "wire", "copy": "wire", "origin": "wire",
+    "pack": "wire", "tensor_bytes": "wire", "unpack": "wire",
+}
 
-def prepare() -> None:
-    """Get this process ready to have workers: work out what they may read, fork the zygote, and
-    seal the process (no later zygote is forked from it). Call it once torch is imported and
-    before any reference module or expected value is loaded."""
-    warm_paths()
+
+def start_zygote() -> None:
+    """Start this process's zygote now (it loads torch in the background), unless one runs."""
     ZYGOTE.start()
-    ZYGOTE.seal()
 
 
-def zygote_gone() -> bool:
-    """Whether this process's zygote died after grading began: see zygote.py."""
-    return ZYGOTE.gone()
+def prepare() -> int:
+    """Get this process ready to have workers; returns the zygote's generation, which
+    `zygote_died_since` compares with."""
+    ZYGOTE.start()
+    return ZYGOTE.generation
+
+
+def zygote_died_since(generation: int) -> bool:
+    """Whether the zygote this session began with died (its workers with it, so some answers
+    may be missing): see zygote.py."""
+    return ZYGOTE.generation != generation or ZYGOTE.died()
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = ["Budget", "Confinement", "Outcome", "Scalar", "Settings", "StudentError", "TraceEvent", "Unsupported",
            "WireError", "Worker", "copy", "origin", "outcome_from_reply", "pack", "plan", "prepare", "reap_killed",
-           "tensor_bytes", "unpack", "zygote_gone"]
+           "start_zygote", "tensor_bytes", "unpack", "zygote_died_since"]

@@ -2,11 +2,15 @@
 
 The worker takes these steps, in this order, before any student code runs:
 
+0. a cgroup of its own where the zygote may make one (cgroups.py: memory that counts
+   everything, a cap on tasks, at most one CPU), and the OOM killer's first choice;
 1. its own session and process group, standard streams to /dev/null and its log, every
    other inherited file closed, an environment with nothing of the grader's (no tokens),
-   resource limits (core dumps, file size, address space);
-2. as root: a private mount namespace that shows only its reach (namespace_view.py), a
-   copy of the submission its new user may read, then the unprivileged `worker_user`;
+   resource limits (core dumps, file size, open files, address space);
+2. as root: a private mount namespace that shows only its reach (namespace_view.py), its
+   scratch folder a size-capped tmpfs, a copy of the submission its new user may read, then
+   the unprivileged `worker_user` (or, where no cgroup caps its tasks, a user of its own with
+   RLIMIT_NPROC: the kernel counts that limit per user);
 3. no capability in any set, no_new_privs (privileges.py);
 4. death with its parent (PR_SET_PDEATHSIG, set again after the user changed, which clears it);
 5. Landlock: reads of its reach only, writes in its scratch folder only, no TCP, no
@@ -19,6 +23,7 @@ there, before the import. `--sandbox-without` leaves steps out, to test what rem
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import resource
 import shutil
@@ -29,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from graders.sandbox import landlock, namespace_view, privileges, syscall_filter
+from graders.sandbox.cgroups import Groups, Walls
 from graders.sandbox.reach import installation, worker_reach
 
 STEPS = ("namespace", "landlock", "seccomp", "user")  # what --sandbox-without may leave out
@@ -37,6 +43,7 @@ _PR_SET_PDEATHSIG = 1
 NICENESS = 10
 _MAX_COPIED_FILES = 200
 _MAX_COPIED_BYTES = 8 * 2**20
+_MAX_FILE_BYTES = 16 * 2**20
 
 
 @dataclass(frozen=True)
@@ -47,25 +54,29 @@ class Confinement:
     processes: str  # e.g. "seccomp filter"
     user: str  # e.g. "uid 65534, no capabilities"
     missing: tuple[str, ...] = ()
+    # What counts its resources, e.g. "cgroup v1: 2048 MiB of memory, 64 tasks, 1 CPU; scratch: a 64 MiB
+    # tmpfs"; where a wall falls back to rlimits, it says so (a fallback, not a reason to refuse).
+    walls: str = ""
 
     @property
     def confined(self) -> bool:
         return not self.missing
 
     def summary(self) -> str:
-        text = f"{self.filesystem}; {self.processes}; {self.user}"
+        text = f"{self.filesystem}; {self.processes}; {self.user}" + (f"; {self.walls}" if self.walls else "")
         return text if self.confined else f"NOT CONFINED ({'; '.join(self.missing)}): {text}"
 
     def to_wire(self) -> dict[str, Any]:
         return {"filesystem": self.filesystem, "processes": self.processes, "user": self.user,
-                "missing": list(self.missing)}
+                "missing": list(self.missing), "walls": self.walls}
 
     @classmethod
     def from_wire(cls, data: Any) -> "Confinement":
         data = data if isinstance(data, dict) else {}
         missing = data.get("missing") if isinstance(data.get("missing"), list) else ["an unreadable report"]
         return cls(str(data.get("filesystem", "?"))[:200], str(data.get("processes", "?"))[:200],
-                   str(data.get("user", "?"))[:200], tuple(str(m)[:200] for m in missing))
+                   str(data.get("user", "?"))[:200], tuple(str(m)[:200] for m in missing),
+                   str(data.get("walls", ""))[:400])
 
 
 def plan(without: frozenset[str] = frozenset()) -> Confinement:
@@ -126,41 +137,95 @@ class WorkerFolder:
 
 
 def enter(channel: socket.socket, folder: WorkerFolder, code: Path, *, memory_mb: int, output_kb: int,
-          worker_user: str, without: frozenset[str]) -> Confinement:
+          worker_user: str, without: frozenset[str], walls: Walls, groups: object, number: int, scratch_mb: int,
+          worker_uids: int) -> Confinement:
     """Confine this (forked, single-threaded) process for good, able to read the submission's
-    folder `code`; returns what holds."""
+    folder `code`; returns what holds. `groups` is where its cgroup may be made (cgroups.Groups),
+    or why not: then its walls fall back to rlimits and a user of its own."""
     parent = os.getppid()
+    counted = groups.enter(f"w{number}", walls) if isinstance(groups, Groups) else ""
+    _first_to_go()
     os.setsid()
     _streams(channel, folder.scratch)
     _environment(folder.scratch)
     _limits(memory_mb, output_kb)
     root = os.geteuid() == 0
     reach = worker_reach(code, folder.scratch, os.getpid())
+    switching = root and "namespace" not in without and "user" not in without
+    # With no cgroup to count its tasks, a worker runs as a user of its own, so that RLIMIT_NPROC
+    # counts its threads alone (nobody's count would be every worker's together).
+    uid, gid = (privileges.user_ids(worker_user) if counted else (worker_uids + number % 10_000,) * 2) \
+        if switching else (os.getuid(), os.getgid())
     view = False
     if root and "namespace" not in without:
         sources = {}
         if "user" not in without:
             sources[code.resolve()] = _copy_submission(code, folder.code)
         try:
-            namespace_view.enter(reach, folder.view, sources)
+            namespace_view.enter(reach, folder.view, sources, scratch=(scratch_mb, uid, gid))
             view = True
         except OSError:
             view = False
     switched = False
-    if root and view and "user" not in without:
-        uid, gid = privileges.user_ids(worker_user)
+    if switching and view:
         os.chown(folder.scratch, uid, gid)
         for entry in folder.scratch.iterdir():
             os.chown(entry, uid, gid)
         privileges.drop_bounding_set()  # while still root: it takes CAP_SETPCAP
         switched = privileges.become(uid, gid)
+    if not counted:
+        _limit_tasks(walls.tasks, own_user=switched)
     capabilities = privileges.drop_capabilities()
     _die_with(parent)
     os.chdir(folder.scratch)
     abi = 0 if "landlock" in without else landlock.restrict(list(reach.readable), list(reach.writable),
                                                             list(reach.devices))
     seccomp = "seccomp" not in without and syscall_filter.confine(os.getpid())
-    return _judge(view=view, abi=abi, seccomp=seccomp, root=root, switched=switched, capabilities=capabilities)
+    held = _judge(view=view, abi=abi, seccomp=seccomp, root=root, switched=switched, capabilities=capabilities)
+    return dataclasses.replace(held, walls=_walls_text(counted, groups, walls, switched, view, scratch_mb))
+
+
+def _walls_text(counted: str, groups: object, walls: Walls, own_user: bool, view: bool, scratch_mb: int) -> str:
+    """What counts this worker's resources, in words; each fallback named as one."""
+    tasks = (f"RLIMIT_NPROC {walls.tasks} for a user of its own" if own_user
+             else "RLIMIT_NPROC above its user's other tasks")
+    parts = [counted or f"{groups} (fallback: address space {walls.memory_bytes // 2**20} MiB over torch's, "
+                        f"{tasks}, no CPU cap but a lower priority)"]
+    parts.append(f"scratch: a {scratch_mb} MiB tmpfs" if view else
+                 f"scratch: not size-capped (no mount namespace without root; files of at most "
+                 f"{_MAX_FILE_BYTES // 2**20} MiB each)")
+    return "; ".join(parts) + "; memfd_create refused, at most 256 open files"
+
+
+def _first_to_go() -> None:
+    """Make this worker the OOM killer's first choice: under memory pressure, never the grader."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
+    except OSError:
+        pass
+
+
+def _limit_tasks(tasks: int, *, own_user: bool) -> None:
+    """RLIMIT_NPROC where no cgroup counts tasks: `tasks` for a user of its own; otherwise as many as its
+    user has now plus `tasks` (the kernel counts every process and thread of the user, and waives the
+    limit for root, which a worker that keeps root has no cgroup nor user switch to stop anyway)."""
+    limit = tasks if own_user else _user_tasks(os.getuid()) + tasks
+    _set_limit(resource.RLIMIT_NPROC, limit)
+
+
+def _user_tasks(uid: int) -> int:
+    """The threads of every process of a user, as the kernel counts them for RLIMIT_NPROC."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid == uid:
+                count += int(Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()[17])
+        except (OSError, IndexError, ValueError):
+            continue
+    return count
 
 
 def warm_paths() -> None:
@@ -197,7 +262,8 @@ def _limits(memory_mb: int, output_kb: int) -> None:
     # takes only what the graders leave, and it may not raise its priority again.
     os.nice(NICENESS)
     _set_limit(resource.RLIMIT_CORE, 0)
-    _set_limit(resource.RLIMIT_FSIZE, max(16 * 2**20, 16 * output_kb * 1024))
+    _set_limit(resource.RLIMIT_FSIZE, max(_MAX_FILE_BYTES, 16 * output_kb * 1024))
+    _set_limit(resource.RLIMIT_NOFILE, 256)  # torch and a student's code need a handful; files are no store
     mapped = _mapped_bytes()
     if mapped:
         _set_limit(resource.RLIMIT_AS, mapped + memory_mb * 2**20)

@@ -4,8 +4,8 @@ A root grader's worker becomes an unprivileged user, and that user could not eve
 Python installed under /root (mode 0700), nor the submission in a 0700 temporary folder.
 So before it gives up root, the worker makes itself a mount namespace whose root is an
 empty, read-only tmpfs, binds into it, read-only and at their usual paths, exactly the
-paths of its reach (reach.py), and its scratch folder read-write, then pivots into it and
-detaches the old root. Everything else (the project, the reference, other students, the
+paths of its reach (reach.py), and a size-capped tmpfs as its scratch folder, then pivots
+into it and detaches the old root. Everything else (the project, the reference, other students, the
 course, the home folder, /proc of other processes) is simply not there. The view dies
 with the worker. Landlock, where the kernel has it, then applies to the same paths.
 """
@@ -52,11 +52,13 @@ def _mount(libc: ctypes.CDLL, source: str | None, target: str, kind: str | None,
     _check(libc.mount(encode(source), encode(target), encode(kind), flags, encode(data)), f"mount {target}")
 
 
-def enter(reach: Reach, root: Path, sources: dict[Path, Path]) -> None:
+def enter(reach: Reach, root: Path, sources: dict[Path, Path], scratch: tuple[int, int, int] = (64, 0, 0)) -> None:
     """Make a view of `reach` on the empty folder `root` and pivot into it; raises ViewError.
 
     `sources` maps a path of the view to the folder whose content it shows instead (a copy of
-    the submission that the worker's unprivileged user may read)."""
+    the submission that the worker's unprivileged user may read). Each writable path is a
+    tmpfs of its own, `scratch` = (size in MiB, uid, gid): a worker that fills it gets ENOSPC,
+    never the grader's disk, and its pages count against the worker's memory cgroup."""
     libc = _libc()
     machine = platform.machine()
     if machine not in _PIVOT_ROOT:
@@ -68,8 +70,12 @@ def enter(reach: Reach, root: Path, sources: dict[Path, Path]) -> None:
         _bind(libc, root, path, sources.get(path, path), read_only=True, device=False)
     for path in reach.devices:
         _bind(libc, root, path, path, read_only=True, device=True)
+    size, uid, gid = scratch
     for path in reach.writable:
-        _bind(libc, root, path, path, read_only=False, device=False)
+        target = root / path.relative_to("/")
+        target.mkdir(parents=True, exist_ok=True)
+        _mount(libc, "graders-scratch", str(target), "tmpfs", _MS_NOSUID | _MS_NODEV,
+               f"size={size}m,nr_inodes=4096,mode=0700,uid={uid},gid={gid}")
     proc = [p for p in reach.readable if p.parent == Path("/proc") and p.name.isdigit()]
     if proc:  # /proc/self and /proc/thread-self name the worker's own entry
         os.symlink(proc[0].name, root / "proc" / "self")

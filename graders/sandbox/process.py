@@ -75,6 +75,9 @@ class Budget:
     memory_mb: int
     output_kb: int
     message_mb: int
+    tasks: int = 64  # threads and processes at once (cgroups.py)
+    cpus: float = 1.0  # cores at most
+    scratch_mb: int = 64  # the size of its scratch tmpfs
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class Settings:
     worker_user: str = "nobody"
     without: frozenset[str] = frozenset()
     require_confinement: bool = False
+    worker_uids: int = 200_000  # the first of the user ids of workers that no cgroup caps (confinement.py)
 
 
 class Worker:
@@ -93,12 +97,11 @@ class Worker:
     the student modules it is asked to `load`, one after another (shared.py leases it out)."""
 
     def __init__(self, code_folder: Path, budget: Budget, settings: Settings = Settings(),
-                 warm_ups: tuple[str, ...] = (), preload: tuple[str, ...] = ()) -> None:
+                 warm_ups: tuple[str, ...] = ()) -> None:
         self.code_folder = code_folder.resolve()
         self.budget = budget
         self.settings = settings
-        self.warm_ups = warm_ups  # "module:function"s the zygote runs once before forking (see zygote._warm)
-        self.preload = preload  # modules the zygote imports first: those of the drivers this worker runs
+        self.warm_ups = warm_ups  # drivers' "module:function"s the zygote runs once before forking (fork_server._warm)
         self.number = 0  # the zygote's number for this worker; 0 when none runs
         self.sock: socket.socket | None = None
         self.folder: Path | None = None
@@ -112,10 +115,12 @@ class Worker:
         WorkerFolder(self.folder).make()
         parent_end, child_end = socket.socketpair()
         request = {"code_folder": str(self.code_folder), "folder": str(self.folder), "memory_mb": self.budget.memory_mb,
-                   "output_kb": self.budget.output_kb, "worker_user": self.settings.worker_user,
+                   "output_kb": self.budget.output_kb, "tasks": self.budget.tasks, "cpus": self.budget.cpus,
+                   "scratch_mb": self.budget.scratch_mb, "worker_user": self.settings.worker_user,
+                   "worker_uids": self.settings.worker_uids,
                    "without": sorted(self.settings.without),
                    "require_confinement": self.settings.require_confinement,
-                   "warm_ups": list(self.warm_ups), "preload": list(self.preload)}
+                   "warm_ups": list(self.warm_ups)}
         try:
             self.number = ZYGOTE.spawn(request, child_end)
         finally:
@@ -230,6 +235,10 @@ class Worker:
 
     def _died(self, during: str) -> Outcome:
         status = ZYGOTE.status(self.number, seconds=1.0) if self.number else None
+        if self.number in ZYGOTE.out_of_memory:
+            self.stop()
+            return Outcome("died", detail=f"the process running it ran out of memory during {during}: it held more "
+                                          f"than {self.budget.memory_mb} MiB, counting its files in scratch")
         self.stop()
         return Outcome("died", detail=f"the process running it ended during {during}: {_explain_status(status)}")
 

@@ -11,6 +11,7 @@ user's home: where the project is installed inside site-packages, the rules leav
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import site
 import sys
@@ -53,11 +54,17 @@ def installation() -> tuple[Path, ...]:
 
 
 def project_files() -> list[Path]:
-    """This project's own code where it is installed: the engine package and course_config.py."""
-    import course_config
+    """This project's own code where it is installed: the engine package and course_config.py.
 
+    Found without importing course_config: the zygote computes this too, and must not hold the
+    manifest (its hidden checks' names and seeds)."""
     engine = Path(__file__).resolve().parent.parent  # graders/ (nbchecks/ in a student bundle)
-    return [engine, Path(course_config.__file__).resolve()]
+    try:
+        manifest = importlib.util.find_spec("course_config")
+    except (ImportError, ValueError):
+        manifest = None
+    found = [Path(manifest.origin).resolve()] if manifest is not None and manifest.origin else []
+    return [engine, *found]
 
 
 def without(folders: list[Path], excluded: list[Path]) -> list[Path]:

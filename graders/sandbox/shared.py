@@ -29,15 +29,14 @@ class SubmissionWorker:
         self.budget = budget
         self.settings = settings
         self.warm_ups: list[str] = []  # every exercise's, so that the zygote runs them all before the fork
-        self.preload: list[str] = []
         self.worker: Worker | None = None
         self.holder: Lease | None = None  # whose module the worker holds now
 
-    def needs(self, warm_up: str | None, preload: tuple[str, ...]) -> None:
-        """Add an exercise's warm-up and driver modules to what the next worker is forked with."""
+    def needs(self, warm_up: str | None) -> None:
+        """Add an exercise's warm-up (a driver module's "module:function") to what the zygote runs
+        before it forks the next worker."""
         if warm_up and warm_up not in self.warm_ups:
             self.warm_ups.append(warm_up)
-        self.preload += [name for name in preload if name not in self.preload]
 
     def lease(self, module_path: Path) -> "Lease":
         return Lease(self, module_path)
@@ -45,7 +44,7 @@ class SubmissionWorker:
     def prestart(self) -> None:
         """Fork the worker now, so that its set-up overlaps with grading."""
         if self.worker is None or not self.worker.alive:
-            self.worker = Worker(self.code_folder, self.budget, self.settings, tuple(self.warm_ups), tuple(self.preload))
+            self.worker = Worker(self.code_folder, self.budget, self.settings, tuple(self.warm_ups))
             self.worker.spawn()
 
     def started(self) -> Worker | Outcome:

@@ -17,6 +17,8 @@ own channel to the grader exists, it refuses:
 - the network and every IPC but its channel: `socket`, `socketpair`, System V and POSIX
   message queues, semaphores and shared memory, `io_uring` (whose operations would bypass
   this filter).
+- memory outside the address space: `memfd_create` and `memfd_secret` (a memfd's pages do not
+  count against RLIMIT_AS; where there is no cgroup, nothing else would count them).
 - the machine: mounts, the clock, reboot, kernel modules, kexec, swap, BPF, perf events,
   keyrings, userfaultfd, quotas, host names.
 - any call through another ABI (32-bit `int 0x80`, x32), whose numbers differ.
@@ -84,6 +86,7 @@ REFUSED = (
     "shmget", "shmat", "shmctl", "shmdt",
     "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
     "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "memfd_create", "memfd_secret",
     "mount", "umount2", "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
@@ -120,7 +123,7 @@ _X86_64 = {
     "mq_getsetattr": 245, "setuid": 105, "setgid": 106, "setreuid": 113, "setregid": 114,
     "setresuid": 117, "setresgid": 119, "setgroups": 116, "setfsuid": 122, "setfsgid": 123,
     "capset": 126, "swapon": 167, "swapoff": 168, "vhangup": 153, "personality": 135,
-    "lookup_dcookie": 212, "nfsservctl": 180, "uselib": 134,
+    "lookup_dcookie": 212, "nfsservctl": 180, "uselib": 134, "memfd_create": 319, "memfd_secret": 447,
 }
 # aarch64 numbers its calls as asm-generic/unistd.h does; it has no fork, vfork, iopl, ioperm, uselib.
 _AARCH64 = {
@@ -143,7 +146,8 @@ _AARCH64 = {
     "mq_unlink": 181, "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185,
     "setuid": 146, "setgid": 144, "setreuid": 145, "setregid": 143, "setresuid": 147, "setresgid": 149,
     "setgroups": 159, "setfsuid": 151, "setfsgid": 152, "capset": 91, "swapon": 224, "swapoff": 225,
-    "vhangup": 58, "personality": 92, "lookup_dcookie": 18, "nfsservctl": 42,
+    "vhangup": 58, "personality": 92, "lookup_dcookie": 18, "nfsservctl": 42, "memfd_create": 279,
+    "memfd_secret": 447,
 }
 
 

@@ -29,13 +29,15 @@ from graders.sandbox.tracing import Recorder
 
 _EXIT_INTERNAL_ERROR = 70
 EXIT_UNCONFINED = 71  # required to be confined, and it could not be
+_DRIVERS = f"{__name__.split('.')[0]}.drivers."  # graders.drivers. (nbchecks.drivers. in a student bundle)
 
 
-def run(sock: socket.socket, request: dict[str, Any]) -> NoReturn:
+def run(sock: socket.socket, request: dict[str, Any], groups: object = "no cgroups") -> NoReturn:
     """The whole life of a forked worker; it never returns into the zygote's code.
 
-    `request` says how to confine (process.Worker writes it); the worker then loads one of the
-    submission's exercise modules after another, as the grader asks (shared.py)."""
+    `request` says how to confine (process.Worker writes it); `groups` is where the zygote may
+    make this worker's cgroup (cgroups.Groups), or why it may not. The worker then loads one of
+    the submission's exercise modules after another, as the grader asks (shared.py)."""
     try:
         code = Path(request["code_folder"])
         # A child forked after a parallel torch op deadlocks in its next one (the OpenMP
@@ -43,10 +45,13 @@ def run(sock: socket.socket, request: dict[str, Any]) -> NoReturn:
         torch.set_num_threads(1)
         torch.set_num_threads = _keep_one_thread
         torch.set_num_interop_threads = _keep_one_thread
+        walls = confinement.Walls(int(request["memory_mb"]) * 2**20, int(request["tasks"]), float(request["cpus"]))
         held = confinement.enter(sock, confinement.WorkerFolder(Path(request["folder"])), code,
                                  memory_mb=int(request["memory_mb"]), output_kb=int(request["output_kb"]),
                                  worker_user=str(request["worker_user"]),
-                                 without=frozenset(request.get("without", [])))
+                                 without=frozenset(request.get("without", [])), walls=walls, groups=groups,
+                                 number=int(request["number"]), scratch_mb=int(request["scratch_mb"]),
+                                 worker_uids=int(request["worker_uids"]))
         _send(sock, {"status": "confined", "confinement": held.to_wire()})
         if request.get("require_confinement") and not held.confined:
             os._exit(EXIT_UNCONFINED)  # before any student code runs
@@ -186,7 +191,11 @@ def answer(request: dict, module: types.ModuleType, student_file: str, output: _
 
 
 def _resolve(name: str) -> Any:
+    """A driver, by "module:function": only from the drivers package, which the zygote loaded (a
+    checks module would bring hidden data, and a confined worker could not read it anyway)."""
     module_name, _, attribute = name.partition(":")
+    if not module_name.startswith(_DRIVERS):
+        raise ImportError(f"{module_name} is not a driver module")
     return getattr(importlib.import_module(module_name), attribute)
 
 

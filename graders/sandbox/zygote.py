@@ -1,107 +1,117 @@
-"""The process every worker is forked from: torch loaded, nothing of the grading yet.
+"""The grader's handle on its zygote: the clean process every worker is forked from.
 
-A worker forked straight from the grader would start with the grader's whole memory: the
-reference modules it has loaded, the expected values it has computed, pytest's stack with
-every fixture. A student could read them from `sys.modules` or the frames above their own.
-So the grading process forks one zygote as soon as torch is imported, before any reference
-is loaded, and asks it for each worker: the zygote forks it, with no more than torch, the
-engine and the checks modules whose drivers the worker runs. What a worker would load on
-first use for an exercise (torch.func's decompositions, torch._dynamo) the zygote loads once,
-before its first fork that needs it (`_warm`), so a class pays it once per process. The
-grader then speaks to the worker directly, over a socket pair whose end the zygote handed on.
+A worker forked from the grader, or from anything the grader forked, would start with the
+grader's memory: the reference modules, the expected values, the checks modules with their
+hidden inputs and seeds, pytest's frames, and in a batch every classmate's answers. A student
+reaches all of it through `sys._getframe`, `gc.get_objects()` or `sys.modules`. So the zygote is
+not forked: it is a fresh interpreter (fork_server.py), started with exec and a bare
+environment, that imports torch, the worker's code and the public drivers and nothing else.
+It forks each worker on request and hands it the socket the grader will speak to it over.
 
-The zygote reaps its workers and reports how each ended; it kills a worker only while it is
-its own unreaped child, so a reused pid is never hit. It dies with the grader, and its
-workers with it. One zygote serves every pytest session of a process (the notebooks'
-grading server runs one session per exercise).
+Started early (the pytest plugin starts it before the grader imports torch), it loads torch
+while the grader does. One zygote serves every session of a process (the notebooks' grading
+server runs one per exercise; a batch's grading process one per student): it is clean by
+construction, so a new one may replace it at any time. A session in which it died still ends
+without a result (session.py): its workers died with it, so some answers may be missing.
 
-Once grading has begun, the process is sealed: it may hold the reference and expected values,
-so should its zygote die, no other is forked from it (that one would hand them to every
-worker). The session then finds its zygote gone and ends the process without a result, and
-the batch or the notebooks' server grades the submission again in a fresh one.
+This module stays light (no torch): the plugin imports it before torch loads.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
-import gc
-import importlib
 import json
 import os
 import select
 import signal
 import socket
+import subprocess
 import sys
 import time
-from typing import Any, NoReturn
+from pathlib import Path
+from typing import Any
 
-import torch
-
-from graders.sandbox import privileges, worker
+from graders.sandbox import privileges
 
 _MESSAGE_BYTES = 1 << 16
-_warmed: set[str] = set()  # the warm-ups this zygote has run (see _warm)
-_PR_SET_PDEATHSIG = 1
+KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")  # nothing else of the grader's (tokens, keys)
+_PACKAGE = __name__.split(".")[0]  # "graders", or the student bundle's "nbchecks"
+_PACKAGE_FOLDER = Path(__file__).resolve().parent.parent
+# Loads the package from its folder without putting that folder's parent (the project, with its
+# reference and course_config.py) on the zygote's sys.path, then runs the fork server.
+_BOOTSTRAP = """import importlib.util, sys
+spec = importlib.util.spec_from_file_location({package!r}, {init!r}, submodule_search_locations=[{folder!r}])
+package = importlib.util.module_from_spec(spec)
+sys.modules[{package!r}] = package
+spec.loader.exec_module(package)
+from {package}.sandbox import fork_server
+fork_server.main(int(sys.argv[1]), int(sys.argv[2]))
+"""
 
 
 class ZygoteError(RuntimeError):
     """The zygote could not be started or has gone away."""
 
 
-REFUSED = ("the sandbox's zygote has gone away after grading began; a new one forked from this process could "
-           "carry the reference and the expected values into every worker, so none is")
-
-
 class Zygote:
     """The grader's handle on its zygote process."""
 
     def __init__(self) -> None:
-        self.pid = 0
+        self.process: subprocess.Popen | None = None
         self.control: socket.socket | None = None
         self.statuses: dict[int, int] = {}  # worker number -> wait status, once the zygote reaped it
+        self.out_of_memory: set[int] = set()  # worker numbers its cgroup's OOM killer took
         self.killed: set[int] = set()  # worker numbers killed and not yet reported reaped
         self.count = 0
-        self.sealed = False  # grading has begun in this process: see seal()
-        self.parent = 0  # the process that forked the zygote: only it may wait for it
+        self.generation = 0  # how many zygotes this process started: a session notes the one it began with
+        self.owner = 0  # the process that started the zygote: a forked copy of it has none
+        self.ready = False
+        self.failure = ""  # why the zygote could not start, as it said
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid if self.process is not None and self.owner == os.getpid() else 0
 
     @property
     def alive(self) -> bool:
-        return self.control is not None
+        return self.control is not None and self.owner == os.getpid()
 
     def start(self) -> None:
-        if self.alive:
+        """Start the zygote unless one of this process's runs; it loads in the background."""
+        if self.alive and self.process is not None and self.process.poll() is None:
             return
-        if self.sealed:
-            raise ZygoteError(REFUSED)
-        privileges.not_dumpable()  # inherited by the zygote and every worker: see privileges
+        self.close()
+        privileges.not_dumpable()  # no worker may open the grader's memory through /proc either
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
+        bootstrap = _BOOTSTRAP.format(package=_PACKAGE, init=str(_PACKAGE_FOLDER / "__init__.py"),
+                                      folder=str(_PACKAGE_FOLDER))
+        environment = {name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ}
+        # One OpenMP thread from the start: a process with a thread pool must not fork (DESIGN.md).
+        environment.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        try:
+            # From the main thread only: PR_SET_PDEATHSIG (fork_server) follows the thread that forked.
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-c", bootstrap, str(theirs.fileno()), str(os.getpid())],
+                pass_fds=[theirs.fileno()], env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, cwd="/")
+        except OSError as error:
             ours.close()
-            _serve(theirs)
-        theirs.close()
-        self.pid, self.control, self.parent = pid, ours, os.getpid()
+            raise ZygoteError(f"the sandbox's zygote could not be started ({error})") from None
+        finally:
+            theirs.close()
+        self.control, self.owner = ours, os.getpid()
+        self.generation += 1
+        self.ready, self.failure = False, ""
         self.statuses.clear()
+        self.out_of_memory.clear()
         self.killed.clear()
 
-    def seal(self) -> None:
-        """Say that this process may from now on hold what no worker may see (the reference, the
-        expected values): its zygote, forked before, is the last one it forks (see start)."""
-        self.sealed = True
-
-    def gone(self) -> bool:
-        """Whether this sealed process's zygote has died, noticed or not: the workers it had died with
-        it, so some of their answers may be missing, and no other worker can be had here."""
-        if self.sealed and self.pid and self.parent == os.getpid():  # a forked copy's pid is not its child
-            with contextlib.suppress(ChildProcessError):
-                if os.waitpid(self.pid, os.WNOHANG)[0]:
-                    self.pid = 0
-                    self.close()
-        return self.sealed and not self.alive
+    def died(self) -> bool:
+        """Whether this process's zygote has ended (its workers ended with it)."""
+        if self.process is None or self.owner != os.getpid():
+            return False
+        return self.process.poll() is not None
 
     def spawn(self, request: dict[str, Any], channel: socket.socket) -> int:
         """Ask for a worker that serves `request` on the other end of `channel`; returns its number."""
@@ -130,16 +140,21 @@ class Zygote:
         self.killed -= set(self.statuses)
 
     def close(self) -> None:
-        """Stop the zygote; its workers die with it (they are tied to it by PR_SET_PDEATHSIG)."""
+        """Stop the zygote; its workers die with it (they are tied to it by PR_SET_PDEATHSIG). Told by
+        the closed socket, it removes its workers' cgroups and goes; if it does not within a second, it
+        is killed (and the next zygote removes what it left)."""
         if self.control is not None:
             self.control.close()
             self.control = None
-        if self.pid:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
-            self.pid = 0
+        if self.process is not None and self.owner == os.getpid():
+            try:
+                self.process.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    self.process.send_signal(signal.SIGKILL)
+                with contextlib.suppress(ChildProcessError):
+                    self.process.wait()
+        self.process = None
 
     def _send(self, message: dict, fds: list[int] | None = None) -> None:
         assert self.control is not None
@@ -155,101 +170,20 @@ class Zygote:
             return False
         data = self.control.recv(_MESSAGE_BYTES)
         if not data:
-            self.close()
+            self.control.close()
+            self.control = None
             return False
         report = json.loads(data)
-        self.statuses[int(report["number"])] = int(report["status"])
+        if "ready" in report:
+            self.ready = True
+        elif "failed" in report:
+            self.failure = str(report["failed"])[-3000:]
+        else:
+            self.statuses[int(report["number"])] = int(report["status"])
+            if report.get("oom") is True:
+                self.out_of_memory.add(int(report["number"]))
         return True
 
 
 ZYGOTE = Zygote()
 atexit.register(ZYGOTE.close)
-
-
-# ---------------------------------------------------------------- the zygote's side
-
-def _serve(control: socket.socket) -> NoReturn:
-    """The zygote's whole life: fork workers on request, reap them, report how they ended."""
-    try:
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        os.closerange(3, control.fileno())
-        os.closerange(control.fileno() + 1, 1 << 16)
-        wake_read, wake_write = os.pipe()
-        os.set_blocking(wake_write, False)
-        signal.signal(signal.SIGCHLD, lambda *_: None)
-        signal.set_wakeup_fd(wake_write)
-        for number in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(number, signal.SIG_DFL)
-        children: dict[int, int] = {}  # pid -> worker number
-        while True:
-            ready = select.select([control, wake_read], [], [])[0]
-            if wake_read in ready:
-                os.read(wake_read, 4096)
-            _reap(children, control)
-            if control in ready:
-                message, fds, _, _ = socket.recv_fds(control, _MESSAGE_BYTES, 4)
-                if not message:
-                    break  # the grader has gone
-                _act(json.loads(message), fds, children, control, (wake_read, wake_write))
-    except BaseException:  # noqa: BLE001 - the zygote must end here, whatever happened
-        pass
-    os._exit(0)
-
-
-def _act(message: dict, fds: list[int], children: dict[int, int], control: socket.socket,
-         wake: tuple[int, int]) -> None:
-    number = int(message["number"])
-    if message["op"] == "kill":
-        for pid, child in children.items():
-            if child == number:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-        return
-    if message["op"] != "spawn" or len(fds) != 1:
-        for fd in fds:
-            os.close(fd)
-        return
-    for name in (message.get("preload") or []):
-        with contextlib.suppress(Exception):
-            importlib.import_module(name)  # the checks module whose drivers the worker runs
-    for warm_up in (message.get("warm_ups") or []):
-        _warm(warm_up)
-    # What the imports and warm-ups above made goes to the permanent generation: a worker's
-    # collections then never walk it, nor copy its pages by touching their headers.
-    gc.freeze()
-    pid = os.fork()
-    if pid == 0:
-        control.close()
-        for fd in wake:
-            os.close(fd)
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        worker.run(socket.socket(fileno=fds[0]), message)
-    os.close(fds[0])
-    children[pid] = number
-
-
-def _warm(name: str) -> None:
-    """Run a checks module's one-time loading (torch.func's decompositions, torch._dynamo) here,
-    once, so that every worker forked after it starts with it done: it counts against no call's
-    time limit, and a grading process that serves a whole class pays it once."""
-    if not name or name in _warmed:
-        return
-    _warmed.add(name)
-    torch.set_num_threads(1)  # no OpenMP pool may exist before a fork (see worker.run)
-    module_name, _, attribute = name.partition(":")
-    with contextlib.suppress(Exception):  # a failed warm-up only means that the first call pays
-        getattr(importlib.import_module(module_name), attribute)()
-
-
-def _reap(children: dict[int, int], control: socket.socket) -> None:
-    while children:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        number = children.pop(pid, None)
-        if number is not None:
-            control.send(json.dumps({"number": number, "status": status}).encode())
