@@ -227,3 +227,14 @@ def test_a_refusal_names_the_file_and_what_to_do() -> None:
     sentence = handed_in.problem(PurePosixPath("alice/lesson01/views.py"), "is a symbolic link")
     assert sentence.startswith("alice/lesson01/views.py is a symbolic link: it was not read")
     assert "hand in the file itself" in sentence
+
+
+def test_a_name_that_is_not_text_is_refused_and_said_printably(tmp_path: Path) -> None:
+    folder = os.fsencode(tmp_path / "class")
+    os.makedirs(folder + b"/eve/lesson01")
+    with open(folder + b"/eve/lesson01/\xff\xfe.py", "w") as handle:
+        handle.write("x = 1\n")
+    (entry,) = [e for e in handed_in.walk(tmp_path / "class") if e.refused]
+    assert entry.refused == "has a name that is not UTF-8 text"
+    assert str(entry.path) == "eve/lesson01/\ufffd\ufffd.py"
+    str(entry.path).encode("utf-8")  # a page, a CSV or a JSON file can hold it

@@ -140,6 +140,12 @@ def walk(root: Path, *, skip_clutter: bool = True, per_folder: int = FILES_PER_H
 
 def _visit(parent: int, name: str, relative: PurePosixPath, root: Path, found: list[Entry], budget: list[int],
            depth: int, skip_clutter: bool) -> None:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are no text: not opened, and said in text any page can hold
+        shown = relative.parent / name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        found.append(Entry(shown, 0, 0.0, "has a name that is not UTF-8 text"))
+        return
     budget[0] -= 1
     if budget[0] == -1:
         found.append(Entry(relative.parent, 0, 0.0, "holds too many files; the rest of it was not looked at"))

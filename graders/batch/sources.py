@@ -52,8 +52,11 @@ def find_submissions(source: Path, *, lesson: str, slugs: list[str], assignment:
         try:
             with handed_in.zip_entries(source) as entries:
                 layout, found = _from_entries(entries, source, lesson, slugs, pattern)
-        except (Refused, zipfile.BadZipFile) as error:
+        except Refused as error:
             raise SourceError(f"{source}: {error}") from None
+        except (zipfile.BadZipFile, UnicodeDecodeError, NotImplementedError, EOFError, OSError) as error:
+            raise SourceError(f"{source}: not a zip this grader can read ({error}); unpack it yourself and grade "
+                              f"the folder") from None
         return ("zip of notebooks" if layout == "notebooks" else layout), found
     if not source.is_dir():
         raise SourceError(f"{source}: give a folder (an nbgrader course, an LMS download, student folders, "
