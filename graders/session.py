@@ -39,6 +39,8 @@ MISSING_FILE = "{file} does not exist: the submission has no file for this exerc
 ZYGOTE_GONE = ("the sandbox's zygote process died during grading, taking its workers with it; grade again "
                "(the batch grader and the notebooks do so by themselves)")
 EXIT_ZYGOTE_GONE = 70
+INTERRUPTED = ("graders: interrupted (Ctrl-C): grading stopped where it was; the checks that did not run earned "
+               "nothing, and no process of the grading is left. Run pytest again to grade everything.")
 DISTRUSTED = ("{file} reaches into the process it runs in ({reach}), so what that process says of how your code works "
               "cannot be trusted, and this check of how scores 0; remove that code to be graded on it.")
 _FROZEN: list[bool] = []  # whether this process has frozen torch's heap out of the garbage collector
@@ -369,6 +371,13 @@ class GradingSession:
                 extra = f"   ({check.mistake})" if named else ""
                 hidden = " [hidden]" if check.hidden else ""
                 tr.write_line(f"  {mark}  {check.id}{hidden}: {_points(check.score)} / {_points(check.points)}{extra}")
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo) -> None:
+        """Ctrl-C is the user's: say so plainly (pytest shows where it stopped, in our code, which is no
+        fault); the workers and the zygote are stopped on the way out."""
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(INTERRUPTED)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         target = self.json_path()
