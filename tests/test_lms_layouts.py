@@ -168,8 +168,8 @@ def test_two_files_of_one_attempt_tie_and_the_tie_is_said(tmp_path: Path) -> Non
 
 def test_without_an_lms_layout_the_student_pattern_applies_and_a_duplicate_is_decided_by_file_time(
         tmp_path: Path) -> None:
-    source = _write(tmp_path, {"alice_first.ipynb": SOLVED, "alice_second.ipynb": ALICE_ONLY, "bob_lesson01.ipynb": EMPTY},
-                    times={"alice_first.ipynb": MAY_2, "alice_second.ipynb": MAY_1})
+    files = {"alice_first.ipynb": SOLVED, "alice_second.ipynb": ALICE_ONLY, "bob_lesson01.ipynb": EMPTY}
+    source = _write(tmp_path, files, times={"alice_first.ipynb": MAY_2, "alice_second.ipynb": MAY_1})
     layout, found = _find(source)
     assert layout == "notebooks" and set(found) == {"alice", "bob"}
     assert found["alice"].sources == GRADED

@@ -109,7 +109,9 @@ def choose(hand_ins: list[HandIn], limit: int, rule: str, preferred: str) -> tup
 
 def _relevant(entry: Entry) -> bool:
     """A file a layout would grade, or a link where a folder of them could be."""
-    return not entry.folder and (entry.path.suffix in ANSWER_SUFFIXES or (bool(entry.refused) and not entry.path.suffix))
+    if entry.folder:
+        return False
+    return entry.path.suffix in ANSWER_SUFFIXES or (bool(entry.refused) and not entry.path.suffix)
 
 
 def _moodle(entries: list[Entry]) -> Layout | None:
@@ -158,7 +160,9 @@ def _blackboard(entries: list[Entry]) -> Layout | None:
 
 
 def by_file_time(entry: Entry, name: str) -> HandIn:
-    return HandIn(entry, name, (entry.mtime,), f"modified {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(entry.mtime))}")
+    """A hand-in ordered by its file's modification time (or its zip entry's time)."""
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.mtime))
+    return HandIn(entry, name, (entry.mtime,), f"modified {when}")
 
 
 def base_name(hand_in: HandIn) -> str:
