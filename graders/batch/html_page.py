@@ -1,7 +1,9 @@
 """The few pieces every HTML page of the batch grader shares: the page, escaping, pictures, lesson links.
 
 Pages are self-contained (styles and pictures inline), so a student's feedback is one file
-to hand back, readable offline.
+to hand back, readable offline. Everything a student controls (their id, file names, problems,
+the messages that quote their values and printed output) goes on a page through `escape`, and
+every page carries graders.safe_html's Content-Security-Policy, so that nothing on it can run.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from pathlib import Path
 
 import course_config
+from graders.safe_html import CONTENT_SECURITY_POLICY_META, escape
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
@@ -24,12 +27,9 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; paddi
 
 
 def page(title: str, body: str) -> str:
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
-            f"<style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n")
-
-
-def escape(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """A whole page; `body` is HTML we built, with every piece of student text in it escaped."""
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head>{CONTENT_SECURITY_POLICY_META}<meta charset=\"utf-8\">"
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n")
 
 
 def png(path: Path, alt: str) -> str:

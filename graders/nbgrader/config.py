@@ -49,6 +49,9 @@ c.GenerateFeedback.preprocessors = [
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "graders.nbgrader.preprocessors.DropBundleFromFeedback",
 ]
+# What the template shows of a student's notebook goes through these: sanitized markdown, outputs
+# as checked pictures or escaped text, a Content-Security-Policy in the page's head (see graders/safe_html.py).
+c.HTMLExporter.filters = {feedback_filters!r}
 # Jupyter finds that kernel's spec in {jupyter_folder}/kernels/, beside this file.
 os.environ["JUPYTER_PATH"] = os.pathsep.join(
     [str(Path(__file__).resolve().parent / {jupyter_folder!r}), *filter(None, [os.environ.get("JUPYTER_PATH")])])
@@ -76,6 +79,12 @@ c.Execute.execute_retries = 0
 JUPYTER_FOLDER = "jupyter"  # COURSE/jupyter/kernels/<name>/kernel.json, COURSE/jupyter/templates/<name>/
 TEMPLATE_NAME = "graders-feedback"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+# The Jinja filters that template calls (by name, for nbconvert to import): without them it does not compile.
+FEEDBACK_FILTERS = {
+    "sanitized": "graders.safe_html.sanitized",
+    "output_html": "graders.nbgrader.feedback_filters.output_html",
+    "head_with_policy": "graders.nbgrader.feedback_filters.head_with_policy",
+}
 
 
 def write_config(course: Path, *, course_id: str, exercise_seconds: float) -> tuple[Path, bool]:
@@ -93,5 +102,5 @@ def write_config(course: Path, *, course_id: str, exercise_seconds: float) -> tu
     cell_timeout = int(exercise_seconds) + 60
     path.write_text(TEMPLATE.format(marker=MARKER, course_id=course_id, exercise_seconds=exercise_seconds,
                                     cell_timeout=cell_timeout, kernel_name=KERNEL_NAME, jupyter_folder=JUPYTER_FOLDER,
-                                    template_name=TEMPLATE_NAME))
+                                    template_name=TEMPLATE_NAME, feedback_filters=FEEDBACK_FILTERS))
     return path, True
