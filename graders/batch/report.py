@@ -1,10 +1,13 @@
 """report.html: what the class got wrong, on one page, so the instructor sees what to reteach.
 
-At the top, the mistakes that most of the class made, across every exercise; then the score
+At the top, the students to look at before anything else: those whose submission reached for the
+grader's internals (integrity flags, with the evidence), and those whose hand-in had a problem or
+could not be graded; then the mistakes that most of the class made, across every exercise; then the score
 distribution; then, per exercise, its mean, a chart of each check's pass rate, and each
 check's named mistakes with their counts and share of the class. Every figure comes from
 the stored results (tables.class_stats), so the page and mistakes.csv agree. Drawing a figure
-costs about 0.1 s, so the page's figures are shared out among the cores.
+costs about 0.1 s, so the page's figures are shared out among the cores. Student ids, problems and
+evidence lines are the students' own text (folder and file names, quoted source): all escaped.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ import multiprocessing
 import os
 import statistics
 from typing import Any
+from urllib.parse import quote
 
 import course_config
 from graders.batch.html_page import escape, figure_png, page
+from graders.batch.store import file_name
 from graders.batch.tables import NOT_NAMED, NOT_STARTED, CheckStats
 
 TOP_MISTAKES = 10
@@ -29,8 +34,8 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
              f"<p>{size} students; mean {statistics.fmean(scores):.1f}, median {statistics.median(scores):g} of "
              f"{lesson.points:g} points.</p>" if scores else "<p>No students.</p>"]
     if not_graded:
-        parts.append(f'<p class="note">Not graded ({len(not_graded)}): {escape(", ".join(not_graded))}; '
-                     f"see students/&lt;id&gt;.json for why.</p>")
+        parts.append(f'<p class="note">Not graded: {len(not_graded)} (see "Hand-in problems").</p>')
+    parts += [_integrity_flags(records), _hand_in_problems(records)]
     by_exercise = [[s for s in stats if s.exercise == exercise.slug] for exercise in lesson.exercises]
     histogram, *pass_rates = _draw_all([("histogram", scores, lesson.points)]
                                        + [("pass_rates", _bars(entries)) for entries in by_exercise])
@@ -38,6 +43,45 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
     for exercise, entries, chart in zip(lesson.exercises, by_exercise, pass_rates):
         parts.append(_exercise(exercise, entries, chart, records, size))
     return page(f"Lesson {lesson.number}: class report", "\n".join(parts))
+
+
+def _integrity_flags(records: list[dict[str, Any]]) -> str:
+    """Each student whose record carries integrity evidence (a reach into the grader's internals),
+    with its lines; '' when none does (records stored before the field existed have no key)."""
+    flagged = [r for r in records if _lines(r.get("integrity"))]
+    if not flagged:
+        return ""
+    items = "".join(f"<li>{_feedback_link(r['student'])}<ul>"
+                    + "".join(f"<li><code>{escape(line)}</code></li>" for line in _lines(r.get("integrity")))
+                    + "</ul></li>" for r in flagged)
+    return (f'<h2 id="integrity">Integrity flags ({len(flagged)})</h2><p>These submissions reached for the '
+            f"grader's internals. The evidence, from what each handed in:</p><ul>{items}</ul>")
+
+
+def _hand_in_problems(records: list[dict[str, Any]]) -> str:
+    """Each student whose hand-in had a problem (two notebooks for one id, a refused symlink, ...)
+    or who could not be graded, and why; '' when there is none."""
+    listed = [r for r in records if _lines(r.get("problems")) or r.get("error")]
+    if not listed:
+        return ""
+    items = []
+    for record in listed:
+        lines = [f"not graded: {record['error']}"] if record.get("error") else []
+        lines += _lines(record.get("problems"))
+        items.append(f"<li>{_feedback_link(record['student'])}<ul>"
+                     + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul></li>")
+    return (f'<h2 id="hand-in-problems">Hand-in problems ({len(listed)})</h2><p>Decide for these students: '
+            f"their record in students/ says what was graded.</p><ul>{''.join(items)}</ul>")
+
+
+def _lines(value: object) -> list[str]:
+    """A stored list of text lines (absent or empty: none)."""
+    return [str(line) for line in value] if isinstance(value, list) else []
+
+
+def _feedback_link(student: str) -> str:
+    """The student's id, linked to their feedback page (feedback/<file name>.html, beside this report)."""
+    return f'<a href="feedback/{escape(quote(file_name(student)))}.html">{escape(student)}</a>'
 
 
 def _top_mistakes(stats: list[CheckStats], size: int) -> str:
