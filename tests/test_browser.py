@@ -56,12 +56,12 @@ class Listener:
         heard: list[str] = []
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+            def do_GET(self) -> None:  # the name http.server calls
                 heard.append(self.path)
                 self.send_response(404)
                 self.end_headers()
 
-            do_POST = do_GET  # noqa: N815
+            do_POST = do_GET
 
             def log_message(self, *args: object) -> None:
                 pass
