@@ -47,6 +47,8 @@ class _Process:
 # (job, result or None, why there is none, whether a rerun should grade it: the machine failed, not the student)
 Done = Callable[[Job, "dict | None", str, bool], None]
 FORK_PATIENCE = 60.0  # seconds the pool waits for the machine to allow a grading process before giving up
+WAITING = ("graders grade: the machine refuses a new grading process ({error}); waiting up to {seconds:g} s for it "
+           "to free some")
 CANNOT_FORK = ("no grading process could be started for {seconds:g} s ({error}): the machine is out of processes "
                "or memory; not graded now, a rerun grades it")
 
@@ -78,6 +80,8 @@ class Pool:
                 if queue and not self.processes and self.refusal is not None:
                     # No grading process at all, and none can be started (EAGAIN, ENOMEM): wait for the
                     # machine to free some, then give the rest back to the next run rather than fail them.
+                    if refused_since is None:
+                        print(WAITING.format(error=self.refusal, seconds=FORK_PATIENCE), flush=True)
                     refused_since = refused_since or time.monotonic()
                     if time.monotonic() - refused_since > FORK_PATIENCE:
                         why = CANNOT_FORK.format(seconds=FORK_PATIENCE, error=self.refusal)

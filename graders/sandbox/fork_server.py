@@ -25,6 +25,7 @@ import select
 import signal
 import socket
 import sys
+import time
 import traceback
 from typing import NoReturn
 
@@ -120,7 +121,7 @@ def _act(message: dict, fds: list[int], children: dict[int, int], control: socke
     # What the imports and warm-ups made goes to the permanent generation: a worker's
     # collections then never walk it, nor copy its pages by touching their headers.
     gc.freeze()
-    pid = os.fork()
+    pid = _fork_patiently()
     if pid == 0:
         from graders.sandbox import worker
 
@@ -132,6 +133,20 @@ def _act(message: dict, fds: list[int], children: dict[int, int], control: socke
         worker.run(socket.socket(fileno=fds[0]), message, _groups)
     os.close(fds[0])
     children[pid] = number
+
+
+def _fork_patiently(seconds: float = 30.0) -> int:
+    """os.fork, tried again while the machine has no process or memory to spare (EAGAIN, ENOMEM): that is
+    the machine's moment, not the student's, and a worker that never starts would be blamed on them."""
+    deadline, pause = time.monotonic() + seconds, 0.05
+    while True:
+        try:
+            return os.fork()
+        except (BlockingIOError, MemoryError, OSError):
+            if time.monotonic() > deadline:
+                raise  # the zygote ends; the grading session then stops without a result, to be graded again
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
 
 
 def _warm(name: str) -> None:

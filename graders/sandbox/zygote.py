@@ -35,6 +35,7 @@ from typing import Any
 from graders.sandbox import privileges
 
 _MESSAGE_BYTES = 1 << 16
+START_PATIENCE = 30.0  # seconds to wait for the machine to allow the zygote's process (EAGAIN, ENOMEM)
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")  # nothing else of the grader's (tokens, keys)
 _PACKAGE = __name__.split(".")[0]  # "graders", or the student bundle's "nbchecks"
 _PACKAGE_FOLDER = Path(__file__).resolve().parent.parent
@@ -89,15 +90,22 @@ class Zygote:
         environment = {name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ}
         # One OpenMP thread from the start: a process with a thread pool must not fork (DESIGN.md).
         environment.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        deadline, pause = time.monotonic() + START_PATIENCE, 0.05
         try:
-            # From the main thread only: PR_SET_PDEATHSIG (fork_server) follows the thread that forked.
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-c", bootstrap, str(theirs.fileno()), str(os.getpid())],
-                pass_fds=[theirs.fileno()], env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, cwd="/")
-        except OSError as error:
-            ours.close()
-            raise ZygoteError(f"the sandbox's zygote could not be started ({error})") from None
+            while True:
+                try:
+                    # From the main thread only: PR_SET_PDEATHSIG (fork_server) follows the thread that forked.
+                    self.process = subprocess.Popen(
+                        [sys.executable, "-I", "-c", bootstrap, str(theirs.fileno()), str(os.getpid())],
+                        pass_fds=[theirs.fileno()], env=environment, stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
+                    break
+                except OSError as error:  # EAGAIN, ENOMEM: the machine is short for a moment; wait for it
+                    if time.monotonic() > deadline:
+                        ours.close()
+                        raise ZygoteError(f"the sandbox's zygote could not be started ({error})") from None
+                    time.sleep(pause)
+                    pause = min(pause * 2, 1.0)
         finally:
             theirs.close()
         self.control, self.owner = ours, os.getpid()
