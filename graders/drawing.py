@@ -108,8 +108,10 @@ class Drawer:
         self.started = False
         atexit.register(self.close)
 
-    def start(self, exercises: list[tuple[str, str]]) -> None:
-        """Fork the helper to draw every recipe of these (lesson folder, slug) exercises, in this order.
+    def start(self, exercises: list[tuple[str, str]] | Callable[[], list[tuple[str, str]]]) -> None:
+        """Fork the helper to draw every recipe of these (lesson folder, slug) exercises, in this order;
+        given as a function, the helper calls it to know them (what it needs to read, the course, stays
+        out of this process: the plugin's zygote may not be forked yet).
 
         Once a helper was started, new exercises are left to be drawn in place; so are all of
         them if the fork fails."""
@@ -125,7 +127,7 @@ class Drawer:
             return
         if pid == 0:  # the helper: never returns
             try:
-                _draw_into(theirs, exercises)
+                _draw_into(theirs, exercises() if callable(exercises) else exercises)
             finally:
                 os._exit(0)
         theirs.close()

@@ -2,19 +2,22 @@
 
 pytest loads this module in every run of this environment, so it stays light: the
 options, the markers, and at configure three steps in this order: fork the helper that
-draws the run's generated inputs (graders/drawing.py), start the sandbox's zygote (a fresh
-interpreter, graders/sandbox/zygote.py), then import the grading session (graders/session.py),
-which imports torch. The helper draws and the zygote loads torch while this process does.
+draws the run's generated inputs (graders/drawing.py), import torch and start the sandbox's
+zygote (graders/sandbox/zygote.py), then import the grading session (graders/session.py). Until
+the zygote is started, nothing of the grading is loaded here (not even course_config.py): a
+student's own run forks its zygote from this process, which then holds torch and pytest's
+settings only. The helper draws while torch loads.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import functools
+
 import pytest
 
-import course_config
-from graders import drawing, kept_values, sandbox
+from graders import drawing, sandbox
 
 KEPT = pytest.StashKey["Path | None"]()  # this run's kept values (kept_values_file)
 
@@ -82,26 +85,55 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", POINTS_MARKER)
     config.addinivalue_line("markers", HIDDEN_MARKER)
-    # Replayed runs read their inputs from the recording, and cached ones from the cache once it exists: a
-    # case missing there is drawn in place (and kept for the next run).
-    wanted = exercises_reached([str(arg) for arg in config.args], Path(config.invocation_params.dir))
-    config.stash[KEPT] = kept = kept_values_file(config) if wanted else None
-    cache = config.getoption("graders_cache")
-    cached = (cache and Path(cache).is_file()) or (kept is not None and kept.is_file())
-    if replay_file(config) is None and not cached:
-        if wanted and config.getoption("graders_draw_ahead"):
-            lessons = {folder for folder, _ in wanted}
-            wanted = [(lesson.folder, exercise.slug) for lesson in course_config.LESSONS if lesson.folder in lessons
-                      for exercise in lesson.exercises]
-        if wanted:
-            drawing.DRAWER.start(wanted)
-    if wanted and not (config.getoption("graders_in_process") or config.getini("graders_in_process")):
-        # The zygote is a fresh interpreter that imports torch itself: started now, it does so
-        # while this process does (graders/sandbox/zygote.py).
-        sandbox.start_zygote()
-    from graders import session  # imports torch: after the fork, which the helper need not inherit
+    here = Path(config.invocation_params.dir)
+    args = [str(arg) for arg in config.args]
+    # Nothing of the grading is loaded yet (no course_config.py, no checks, no reference): until the
+    # zygote is forked below, this process must hold nothing a worker may not see.
+    grading = bool(exercise_files(args, here))
+    if grading and replay_file(config) is None:
+        # The helper works out which exercises to draw (none where the kept or cached values hold
+        # them: a case missing there is drawn in place, and kept for the next run).
+        drawing.DRAWER.start(functools.partial(_to_draw, args, here, kept_values_allowed(config),
+                                               config.getoption("graders_cache"),
+                                               bool(config.getoption("graders_draw_ahead"))))
+    if grading and not _in_process(config):
+        import torch  # noqa: F401 - the grader needs it; loaded before the zygote so that both share it
+
+        # A student's own run forks its zygote now, from a process that holds torch and pytest's
+        # settings and nothing of the grading; an instructor's run (--require-confinement) starts it
+        # afresh with exec, so that nothing of the instructor's process is in a worker's memory.
+        sandbox.start_zygote(fork=not _setting_true(config, "graders_require_confinement"))
+    config.stash[KEPT] = kept_values_file(config) if grading else None
+    from graders import session  # the grading: course_config, the checks, the reference, when needed
 
     session.configure(config)
+
+
+def _in_process(config: pytest.Config) -> bool:
+    return bool(config.getoption("graders_in_process") or config.getini("graders_in_process"))
+
+
+def _setting_true(config: pytest.Config, name: str) -> bool:
+    value = config.getoption(name)
+    return bool(value if value is not None else config.getini(name))
+
+
+def _to_draw(args: list[str], here: Path, kept_allowed: bool, cache: str | None,
+             draw_ahead: bool) -> list[tuple[str, str]]:
+    """Run in the drawing helper: the exercises to draw, in lesson order; none when this run's values
+    are kept or cached already (there the grader finds its cases)."""
+    import course_config
+    from graders import kept_values
+
+    kept = kept_values.path() if kept_allowed else None
+    if (cache and Path(cache).is_file()) or (kept is not None and kept.is_file()):
+        return []
+    wanted = exercises_reached(args, here)
+    if wanted and draw_ahead:
+        lessons = {folder for folder, _ in wanted}
+        wanted = [(lesson.folder, exercise.slug) for lesson in course_config.LESSONS if lesson.folder in lessons
+                  for exercise in lesson.exercises]
+    return wanted
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -109,14 +141,18 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         drawing.DRAWER.close()
 
 
+def kept_values_allowed(config: pytest.Config) -> bool:
+    """Whether this run keeps its expected values between runs: a student's own runs only, not a
+    replayed, recorded or batch-cached one, nor one in process."""
+    return not (config.getoption("graders_no_kept") or config.getoption("graders_record")
+                or config.getoption("graders_cache") or replay_file(config) is not None or _in_process(config))
+
+
 def kept_values_file(config: pytest.Config) -> Path | None:
-    """Where this run keeps its expected values between runs (graders/kept_values.py), or None: for a
-    student's own runs only, not a replayed, recorded or batch-cached one, nor one in process."""
-    if (config.getoption("graders_no_kept") or config.getoption("graders_record") or config.getoption("graders_cache")
-            or replay_file(config) is not None or config.getoption("graders_in_process")
-            or config.getini("graders_in_process")):
-        return None
-    return kept_values.path()
+    """Where this run keeps its expected values between runs (graders/kept_values.py), or None."""
+    from graders import kept_values  # reads the course (course_config.py, the reference): after the fork
+
+    return kept_values.path() if kept_values_allowed(config) else None
 
 
 def replay_file(config: pytest.Config) -> Path | None:
@@ -133,6 +169,22 @@ def replay_file(config: pytest.Config) -> Path | None:
     return path if path.is_absolute() else base / path
 
 
+def exercise_files(args: list[str], here: Path) -> list[Path]:
+    """The files `exercises/<lesson>/<name>.py` that pytest's arguments reach, found without course_config.py
+    (which this process may not load before its zygote is forked): whether the run grades at all."""
+    found = []
+    for arg in args:
+        path = (here / arg.split("::")[0]).resolve()
+        if path.suffix == ".py":
+            found += [path] if path.parent.parent.name == "exercises" and path.is_file() else []
+        elif path.is_dir():
+            patterns = ("*.py" if path.parent.name == "exercises" else "*/*.py" if path.name == "exercises"
+                        else "exercises/*/*.py")
+            found += [p for p in path.glob(patterns) if p.parent.parent.name == "exercises" and p.stem.isidentifier()
+                      and not p.name.startswith("_")]
+    return found
+
+
 def exercises_reached(args: list[str], here: Path) -> list[tuple[str, str]]:
     """(lesson folder, slug) of each exercise file that pytest's arguments reach, in lesson order.
 
@@ -140,6 +192,8 @@ def exercises_reached(args: list[str], here: Path) -> list[tuple[str, str]]:
     drawn in place; one it adds (e.g. deselected by -k) costs the helper's time, and the grader's
     too if it comes earlier in the lesson than what the run grades (the helper draws in order).
     """
+    import course_config
+
     paths = [(here / arg.split("::")[0]).resolve() for arg in args]
     return [(lesson.folder, exercise.slug) for lesson in course_config.LESSONS for exercise in lesson.exercises
             if any(_reaches(path, lesson.folder, exercise.slug) for path in paths)]

@@ -76,6 +76,7 @@ class SourceEvidence:
     _functions: dict[str, ast.AST] = field(default_factory=dict)
     _imports: dict[str, str] = field(default_factory=dict)  # local name -> the dotted path it stands for
     _lines: list[str] = field(default_factory=list)
+    _closures: dict[str, list[ast.AST]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, source: str) -> "SourceEvidence":
@@ -117,6 +118,8 @@ class SourceEvidence:
 
     def _closure(self, function: str) -> list[ast.AST]:
         """The definition of `function` and of every function or class of the module it names, transitively."""
+        if function in self._closures:
+            return self._closures[function]
         seen: dict[str, ast.AST] = {}
         queue = [function]
         while queue:
@@ -126,7 +129,8 @@ class SourceEvidence:
                 continue
             seen[name] = node
             queue += [inner.id for inner in ast.walk(node) if isinstance(inner, ast.Name) and inner.id in self._functions]
-        return list(seen.values())
+        self._closures[function] = list(seen.values())
+        return self._closures[function]
 
     def _path(self, node: ast.AST) -> str:
         """A name or attribute chain as a dotted path, imports resolved ("" for anything else)."""

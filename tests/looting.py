@@ -2,8 +2,9 @@
 
 Written as a determined student would: `f` of sin_exp_derivative walks every object the garbage
 collector tracks (dicts, lists, tuples, sets, functions' constants, tensors), every frame of
-every thread up to its root, `sys.modules` and the environment (os.environ, /proc/self/environ
-and cmdline), and looks for the needles: a classmate's answers (a canary token each honest
+every thread up to its root, `sys.modules`, the environment (os.environ, /proc/self/environ
+and cmdline) and, raw, every writable page of its memory (what was freed stays there), and looks
+for the needles: a classmate's answers (a canary token each honest
 classmate's file carries), the reference's modules and files, the hidden checks' ids and
 seeds, and the expected values a recording of the reference holds. It then raises one
 RuntimeError whose message says how many needles it found and how much it scanned, which the
@@ -32,7 +33,7 @@ CANARY_PREFIX = "QZXJK-"
 _SLUG = "sin_exp_derivative"
 PLANTED = ("planted canary", "planted seed", "planted tensor")
 REPORT = re.compile(r"LOOT (?P<found>\d+) \[(?P<what>[^\]]*)\] SCANNED (?P<strings>\d+) strings (?P<ints>\d+) "
-                    r"ints (?P<tensors>\d+) tensors (?P<frames>\d+) frames (?P<modules>\d+) modules")
+                    r"ints (?P<tensors>\d+) tensors (?P<frames>\d+) frames (?P<modules>\d+) modules (?P<raw>\d+) MiB (?P<zygote>forked|exec)")
 
 
 def digest(text: str) -> str:
@@ -111,7 +112,7 @@ def assert_found_only_the_planted(message: str, needles: dict[str, str]) -> None
     assert sorted(found) == sorted(PLANTED), found
     # It went everywhere: torch's and Python's objects, every module, the frames up to the worker's root.
     assert scanned["strings"] > 20_000 and scanned["ints"] > 1_000 and scanned["modules"] > 200, scanned
-    assert scanned["frames"] >= 3 and scanned["tensors"] >= 1, scanned
+    assert scanned["frames"] >= 3 and scanned["tensors"] >= 1 and scanned["raw"] >= 16, scanned
 
 
 WALKER = r'''
@@ -178,6 +179,26 @@ def _loot():
     for key, value in _os.environ.items():
         take(key)
         take(value)
+    import ctypes as _ctypes
+
+    raw = 0  # bytes of writable memory read raw: what was freed stays there, and is looked through for canaries
+    try:
+        with open("/proc/self/maps") as maps:
+            regions = [line.split() for line in maps]
+        for fields in regions:
+            if not fields[1].startswith("rw") or (len(fields) > 5 and not fields[5].startswith("[")):
+                continue  # only anonymous memory, the heap and the stack: files mapped are on disk anyway
+            if len(fields) > 5 and fields[5] in ("[vvar]", "[vsyscall]", "[vdso]"):
+                continue
+            low, high = (int(x, 16) for x in fields[0].split("-"))
+            block = _ctypes.string_at(low, high - low)  # the process's own memory, read as any code of it can
+            raw += len(block)
+            start = block.find(_PREFIX.encode())
+            while start != -1:
+                strings.add(block[start:start + len(_PREFIX) + 26].decode("latin-1"))
+                start = block.find(_PREFIX.encode(), start + 1)
+    except OSError:
+        pass
     for path in ("/proc/self/environ", "/proc/self/cmdline"):
         try:
             with open(path, "rb") as handle:
@@ -204,8 +225,9 @@ def _loot():
                     found.add(_digest(shown))
         except Exception:
             pass
-    return (f"LOOT {len(found)} [{' '.join(sorted(found)[:20])}] SCANNED {len(strings)} strings {len(ints)} ints "
-            f"{len(tensors)} tensors {frames} frames {modules} modules")
+    return (f"LOOT {len(found)} [{' '.join(sorted(found)[:8])}] SCANNED {len(strings)} strings {len(ints)} ints "
+            f"{len(tensors)} tensors {frames} frames {modules} modules {raw // 2**20} MiB "
+            f"{'forked' if '_pytest' in _sys.modules else 'exec'}")
 
 
 def f(x):
@@ -218,4 +240,11 @@ def read_report(message: str, needles: dict[str, str]) -> tuple[list[str], dict[
     match = REPORT.search(message)
     assert match is not None, f"the walker did not report: {message[:2000]}"
     found = [needles.get(d, d) for d in match["what"].split()]
-    return found, {k: int(v) for k, v in match.groupdict().items() if k not in ("found", "what")}
+    return found, {k: int(v) for k, v in match.groupdict().items() if k not in ("found", "what", "zygote")}
+
+
+def zygote_kind(message: str) -> str:
+    """How the looter's zygote was started, as it saw itself: "forked" from a grader, or "exec"."""
+    match = REPORT.search(message)
+    assert match is not None, message[:2000]
+    return match["zygote"]

@@ -24,6 +24,7 @@ import importlib.util
 import json
 import linecache
 import os
+import stat
 import sys
 import warnings
 from pathlib import Path
@@ -226,12 +227,24 @@ def _installed_root() -> Path | None:
     return root if (root / "exercises").is_dir() and not inside_submission else None
 
 
+NOTEBOOK_BYTES = 16 * 2**20  # more is no notebook of answers (graders/batch/handed_in.py caps the same)
+
+
 def _cells(notebook: Path) -> list[dict]:
+    """The notebook's cells, read as a regular file only: never through a link, never more than
+    NOTEBOOK_BYTES (`nbgrader check` sets links aside before autograde; this is the wall behind it)."""
     try:
-        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        handle = os.open(notebook, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(handle, "rb") as opened:
+            if not stat.S_ISREG(os.fstat(opened.fileno()).st_mode):
+                return []
+            data = opened.read(NOTEBOOK_BYTES + 1)
+        if len(data) > NOTEBOOK_BYTES:
+            return []
+        cells = json.loads(data.decode("utf-8"))["cells"]
     except (OSError, ValueError, KeyError, TypeError):
         return []
-    return [c for c in cells if isinstance(c, dict)]
+    return [c for c in cells if isinstance(c, dict)] if isinstance(cells, list) else []
 
 
 def _source_of(cell: dict) -> str:

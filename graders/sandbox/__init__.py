@@ -25,9 +25,10 @@ _LAZY = {
 }
 
 
-def start_zygote() -> None:
-    """Start this process's zygote now (it loads torch in the background), unless one runs."""
-    ZYGOTE.start()
+def start_zygote(fork: bool = False) -> None:
+    """Start this process's zygote now, unless one runs: forked from here while nothing of the grading
+    is loaded, if `fork` (a student's own run, torch just imported), else exec'd (see zygote.py)."""
+    ZYGOTE.start(fork)
 
 
 def prepare() -> int:

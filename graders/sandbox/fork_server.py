@@ -62,6 +62,46 @@ def main(control_fd: int, parent: int) -> NoReturn:
     os._exit(0)
 
 
+def main_forked(control_fd: int, parent: int, environment: dict[str, str]) -> NoReturn:
+    """The zygote's life when forked from a grader that has loaded nothing of the grading (zygote.py):
+    first shed what it inherited that a worker needs not have (every other open file, the grader's
+    environment), then as `main`."""
+    try:
+        os.closerange(3, control_fd)
+        os.closerange(control_fd + 1, 1 << 16)
+        quiet = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(quiet, fd)
+        os.close(quiet)
+        _scrub_environment()
+        os.environ.update(environment)
+    except BaseException:  # noqa: BLE001 - never back into the grader's code
+        os._exit(1)
+    main(control_fd, parent)
+
+
+def _scrub_environment() -> None:
+    """Zero the grader's environment out of this forked process's memory, not only out of os.environ: a
+    worker can read its whole memory (its bytes, freed or not), so the values (a token, a key) must not
+    be there to find. Three copies exist: os.environ, the bytes of posix.environ it was made from, and
+    the block the kernel wrote when the grader started (/proc/self/environ). Only this process's copy of
+    each page is written: the grader keeps its own."""
+    import posix
+
+    os.environ.clear()  # unsetenv each: the C library's table no longer points into the block
+    payload = sys.getsizeof(b"") - 1  # where a bytes object's characters start, after its header
+    for key, value in list(posix.environ.items()):
+        for text in (key, value):
+            if len(text) > 1:  # one-character bytes are shared singletons: nothing secret fits in them
+                ctypes.memset(id(text) + payload, 0, len(text))
+    posix.environ.clear()
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        fields = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
+        start, end = int(fields[47]), int(fields[48])  # env_start and env_end, fields 50 and 51
+        if 0 < start < end:
+            ctypes.memset(start, 0, end - start)
+
+
 def _load() -> None:
     """Everything every worker needs, once: torch without a thread pool (see DESIGN.md: a fork
     after a parallel op deadlocks), the eager stand-in for torch._dynamo, the worker, the paths a

@@ -3,16 +3,27 @@
 A worker forked from the grader, or from anything the grader forked, would start with the
 grader's memory: the reference modules, the expected values, the checks modules with their
 hidden inputs and seeds, pytest's frames, and in a batch every classmate's answers. A student
-reaches all of it through `sys._getframe`, `gc.get_objects()` or `sys.modules`. So the zygote is
-not forked: it is a fresh interpreter (fork_server.py), started with exec and a bare
-environment, that imports torch, the worker's code and the public drivers and nothing else.
-It forks each worker on request and hands it the socket the grader will speak to it over.
+reaches all of it through `sys._getframe`, `gc.get_objects()`, `sys.modules`, or by reading its
+own memory, where even what was freed stays. So the zygote starts from a process that never held
+any of it, in one of two ways:
 
-Started early (the pytest plugin starts it before the grader imports torch), it loads torch
-while the grader does. One zygote serves every session of a process (the notebooks' grading
-server runs one per exercise; a batch's grading process one per student): it is clean by
-construction, so a new one may replace it at any time. A session in which it died still ends
-without a result (session.py): its workers died with it, so some answers may be missing.
+- **exec'd**: a fresh interpreter (fork_server.py) with a bare environment, which imports torch,
+  the worker's code and the public drivers, and nothing else. The instructor's paths (the batch's
+  grading processes, the notebooks' grading server, Gradescope) and any process that has loaded
+  anything of the grading use this.
+- **forked** from a student's own `pytest exercises/` run at its very start: the plugin imports
+  torch and forks it before course_config.py, a checks module or the reference is loaded
+  (`_nothing_of_the_grading` checks the modules held). It then holds torch and pytest's settings
+  of that run (the student's own) and shares torch's pages with the grader: a second import of
+  torch would cost a student's every run as much as the grading itself, since two imports at
+  once run no faster here than one after the other. It sheds the grader's open files and
+  environment first.
+
+It forks each worker on request and hands it the socket the grader will speak to it over. One
+zygote serves every session of a process (the notebooks' grading server runs one per exercise;
+a batch's grading process one per student); should it go, the next is exec'd. A session in
+which it died still ends without a result (session.py): its workers died with it, so some
+answers may be missing.
 
 This module stays light (no torch): the plugin imports it before torch loads.
 """
@@ -59,7 +70,7 @@ class Zygote:
     """The grader's handle on its zygote process."""
 
     def __init__(self) -> None:
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen | _Forked | None = None
         self.control: socket.socket | None = None
         self.statuses: dict[int, int] = {}  # worker number -> wait status, once the zygote reaped it
         self.out_of_memory: set[int] = set()  # worker numbers its cgroup's OOM killer took
@@ -78,18 +89,45 @@ class Zygote:
     def alive(self) -> bool:
         return self.control is not None and self.owner == os.getpid()
 
-    def start(self) -> None:
-        """Start the zygote unless one of this process's runs; it loads in the background."""
+    def start(self, fork: bool = False) -> None:
+        """Start the zygote unless one of this process's runs; it loads in the background. With `fork`,
+        and only while this process has loaded nothing of the grading (see `_nothing_of_the_grading`),
+        it is forked from here, sharing the torch this process has loaded; otherwise it is exec'd."""
         if self.alive and self.process is not None and self.process.poll() is None:
             return
         self.close()
         privileges.not_dumpable()  # no worker may open the grader's memory through /proc either
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        if fork and self.generation == 0 and _nothing_of_the_grading():
+            self._fork(ours, theirs)
+        else:
+            self._exec(ours, theirs)
+        self.control, self.owner = ours, os.getpid()
+        self.generation += 1
+        self.ready, self.failure = False, ""
+        self.statuses.clear()
+        self.out_of_memory.clear()
+        self.killed.clear()
+
+    def _fork(self, ours: socket.socket, theirs: socket.socket) -> None:
+        """The zygote as a child of this process, which holds torch, pytest and its settings, and
+        nothing of the grading yet: its memory is a copy of that."""
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            ours.close()
+            from graders.sandbox import fork_server
+
+            fork_server.main_forked(theirs.fileno(), os.getppid(), _bare_environment())
+        theirs.close()
+        self.process = _Forked(pid)
+
+    def _exec(self, ours: socket.socket, theirs: socket.socket) -> None:
+        """The zygote as a fresh interpreter: nothing of this process is in its memory."""
         bootstrap = _BOOTSTRAP.format(package=_PACKAGE, init=str(_PACKAGE_FOLDER / "__init__.py"),
                                       folder=str(_PACKAGE_FOLDER))
-        environment = {name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ}
-        # One OpenMP thread from the start: a process with a thread pool must not fork (DESIGN.md).
-        environment.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        environment = _bare_environment()
         deadline, pause = time.monotonic() + START_PATIENCE, 0.05
         try:
             while True:
@@ -108,12 +146,6 @@ class Zygote:
                     pause = min(pause * 2, 1.0)
         finally:
             theirs.close()
-        self.control, self.owner = ours, os.getpid()
-        self.generation += 1
-        self.ready, self.failure = False, ""
-        self.statuses.clear()
-        self.out_of_memory.clear()
-        self.killed.clear()
 
     def died(self) -> bool:
         """Whether this process's zygote has ended (its workers ended with it)."""
@@ -191,6 +223,55 @@ class Zygote:
             if report.get("oom") is True:
                 self.out_of_memory.add(int(report["number"]))
         return True
+
+
+class _Forked:
+    """A forked zygote, seen as subprocess.Popen sees an exec'd one (pid, poll, wait, send_signal)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                done, status = self.pid, 0
+            if done:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired("zygote", timeout or 0.0)
+            time.sleep(0.005)
+        return self.returncode  # type: ignore[return-value]
+
+    def send_signal(self, number: int) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, number)
+
+
+# The modules of ours a process may hold when its zygote is forked from it: the plugin's light start,
+# before any of the grading (course_config, checks, reference, expected values) is loaded.
+_LIGHT = ("", ".plugin", ".drawing", ".sandbox", ".sandbox.zygote", ".sandbox.privileges")
+
+
+def _nothing_of_the_grading() -> bool:
+    """Whether this process has loaded nothing a worker may not see (checked by the modules it holds)."""
+    ours = [name[len(_PACKAGE):] for name in sys.modules if name == _PACKAGE or name.startswith(_PACKAGE + ".")]
+    return ("course_config" not in sys.modules and not any(name.startswith("reference") for name in sys.modules)
+            and all(name in _LIGHT for name in ours))
+
+
+def _bare_environment() -> dict[str, str]:
+    """The zygote's environment: nothing of the grader's (tokens, keys) but the path and the locale, and
+    one OpenMP thread from the start (a process with a thread pool must not fork: DESIGN.md)."""
+    kept = {name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ}
+    return {**kept, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 ZYGOTE = Zygote()
