@@ -6,7 +6,9 @@ subparser and sets `run`, and list it in VERBS."""
 from __future__ import annotations
 
 import argparse
+import functools
 import inspect
+import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -126,8 +128,47 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+# The verbs that grade students' code with workers: their zygote is started before anything else.
+GRADING_VERBS = (["grade"], ["gradescope", "run"])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a verb; the exit status is 0, or 1 when some submission could not be graded."""
-    arguments = parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    if any(given[:len(verb)] == verb for verb in GRADING_VERBS):
+        _start_early(given)
+    arguments = parser().parse_args(given)
     failed = arguments.run(arguments)
     return 1 if isinstance(failed, int) and not isinstance(failed, bool) and failed > 0 else 0
+
+
+def _start_early(given: list[str]) -> None:
+    """Before a grading verb reads any answer or loads the course: fork the helper that draws the
+    generated inputs (it works out itself whether the stored values make that needless), import
+    torch, and fork the zygote. This process then holds nothing a worker may not see, so the zygote is
+    forked from it (one import of torch for both) instead of started afresh; it lends a copy of itself
+    to every process the batch forks (graders/sandbox/zygote.py). Where this process holds more
+    already (a test calling main()), the zygote is exec'd as usual."""
+    from graders import drawing
+
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--out", type=Path)
+    early.add_argument("--lesson", default="lesson01")
+    early.add_argument("--root", type=Path)
+    known, _ = early.parse_known_args(given)
+    if given[0] == "grade" and known.out is not None:
+        drawing.DRAWER.start(functools.partial(_draws, known.out / ".cache", known.lesson))
+    elif given[0] == "gradescope" and known.root is not None:
+        drawing.DRAWER.start(functools.partial(_draws, known.root / "source" / "cache", "lesson01"))
+    import torch  # noqa: F401 - loaded once, shared with the zygote
+
+    from graders.sandbox.zygote import ZYGOTE
+
+    ZYGOTE.start(fork=True)
+
+
+def _draws(cache: Path, lesson: str) -> list[tuple[str, str]]:
+    """Run in the drawing helper: the batch's exercises to draw, none where the reference's values are stored."""
+    from graders.batch.main import exercises_to_draw
+
+    return exercises_to_draw(cache, lesson)

@@ -4,9 +4,9 @@ pytest loads this module in every run of this environment, so it stays light: th
 options, the markers, and at configure three steps in this order: fork the helper that
 draws the run's generated inputs (graders/drawing.py), import torch and start the sandbox's
 zygote (graders/sandbox/zygote.py), then import the grading session (graders/session.py). Until
-the zygote is started, nothing of the grading is loaded here (not even course_config.py): a
-student's own run forks its zygote from this process, which then holds torch and pytest's
-settings only. The helper draws while torch loads.
+the zygote is started, nothing of the grading is loaded here (not even course_config.py), so
+the zygote may be forked from this process, which then holds torch and pytest's settings only.
+The helper draws while torch loads.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ CALL_SECONDS_HELP = ("seconds one call of a student function, or the import of t
 REQUIRE_CONFINEMENT_HELP = ("run no student code unless every step of the sandbox holds on this machine (the "
                             "instructor's grading paths set it); a check whose worker is not confined scores 0")
 SANDBOX_WITHOUT_HELP = ("leave these steps of the sandbox out, comma-separated, to see what the rest holds "
-                        "(namespace, landlock, seccomp, user): for testing the fallbacks, never for grading")
+                        "(namespace, landlock, seccomp, user, cgroups): for testing the fallbacks, never for grading")
 EXERCISE_SECONDS_HELP = ("wall-clock seconds the code of one exercise may take in all, imports and calls "
                          "(default: course_config.LIMITS.exercise_seconds)")
 SUBMISSION_SECONDS_HELP = ("wall-clock seconds the submission's code may take in all, every exercise together "
@@ -99,10 +99,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if grading and not _in_process(config):
         import torch  # noqa: F401 - the grader needs it; loaded before the zygote so that both share it
 
-        # A student's own run forks its zygote now, from a process that holds torch and pytest's
-        # settings and nothing of the grading; an instructor's run (--require-confinement) starts it
-        # afresh with exec, so that nothing of the instructor's process is in a worker's memory.
-        sandbox.start_zygote(fork=not _setting_true(config, "graders_require_confinement"))
+        # Forked now, from a process that holds torch and pytest's settings and nothing of the grading
+        # (the zygote sheds the environment); where this process holds more (a batch's grading
+        # process, a test run in process), it is exec'd instead: see graders/sandbox/zygote.py.
+        sandbox.start_zygote(fork=True)
     config.stash[KEPT] = kept_values_file(config) if grading else None
     from graders import session  # the grading: course_config, the checks, the reference, when needed
 
@@ -111,11 +111,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _in_process(config: pytest.Config) -> bool:
     return bool(config.getoption("graders_in_process") or config.getini("graders_in_process"))
-
-
-def _setting_true(config: pytest.Config, name: str) -> bool:
-    value = config.getoption(name)
-    return bool(value if value is not None else config.getini(name))
 
 
 def _to_draw(args: list[str], here: Path, kept_allowed: bool, cache: str | None,

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from process_tree import confined, family_once_a_worker_runs, parent, running
 from graders import session
 from graders.nbgrader import grading_server
 from graders.sandbox import landlock
@@ -367,15 +368,15 @@ def test_killing_the_grader_takes_its_zygote_and_workers_with_it(tmp_path: Path)
                                "--submission", str(folder.parent), "-p", "no:cacheprovider", "-q"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        family = _descendants(grader.pid)  # the zygote and the worker stuck in the loop
-        assert any(_confined(pid) for pid in family), family
+        family = family_once_a_worker_runs(grader.pid, seconds=60)  # the zygote and the worker stuck in the loop
+        assert any(confined(pid) for pid in family), family
     finally:
         grader.send_signal(signal.SIGKILL)
         grader.wait()
     deadline = time.monotonic() + 10
-    while any(_running(pid) for pid in family) and time.monotonic() < deadline:
+    while any(running(pid) for pid in family) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not [pid for pid in family if _running(pid)]
+    assert not [pid for pid in family if running(pid)]
 
 
 def test_a_zygote_that_dies_during_grading_ends_the_run_without_a_result(tmp_path: Path) -> None:
@@ -389,60 +390,15 @@ def test_a_zygote_that_dies_during_grading_ends_the_run_without_a_result(tmp_pat
                                "--submission", str(folder.parent), "--json", str(result), "-p", "no:cacheprovider",
                                "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        family = _descendants(grader.pid)
-        workers = [pid for pid in family if _confined(pid)]
-        zygote = next(pid for pid in family if not _confined(pid) and any(_parent(w) == pid for w in workers))
+        family = family_once_a_worker_runs(grader.pid, seconds=60)
+        workers = [pid for pid in family if confined(pid)]
+        zygote = next(pid for pid in family if not confined(pid) and any(parent(w) == pid for w in workers))
         os.kill(zygote, signal.SIGKILL)
         _, errors = grader.communicate(timeout=120)
     finally:
         grader.kill()
     assert grader.returncode == session.EXIT_ZYGOTE_GONE == grading_server.EXIT_ZYGOTE_GONE, errors[-2000:]
     assert "grading stopped, with no result" in errors and not result.exists()
-
-
-def _parent(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except OSError:
-        return 0
-
-
-def _descendants(root: int) -> list[int]:
-    """Processes below `root`, once a confined worker is among them (or after 60 s)."""
-    deadline = time.monotonic() + 60
-    while True:
-        children: dict[int, list[int]] = {}
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                except OSError:
-                    continue
-                children.setdefault(parent, []).append(int(entry.name))
-        found, queue = [], [root]
-        while queue:
-            for child in children.get(queue.pop(), []):
-                found.append(child)
-                queue.append(child)
-        if any(_confined(pid) for pid in found) or time.monotonic() > deadline:
-            return found
-        time.sleep(0.1)
-
-
-def _confined(pid: int) -> bool:
-    """A worker: it runs under a seccomp filter (the zygote and the grader do not)."""
-    try:
-        return "Seccomp:\t2" in Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-
-
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def _workers_alive() -> list[int]:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from conftest import ROOT
+from process_tree import family_once_a_worker_runs
 from graders.session import INTERRUPTED
 
 SLUG = "sin_exp_derivative"
@@ -29,7 +30,7 @@ def test_ctrl_c_during_a_check_is_an_interruption_and_leaves_no_process(tmp_path
     run = subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"),
                             "--submission", str(folder.parent), "--json", str(result), "-p", "no:cacheprovider"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    family = _family_once_a_worker_runs(run.pid)
+    family = family_once_a_worker_runs(run.pid)
     os.killpg(run.pid, signal.SIGINT)
     output, _ = run.communicate(timeout=120)
     assert run.returncode == 2, output[-3000:]  # pytest's ExitCode.INTERRUPTED
@@ -39,36 +40,3 @@ def test_ctrl_c_during_a_check_is_an_interruption_and_leaves_no_process(tmp_path
     while any(Path(f"/proc/{pid}").exists() for pid in family) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [pid for pid in family if Path(f"/proc/{pid}").exists()]
-
-
-def _family_once_a_worker_runs(root: int) -> list[int]:
-    """The processes below `root` (the zygote, the worker), once a confined worker is among them."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        found = [pid for pid in _pids() if _descends(pid, root)]
-        if any(_confined(pid) for pid in found):
-            return found
-        time.sleep(0.2)
-    raise AssertionError("no worker started")
-
-
-def _pids() -> list[int]:
-    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
-
-
-def _descends(pid: int, ancestor: int) -> bool:
-    while pid > 1:
-        try:
-            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            return False
-        if pid == ancestor:
-            return True
-    return False
-
-
-def _confined(pid: int) -> bool:
-    try:
-        return "Seccomp:\t2" in Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False

@@ -23,6 +23,7 @@ import pytest
 
 import course_config
 from conftest import ROOT
+from process_tree import confined, family_once_a_worker_runs
 from graders.sandbox import cgroups
 
 SLUG = "sin_exp_derivative"
@@ -120,6 +121,16 @@ def test_threads_stop_at_the_workers_task_limit(grade) -> None:
     assert 0 < started < int(LIMITS.tasks.value)
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="a user of its own for each worker needs root (CI runs as root)")
+def test_without_cgroups_threads_stop_at_the_task_limit_of_a_user_of_its_own(grade) -> None:
+    # Where no cgroup can be made (a container whose cgroup file system is read-only), each worker runs as
+    # a user of its own, whose RLIMIT_NPROC the kernel counts for that worker alone.
+    graded = grade({SLUG: attacking_f(THREAD_BOMB)}, "-k", "f_on_lesson_grid", "--sandbox-without", "cgroups")
+    started = int(re.findall(r"\d+", _report(graded, "THREADS"))[0])
+    assert 0 < started < int(LIMITS.tasks.value)
+    assert "RLIMIT_NPROC 64 for a user of its own" in graded.result["confinement"]
+
+
 @ROOT_WITH_CGROUPS
 def test_busy_threads_get_one_core_at_most(grade) -> None:
     graded = grade({SLUG: attacking_f(CPU_HOG)}, "-k", "f_on_lesson_grid")
@@ -136,7 +147,7 @@ def test_a_workers_cgroup_and_scratch_are_its_own_and_it_goes_first(tmp_path: Pa
                                "--submission", str(folder.parent), "-p", "no:cacheprovider", "-q", "-k",
                                "f_on_lesson_grid"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        worker = _worker_of(grader.pid)
+        worker = next(pid for pid in family_once_a_worker_runs(grader.pid) if confined(pid))
         groups = dict(line.split(":", 2)[1:] for line in Path(f"/proc/{worker}/cgroup").read_text().splitlines())
         memory = Path("/sys/fs/cgroup/memory") / groups["memory"].lstrip("/")
         assert memory.name.startswith("w") and memory.parent.name.startswith("graders-")
@@ -155,32 +166,6 @@ def test_a_workers_cgroup_and_scratch_are_its_own_and_it_goes_first(tmp_path: Pa
     while memory.parent.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not memory.parent.exists()  # the zygote removed its workers' groups, and its own
-
-
-def _worker_of(grader: int) -> int:
-    """The confined worker below a grading process (it runs under a seccomp filter; nothing else does)."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit() and _descends(int(entry.name), grader):
-                try:
-                    if "Seccomp:\t2" in (entry / "status").read_text():
-                        return int(entry.name)
-                except OSError:
-                    continue
-        time.sleep(0.2)
-    raise AssertionError("no worker started")
-
-
-def _descends(pid: int, ancestor: int) -> bool:
-    while pid > 1:
-        try:
-            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            return False
-        if pid == ancestor:
-            return True
-    return False
 
 
 def test_a_class_with_every_kind_of_hoarder_is_graded_whole(tmp_path: Path) -> None:

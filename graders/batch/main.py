@@ -26,6 +26,7 @@ from graders import drawing, plots, scratch
 from graders.batch import outputs, store
 from graders.batch.pool import Job, Pool, oom_score, start_child
 from graders.batch.progress import Progress
+from graders.sandbox.zygote import ZYGOTE
 from graders.batch.sources import (DEFAULT_STUDENT_PATTERN, SourceError, Submission, course_exercises,
                                    find_submissions)
 
@@ -64,6 +65,8 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     print(f"graders grade: {len(submissions)} submissions ({layout}) in {source}; "
           f"{len(submissions) - len(to_grade)} unchanged since the last run, {len(to_grade)} to grade", flush=True)
     cache_folder = cache or out / ".cache"
+    if to_grade:
+        ZYGOTE.start()  # the batch's clean zygote, exec'd: it loads torch while this process goes on
     if to_grade and not expected_cache(cache_folder, course).is_file():
         # The reference's runs need the generated inputs: a helper draws them while torch loads.
         drawing.DRAWER.start([(chosen.folder, e.slug) for e in chosen.exercises])
@@ -184,9 +187,12 @@ def expected_values(targets: list[str], folder: Path, course: str, jobs: int = 1
         part_cache = folder / f".expected-{course[:16]}.part{number}.json"
         log = folder / f"reference-{course[:16]}.part{number}.log"  # what the child printed, shown if it fails
         part_cache.unlink(missing_ok=True)
+        lent = ZYGOTE.lend()  # a clean zygote for the child, which holds what this process read
         pid = os.fork()
         if pid == 0:
+            ZYGOTE.adopt(lent)
             _grade_reference(part, part_cache, log)
+        lent.close()
         children[pid] = (part_cache, log)
     drawing.DRAWER.close()
     values: dict[str, str] = {}
@@ -208,6 +214,15 @@ def expected_values(targets: list[str], folder: Path, course: str, jobs: int = 1
     return cache
 
 
+def exercises_to_draw(folder: Path, lesson: str) -> list[tuple[str, str]]:
+    """The exercises whose generated inputs a batch needs drawn: none where the reference's values for this
+    version of the course are stored in `folder` already (they hold the inputs too)."""
+    chosen = next((l for l in course_config.LESSONS if l.folder == lesson), None)
+    if chosen is None or expected_cache(folder, store.course_digest()).is_file():
+        return []
+    return [(chosen.folder, e.slug) for e in chosen.exercises]
+
+
 def expected_cache(folder: Path, course: str) -> Path:
     return folder / f"expected-{course[:16]}.json"
 
@@ -225,8 +240,6 @@ def _grade_reference(targets: list[str], cache: Path, log: Path) -> NoReturn:
             code = int(pytest.main([*targets, "--submission", str(course_config.ROOT / "reference"),
                                     "--expected-cache", str(cache), "-q", "-p", "no:cacheprovider",
                                     "--plots", str(Path(reference_scratch) / "plots")]))
-        from graders.sandbox.zygote import ZYGOTE
-
         ZYGOTE.close()  # os._exit below runs no atexit: stopped here, the zygote removes its workers' cgroups
     except BaseException:  # noqa: BLE001 - the parent sees no cache and shows the log
         pass

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from graders.sandbox.zygote import ZYGOTE
+
 _PR_SET_PDEATHSIG = 1
 
 
@@ -178,20 +180,25 @@ class Pool:
 
     def _fork(self) -> _Process:
         log = self.logs / f"grader-{self.started + 1}.log"
+        # This process holds every answer the batch read, so a grading process forked from it may not
+        # fork its zygote: the batch's clean zygote lends it one (graders/sandbox/zygote.py).
+        lent = ZYGOTE.lend()
         ours, theirs = socket.socketpair()
         sys.stdout.flush()
         sys.stderr.flush()
         try:
             pid = os.fork()
         except OSError:
-            ours.close()
-            theirs.close()
+            for end in (ours, theirs, lent):
+                end.close()
             raise
         self.started += 1
         if pid == 0:
             ours.close()
+            ZYGOTE.adopt(lent)
             _grade_forever(theirs, self.targets, self.options, log)
         theirs.close()
+        lent.close()  # the grading process holds it now: no later child may, or its end would never be seen
         return _Process(pid, ours)
 
 
@@ -247,7 +254,6 @@ def _grade_forever(sock: socket.socket, targets: list[str], options: list[str], 
         import pytest
         import torch
 
-        from graders.sandbox.zygote import ZYGOTE
         from graders.session import EXIT_ZYGOTE_GONE
 
         torch.set_num_threads(1)  # as many grading processes as cores: one thread each

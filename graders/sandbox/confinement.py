@@ -37,7 +37,7 @@ from graders.sandbox import landlock, namespace_view, privileges, syscall_filter
 from graders.sandbox.cgroups import Groups, Walls
 from graders.sandbox.reach import installation, worker_reach
 
-STEPS = ("namespace", "landlock", "seccomp", "user")  # what --sandbox-without may leave out
+STEPS = ("namespace", "landlock", "seccomp", "user", "cgroups")  # what --sandbox-without may leave out
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 _PR_SET_PDEATHSIG = 1
 NICENESS = 10
@@ -143,6 +143,8 @@ def enter(channel: socket.socket, folder: WorkerFolder, code: Path, *, memory_mb
     folder `code`; returns what holds. `groups` is where its cgroup may be made (cgroups.Groups),
     or why not: then its walls fall back to rlimits and a user of its own."""
     parent = os.getppid()
+    if "cgroups" in without:
+        groups = "no cgroups (left out by --sandbox-without)"
     counted = groups.enter(f"w{number}", walls) if isinstance(groups, Groups) else ""
     _first_to_go()
     os.setsid()
