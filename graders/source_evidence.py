@@ -18,6 +18,7 @@ all read `torch.autograd.grad`; an attribute of anything else reads `?.name` (`x
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -52,6 +53,10 @@ _DYNAMIC_CALLS = {"exec": "runs code the grader cannot read", "eval": "runs code
                   "compile": "builds code the grader cannot read", "__import__": "imports modules by computed names"}
 _BY_NAME = ("getattr", "setattr", "delattr")  # on a module, by a name not written out: reaches what the code does not say
 _OUR_NAMES = ("graders", "nbchecks", "course_config")
+# Every name the reaches above are made of: a source with none of them reaches for nothing.
+_MAY_REACH = re.compile(r"\b(" + "|".join(re.escape(name) for name in sorted({
+    *_REACHING_ATTRIBUTES, *_REACHING_MODULES, *(path.rsplit(".", 1)[1] for path in _REACHING_PATHS),
+    *_DYNAMIC_CALLS, *_BY_NAME, *_OUR_NAMES})) + r")\b")
 
 
 @dataclass(frozen=True)
@@ -68,11 +73,13 @@ class Reach:
 
 @dataclass
 class SourceEvidence:
-    """One module's source, parsed once; empty (nothing shown, nothing reached) when it does not parse."""
+    """One module's source, parsed once, when first needed; empty (nothing shown, nothing reached) when it
+    does not parse."""
 
     source: str
-    parsed: bool = False
     reaches: list[Reach] = field(default_factory=list)
+    _indexed: bool = False
+    _parsed: bool = False
     _functions: dict[str, ast.AST] = field(default_factory=dict)
     _imports: dict[str, str] = field(default_factory=dict)  # local name -> the dotted path it stands for
     _lines: list[str] = field(default_factory=list)
@@ -81,20 +88,36 @@ class SourceEvidence:
     @classmethod
     def read(cls, source: str) -> "SourceEvidence":
         evidence = cls(source)
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            return evidence  # the import fails in the worker, and says why
-        evidence.parsed = True
-        evidence._lines = source.splitlines()
-        evidence._imports = _imports(tree)
-        evidence._functions = {node.name: node for node in ast.walk(tree)
-                               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-        evidence.reaches = evidence._find_reaches(tree)
+        # Most answers name none of what reaching takes: then nothing is parsed until a check of how asks.
+        if _MAY_REACH.search(source):
+            evidence.reaches = evidence._find_reaches(evidence._index())
         return evidence
+
+    @property
+    def parsed(self) -> bool:
+        self._index()
+        return self._parsed
+
+    def _index(self) -> list[ast.AST]:
+        """Parse and walk the source once (a batch reads every module of every student): its nodes."""
+        if self._indexed:
+            return []
+        self._indexed = True
+        try:
+            tree = ast.parse(self.source)
+        except (SyntaxError, ValueError):
+            return []  # the import fails in the worker, and says why
+        self._parsed = True
+        self._lines = self.source.splitlines()
+        nodes = list(ast.walk(tree))
+        self._imports = _imports(nodes)
+        self._functions = {node.name: node for node in nodes
+                           if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        return nodes
 
     def lines(self, function: str, patterns: Iterable[str]) -> list[int]:
         """The lines of `function`, and of the module's functions it calls, that name any of `patterns`."""
+        self._index()
         wanted = tuple(patterns)
         found = set()
         for node in self._closure(function):
@@ -109,6 +132,7 @@ class SourceEvidence:
 
     def parameter(self, function: str, index: int) -> str | None:
         """The name of a function's parameter, by position (None when there is no such function or parameter)."""
+        self._index()
         node = self._functions.get(function)
         arguments = node.args.posonlyargs + node.args.args if isinstance(node, (ast.FunctionDef,
                                                                                 ast.AsyncFunctionDef)) else []
@@ -141,7 +165,7 @@ class SourceEvidence:
             return f"{base or '?'}.{node.attr}"
         return ""
 
-    def _find_reaches(self, tree: ast.AST) -> list[Reach]:
+    def _find_reaches(self, nodes: list[ast.AST]) -> list[Reach]:
         found: dict[int, Reach] = {}  # one reason per line is enough to show it
 
         def flag(node: ast.AST, why: str) -> None:
@@ -149,7 +173,7 @@ class SourceEvidence:
             code = self._lines[line - 1].strip() if 0 < line <= len(self._lines) else ""
             found.setdefault(line, Reach(line, code[:120], why))
 
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
                 if isinstance(node, ast.ImportFrom):
@@ -192,9 +216,9 @@ class SourceEvidence:
         return bool(path) and path.split(".")[0] in imported and path.split(".")[-1][:1].islower()
 
 
-def _imports(tree: ast.AST) -> dict[str, str]:
+def _imports(nodes: list[ast.AST]) -> dict[str, str]:
     found = {}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 found[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
