@@ -281,13 +281,16 @@ def test_the_release_has_no_hidden_check_code(course: Path) -> None:
 
 
 def _public_lines() -> set[str]:
-    """Lines of any exercise's checks outside hidden checks and @expected bodies: code that is
-    released on purpose (a public check's helper), so sharing it is no leak."""
+    """Lines of any exercise's checks outside hidden checks and @expected bodies, and of the drivers
+    (public by design, released whole: tests/test_drivers.py): code that is released on purpose, so
+    sharing it is no leak."""
     lines: set[str] = set()
     for exercise in EXERCISES:
         checks = (ROOT / "graders" / LESSON.folder / f"{exercise.slug}.py").read_text()
         hidden = {f"test_{c.id}" for c in exercise.checks if c.hidden} | _expected_names(checks)
         lines.update(*(b for n, b in _bodies(checks, strings=True).items() if n not in hidden))
+    for driver in (ROOT / "graders" / "drivers").glob("*.py"):
+        lines.update(*_bodies(driver.read_text(), strings=True).values())
     return lines
 
 

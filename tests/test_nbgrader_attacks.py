@@ -32,6 +32,9 @@ COURSE_ID = "course"
 # A wrong f costs its own check and, since with_f gives autograd_derivative its own copy of f,
 # the check that autograd_derivative differentiates f: the honest part earns the rest.
 HONEST_PART = EXERCISE.points - sum(EXERCISE.check(c).points for c in F_CHECKS | {"autograd_derivative_uses_autograd"})
+# The checks of how a flagged module loses too (graders/source_evidence.py), those above left aside.
+HOW_POINTS = sum(c.points for c in EXERCISE.checks if c.how and c.id != "autograd_derivative_uses_autograd")
+RUNS_HIDDEN_CODE = {"b-reads-the-reference", "c-reads-a-classmate"}
 
 # Files an ordinary kernel would run from the notebook's folder, as the instructor.
 LAUNCHER = '''
@@ -191,7 +194,9 @@ def test_honest_classmates_before_and_after_the_attackers_keep_full_marks(autogr
                                      "e-harms-processes", "f-files-beside-the-notebook", "g-code-above-setup",
                                      "h-huge-answer"])
 def test_each_attacker_earns_only_what_its_honest_part_deserves(autograded: dict, student: str) -> None:
-    assert autograded["scores"][student] == pytest.approx(HONEST_PART), autograded["log"][-3000:]
+    # Code that runs code the grader cannot read (exec) is flagged: its checks of how score 0 as well.
+    honest = HONEST_PART - (HOW_POINTS if student in RUNS_HIDDEN_CODE else 0)
+    assert autograded["scores"][student] == pytest.approx(honest), autograded["log"][-3000:]
     notebook = nbformat.read(autograded["course"] / "autograded" / student / ASSIGNMENT / NOTEBOOK, as_version=4)
     text = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
     assert LEAK not in text

@@ -24,9 +24,11 @@ ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
 SHARE = 0.25  # the most a table may earn of an exercise under instructor grading
 
+# The student copies the bundle's own digest and wire format beside the answers, as helper files (a
+# worker holds none of the grader's modules to import them from).
 TABLE_STUDENT = '''
-from graders.fingerprint import digest
-from graders.sandbox.wire import unpack
+from table_fingerprint import digest
+from table_wire import unpack
 
 _TABLE = {table!r}
 _SLUG = {slug!r}
@@ -61,6 +63,12 @@ def recording() -> dict[str, str]:
 
 def _table_submission(folder: Path, recording: dict[str, str]) -> Path:
     (folder / LESSON.folder).mkdir(parents=True)
+    engine = ROOT / "graders"
+    (folder / LESSON.folder / "table_wire.py").write_text((engine / "sandbox" / "wire.py").read_text())
+    fingerprint = (engine / "fingerprint.py").read_text()
+    assert "from graders.sandbox import pack, tensor_bytes" in fingerprint
+    (folder / LESSON.folder / "table_fingerprint.py").write_text(
+        fingerprint.replace("from graders.sandbox import pack, tensor_bytes", "from table_wire import pack, tensor_bytes"))
     for exercise in LESSON.exercises:
         stub = (ROOT / "exercises" / LESSON.folder / f"{exercise.slug}.py").read_text()
         names = [n.name for n in ast.parse(stub).body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
@@ -86,6 +94,8 @@ def test_a_table_of_the_released_values_earns_at_most_a_quarter_of_each_exercise
     replayed = _grade(pytester, folder, "--replay-expected", str(replayed_file), "-m", "not hidden")
     live = _grade(pytester, folder)
     public = sum(c.points for e in LESSON.exercises for c in e.checks if not c.hidden)
-    assert sum(replayed.values()) >= 25, f"the table should work against the bundle: {replayed}"
+    # 27 points before the checks of how asked the source too: a table shows no autograd, no torch.no_grad(),
+    # so it no longer passes them (24 when last measured).
+    assert sum(replayed.values()) >= 20, f"the table should work against the bundle: {replayed}"
     over = {slug: score for slug, score in live.items() if score > SHARE * LESSON.exercise(slug).points + 1e-9}
     assert not over, f"a table earns more than {SHARE:.0%} of these exercises under live grading: {over}"
