@@ -13,11 +13,18 @@ it should not grow with the class beyond the grading processes' bounded store of
 For the small class it also prints the floor its one infinite loop sets: that student's call
 runs for the whole call limit, and it cannot start before the reference's values are stored.
 `--largest N` grades a third class, by the batch alone, to show where the memory stops growing.
+
+On Dask (the batch's engine, graders/batch/cluster.py) it also grades the large class with one
+worker and with two, and prints the scaling ratio (goal: at least 1.8x on 2 cores), the time from
+the command to the first stored result, the peak memory of one Dask worker with its grading service,
+zygote and sandboxed workers, the CPU-seconds a submission costs, and from that an estimate of the
+wall time of 50,000 submissions on N workers.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import re
 import shutil
 import subprocess
@@ -25,7 +32,9 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -36,6 +45,8 @@ ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
 SUBMISSIONS = ROOT / "tests" / "submissions"
 GOAL, DONE_AT = 20.0, 10.0
+SCALING_GOAL = 1.8
+
 
 
 def _answers(index: int) -> dict[str, str]:
@@ -81,40 +92,61 @@ def _submit(course: Path, students: int) -> None:
         nbformat.write(notebook, target / "lesson01.ipynb")
 
 
-def _run(command: list[str], cwd: Path) -> tuple[float, int, float | None]:
-    """Seconds the command took, the peak memory (bytes, summed PSS) of its process tree, and the
-    second at which the batch grader said the reference's values were stored (None if it did not)."""
+@dataclass
+class Run:
+    seconds: float
+    peak: int  # bytes, summed PSS of the whole process tree
+    worker_peak: int  # bytes, the largest summed PSS of one Dask worker's tree (its service, zygote, workers)
+    stored: float | None  # second at which the reference's values were stored
+    first: float | None  # second at which the first student's result was stored
+    cpu: float  # CPU-seconds of the whole tree (user and system)
+
+
+def _run(command: list[str], cwd: Path) -> Run:
+    """Run a command, watching its process tree's memory and what it prints."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak, stored = [0], []
-    watching = threading.Thread(target=_watch, args=(process, peak), daemon=True)
-    reading = threading.Thread(target=_read_stored, args=(process, started, stored), daemon=True)
-    watching.start()
-    reading.start()
-    errors = process.stderr.read() if process.stderr else ""
+    peak, worker_peak, stored, first, errors = [0], [0], [], [], []
+    threads = [threading.Thread(target=_watch, args=(process, peak, worker_peak), daemon=True),
+               threading.Thread(target=_read, args=(process.stdout, started, stored, first, []), daemon=True),
+               threading.Thread(target=_read, args=(process.stderr, started, stored, first, errors), daemon=True)]
+    for thread in threads:
+        thread.start()
     process.wait()
     seconds = time.perf_counter() - started
-    watching.join()
-    reading.join()
+    for thread in threads:
+        thread.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if process.returncode not in (0, 1):  # 1: the batch grader says some submission was not graded
-        sys.exit(f"{' '.join(command[:4])} failed:\n{errors[-3000:]}")
-    return seconds, peak[0], stored[0] if stored else None
+        sys.exit(f"{' '.join(command[:4])} failed:\n{''.join(errors)[-3000:]}")
+    return Run(seconds, peak[0], worker_peak[0], stored[0] if stored else None, first[0] if first else None, cpu)
 
 
-def _read_stored(process: subprocess.Popen, started: float, stored: list[float]) -> None:
-    assert process.stdout is not None
-    for line in process.stdout:
+def _read(stream: Any, started: float, stored: list[float], first: list[float], kept: list[str]) -> None:
+    for line in stream:
+        kept.append(line)
+        now = time.perf_counter() - started
         if line.startswith("graders grade: stored in") and not stored:
-            stored.append(time.perf_counter() - started)
+            stored.append(now)
+        if PROGRESS.match(line) and not first:
+            first.append(now)
 
 
-def _watch(process: subprocess.Popen, peak: list[int]) -> None:
+PROGRESS = re.compile(r"^\[\s*1/\d+\] ")  # the batch's first line of progress (output not a terminal)
+
+
+def _watch(process: subprocess.Popen, peak: list[int], worker_peak: list[int]) -> None:
     while process.poll() is None:
-        peak[0] = max(peak[0], _tree_pss(process.pid))
+        children = _children()
+        peak[0] = max(peak[0], _tree_pss(process.pid, children))
+        for worker in _dask_workers(process.pid, children):
+            worker_peak[0] = max(worker_peak[0], _tree_pss(worker, children))
         time.sleep(0.25)
 
 
-def _tree_pss(root: int) -> int:
+def _children() -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -123,6 +155,27 @@ def _tree_pss(root: int) -> int:
                     int(entry.name))
             except (OSError, IndexError, ValueError):
                 continue
+    return children
+
+
+def _dask_workers(root: int, children: dict[int, list[int]]) -> list[int]:
+    """The Dask worker processes below `root`: the parents of the top grading services."""
+    found, queue = set(), [root]
+    while queue:
+        pid = queue.pop()
+        for child in children.get(pid, []):
+            try:
+                command = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"graders.batch.service" in command:
+                found.add(pid)
+            else:
+                queue.append(child)
+    return sorted(found)
+
+
+def _tree_pss(root: int, children: dict[int, list[int]]) -> int:
     total, queue = 0, [root]
     while queue:
         pid = queue.pop()
@@ -181,43 +234,56 @@ def main() -> None:
         _submit(small, options.small)
         _submit(large, options.large)
 
-        autograde, _, _ = _run(["nbgrader", "autograde", "lesson01"], small)
-        batch_small, memory_small, ready_small = _run([sys.executable, "-m", "graders", "grade", str(small), "--out",
-                                                       str(scratch / "out-small")], ROOT)
+        autograde = _run(["nbgrader", "autograde", "lesson01"], small).seconds
+        grade = [sys.executable, "-m", "graders", "grade"]
+        batch_small = _run([*grade, str(small), "--out", str(scratch / "out-small")], ROOT)
         want, got = _gradebook_scores(small, options.small), _batch_scores(scratch / "out-small")
         differ = {s: (want[s], got.get(s)) for s in want if got.get(s) != want[s]}
         assert not differ, f"the batch grader and nbgrader autograde disagree: {differ}"
         print(f"scores: equal for all {options.small} students on every exercise")
-        batch_large, memory_large, _ = _run([sys.executable, "-m", "graders", "grade", str(large), "--out",
-                                             str(scratch / "out-large")], ROOT)
+        batch_large = _run([*grade, str(large), "--out", str(scratch / "out-large"), "-j", "2"], ROOT)
+        one_worker = _run([*grade, str(large), "--out", str(scratch / "out-large-1"), "-j", "1"], ROOT)
         per_autograde = autograde / options.small
         print(f"nbgrader autograde:   {per_autograde:.2f} s per submission ({autograde:.0f} s for {options.small})")
-        print(f"python -m graders grade: {batch_small / options.small:.2f} s per submission ({batch_small:.0f} s for "
-              f"{options.small}), {batch_large / options.large:.2f} s per submission ({batch_large:.0f} s for "
-              f"{options.large})")
+        print(f"python -m graders grade: {batch_small.seconds / options.small:.2f} s per submission "
+              f"({batch_small.seconds:.0f} s for {options.small}), {batch_large.seconds / options.large:.2f} s per "
+              f"submission ({batch_large.seconds:.0f} s for {options.large})")
         # nbgrader grades one notebook after another, so its cost per submission does not fall with the
         # class (the larger class uses the smaller one's figure); the batch's start-up (torch, the
         # reference's expected values, the report) spreads over more students, while the one infinite
         # loop holds a grading process for its whole call limit whatever the size of the class.
-        for size, seconds in ((options.small, batch_small), (options.large, batch_large)):
-            ratio = per_autograde / (seconds / size)
+        for size, run in ((options.small, batch_small), (options.large, batch_large)):
+            ratio = per_autograde / (run.seconds / size)
             verdict = "GOAL" if ratio >= GOAL else "DONE" if ratio >= DONE_AT else "UNDER"
             print(f"ratio for a class of {size}: {ratio:.1f}x faster per submission "
                   f"(goal {GOAL:g}x, done at {DONE_AT:g}x) -> {verdict}")
-        if ready_small is not None:
+        if batch_small.stored is not None:
             # The infinite loop's student cannot be graded before the reference's values are stored, and its
             # call takes the whole limit: no schedule ends sooner, however fast the other students go.
-            floor = ready_small + float(course_config.LIMITS.call_seconds.value)
-            print(f"floor for a class of {options.small}: the reference's values stored at {ready_small:.1f} s, then "
-                  f"the infinite loop's {course_config.LIMITS.call_seconds.value:g} s call limit: no batch of "
+            floor = batch_small.stored + float(course_config.LIMITS.call_seconds.value)
+            print(f"floor for a class of {options.small}: the reference's values stored at {batch_small.stored:.1f} s, "
+                  f"then the infinite loop's {course_config.LIMITS.call_seconds.value:g} s call limit: no batch of "
                   f"{options.small} can end before {floor:.1f} s, at most {per_autograde / (floor / options.small):.1f}x")
-        print(f"peak memory of the batch grader: {memory_small / 2**20:.0f} MiB at N = {options.small}, "
-              f"{memory_large / 2**20:.0f} MiB at N = {options.large}")
+        scaling = one_worker.seconds / batch_large.seconds
+        print(f"Dask workers on {options.large} students: 1 worker {one_worker.seconds / options.large:.2f} s per "
+              f"submission, 2 workers {batch_large.seconds / options.large:.2f}: scaling {scaling:.2f}x "
+              f"(goal {SCALING_GOAL:g}x) -> {'GOAL' if scaling >= SCALING_GOAL else 'UNDER'}")
+        for label, run in (("1 worker", one_worker), ("2 workers", batch_large)):
+            if run.first is not None:
+                print(f"first result stored after {run.first:.1f} s ({label}; the reference's values after "
+                      f"{run.stored or 0:.1f} s)")
+        print(f"peak memory of the batch grader: {batch_small.peak / 2**20:.0f} MiB at N = {options.small}, "
+              f"{batch_large.peak / 2**20:.0f} MiB at N = {options.large}; of one Dask worker with its grading "
+              f"service, zygote and workers: {batch_large.worker_peak / 2**20:.0f} MiB")
+        # CPU per submission, from the one-worker run (no two processes share a core): what a cluster pays.
+        cpu = one_worker.cpu / options.large
+        print(f"CPU per submission: {cpu:.2f} s (one worker, start-up included); 50,000 submissions would take "
+              + ", ".join(f"{50_000 * cpu / n / 3600:.1f} h on {n} workers" for n in (2, 16, 64, 256))
+              + " (one core each, plus about a minute of start-up)")
         if options.largest:
-            seconds, memory, _ = _run([sys.executable, "-m", "graders", "grade", str(largest), "--out",
-                                       str(scratch / "out-largest")], ROOT)
-            print(f"N = {options.largest}: {seconds / options.largest:.2f} s per submission ({seconds:.0f} s), "
-                  f"peak memory {memory / 2**20:.0f} MiB")
+            run = _run([*grade, str(largest), "--out", str(scratch / "out-largest")], ROOT)
+            print(f"N = {options.largest}: {run.seconds / options.largest:.2f} s per submission ({run.seconds:.0f} s), "
+                  f"peak memory {run.peak / 2**20:.0f} MiB")
     finally:
         if options.keep:
             print(f"kept {scratch}")

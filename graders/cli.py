@@ -6,8 +6,8 @@ subparser and sets `run`, and list it in VERBS."""
 from __future__ import annotations
 
 import argparse
-import functools
 import inspect
+import os
 import sys
 from pathlib import Path
 from typing import Callable, Sequence
@@ -64,7 +64,14 @@ def _grade(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", type=Path, required=True, metavar="DIR",
                         help="where the results go (a rerun into the same DIR grades only what changed)")
     parser.add_argument("-j", "--jobs", type=int, default=None,
-                        help="grading processes at once (default: the number of cores)")
+                        help="Dask workers on this machine, each grading one submission at a time (default: the "
+                             "number of cores); not with --scheduler")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="grade on a running Dask cluster, e.g. tcp://10.0.0.5:8786 or tls://...: its workers "
+                             "need this package (same version) installed (see README, Grading past one machine)")
+    parser.add_argument("--tls-ca-file", metavar="PEM", help="with a tls:// scheduler: the certificate authority")
+    parser.add_argument("--tls-cert", metavar="PEM", help="with a tls:// scheduler: this client's certificate")
+    parser.add_argument("--tls-key", metavar="PEM", help="with a tls:// scheduler: this client's private key")
     parser.add_argument("--lesson", default=_default(batch.main, "lesson"), help="which lesson (default: %(default)s)")
     parser.add_argument("--assignment", help="the nbgrader assignment (default: the lesson's folder)")
     parser.add_argument("--student-pattern", default=DEFAULT_STUDENT_PATTERN, metavar="REGEX",
@@ -74,15 +81,31 @@ def _grade(commands: argparse._SubParsersAction) -> None:
                         help="with an nbgrader course: also write the scores into its gradebook.db")
     parser.add_argument("--allow-unconfined", action="store_true",
                         help="grade even where the sandbox cannot fully hold on this machine (not tamper-proof)")
-    parser.set_defaults(run=lambda a: _positive(a.jobs) and batch.main(
+    parser.set_defaults(run=lambda a: batch.main(
         a.source, out=a.out, jobs=a.jobs, lesson=a.lesson, assignment=a.assignment, student_pattern=a.student_pattern,
-        gradebook=a.gradebook, allow_unconfined=a.allow_unconfined))
+        gradebook=a.gradebook, allow_unconfined=a.allow_unconfined, where=_where(a)))
 
 
-def _positive(jobs: int | None) -> bool:
-    if jobs is not None and jobs < 1:
-        raise SystemExit(f"-j {jobs}: give at least 1 grading process")
-    return True
+def _where(arguments: argparse.Namespace) -> object:
+    """The Dask cluster to grade on, from the options; clear errors for options that do not go together."""
+    from graders.batch.cluster import Where
+
+    if arguments.jobs is not None and arguments.jobs < 1:
+        raise SystemExit(f"-j {arguments.jobs}: give at least 1 worker")
+    tls = (arguments.tls_ca_file, arguments.tls_cert, arguments.tls_key)
+    if arguments.scheduler is None:
+        if any(tls):
+            raise SystemExit("--tls-ca-file, --tls-cert and --tls-key go with --scheduler tls://...")
+        return Where(jobs=arguments.jobs or os.cpu_count() or 1)
+    if arguments.jobs is not None:
+        raise SystemExit("-j sets the workers of a cluster on this machine; with --scheduler, the cluster's own "
+                         "workers grade (start more of them to grade faster)")
+    if any(tls) and not all(tls):
+        raise SystemExit("a tls:// scheduler needs --tls-ca-file, --tls-cert and --tls-key together")
+    if arguments.scheduler.startswith("tls://") and not all(tls):
+        raise SystemExit(f"--scheduler {arguments.scheduler}: give --tls-ca-file, --tls-cert and --tls-key")
+    return Where(scheduler=arguments.scheduler, tls_ca_file=arguments.tls_ca_file, tls_cert=arguments.tls_cert,
+                 tls_key=arguments.tls_key)
 
 
 def _release(commands: argparse._SubParsersAction) -> None:
@@ -128,47 +151,9 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-# The verbs that grade students' code with workers: their zygote is started before anything else.
-GRADING_VERBS = (["grade"], ["gradescope", "run"])
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a verb; the exit status is 0, or 1 when some submission could not be graded."""
     given = list(sys.argv[1:] if argv is None else argv)
-    if any(given[:len(verb)] == verb for verb in GRADING_VERBS):
-        _start_early(given)
     arguments = parser().parse_args(given)
     failed = arguments.run(arguments)
     return 1 if isinstance(failed, int) and not isinstance(failed, bool) and failed > 0 else 0
-
-
-def _start_early(given: list[str]) -> None:
-    """Before a grading verb reads any answer or loads the course: fork the helper that draws the
-    generated inputs (it works out itself whether the stored values make that needless), import
-    torch, and fork the zygote. This process then holds nothing a worker may not see, so the zygote is
-    forked from it (one import of torch for both) instead of started afresh; it lends a copy of itself
-    to every process the batch forks (graders/sandbox/zygote.py). Where this process holds more
-    already (a test calling main()), the zygote is exec'd as usual."""
-    from graders import drawing
-
-    early = argparse.ArgumentParser(add_help=False)
-    early.add_argument("--out", type=Path)
-    early.add_argument("--lesson", default="lesson01")
-    early.add_argument("--root", type=Path)
-    known, _ = early.parse_known_args(given)
-    if given[0] == "grade" and known.out is not None:
-        drawing.DRAWER.start(functools.partial(_draws, known.out / ".cache", known.lesson))
-    elif given[0] == "gradescope" and known.root is not None:
-        drawing.DRAWER.start(functools.partial(_draws, known.root / "source" / "cache", "lesson01"))
-    import torch  # noqa: F401 - loaded once, shared with the zygote
-
-    from graders.sandbox.zygote import ZYGOTE
-
-    ZYGOTE.start(fork=True)
-
-
-def _draws(cache: Path, lesson: str) -> list[tuple[str, str]]:
-    """Run in the drawing helper: the batch's exercises to draw, none where the reference's values are stored."""
-    from graders.batch.main import exercises_to_draw
-
-    return exercises_to_draw(cache, lesson)

@@ -81,10 +81,13 @@ def _add_script(bundle: zipfile.ZipFile, name: str, text: str) -> None:
 
 def prepare(root: Path) -> None:
     """Grade the reference once, into the expected-values cache every submission reuses."""
-    from graders.batch.main import exercise_targets, expected_values
+    from graders.batch import cluster
+    from graders.batch.main import expected_values
     from graders.kept_values import course_digest
 
-    expected_values(exercise_targets(course_config.LESSONS[0]), _cache(root), course_digest(), os.cpu_count() or 1)
+    course = course_digest()
+    with cluster.connected(cluster.Where(jobs=os.cpu_count() or 1), course) as client:
+        expected_values(client, course_config.LESSONS[0], _cache(root), course)
 
 
 def run(root: Path, *, allow_unconfined: bool = False) -> int:

@@ -48,3 +48,12 @@ def family_once_a_worker_runs(root: int, seconds: float = 120.0) -> list[int]:
             return found
         time.sleep(0.1)
     raise AssertionError(f"no worker started below {root} within {seconds:g} s")
+
+
+def children_of(pid: int) -> list[int]:
+    """The running processes whose parent is `pid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and parent(int(entry.name)) == pid and running(int(entry.name)):
+            found.append(int(entry.name))
+    return found

@@ -213,10 +213,10 @@ def test_kill_9_in_the_middle_and_a_rerun_give_every_student_once(tmp_path: Path
     assert not [p for p in left if p.exists()], "the rerun cleared what the killed batch left in the temporary folder"
 
 
-def test_a_grading_process_whose_zygote_dies_gives_no_result_and_the_student_is_graded_again(tmp_path: Path) -> None:
-    # The zygote is what workers are forked from; a grading process that has begun grading holds the
+def test_a_grading_service_whose_zygote_dies_gives_no_result_and_the_student_is_graded_again(tmp_path: Path) -> None:
+    # The zygote is what workers are forked from; a grading service that has begun grading holds the
     # reference, so it must not fork another one. Killed from outside, the zygote takes its worker with
-    # it: the grading process ends without a result, and a fresh one grades the student in full.
+    # it: the service ends without a result, and a fresh one grades the student in full.
     slow_import = "import time\ntime.sleep(3)\n" + _reference("sin_exp_derivative")
     root = _write_folders(tmp_path / "class", {"ann": {**{slug: _reference(slug) for slug in SLUGS},
                                                        "sin_exp_derivative": slow_import}})
@@ -232,7 +232,7 @@ def test_a_grading_process_whose_zygote_dies_gives_no_result_and_the_student_is_
     assert batch.returncode == 0, printed[-3000:]
     record = json.loads((out / "students" / "ann.json").read_text())
     assert record["score"] == pytest.approx(LESSON.points) and record["error"] == "", record["error"]
-    first, second = (out / "logs" / "grader-1.log").read_text(), (out / "logs" / "grader-2.log").read_text()
+    first, second = ((out / "logs" / f"service-0-{n}.log").read_text() for n in (1, 2))
     assert "grading stopped, with no result" in first and "zygote" in first
     assert "grading stopped" not in second
 
@@ -461,28 +461,28 @@ SHARED_OUT_REFERENCE = """
 import json, sys
 from pathlib import Path
 import course_config
-from graders import drawing
-from graders.batch.main import exercise_targets, expected_values
+from graders.batch import cluster
+from graders.batch.main import expected_values
+from graders.kept_values import course_digest
 folder, jobs = Path(sys.argv[1]), int(sys.argv[2])
-lesson = course_config.LESSON_01
-drawing.DRAWER.start([(lesson.folder, e.slug) for e in lesson.exercises])  # as `graders grade` does
-cache = expected_values(exercise_targets(lesson), folder, "c" * 16, jobs)
-held = sorted(name for name in sys.modules if name.startswith("reference_"))
-print(json.dumps({"cache": str(cache), "held": held, "cases": len(drawing.DRAWER.received),
-                  "left": sorted(p.name for p in folder.iterdir())}))
+with cluster.connected(cluster.Where(jobs=jobs), course_digest()) as client:
+    text = expected_values(client, course_config.LESSON_01, folder, "c" * 64)
+held = sorted(name for name in sys.modules if name.startswith("reference_") or name == "torch")
+print(json.dumps({"held": held, "left": sorted(p.name for p in folder.iterdir()), "same": text == next(
+    folder.iterdir()).read_text()}))
 """
 
 
-def test_the_reference_shared_out_among_processes_stores_what_one_process_would(tmp_path: Path) -> None:
+def test_the_reference_shared_out_among_workers_stores_what_one_worker_would(tmp_path: Path) -> None:
     runs = {}
     for jobs in (1, 2):
         done = subprocess.run([sys.executable, "-c", SHARED_OUT_REFERENCE, str(tmp_path / f"jobs{jobs}"), str(jobs)],
-                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+                              cwd=ROOT, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-3000:]
         runs[jobs] = json.loads(done.stdout.strip().splitlines()[-1])
     for run in runs.values():
-        assert run["held"] == [] and run["cases"] == 0  # the batch's own process keeps no reference and no inputs
-        assert run["left"] == [Path(run["cache"]).name]  # no part stores or logs left behind
-    one, two = (json.loads(Path(runs[j]["cache"]).read_text()) for j in (1, 2))
-    assert any(key.startswith("drawn:") for key in two)  # the generated inputs, drawn by the early helper
+        assert run["held"] == []  # the batch's own process holds no reference, and not even torch
+        assert run["left"] == ["expected-cccccccccccccccc.json"] and run["same"]  # the store, nothing else
+    one, two = (json.loads((tmp_path / f"jobs{j}" / "expected-cccccccccccccccc.json").read_text()) for j in (1, 2))
+    assert any(key.startswith("drawn:") for key in two)  # the generated inputs, drawn with the reference
     assert one == two

@@ -76,9 +76,10 @@ def test_a_batch_waits_out_a_machine_with_no_process_to_spare(tmp_path: Path) ->
                 break
             except OSError:
                 time.sleep(0.2)
-    assert refused > 0, output[-3000:]  # the machine did refuse new processes while the batch ran
-    assert "the machine refuses a new grading process" in output, output[-3000:]
-    assert run.returncode == 0, output[-3000:]
+    # The machine did refuse new processes while the batch ran (the zygotes' forks of workers, Dask's own
+    # threads): each waited, and no student paid for it.
+    assert refused > 0, output[-3000:]
+    assert run.returncode == 0 and "Traceback" not in output, output[-3000:]
     assert {student: record["score"] for student, record in _records(out).items()} == {
         student: pytest.approx(POINTS) for student in ("ann", "ben", "cat", "dan")}
 

@@ -145,9 +145,6 @@ def _serve(control: socket.socket) -> None:
 
 def _act(message: dict, fds: list[int], children: dict[int, int], control: socket.socket,
          wake: tuple[int, int]) -> None:
-    if message.get("op") == "zygote" and len(fds) == 1:
-        _lend(fds[0], children, control, wake)
-        return
     number = int(message["number"])
     if message["op"] == "kill":
         for pid, child in children.items():
@@ -192,38 +189,6 @@ def _fork_patiently(seconds: float = 30.0) -> int:
             pause = min(pause * 2, 1.0)
 
 
-def _lend(fd: int, children: dict[int, int], control: socket.socket, wake: tuple[int, int]) -> None:
-    """Fork a zygote of its own for another grading process (a batch's), which speaks to it on `fd`:
-    a copy of this clean process, torch loaded once for all of them. Its workers get cgroups of their
-    own, under a folder of its own; it goes when its socket closes, or with this process."""
-    pid = _fork_patiently()
-    if pid:
-        os.close(fd)
-        children[pid] = 0  # reaped like a worker, but reported to nobody: its grading process sees its socket
-        return
-    global _groups
-    try:
-        control.close()
-        for own in wake:
-            os.close(own)
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        lent = socket.socket(fileno=fd)
-        if not isinstance(_groups, str):  # a folder of its own: worker numbers start again at 1 here
-            from graders.sandbox import cgroups
-
-            _groups = cgroups.Groups.find(os.getpid())
-        lent.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
-        _serve(lent)
-    except BaseException:  # noqa: BLE001 - the lent zygote ends here, whatever happened
-        pass
-    with contextlib.suppress(BaseException):
-        if not isinstance(_groups, str):
-            _groups.close()  # type: ignore[attr-defined]
-    os._exit(0)
-
-
 def _warm(name: str) -> None:
     """Run a driver module's one-time loading (torch.func's decompositions) here, once, so that every
     worker forked after it starts with it done: it counts against no call's time limit."""
@@ -244,7 +209,7 @@ def _reap(children: dict[int, int], control: socket.socket) -> None:
         if pid == 0:
             return
         number = children.pop(pid, None)
-        if number:  # 0: a zygote lent to another grading process, which reports to it, not here
+        if number is not None:
             oom = False
             if not isinstance(_groups, str):  # the worker's group: read how it ended, then remove it
                 oom = _groups.out_of_memory(f"w{number}")  # type: ignore[attr-defined]

@@ -8,7 +8,7 @@ own memory, where even what was freed stays. So the zygote starts from a process
 any of it, in one of two ways:
 
 - **forked** from a grading run at its very start (`pytest exercises/`, the notebooks' grading
-  server's first exercise): the plugin imports torch and forks it before course_config.py, a
+  server's first exercise, a batch's grading service: graders/batch/service.py): the plugin imports torch and forks it before course_config.py, a
   checks module or the reference is loaded (`_nothing_of_the_grading` checks the modules held).
   It then holds torch and pytest's settings of that run, and shares torch's pages with the
   grader: a second import of torch would cost every run as much as the grading itself, since two
@@ -16,12 +16,11 @@ any of it, in one of two ways:
   and zeroes its environment out of its memory first (fork_server.py).
 - **exec'd**: a fresh interpreter (fork_server.py) with a bare environment, which imports torch,
   the worker's code and the public drivers, and nothing else: wherever the process has loaded
-  anything of the grading (the batch's grading processes, which the parent that read every
-  answer forked; a test run in process; a zygote that has to be replaced).
+  anything of the grading (a test run in process; a zygote that has to be replaced).
 
 It forks each worker on request and hands it the socket the grader will speak to it over. One
 zygote serves every session of a process (the notebooks' grading server runs one per exercise;
-a batch's grading process one per student); should it go, the next is exec'd. A session in
+a batch's grading service one per student); should it go, the next is exec'd. A session in
 which it died still ends without a result (session.py): its workers died with it, so some
 answers may be missing.
 
@@ -70,7 +69,7 @@ class Zygote:
     """The grader's handle on its zygote process."""
 
     def __init__(self) -> None:
-        self.process: subprocess.Popen | _Forked | _Lent | None = None
+        self.process: subprocess.Popen | _Forked | None = None
         self.control: socket.socket | None = None
         self.statuses: dict[int, int] = {}  # worker number -> wait status, once the zygote reaped it
         self.out_of_memory: set[int] = set()  # worker numbers its cgroup's OOM killer took
@@ -147,31 +146,6 @@ class Zygote:
         finally:
             theirs.close()
 
-    def lend(self) -> socket.socket:
-        """A zygote for a process about to be forked from this one (a batch's grading process, which
-        holds every answer the batch read, so must not fork one itself): this process's zygote, started
-        afresh if need be, forks a copy of itself, clean and with torch loaded, that speaks on the
-        socket returned. The forked process takes it with `adopt`."""
-        self.start()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            self._send({"op": "zygote"}, [theirs.fileno()])
-        finally:
-            theirs.close()
-        return ours
-
-    def adopt(self, control: socket.socket) -> None:
-        """In a process forked after `lend`: the lent zygote is this process's (the lender's stays the
-        lender's: only its socket is closed here)."""
-        if self.control is not None:
-            self.control.close()
-        self.process, self.control, self.owner = _Lent(control), control, os.getpid()
-        self.generation += 1
-        self.ready, self.failure = False, ""
-        self.statuses.clear()
-        self.out_of_memory.clear()
-        self.killed.clear()
-
     def died(self) -> bool:
         """Whether this process's zygote has ended (its workers ended with it)."""
         if self.process is None or self.owner != os.getpid():
@@ -241,8 +215,6 @@ class Zygote:
         report = json.loads(data)
         if "ready" in report:
             self.ready = True
-            if isinstance(self.process, _Lent) and type(report.get("pid")) is int:
-                self.process.pid = report["pid"]
         elif "failed" in report:
             self.failure = str(report["failed"])[-3000:]
         else:
@@ -282,33 +254,10 @@ class _Forked:
             os.kill(self.pid, number)
 
 
-class _Lent:
-    """A zygote lent by another process's (see Zygote.lend): not a child of this process, so it is
-    known dead by its socket's end, and stopped by closing it."""
-
-    def __init__(self, control: socket.socket) -> None:
-        self.control = control
-        self.pid = 0  # as it says once ready
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        if self.returncode is None and self.control.fileno() >= 0:
-            with contextlib.suppress(OSError):
-                if select.select([self.control], [], [], 0)[0] and not self.control.recv(_MESSAGE_BYTES,
-                                                                                         socket.MSG_PEEK):
-                    self.returncode = 0
-        return self.returncode if self.control.fileno() >= 0 else 0
-
-    def wait(self, timeout: float | None = None) -> int:
-        return 0  # closing its socket ends it; its lender reaps it
-
-    def send_signal(self, number: int) -> None:
-        """Nothing to send: its socket, closed, stops it."""
-
-
 # The modules of ours a process may hold when its zygote is forked from it: the plugin's light start,
 # before any of the grading (course_config, checks, reference, expected values) is loaded.
-_LIGHT = ("", ".plugin", ".drawing", ".sandbox", ".sandbox.zygote", ".sandbox.privileges", ".cli", ".__main__")
+_LIGHT = ("", ".plugin", ".drawing", ".sandbox", ".sandbox.zygote", ".sandbox.privileges", ".cli", ".__main__",
+          ".batch")  # graders.batch: the package of a grading service (batch/service.py), which is its __main__
 
 
 def _nothing_of_the_grading() -> bool:
