@@ -86,8 +86,10 @@ def prepare(root: Path) -> None:
     from graders.kept_values import course_digest
 
     course = course_digest()
-    with cluster.connected(cluster.Where(jobs=os.cpu_count() or 1), course) as client:
-        expected_values(client, course_config.LESSONS[0], _cache(root), course)
+    lesson = course_config.LESSONS[0]
+    with cluster.connected(cluster.Where(jobs=os.cpu_count() or 1), course,
+                           reference=(lesson.folder, [e.slug for e in lesson.exercises])) as client:
+        expected_values(client, lesson, _cache(root), course)
 
 
 def run(root: Path, *, allow_unconfined: bool = False) -> int:

@@ -1,7 +1,7 @@
 """The batch's side of Dask distributed: a cluster to grade on, the reference graded once, a class streamed back.
 
-Without `--scheduler` the batch starts a `LocalCluster` of `jobs` worker processes, one thread
-each, on this machine; with it, it joins a running cluster (`tcp://` or `tls://`). Either way
+Without `--scheduler` the batch starts a `LocalCluster` of `jobs` workers, one thread each, on
+this machine (threads of this process: each worker's grading services are processes of their own); with it, it joins a running cluster (`tcp://` or `tls://`). Either way
 every worker gets the `GradingServices` plugin (dask_worker.py), so one code path grades on a
 laptop and on a cluster. What travels: a task carries one submission's answers (workers share no
 files with the instructor) and comes back as the JSON result with its plots; the reference's
@@ -50,14 +50,20 @@ class Where:
 
 
 @contextlib.contextmanager
-def connected(where: Where, course: str, logs: Path | None = None) -> Iterator[Client]:
+def connected(where: Where, course: str, logs: Path | None = None,
+              reference: tuple[str, list[str]] | None = None) -> Iterator[Client]:
     """A client of the cluster to grade on, every worker with its grading services; closed after. The
-    services' logs go to `logs` on a cluster of this machine, else to each worker's local directory."""
+    services' logs go to `logs` on a cluster of this machine, else to each worker's local directory.
+    `reference` (a lesson and its exercises) says that the reference will be graded: each worker's first
+    service then draws the generated inputs of its share while it loads torch."""
     cluster = None
     if where.scheduler is None:
-        # The dashboard's pages need bokeh (not a dependency): without it, no dashboard is offered.
+        # The dashboard's pages need bokeh (not a dependency): without it, no dashboard is offered. On one
+        # machine the Dask workers are threads of this process: they only pass answers and results to their
+        # grading services, which are processes of their own; worker processes would cost an interpreter
+        # each, ~1 CPU-second and ~150 MiB, for nothing (the tests start real ones with `dask worker`).
         dashboard = ":0" if _has_bokeh() else None
-        cluster = LocalCluster(n_workers=max(1, where.jobs), threads_per_worker=1, processes=True,
+        cluster = LocalCluster(n_workers=max(1, where.jobs), threads_per_worker=1, processes=False,
                                memory_limit=0, dashboard_address=dashboard, silence_logs=logging.ERROR)
         client = Client(cluster)
     else:
@@ -68,15 +74,20 @@ def connected(where: Where, course: str, logs: Path | None = None) -> Iterator[C
                              f"{CONNECT_SECONDS:g} s ({type(error).__name__}: {error}); check the address, that the "
                              f"scheduler runs, and for a tls:// one the certificates") from None
     try:
-        local_logs = str(logs) if logs is not None and cluster is not None else None
-        client.register_plugin(dask_worker.GradingServices(course, local_logs), name=dask_worker.PLUGIN)
-        if "dashboard" in client.scheduler_info().get("services", {}) and _dashboard_answers(client.dashboard_link):
-            print(f"graders grade: Dask dashboard at {client.dashboard_link}", flush=True)
         if where.scheduler is not None and not client.scheduler_info()["workers"]:
             print(f"graders grade: waiting up to {WORKER_PATIENCE:g} s for a worker to join {where.scheduler}...",
                   flush=True)
             with contextlib.suppress(TimeoutError):
                 client.wait_for_workers(1, timeout=WORKER_PATIENCE)
+        draws = {}
+        if reference is not None:
+            lesson, slugs = reference
+            draws = {address: [f"{lesson}/{slug}" for slug in part]
+                     for address, part in reference_parts(client, slugs).items()}
+        local_logs = str(logs) if logs is not None and cluster is not None else None
+        client.register_plugin(dask_worker.GradingServices(course, local_logs, draws), name=dask_worker.PLUGIN)
+        if "dashboard" in client.scheduler_info().get("services", {}) and _dashboard_answers(client.dashboard_link):
+            print(f"graders grade: Dask dashboard at {client.dashboard_link}", flush=True)
         yield client
     finally:
         client.close()
@@ -123,11 +134,24 @@ def refuse_unless_confined(client: Client, allow_unconfined: bool) -> None:
         print(f"graders grade: grading NOT CONFINED on {worker}, as asked: {hello.get('summary')}", flush=True)
 
 
+def reference_parts(client: Client, slugs: list[str]) -> dict[str, list[str]]:
+    """The reference's exercises shared out among the workers, by address: lesson order dealt out in turn,
+    a share per thread (the same shares each time it is asked, while the workers stay the same)."""
+    seats = [address for address, info in sorted(client.scheduler_info()["workers"].items())
+             for _ in range(max(1, info["nthreads"]))] or [""]
+    seats = seats[:max(1, len(slugs))]
+    parts: dict[str, list[str]] = {}
+    for index, slug in enumerate(slugs):
+        parts.setdefault(seats[index % len(seats)], []).append(slug)
+    return parts
+
+
 def reference_values(client: Client, lesson: str, slugs: list[str]) -> dict[str, str]:
-    """The reference's expected values for a lesson's exercises, graded once, shared out among the workers."""
-    count = max(1, min(threads(client), len(slugs)))
-    parts = [slugs[i::count] for i in range(count)]  # lesson order dealt out in turn
-    futures = [client.submit(dask_worker.reference_values, lesson, part, pure=False) for part in parts]
+    """The reference's expected values for a lesson's exercises, graded once, shared out among the workers
+    (each share where its generated inputs were drawn, unless that worker has gone)."""
+    futures = [client.submit(dask_worker.reference_values, lesson, part, pure=False,
+                             workers=[address] if address else None, allow_other_workers=True)
+               for address, part in reference_parts(client, slugs).items()]
     values: dict[str, str] = {}
     for future in futures:
         values.update(future.result())  # keys name the function and its arguments: parts never disagree

@@ -12,6 +12,7 @@ This module is imported by every Dask worker: it loads nothing of the grading (n
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import itertools
@@ -30,6 +31,7 @@ from distributed import WorkerPlugin, get_worker
 
 PLUGIN = "graders-grading-services"
 ZYGOTE_GONE = 70  # graders.session.EXIT_ZYGOTE_GONE, not imported here: that module loads torch
+DRAW_VARIABLE = "GRADERS_SERVICE_DRAWS"  # the generated inputs a service draws at its start (service.py)
 START_SECONDS = 300.0  # a service's start-up (torch, the checks) on a busy machine, before it answers hello
 FORK_PATIENCE = 60.0  # seconds a worker waits for the machine to allow a new grading service (EAGAIN, ENOMEM)
 WAITING = ("graders: the machine refuses a new grading service ({error}); waiting up to {seconds:g} s for it to "
@@ -47,10 +49,12 @@ class MachineRefused(Exception):
 class _Service:
     """One running grading service, spoken to by one task at a time."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, draws: list[str]) -> None:
         self.log = log
+        environment = {**os.environ, DRAW_VARIABLE: ",".join(draws)} if draws else None
         self.process = subprocess.Popen([sys.executable, "-m", "graders.batch.service", str(self.log)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, process_group=0)
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, process_group=0,
+                                        env=environment)
         self.buffer = b""
         self.hello: dict[str, Any] | None = None
 
@@ -115,9 +119,12 @@ class GradingServices(WorkerPlugin):
     name = PLUGIN
     idempotent = True
 
-    def __init__(self, course: str, logs: str | None = None) -> None:
+    def __init__(self, course: str, logs: str | None = None, draws: dict[str, list[str]] | None = None) -> None:
         self.course = course  # the client's course digest: a worker with other checks must not grade
         self.logs = logs  # where the services' logs go (a cluster of the client's machine), else the worker's folder
+        # By worker address, the generated inputs ("lesson/slug") its first service draws while torch loads:
+        # those of the reference's exercises that worker grades (cluster.reference_values).
+        self.draws = draws or {}
 
     def setup(self, worker: Any) -> None:
         _oom_score(0)  # the grader's client is the OOM killer's last choice; its workers are not
@@ -128,16 +135,21 @@ class GradingServices(WorkerPlugin):
         self.prefix = f"{worker.name}-".replace("/", "_").replace(":", "_")
         self.lock = threading.Lock()
         self.numbers = itertools.count(1)
+        # Services are started from this one thread, which lives as long as the plugin: a service dies with the
+        # thread that started it (PR_SET_PDEATHSIG), and a task's thread may end before the service should.
+        self.starter = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="graders-services")
         # Started now, so that torch loads while the reference is graded; each has read nothing yet.
         self.idle: list[_Service] = []
+        draws = self.draws.get(worker.address, [])
         with contextlib.suppress(OSError):  # the machine is short now: a task starts them later, patiently
-            for _ in range(max(1, worker.state.nthreads)):
-                self.idle.append(self._start())
+            for number in range(max(1, worker.state.nthreads)):
+                self.idle.append(self._start(draws if number == 0 else []))
 
     def teardown(self, worker: Any) -> None:
         for service in self.idle:
             service.close()
         self.idle = []
+        self.starter.shutdown(wait=False)
 
     def ask(self, request: dict[str, Any], seconds: float) -> dict[str, Any] | None:
         """Ask an idle service (one is started if none is); see `_Service.ask`. A service that dies or
@@ -165,8 +177,9 @@ class GradingServices(WorkerPlugin):
             service.close()  # it ends after saying so: the next task starts a fresh one
         return reply
 
-    def _start(self) -> _Service:
-        return _Service(self.log_folder / f"service-{self.prefix}{next(self.numbers)}.log")
+    def _start(self, draws: list[str] | None = None) -> _Service:
+        log = self.log_folder / f"service-{self.prefix}{next(self.numbers)}.log"
+        return self.starter.submit(_Service, log, draws or []).result()
 
     def _start_patiently(self) -> _Service:
         """A new service, waiting while the machine has no process or memory to spare (EAGAIN, ENOMEM):

@@ -89,7 +89,9 @@ def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_c
     by_student = {s.student: s for s in submissions}
     failures: list[str] = []
     later: dict[str, str] = {}  # students this run could not store, and why: the next run grades them
-    with cluster.connected(where, course, logs=out / "logs") as client:
+    reference = None if expected_cache(cache_folder, course).is_file() else (
+        lesson.folder, [e.slug for e in lesson.exercises])
+    with cluster.connected(where, course, logs=out / "logs", reference=reference) as client:
         cluster.refuse_unless_confined(client, allow_unconfined)
         expected = expected_values(client, lesson, cache_folder, course)
         progress = Progress(len(submissions))

@@ -36,6 +36,7 @@ _PR_SET_PDEATHSIG = 1
 # Set on a worker machine by the instructor only, to see what a batch does where the sandbox cannot fully
 # hold (the tests): the steps of --sandbox-without this service leaves out. Never for grading.
 LEAVE_OUT_VARIABLE = "GRADERS_TEST_SANDBOX_WITHOUT"
+DRAW_VARIABLE = "GRADERS_SERVICE_DRAWS"  # set by dask_worker.py: "lesson/slug,..." to draw while torch loads
 
 
 def main(log: str) -> None:
@@ -44,6 +45,11 @@ def main(log: str) -> None:
     os.dup2(handle, 1)
     os.dup2(handle, 2)
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with its Dask worker, even by kill -9
+    draws = [tuple(item.split("/", 1)) for item in os.environ.pop(DRAW_VARIABLE, "").split(",") if "/" in item]
+    if draws:  # the reference's generated inputs, drawn by a helper while torch loads (graders/drawing.py)
+        from graders import drawing
+
+        drawing.DRAWER.start(draws)
     with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as score:
         score.write("0")  # never the batch's protection from the OOM killer (its workers raise theirs to 1000)
     import torch

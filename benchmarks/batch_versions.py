@@ -1,0 +1,91 @@
+"""This checkout's batch grader against another revision's, timed alternately on the same class.
+
+    python benchmarks/batch_versions.py REVISION [--students 40] [--rounds 2] [-j 2]
+
+Checks REVISION out into a scratch worktree, writes a class of student folders (the mix of
+benchmarks/batch_speed.py: solved, partly solved, catalogued mistakes, one infinite loop, one
+syntax error), and grades it with each version in turn, `--rounds` times, each run into a fresh
+output folder (so nothing is reused but each version's own expected-values cache, kept from its
+first round). Prints each run's seconds and the median ratio (this checkout / REVISION): a noisy
+machine slows both sides alike when they alternate. Both versions must give every student the
+same score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from batch_speed import LESSON, ROOT, _answers
+
+
+def _write_class(root: Path, students: int) -> None:
+    for index in range(students):
+        folder = root / f"student{index:03d}" / "lesson01"
+        folder.mkdir(parents=True)
+        for slug, source in _answers(index).items():
+            (folder / f"{slug}.py").write_text(source)
+
+
+def _grade(checkout: Path, source: Path, out: Path, cache: Path, jobs: int) -> float:
+    """Seconds one version takes; run from its checkout, so that it imports its own package."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "graders", "grade", str(source), "--out", str(out), "-j", str(jobs)],
+                          cwd=checkout, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        sys.exit(f"the batch of {checkout} failed:\n{done.stderr[-3000:]}")
+    if not cache.exists() and (out / ".cache").exists():
+        shutil.copytree(out / ".cache", cache)  # kept for this version's later rounds
+    return seconds
+
+
+def _scores(out: Path) -> dict[str, float]:
+    return {p.stem: json.loads(p.read_text())["score"] for p in (out / "students").glob("*.json")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("revision", help="the git revision to compare with (e.g. a commit before a change)")
+    parser.add_argument("--students", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    options = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="batch-versions-"))
+    other = scratch / "other"
+    try:
+        subprocess.run(["git", "worktree", "add", "--detach", str(other), options.revision], cwd=ROOT, check=True,
+                       capture_output=True)
+        _write_class(scratch / "class", options.students)
+        sides = {"this": ROOT, options.revision: other}
+        times: dict[str, list[float]] = {name: [] for name in sides}
+        scores = {}
+        for round_number in range(options.rounds):
+            for name, checkout in (sides.items() if round_number % 2 == 0 else reversed(sides.items())):
+                out = scratch / f"out-{name}-{round_number}"
+                cache = scratch / f"cache-{name}"
+                if cache.exists():  # the version's own expected values, as a rerun of a class would have them
+                    shutil.copytree(cache, out / ".cache")
+                seconds = _grade(checkout, scratch / "class", out, cache, options.jobs)
+                times[name].append(seconds)
+                scores[name] = _scores(out)
+                print(f"round {round_number + 1}: {name}: {seconds:.1f} s for {options.students} students", flush=True)
+        assert scores["this"] == scores[options.revision], "the two versions disagree on some student's score"
+        this, that = statistics.median(times["this"]), statistics.median(times[options.revision])
+        print(f"median: this checkout {this:.1f} s, {options.revision} {that:.1f} s: ratio {this / that:.3f} "
+              f"({'slower' if this > that else 'faster'} by {abs(this / that - 1) * 100:.1f}%), every score equal "
+              f"for {len(scores['this'])} students of lesson {LESSON.number}")
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, capture_output=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
