@@ -154,6 +154,13 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a verb; the exit status is 0, or 1 when some submission could not be graded."""
     given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["grade"] and "--scheduler" not in given or given[:2] in (["gradescope", "run"],
+                                                                                ["gradescope", "prepare"]):
+        # Before this process reads an answer or loads the course: the template every grading service of this
+        # machine is forked from, which imports torch meanwhile (graders/batch/template.py).
+        from graders.batch.template import TEMPLATE
+
+        TEMPLATE.start()
     arguments = parser().parse_args(given)
     failed = arguments.run(arguments)
     return 1 if isinstance(failed, int) and not isinstance(failed, bool) and failed > 0 else 0

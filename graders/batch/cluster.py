@@ -11,7 +11,6 @@ expected values are computed once per class, as tasks, and broadcast to every wo
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import logging
 import urllib.request
 from dataclasses import dataclass
@@ -58,13 +57,12 @@ def connected(where: Where, course: str, logs: Path | None = None,
     service then draws the generated inputs of its share while it loads torch."""
     cluster = None
     if where.scheduler is None:
-        # The dashboard's pages need bokeh (not a dependency): without it, no dashboard is offered. On one
+        # The dashboard (on a free port) needs bokeh, not a dependency: without it, it is not offered. On one
         # machine the Dask workers are threads of this process: they only pass answers and results to their
         # grading services, which are processes of their own; worker processes would cost an interpreter
         # each, ~1 CPU-second and ~150 MiB, for nothing (the tests start real ones with `dask worker`).
-        dashboard = ":0" if _has_bokeh() else None
         cluster = LocalCluster(n_workers=max(1, where.jobs), threads_per_worker=1, processes=False,
-                               memory_limit=0, dashboard_address=dashboard, silence_logs=logging.ERROR)
+                               memory_limit=0, dashboard_address=":0", silence_logs=logging.ERROR)
         client = Client(cluster)
     else:
         try:
@@ -102,10 +100,6 @@ def _dashboard_answers(link: str) -> bool:
             return page.status == 200 and b"needs bokeh" not in page.read(4096)
     except (OSError, ValueError):
         return False
-
-
-def _has_bokeh() -> bool:
-    return importlib.util.find_spec("bokeh") is not None
 
 
 def threads(client: Client) -> int:

@@ -29,6 +29,8 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 
+from graders.batch.template import TEMPLATE
+
 PLUGIN = "graders-grading-services"
 ZYGOTE_GONE = 70  # graders.session.EXIT_ZYGOTE_GONE, not imported here: that module loads torch
 DRAW_VARIABLE = "GRADERS_SERVICE_DRAWS"  # the generated inputs a service draws at its start (service.py)
@@ -47,33 +49,48 @@ class MachineRefused(Exception):
 
 
 class _Service:
-    """One running grading service, spoken to by one task at a time."""
+    """One running grading service, spoken to by one task at a time: forked by this process's template
+    (template.py) where it has one, else started afresh."""
 
     def __init__(self, log: Path, draws: list[str]) -> None:
         self.log = log
-        environment = {**os.environ, DRAW_VARIABLE: ",".join(draws)} if draws else None
-        self.process = subprocess.Popen([sys.executable, "-m", "graders.batch.service", str(self.log)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, process_group=0,
-                                        env=environment)
         self.buffer = b""
         self.hello: dict[str, Any] | None = None
+        self.popen: subprocess.Popen | None = None
+        forked = TEMPLATE.fork_service(log, draws)
+        if forked is not None:
+            self.pid, requests, self.replies = forked
+        else:
+            environment = {**os.environ, DRAW_VARIABLE: ",".join(draws)} if draws else None
+            self.popen = subprocess.Popen([sys.executable, "-m", "graders.batch.service", str(log)],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, process_group=0,
+                                          env=environment)
+            assert self.popen.stdin is not None and self.popen.stdout is not None
+            self.pid, requests, self.replies = self.popen.pid, os.dup(self.popen.stdin.fileno()), os.dup(
+                self.popen.stdout.fileno())
+            self.popen.stdin.close()
+            self.popen.stdout.close()
+        self.requests = os.fdopen(requests, "wb")
+        try:
+            self.ended = os.pidfd_open(self.pid)  # readable once the service has ended, whoever its parent is
+        except ProcessLookupError:  # ended already, and reaped by the template: the first question finds it so
+            self.ended = os.open(os.devnull, os.O_RDONLY)  # always readable: not alive
 
     def ask(self, request: dict[str, Any], seconds: float) -> dict[str, Any] | None:
         """The service's reply, or None when it did not come within `seconds` (the service is then killed)."""
-        assert self.process.stdin is not None and self.process.stdout is not None
         try:
-            self.process.stdin.write((json.dumps(request) + "\n").encode())
-            self.process.stdin.flush()
+            self.requests.write((json.dumps(request) + "\n").encode())
+            self.requests.flush()
         except OSError:
+            self.stop()
             raise ServiceDied(self._said()) from None
         deadline = time.monotonic() + seconds
-        stream = self.process.stdout.fileno()
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([stream], [], [], left)[0]:
+            if left <= 0 or not select.select([self.replies], [], [], left)[0]:
                 self.stop()
                 return None
-            chunk = os.read(stream, 1 << 20)
+            chunk = os.read(self.replies, 1 << 20)
             if not chunk:
                 self.stop()
                 raise ServiceDied(self._said())
@@ -82,29 +99,36 @@ class _Service:
         return json.loads(line)
 
     def alive(self) -> bool:
-        return self.process.poll() is None
+        return self.ended >= 0 and not select.select([self.ended], [], [], 0)[0]
 
     def close(self, seconds: float = 10.0) -> None:
         """End the service as it ends itself (its stdin closed): its zygote then removes its workers' cgroups.
         One that has not ended within `seconds` is killed."""
         with contextlib.suppress(OSError):
-            self.process.stdin.close()  # type: ignore[union-attr]
-        try:
-            self.process.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            pass
+            self.requests.close()
+        if self.ended >= 0:
+            select.select([self.ended], [], [], seconds)
         self.stop()
 
     def stop(self) -> None:
-        """Kill the service with its zygote and workers (its process group), and reap it."""
+        """Kill the service with its zygote and workers (its process group), and reap it (its parent does,
+        when that is the template)."""
+        if self.ended < 0:
+            return
         with contextlib.suppress(OSError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+            os.killpg(self.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
-            self.process.kill()
-        self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout):
+            signal.pidfd_send_signal(self.ended, signal.SIGKILL)
+        select.select([self.ended], [], [], 5.0)
+        if self.popen is not None:
+            self.popen.wait()
+        for stream in (self.requests,):
             with contextlib.suppress(OSError):
-                stream.close()  # type: ignore[union-attr]
+                stream.close()
+        for fd in (self.replies, self.ended):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.ended = -1
 
     def _said(self) -> str:
         try:

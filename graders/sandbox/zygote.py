@@ -257,7 +257,7 @@ class _Forked:
 # The modules of ours a process may hold when its zygote is forked from it: the plugin's light start,
 # before any of the grading (course_config, checks, reference, expected values) is loaded.
 _LIGHT = ("", ".plugin", ".drawing", ".sandbox", ".sandbox.zygote", ".sandbox.privileges", ".cli", ".__main__",
-          ".batch")  # graders.batch: the package of a grading service (batch/service.py), which is its __main__
+          ".batch", ".batch.service", ".batch.template")  # a grading service's start (graders/batch/service.py)
 
 
 def _nothing_of_the_grading() -> bool:
