@@ -16,8 +16,8 @@ runs for the whole call limit, and it cannot start before the reference's values
 
 On Dask (the batch's engine, graders/batch/cluster.py) it also grades the large class with one
 worker and with two, and prints the scaling ratio (goal: at least 1.8x on 2 cores), the time from
-the command to the first stored result, the peak memory of one Dask worker with its grading service,
-zygote and sandboxed workers, the CPU-seconds a submission costs, and from that an estimate of the
+the command to the first stored result, the peak memory of one grading service with its zygote and
+sandboxed workers, the CPU-seconds a submission costs, and from that an estimate of the
 wall time of 50,000 submissions on N workers.
 """
 
@@ -103,8 +103,12 @@ class Run:
 
 
 def _run(command: list[str], cwd: Path) -> Run:
-    """Run a command, watching its process tree's memory and what it prints."""
+    """Run a command, watching its process tree's memory and what it prints; its CPU time is counted by a
+    cpuacct cgroup of its own where one can be made (every process, whoever reaps it), else by rusage."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    group = _cpu_group()
+    if group is not None:
+        command = ["sh", "-c", f'echo $$ > {group}/cgroup.procs && exec "$@"', "sh", *command]
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak, worker_peak, stored, first, errors = [0], [0], [], [], []
@@ -119,9 +123,35 @@ def _run(command: list[str], cwd: Path) -> Run:
         thread.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if group is not None:
+        time.sleep(1.0)  # what outlives the command by a moment (the template, its services) is counted too
+        cpu = int((group / "cpuacct.usage").read_text()) / 1e9
+        _remove_group(group)
     if process.returncode not in (0, 1):  # 1: the batch grader says some submission was not graded
         sys.exit(f"{' '.join(command[:4])} failed:\n{''.join(errors)[-3000:]}")
     return Run(seconds, peak[0], worker_peak[0], stored[0] if stored else None, first[0] if first else None, cpu)
+
+
+def _cpu_group() -> Path | None:
+    """A new cgroup v1 cpuacct group (root only), or None."""
+    base = Path("/sys/fs/cgroup/cpuacct")
+    if not (base / "cpuacct.usage").is_file():
+        return None
+    group = base / f"batch-speed-{time.monotonic_ns()}"
+    try:
+        group.mkdir()
+    except OSError:
+        return None
+    return group
+
+
+def _remove_group(group: Path) -> None:
+    for _ in range(50):
+        try:
+            group.rmdir()
+            return
+        except OSError:
+            time.sleep(0.2)
 
 
 def _read(stream: Any, started: float, stored: list[float], first: list[float], kept: list[str]) -> None:
@@ -141,8 +171,8 @@ def _watch(process: subprocess.Popen, peak: list[int], worker_peak: list[int]) -
     while process.poll() is None:
         children = _children()
         peak[0] = max(peak[0], _tree_pss(process.pid, children))
-        for worker in _dask_workers(process.pid, children):
-            worker_peak[0] = max(worker_peak[0], _tree_pss(worker, children))
+        for service in _services(process.pid, children):
+            worker_peak[0] = max(worker_peak[0], _tree_pss(service, children))
         time.sleep(0.25)
 
 
@@ -158,21 +188,24 @@ def _children() -> dict[int, list[int]]:
     return children
 
 
-def _dask_workers(root: int, children: dict[int, list[int]]) -> list[int]:
-    """The Dask worker processes below `root`: the parents of the top grading services."""
-    found, queue = set(), [root]
-    while queue:
-        pid = queue.pop()
-        for child in children.get(pid, []):
-            try:
-                command = Path(f"/proc/{child}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"graders.batch.service" in command:
-                found.add(pid)
-            else:
-                queue.append(child)
-    return sorted(found)
+def _services(root: int, children: dict[int, list[int]]) -> list[int]:
+    """The grading services below `root`: the children of the batch's template (template.py), the one child
+    of the batch that leads a process group of its own; or, where services were started afresh, the
+    processes running graders.batch.service."""
+    found = []
+    for child in children.get(root, []):
+        try:
+            leader = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[2] == str(child)
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except (OSError, IndexError):
+            continue
+        if b"graders.batch.service" in command:
+            found.append(child)
+        elif leader:
+            found += children.get(child, [])
+        else:
+            found += _services(child, children)
+    return found
 
 
 def _tree_pss(root: int, children: dict[int, list[int]]) -> int:
@@ -273,9 +306,10 @@ def main() -> None:
                 print(f"first result stored after {run.first:.1f} s ({label}; the reference's values after "
                       f"{run.stored or 0:.1f} s)")
         print(f"peak memory of the batch grader: {batch_small.peak / 2**20:.0f} MiB at N = {options.small}, "
-              f"{batch_large.peak / 2**20:.0f} MiB at N = {options.large}; of one Dask worker with its grading "
-              f"service, zygote and workers: {batch_large.worker_peak / 2**20:.0f} MiB")
-        # CPU per submission, from the one-worker run (no two processes share a core): what a cluster pays.
+              f"{batch_large.peak / 2**20:.0f} MiB at N = {options.large}; of one grading service (a Dask "
+              f"worker's) with its zygote and workers: {batch_large.worker_peak / 2**20:.0f} MiB")
+        # CPU per submission, from the one-worker run (every process of the batch, start-up included): what a
+        # cluster pays, on top of its workers' own start-up.
         cpu = one_worker.cpu / options.large
         print(f"CPU per submission: {cpu:.2f} s (one worker, start-up included); 50,000 submissions would take "
               + ", ".join(f"{50_000 * cpu / n / 3600:.1f} h on {n} workers" for n in (2, 16, 64, 256))
