@@ -76,6 +76,8 @@ def test_a_batch_waits_out_a_machine_with_no_process_to_spare(tmp_path: Path) ->
                 break
             except OSError:
                 time.sleep(0.2)
+    left = [p.name for p in group.glob("graders-*")] if group.exists() else []
+    assert not left, left  # every zygote of the batch removed the groups it made for its workers
     # The machine did refuse new processes while the batch ran (the zygotes' forks of workers, Dask's own
     # threads): each waited, and no student paid for it.
     assert refused > 0, output[-3000:]

@@ -59,6 +59,8 @@ def main(log: str) -> None:
     ZYGOTE.start(fork=True)  # nothing of the grading is loaded yet: the zygote is a copy of this moment
     torch.set_num_threads(1)  # one service per thread of a Dask worker: one thread each
     Service(os.environ.get(LEAVE_OUT_VARIABLE, "")).serve(sys.stdin, replies)
+    ZYGOTE.close()  # waits while the zygote removes its workers' cgroups (a service forked by the template ends
+    # with os._exit, which runs no atexit)
 
 
 class Service:
