@@ -102,10 +102,6 @@ def _dashboard_answers(link: str) -> bool:
         return False
 
 
-def threads(client: Client) -> int:
-    return sum(w["nthreads"] for w in client.scheduler_info()["workers"].values()) or 1
-
-
 def refuse_unless_confined(client: Client, allow_unconfined: bool) -> None:
     """Ask each worker's grading service what its sandbox holds; refuse where it does not fully hold."""
     workers = list(client.scheduler_info()["workers"])

@@ -151,7 +151,6 @@ class GradingServices(WorkerPlugin):
         self.draws = draws or {}
 
     def setup(self, worker: Any) -> None:
-        _oom_score(0)  # the grader's client is the OOM killer's last choice; its workers are not
         self.folder = Path(worker.local_directory) / "graders"
         self.folder.mkdir(parents=True, exist_ok=True)
         self.log_folder = Path(self.logs) if self.logs else self.folder
@@ -289,12 +288,3 @@ def grade_answers(job: dict[str, Any], expected: str, seconds: float) -> dict[st
             continue
         return reply
     return {"error": "the grading process's zygote died, twice"}
-
-
-
-def _oom_score(adjustment: int) -> None:
-    try:
-        with open("/proc/self/oom_score_adj", "w") as handle:
-            handle.write(str(adjustment))
-    except OSError:
-        pass

@@ -90,6 +90,8 @@ def _serve(control: socket.socket) -> None:
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # it goes with the batch, even by kill -9
         os.setpgid(0, 0)  # the terminal's ^C is the batch's to handle, not the template's
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # its services are reaped by the kernel
+        with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as score:
+            score.write("0")  # never the batch's protection from the OOM killer (the batch alone holds results)
         import matplotlib
         import pytest  # noqa: F401
         import torch  # noqa: F401
