@@ -32,7 +32,7 @@ class Check:
     hidden: bool = False  # hidden checks use fresh inputs and never reach students
     # A check of *how* (no .data, uses autograd, one jvp per input): only the student's own process
     # can show it, so its verdict is evidence, backed by the submitted source; it scores 0 for a
-    # module that reaches for the grader's internals (graders/source_evidence.py).
+    # module that reaches for the grader's internals (graders/engine/source_evidence.py).
     how: bool = False
 
 

@@ -14,7 +14,7 @@ import torch
 
 from conftest import ROOT, mistake_submissions
 from graders.drivers import dtypes_and_devices as drivers
-from graders.fresh import twin_run
+from graders.engine.fresh import twin_run
 from graders.lesson01 import dtypes_and_devices as checks
 
 SLUG = "dtypes_and_devices"

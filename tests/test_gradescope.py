@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 import course_config
-from graders.nbgrader.notebook import lesson_notebook
+from graders.frontends.nbgrader.notebook import lesson_notebook
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01

@@ -23,8 +23,8 @@ import pytest
 import yaml
 
 import course_config
-from graders.nbgrader.answer_cell import answer_source
-from graders.platforms import runner_id
+from graders.frontends.nbgrader.answer_cell import answer_source
+from graders.frontends.platforms import runner_id
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01

@@ -18,7 +18,7 @@ import pytest
 
 import course_config
 from conftest import ROOT
-from graders.session import DISTRUSTED
+from graders.engine.session import DISTRUSTED
 
 LESSON = course_config.LESSON_01
 

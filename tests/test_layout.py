@@ -71,6 +71,7 @@ def test_every_setting_has_a_description() -> None:
 
 def test_no_exercise_file_is_left_out_of_the_config() -> None:
     slugs = {e.slug for e in EXERCISES}
+    # graders/lesson01/ also holds helpers of the lesson's checks (cases, trajectories, ...): each slug has its module.
     for folder in ("exercises", "reference", "graders"):
         files = {p.stem for p in (ROOT / folder / "lesson01").glob("*.py") if p.stem != "__init__"}
-        assert files == slugs, f"{folder}/lesson01 differs from course_config.py"
+        assert files == slugs if folder != "graders" else slugs <= files, f"{folder}/lesson01 differs from course_config.py"

@@ -139,7 +139,7 @@ def test_a_passing_run_writes_no_plot_and_imports_no_matplotlib(grade, tmp_path)
     plots = tmp_path / "plots"
     grade({SLUG: ROOT / "reference/lesson01/learning_rate.py"}, "-k", SLUG, "--plots", str(plots))
     assert not plots.exists()
-    code = "import sys, graders.lesson01.learning_rate, graders.plots; print('matplotlib' in sys.modules)"
+    code = "import sys, graders.lesson01.learning_rate, graders.engine.plots; print('matplotlib' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "False"
 
@@ -176,7 +176,7 @@ def test_errors_that_look_like_rebinding_are_not_called_rebinding(grade, slip: s
 
 
 def test_twin_runs_use_the_lessons_line_from_other_seeds_and_say_so(reference: ModuleType) -> None:
-    from graders.fresh import twin_run
+    from graders.engine.fresh import twin_run
     from graders.lesson01 import learning_rate as checks
 
     lesson_X, _ = reference.make_line_data()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 
 import course_config
-from graders.fresh import twin_run
+from graders.engine.fresh import twin_run
 from graders.lesson01 import linear_module as checks
 
 HAND_WRITTEN_UPDATE = '''
@@ -92,7 +92,7 @@ def test_a_hand_written_update_loses_only_the_optimiser_check(grade) -> None:
 
 def test_float64_data_into_a_float32_module_names_the_mixed_dtype_pitfall(grade) -> None:
     from conftest import ROOT
-    from graders.mistakes import MIXED_DTYPES
+    from graders.engine.mistakes import MIXED_DTYPES
 
     reference = (ROOT / "reference" / "lesson01" / "linear_module.py").read_text()
     line = "    X = torch.rand(100, 1) * 4 - 2\n"

@@ -23,8 +23,8 @@ import nbformat
 import pytest
 
 import course_config
-from graders.nbgrader import build
-from graders.nbgrader.runtime import TEST_CELL
+from graders.frontends.nbgrader import build
+from graders.frontends.nbgrader.runtime import TEST_CELL
 
 nbgrader_api = pytest.importorskip("nbgrader.api")
 pytest.importorskip("nbclient")
@@ -452,8 +452,8 @@ def test_a_grading_server_whose_zygote_died_is_replaced_and_the_exercise_still_g
     # zygote. It ends with no result instead, and the kernel's side grades the exercise again in a fresh one.
     import threading
 
-    from graders.nbgrader.bundle import PACKAGE
-    from graders.nbgrader.grading_server import GradingServer
+    from graders.frontends.nbgrader.bundle import PACKAGE
+    from graders.frontends.nbgrader.grading_server import GradingServer
 
     slug = "sin_exp_derivative"  # its checks make many calls: the worker is there for a while
     source = (ROOT / "reference" / LESSON.folder / f"{slug}.py").read_text()

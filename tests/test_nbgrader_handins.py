@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 import course_config
-from graders.nbgrader import build
+from graders.frontends.nbgrader import build
 
 nbgrader_api = pytest.importorskip("nbgrader.api")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from graders.fresh import twin_run
+from graders.engine.fresh import twin_run
 from graders.lesson01 import neuron_chain_rule as checks
 from reference.lesson01 import neuron_chain_rule as reference
 

@@ -11,7 +11,8 @@ import pytest
 
 import course_config
 from conftest import ROOT
-from graders import plugin, session, student
+from graders.frontends import pytest_plugin as plugin
+from graders.engine import session, student
 
 SLUG = "sin_exp_derivative"
 STUB = ROOT / "exercises" / "lesson01" / f"{SLUG}.py"

@@ -180,7 +180,7 @@ def test_twin_data_are_another_parabola_of_the_same_kind_that_settles_as_the_les
 
     import torch
 
-    from graders.fresh import twin_run
+    from graders.engine.fresh import twin_run
     from graders.lesson01 import quadratic_fit as checks
 
     spec = importlib.util.spec_from_file_location("reference_quadratic_fit", REFERENCE)

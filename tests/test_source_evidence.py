@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SUBMISSIONS
-from graders.source_evidence import AUTOGRAD_IN_CODE, SourceEvidence
+from graders.engine.source_evidence import AUTOGRAD_IN_CODE, SourceEvidence
 
 HONEST = sorted([*(ROOT / "reference" / "lesson01").glob("*.py"), *(ROOT / "exercises" / "lesson01").glob("*.py"),
                  *SUBMISSIONS.glob("*/*.py")])

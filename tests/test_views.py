@@ -11,7 +11,7 @@ import torch
 
 from conftest import ROOT, mistake_submissions
 from graders.drivers.views import apply
-from graders.fresh import twin_run
+from graders.engine.fresh import twin_run
 from graders.lesson01 import views as checks
 from reference.lesson01 import views as reference
 

@@ -1,6 +1,6 @@
 """Drivers of `micrograd`: build expressions from the student's Value class, in the worker.
 
-An expression travels as plain data (graders/expression_graphs.py describes the form): a list
+An expression travels as plain data (graders/lesson01/expression_graphs.py describes the form): a list
 of nodes in creation order, ("leaf", 0.5), ("mul", 0, 2.0), ("pow", 1, 3), ("tanh", 2), ...
 `run_graphs` builds each from the student's Value, calls backward() and sends back every
 node's data and grad as floats; the grader compares them with torch's.

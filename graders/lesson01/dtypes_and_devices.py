@@ -22,18 +22,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from course_config import DTYPES_AND_DEVICES as EXERCISE
-from graders.check import checks_for
-from graders.compare import describe
+from graders.kit import (Mistake, Returned, Student, Suspect, checks_for, describe, exercise, expect_tensor, expected,
+                        fail, twin, twin_generator, twin_random)
 from graders.drivers.dtypes_and_devices import (MISSING, chosen_device, device_when_imported, moved_layout,
                                                 slot_text, tensor_slot)
-from graders.expect import expect_tensor
-from graders.feedback import fail
-from graders.fresh import twin, twin_generator, twin_random
-from graders.mistakes import Mistake, Suspect
-from graders.recording import expected
-from graders.student import Returned, Student
 
+EXERCISE = exercise("lesson01", "dtypes_and_devices")
 check = checks_for("lesson01", EXERCISE.slug)
 
 TENSORS = '"Tensors", the three attributes every tensor has (dtype and device)'

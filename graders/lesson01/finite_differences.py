@@ -17,18 +17,13 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from course_config import FINITE_DIFFERENCES as EXERCISE
-from graders.check import checks_for
-from graders.compare import argument_changed, describe, number_problem, tensor_problem
+from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, checks_for, describe, exercise,
+                        expect_code_shows, expect_float_not_tensor, expect_number, expect_tensor, expected, fail,
+                        fail_with_mistake, first_matching_variant, gradient_signature, is_scaled, number_problem,
+                        origin, tensor_problem)
 from graders.drivers.finite_differences import build, run_gradient_check, run_numerical_gradient
-from graders.expect import (expect_code_shows, expect_float_not_tensor, expect_number, expect_tensor,
-                            fail_with_mistake)
-from graders.feedback import fail
-from graders.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
-from graders.recording import expected
-from graders.sandbox import origin
-from graders.student import Returned, Student
 
+EXERCISE = exercise("lesson01", "finite_differences")
 check = checks_for("lesson01", EXERCISE.slug)
 
 WHY = 'companion text, "Why Do We Need Automatic Differentiation?" (option 2, finite differences)'

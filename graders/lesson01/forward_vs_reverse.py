@@ -19,17 +19,11 @@ from typing import Any, Callable
 import torch
 from torch import Tensor
 
-from course_config import FORWARD_VS_REVERSE as EXERCISE
-from graders.check import checks_for
-from graders.compare import argument_changed, describe, tensor_problem
+from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, checks_for, describe, exercise,
+                        expect_code_shows, expect_number, expect_tensor, expected, fail, origin, tensor_problem)
 from graders.drivers.forward_vs_reverse import build, load_jvp, load_jvp_and_vjp, run_mode
-from graders.expect import expect_code_shows, expect_number, expect_tensor
-from graders.feedback import fail
-from graders.mistakes import Mistake, Suspect
-from graders.recording import expected
-from graders.sandbox import origin
-from graders.student import Returned, Student
 
+EXERCISE = exercise("lesson01", "forward_vs_reverse")
 check = checks_for("lesson01", EXERCISE.slug)
 
 

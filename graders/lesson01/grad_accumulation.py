@@ -14,18 +14,12 @@ from typing import Any
 
 import torch
 
-from course_config import GRAD_ACCUMULATION as EXERCISE
-from graders.check import checks_for
-from graders.compare import argument_changed, describe, number_problem, tensor_problem
+from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, checks_for, describe, exercise,
+                        expect_code_shows, expect_tensor, expected, fail, number_problem, origin, tensor_problem,
+                        twin, twin_generator, twin_random)
 from graders.drivers.grad_accumulation import call_with_tracked_w
-from graders.expect import expect_code_shows, expect_tensor
-from graders.feedback import fail
-from graders.fresh import twin, twin_generator, twin_random
-from graders.mistakes import Mistake, Suspect
-from graders.recording import expected
-from graders.sandbox import origin
-from graders.student import Returned, Student
 
+EXERCISE = exercise("lesson01", "grad_accumulation")
 check = checks_for("lesson01", EXERCISE.slug)
 
 WORKED = '"Worked example", the loop that prints x.grad = 6.0, 12.0, 18.0'

@@ -19,19 +19,12 @@ from typing import Any, Iterable
 import pytest
 import torch
 
-from course_config import LEARNING_RATE as EXERCISE
-from graders.check import checks_for
-from graders.compare import describe
-from graders.expect import expect_code_shows, expect_number, expect_tensor, fail_with_mistake
-from graders.feedback import fail
-from graders.fresh import twin, twin_random
-from graders.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
-from graders.plots import LossCurves
-from graders.recording import RECORD, RECORDING, expected
-from graders.sandbox import origin
-from graders.student import Returned, Student
-from graders.trajectories import Parsed, matching_mistake, parsed, run_problem
+from graders.kit import (LossCurves, Mistake, RECORD, RECORDING, Returned, Student, Suspect, checks_for, describe,
+                        exercise, expect_code_shows, expect_number, expect_tensor, expected, fail, fail_with_mistake,
+                        first_matching_variant, gradient_signature, is_scaled, origin, twin, twin_random)
+from graders.lesson01.trajectories import Parsed, matching_mistake, parsed, run_problem
 
+EXERCISE = exercise("lesson01", "learning_rate")
 check = checks_for("lesson01", EXERCISE.slug)
 
 WORKED = '"Worked example: fitting a line by gradient descent"'

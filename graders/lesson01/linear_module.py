@@ -19,18 +19,11 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-from course_config import LINEAR_MODULE as EXERCISE
-from graders.check import checks_for
-from graders.compare import describe
+from graders.kit import (Mistake, RECORD, RECORDING, Returned, Scalar, Student, checks_for, describe, exercise,
+                        expect_code_shows, expected, fail, fail_with_mistake, twin)
 from graders.drivers.linear_module import watch_training
-from graders.expect import expect_code_shows, fail_with_mistake
-from graders.feedback import fail
-from graders.fresh import twin
-from graders.mistakes import Mistake
-from graders.recording import RECORD, RECORDING, expected
-from graders.sandbox import Scalar
-from graders.student import Returned, Student
 
+EXERCISE = exercise("lesson01", "linear_module")
 check = checks_for("lesson01", EXERCISE.slug)
 
 SECTION = '"The same model, the PyTorch way"'
@@ -39,7 +32,7 @@ LESSON_RUN = {"lr": 0.1, "steps": 101, "seed": 42}
 # What the trace shows for the layer's forward pass and for the loss.
 BUILDING_BLOCKS = {"the linear layer (nn.Linear)": "nn.functional.linear", "the loss (nn.MSELoss)": "nn.functional.mse_loss"}
 # The watched runs are short: tracing every call is slow, and five passes show the order.
-# What the code the grader reads must show, beside what the run's record says (graders/source_evidence.py).
+# What the code the grader reads must show, beside what the run's record says (graders/engine/source_evidence.py).
 CODE_BUILDING_BLOCKS = ((("Linear",), "nn.Linear"), (("MSELoss", "mse_loss"), "nn.MSELoss"),
                         (("SGD",), "torch.optim.SGD"))
 CODE_LOOP_STEPS = ((("zero_grad", "zero_", "grad"), "a way of clearing the gradients"), (("backward",), "backward()"),

@@ -13,9 +13,9 @@ backward steps taken in a wrong order, a reused node's step run once per use or 
 all of whose node grads, inner ones too, the student's must match; for assignment instead of
 accumulation, by finding every grad equal to the share of one use of its node (or the sum of
 only some); and for one operation's backward step (`*` swapped, `+` without out.grad, ...), by
-which step the student's own node grads show wrong (graders/micrograd_steps.py).
+which step the student's own node grads show wrong (graders/lesson01/micrograd_steps.py).
 Public checks use fixed expressions written as Python text (`expression`); hidden ones
-expressions drawn by hypothesis (graders/cases/lesson01.py) and a chain a few hundred
+expressions drawn by hypothesis (graders/lesson01/cases.py) and a chain a few hundred
 nodes deep.
 """
 
@@ -27,17 +27,12 @@ from typing import Any, Callable
 
 import torch
 
-from course_config import MICROGRAD as EXERCISE
-from graders import micrograd_steps as steps
-from graders.check import checks_for
-from graders.drawing import drawn
+from graders.kit import Mistake, RECORD, RECORDING, Student, checks_for, drawn, exercise, expected, fail
+from graders.lesson01 import micrograd_steps as steps
 from graders.drivers.micrograd import read_fresh_value, run_graphs
-from graders.expression_graphs import BINARY, Graph, operands, path_counts, values
-from graders.feedback import fail
-from graders.mistakes import Mistake
-from graders.recording import RECORD, RECORDING, expected
-from graders.student import Student
+from graders.lesson01.expression_graphs import BINARY, Graph, operands, path_counts, values
 
+EXERCISE = exercise("lesson01", "micrograd")
 check = checks_for("lesson01", EXERCISE.slug)
 
 SCRATCH = 'the companion\'s "Building Autograd From Scratch (Karpathy\'s Micrograd)"'
@@ -121,7 +116,7 @@ REFLECTED_SWAPPED = Mistake(
     SCRATCH,
 )
 # One operation's backward step wrong ("backward step of a * b wrong", ...): told by which step the grads of every
-# node show wrong, and how it slipped where that is known (graders/micrograd_steps.py).
+# node show wrong, and how it slipped where that is known (graders/lesson01/micrograd_steps.py).
 STEP_MISTAKES = steps.mistakes(SCRATCH)
 MISTAKES = [ASSIGNED, NO_TOPOLOGICAL_ORDER, VISITED_TWICE, NOT_SEEDED, TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE,
             EXP_DERIVATIVE, REFLECTED_SWAPPED, *STEP_MISTAKES.values()]
@@ -441,7 +436,7 @@ def wrong_results(graphs: list[Graph]) -> list[dict[str, list[list[float]]]]:
 @expected
 def step_rules(graphs: list[Graph]) -> list[dict[str, list[list]]]:
     """For each graph, the shares each node hands its operands when one operation's backward step slips
-    ("mul: no out.grad", ...), on each way a Value class may build the graph (graders/micrograd_steps.py)."""
+    ("mul: no out.grad", ...), on each way a Value class may build the graph (graders/lesson01/micrograd_steps.py)."""
     def local_slots(form: Graph) -> list[list]:
         data = values(form)
         return [_local_derivatives(spec, data, data[i]) for i, spec in enumerate(form)]

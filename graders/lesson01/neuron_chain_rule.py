@@ -14,19 +14,12 @@ from typing import Any
 
 import torch
 
-from course_config import NEURON_CHAIN_RULE as EXERCISE
-from graders.check import checks_for
-from graders.compare import describe, tensor_problem, values_problem
+from graders.kit import (AUTOGRAD_IN_CODE, Mistake, Returned, Student, Suspect, checks_for, code_lines, describe,
+                        exercise, expect_tensor, expected, fail, origin, tensor_problem, twin, twin_random,
+                        values_problem)
 from graders.drivers.neuron_chain_rule import backward_through_neuron
-from graders.expect import code_lines, expect_tensor
-from graders.feedback import fail
-from graders.fresh import twin, twin_random
-from graders.mistakes import Mistake, Suspect
-from graders.recording import expected
-from graders.sandbox import origin
-from graders.source_evidence import AUTOGRAD_IN_CODE
-from graders.student import Returned, Student
 
+EXERCISE = exercise("lesson01", "neuron_chain_rule")
 check = checks_for("lesson01", EXERCISE.slug)
 
 AUTOGRAD = '"Autograd: gradients for free", the single artificial neuron'

@@ -23,18 +23,12 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from course_config import QUADRATIC_FIT as EXERCISE
-from graders.check import checks_for
-from graders.compare import describe, number_problem
+from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Mistake, RECORD, RECORDING, Returned, Student, Suspect,
+                        checks_for, describe, exercise, expect_code_shows, expect_tensor, expected, fail,
+                        gradient_signature, is_scaled, number_problem, twin, twin_generator, twin_random)
 from graders.drivers.quadratic_fit import fit_defaults
-from graders.expect import expect_code_shows, expect_tensor
-from graders.feedback import fail
-from graders.fresh import twin, twin_generator, twin_random
-from graders.mistakes import GradientSignature, Mistake, Suspect, gradient_signature, is_scaled
-from graders.recording import RECORD, RECORDING, expected
-from graders.source_evidence import BACKWARD_IN_CODE
-from graders.student import Returned, Student
 
+EXERCISE = exercise("lesson01", "quadratic_fit")
 check = checks_for("lesson01", EXERCISE.slug)
 
 TRY_IT = '"Try it yourself", exercise 2'

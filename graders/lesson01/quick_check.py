@@ -7,7 +7,7 @@ from being read off; they cannot stop trial and error, which the per-pair feedba
 allows anyway. Form B (the hidden check) lists the same options in another order:
 `FORM_B_ORDER` maps its letters back to form A's, so one table of digests serves both.
 When the reference is live, each public pair of form A is asked again in form B (its twin
-run, graders/fresh.py), so letters found by trial and error against the released checks earn
+run, graders/engine/fresh.py), so letters found by trial and error against the released checks earn
 nothing; the order stays out of the released checks (`form_b_order` is @expected).
 """
 
@@ -15,15 +15,9 @@ from __future__ import annotations
 
 import hashlib
 
-from course_config import QUICK_CHECK as EXERCISE
-from graders.check import checks_for
-from graders.compare import describe
-from graders.feedback import fail
-from graders.fresh import twin
-from graders.mistakes import Mistake
-from graders.recording import expected
-from graders.student import Returned, Student
+from graders.kit import Mistake, Returned, Student, checks_for, describe, exercise, expected, fail, twin
 
+EXERCISE = exercise("lesson01", "quick_check")
 check = checks_for("lesson01", EXERCISE.slug)
 
 SALT = "1c6861fc9cbf9b2869dece73c73e30f7"

@@ -1,7 +1,7 @@
 """Checks of `shape_bugs` ("Common pitfalls": shape mismatches that broadcast silently).
 
 Inputs: the course texts' pairs, and hundreds of pairs drawn by hypothesis with a fixed
-seed (graders/cases/lesson01.py). Oracles: torch's own broadcasting on every pair, and
+seed (graders/lesson01/cases.py). Oracles: torch's own broadcasting on every pair, and
 `torch.nn.functional.mse_loss` differentiated by `torch.autograd`, both in this process.
 Hundreds of pairs go to the worker in one request (a driver, graders/drivers/shape_bugs.py,
 loops over them there),
@@ -24,17 +24,11 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from course_config import SHAPE_BUGS as EXERCISE
-from graders.check import checks_for
-from graders.compare import describe
-from graders.drawing import drawn
+from graders.kit import (Mistake, Returned, Student, checks_for, describe, drawn, exercise, expect_tensor, expected,
+                        fail)
 from graders.drivers.shape_bugs import broadcast_many, loss_probe, silently_many, torch_shape
-from graders.expect import expect_tensor
-from graders.feedback import fail
-from graders.mistakes import Mistake
-from graders.recording import expected
-from graders.student import Returned, Student
 
+EXERCISE = exercise("lesson01", "shape_bugs")
 check = checks_for("lesson01", EXERCISE.slug)
 
 Shape = tuple[int, ...]

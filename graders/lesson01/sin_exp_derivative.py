@@ -17,21 +17,14 @@ from types import ModuleType
 
 import torch
 
-from course_config import SIN_EXP_DERIVATIVE as EXERCISE
-from graders.check import checks_for
-from graders.compare import argument_changed, describe, number_problem, tensor_problem
+from graders.kit import (AUTOGRAD_IN_CODE, Mistake, Returned, Student, StudentError, Suspect, argument_changed,
+                        checks_for, code_lines, describe, exercise, expect_code_shows, expect_float_not_tensor,
+                        expect_number, expect_tensor, expected, fail, fail_with_mistake, first_matching_variant,
+                        number_problem, origin, tensor_problem, twin, twin_generator, twin_random)
 from graders.drivers.sin_exp_derivative import (derivative_of_tracked_x, differentiate_substitute, f_on_leaf,
                                                 replace_derivatives, substitute_f)
-from graders.expect import (code_lines, expect_code_shows, expect_float_not_tensor, expect_number, expect_tensor,
-                            fail_with_mistake)
-from graders.feedback import fail
-from graders.fresh import twin, twin_generator, twin_random
-from graders.mistakes import Mistake, Suspect, first_matching_variant
-from graders.recording import expected
-from graders.sandbox import StudentError, origin
-from graders.source_evidence import AUTOGRAD_IN_CODE
-from graders.student import Returned, Student
 
+EXERCISE = exercise("lesson01", "sin_exp_derivative")
 check = checks_for("lesson01", EXERCISE.slug)
 
 TRY_IT = '"Try it yourself", exercise 3'

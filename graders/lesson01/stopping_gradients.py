@@ -19,18 +19,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from course_config import STOPPING_GRADIENTS as EXERCISE
-from graders.check import checks_for
-from graders.compare import argument_changed, describe, tensor_problem
+from graders.kit import (CheckFailed, Mistake, Returned, Student, argument_changed, checks_for, code_lines, describe,
+                        exercise, expect_code_shows, expect_tensor, expected, fail, fail_with_mistake, origin,
+                        tensor_problem, twin, twin_random)
 from graders.drivers.stopping_gradients import apply_step, changed_in_place
-from graders.expect import code_lines, expect_code_shows, expect_tensor, fail_with_mistake
-from graders.feedback import CheckFailed, fail
-from graders.fresh import twin, twin_random
-from graders.mistakes import Mistake
-from graders.recording import expected
-from graders.sandbox import origin
-from graders.student import Returned, Student
 
+EXERCISE = exercise("lesson01", "stopping_gradients")
 check = checks_for("lesson01", EXERCISE.slug)
 
 TRIANGLE = '"The Detach / no_grad / .data Triangle" in the companion text'

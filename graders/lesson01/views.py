@@ -19,17 +19,11 @@ from typing import Any, Callable
 
 import torch
 
-from course_config import VIEWS as EXERCISE
-from graders.check import checks_for
-from graders.compare import describe
+from graders.kit import (Mistake, Returned, Student, Suspect, checks_for, describe, exercise, expect_tensor, expected,
+                        fail, fail_with_mistake, twin, twin_random)
 from graders.drivers.views import MISSING, Steps, apply, make_input, observe, pair_answers
-from graders.expect import expect_tensor, fail_with_mistake
-from graders.feedback import fail
-from graders.fresh import twin, twin_random
-from graders.mistakes import Mistake, Suspect
-from graders.recording import expected
-from graders.student import Returned, Student
 
+EXERCISE = exercise("lesson01", "views")
 check = checks_for("lesson01", EXERCISE.slug)
 
 VIEWS = '"Reshape vs. View vs. Contiguous" in the companion text'

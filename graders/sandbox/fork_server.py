@@ -114,7 +114,8 @@ def _load() -> None:
     import torch
 
     torch.set_num_threads(1)
-    from graders import drivers, eager_dynamo
+    from graders import drivers
+    from graders.sandbox import eager_dynamo
     from graders.sandbox import cgroups, confinement, worker  # noqa: F401 - loaded here once, for every fork
 
     eager_dynamo.install()
