@@ -17,6 +17,7 @@ from in the student's code), and the code-evidence patterns of checks of *how*.
 from __future__ import annotations
 
 import course_config
+from graders.engine.collect import collect_mistakes
 from graders.engine.compare import argument_changed, describe, number_problem, tensor_problem, values_problem
 from graders.engine.drawing import distinct, drawn
 from graders.engine.expect import (code_lines, expect_code_shows, expect_float_not_tensor, expect_number,
@@ -45,7 +46,7 @@ def exercise(lesson_folder: str, slug: str) -> course_config.Exercise:
 
 __all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "CheckFailed", "Exercise", "GradientSignature", "LossCurves",
            "Mistake", "RECORD", "RECORDING", "Returned", "Scalar", "Student", "StudentError", "Suspect",
-           "argument_changed", "checks_for", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
+           "argument_changed", "checks_for", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
            "expect_float_not_tensor", "expect_number", "expect_tensor", "expected", "fail", "fail_with_mistake",
            "first_matching_variant", "gradient_signature", "is_scaled", "number_problem", "origin", "tensor_problem",
            "twin", "twin_generator", "twin_random", "values_problem"]

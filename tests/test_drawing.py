@@ -202,7 +202,7 @@ def test_a_grading_run_draws_in_the_helper_and_never_imports_hypothesis_in_the_g
         cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert done.returncode == 0, done.stdout + done.stderr
     modules = json.loads((tmp_path / "modules.json").read_text())
-    assert "graders.lesson01.shape_bugs" in modules
+    assert "graders.lesson01.shape_bugs.checks" in modules
     assert not any(m == "hypothesis" or m.startswith("hypothesis.") for m in modules)
 
 

@@ -52,10 +52,10 @@ def test_the_engine_never_imports_a_front_end(module: str) -> None:
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _floor(m) == "sandbox"))
-def test_the_sandbox_imports_only_itself_and_the_drivers(module: str) -> None:
-    # The drivers are the code that runs beside a student's in the worker (standard library, torch and numpy
-    # only: test_drivers.py), so the fork server warms them; nothing else of the grader may be there.
-    wrong = [i for i in _imports(MODULES[module]) if _floor(i) not in ("sandbox", "drivers")]
+def test_the_sandbox_imports_only_itself(module: str) -> None:
+    # It finds the rooms' drivers (graders/<lesson>/<slug>/drivers.py, standard library, torch and numpy only:
+    # test_drivers.py) by their path, to warm them in the zygote; nothing else of the grader may be there.
+    wrong = [i for i in _imports(MODULES[module]) if _floor(i) != "sandbox"]
     assert not wrong, f"{module} imports {wrong}"
 
 
@@ -68,13 +68,28 @@ def test_the_sandbox_is_entered_by_its_door(module: str) -> None:
 
 @pytest.mark.parametrize("slug", sorted(SLUGS))
 def test_checks_import_the_kit_and_their_own_room_only(slug: str) -> None:
-    allowed = {"graders.kit", f"graders.drivers.{slug}", "graders.lesson01"}
-    helpers = {m for m in MODULES if m.startswith("graders.lesson01.") and m.split(".")[-1] not in SLUGS}
-    wrong = [i for i in _imports(GRADERS / "lesson01" / f"{slug}.py") if i not in allowed | helpers]
-    assert not wrong, f"the checks of {slug} import {wrong}: a check imports graders.kit (and its own drivers)"
-    source = (GRADERS / "lesson01" / f"{slug}.py").read_text()
-    assert "import course_config" not in source and "from course_config" not in source, (
-        f"the checks of {slug} read the course through the kit's exercise(), not course_config")
+    room = f"graders.lesson01.{slug}"
+    for path in sorted((GRADERS / "lesson01" / slug).glob("*.py")):
+        allowed = {"graders.kit", room} | {m for m in MODULES if m.startswith(room + ".")}
+        if path.stem == "drivers":
+            allowed = {m for m in allowed if m != "graders.kit"}  # drivers run in the worker: nothing of the grader
+        wrong = [i for i in _imports(path) if i not in allowed]
+        assert not wrong, f"{path.relative_to(GRADERS)} imports {wrong}: a room imports graders.kit and itself only"
+        source = path.read_text()
+        assert "import course_config" not in source and "from course_config" not in source, (
+            f"{path.relative_to(GRADERS)} reads the course through the kit's exercise(), not course_config")
+
+
+@pytest.mark.parametrize("slug", sorted(SLUGS))
+def test_a_room_holds_checks_mistakes_and_nothing_that_loads_on_its_own(slug: str) -> None:
+    room = GRADERS / "lesson01" / slug
+    assert (room / "checks.py").is_file() and (room / "mistakes.py").is_file()
+    # A worker imports its drivers through the room's package: the package itself must load nothing.
+    init = ast.parse((room / "__init__.py").read_text())
+    assert [type(node) for node in init.body] == [ast.Expr], f"{slug}/__init__.py holds more than its docstring"
+    mistakes = ast.parse((room / "mistakes.py").read_text())
+    assert not any(isinstance(n, (ast.FunctionDef, ast.ClassDef)) for n in mistakes.body), (
+        f"{slug}/mistakes.py holds the named mistakes only (their variants are code of the checks)")
 
 
 def test_no_import_cycle_among_the_modules() -> None:

@@ -6,7 +6,7 @@ import importlib.util
 
 import course_config
 from graders.engine.fresh import twin_run
-from graders.lesson01 import linear_module as checks
+from graders.lesson01.linear_module import checks
 
 HAND_WRITTEN_UPDATE = '''
 import torch

@@ -8,10 +8,10 @@ import types
 import pytest
 
 from conftest import ROOT
-from graders.lesson01 import micrograd_steps as steps
+from graders.lesson01.micrograd import micrograd_steps as steps
 from graders.engine.drawing import drawn
-from graders.lesson01.expression_graphs import path_counts
-from graders.lesson01 import micrograd as checks
+from graders.lesson01.micrograd.expression_graphs import path_counts
+from graders.lesson01.micrograd import checks
 from graders.engine.mistakes import Mistake
 
 REFERENCE = (ROOT / "reference" / "lesson01" / "micrograd.py").read_text()

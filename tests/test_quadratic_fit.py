@@ -181,7 +181,7 @@ def test_twin_data_are_another_parabola_of_the_same_kind_that_settles_as_the_les
     import torch
 
     from graders.engine.fresh import twin_run
-    from graders.lesson01 import quadratic_fit as checks
+    from graders.lesson01.quadratic_fit import checks
 
     spec = importlib.util.spec_from_file_location("reference_quadratic_fit", REFERENCE)
     reference = importlib.util.module_from_spec(spec)
@@ -221,7 +221,7 @@ def test_zeros_made_another_way_keep_full_marks(grade) -> None:
 
 
 def test_answers_that_ignore_steps_or_take_one_too_many_are_not_blamed_on_the_start(grade) -> None:
-    from graders.lesson01.quadratic_fit import NONZERO_START
+    from graders.lesson01.quadratic_fit.checks import NONZERO_START
 
     for fit in (HARD_CODED, STEPS_PLUS_ONE):
         graded = grade({SLUG: DATA + fit}, "-k", SLUG)
@@ -235,7 +235,7 @@ def test_answers_that_ignore_steps_or_take_one_too_many_are_not_blamed_on_the_st
 def test_the_start_at_zero_is_the_reference_bit_for_bit_and_the_start_at_ones_is_not() -> None:
     import importlib.util
 
-    from graders.lesson01 import quadratic_fit as checks
+    from graders.lesson01.quadratic_fit import checks
 
     spec = importlib.util.spec_from_file_location("reference_quadratic_fit_start", REFERENCE)
     reference = importlib.util.module_from_spec(spec)
@@ -250,7 +250,7 @@ def test_the_start_at_zero_is_the_reference_bit_for_bit_and_the_start_at_ones_is
 def test_the_defaults_the_checks_expect_are_the_signatures() -> None:
     import inspect
 
-    from graders.lesson01 import quadratic_fit as checks
+    from graders.lesson01.quadratic_fit import checks
     from reference.lesson01 import quadratic_fit as reference
 
     parameters = inspect.signature(reference.fit_quadratic).parameters

@@ -13,7 +13,7 @@ import torch
 import course_config
 from graders.lesson01 import cases
 from graders.engine.drawing import drawn
-from graders.lesson01 import shape_bugs as checks
+from graders.lesson01.shape_bugs import checks
 
 EXERCISE = course_config.SHAPE_BUGS
 SLUG = EXERCISE.slug

@@ -59,15 +59,13 @@ def expect_float_not_tensor(returned: Returned, right: float, mistake: Mistake, 
     if (type(got) is torch.Tensor and got.dim() == 0 and got.is_floating_point()
             and number_problem(got.item(), right, rtol=rtol, atol=atol) is None):
         fail(f"{returned.call.split('(')[0]}: {what} is right, but it is a tensor, not a Python float.",
-             call=returned.call, got=describe(got), expected=wanted, mistake=mistake.name,
-             meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+             call=returned.call, got=describe(got), expected=wanted, mistake=mistake)
 
 
 def fail_with_mistake(returned: Returned, summary: str, mistake: Mistake, got: Any = None) -> None:
     """Fail a check with a mistake already recognised by the check itself."""
     __tracebackhide__ = True
-    fail(summary, call=returned.call, got=describe(got) if got is not None else "", mistake=mistake.name,
-         meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+    fail(summary, call=returned.call, got=describe(got) if got is not None else "", mistake=mistake)
 
 
 def _fail_with(returned: Returned, problem: str, got: str, expected: str, mistake: Mistake | None,
@@ -75,8 +73,7 @@ def _fail_with(returned: Returned, problem: str, got: str, expected: str, mistak
     __tracebackhide__ = True
     summary = f"{returned.call.split('(')[0]}: {problem}."
     if mistake is not None:
-        fail(summary, call=returned.call, got=got, expected=expected, mistake=mistake.name,
-             meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+        fail(summary, call=returned.call, got=got, expected=expected, mistake=mistake)
     fail(summary, call=returned.call, got=got, expected=expected, hint=hint, section=section)
 
 

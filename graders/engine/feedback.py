@@ -103,6 +103,11 @@ class CheckFailed(AssertionError):
 
 
 def fail(summary: str, **parts: object) -> NoReturn:
-    """Fail the current check with a message in the standard shape."""
+    """Fail the current check with a message in the standard shape. `mistake` may be a named mistake
+    (graders/engine/mistakes.py): its name, explanation, hint and section fill the parts not given."""
     __tracebackhide__ = True
+    named = parts.get("mistake")
+    if named is not None and not isinstance(named, str):  # a Mistake (not imported here: it imports this module)
+        parts = {"meaning": named.explanation, "hint": named.hint, "section": named.section,  # type: ignore[attr-defined]
+                 **parts, "mistake": named.name}  # type: ignore[attr-defined]
     raise CheckFailed(Feedback(summary, **parts))  # type: ignore[arg-type]

@@ -34,7 +34,7 @@ def course_digest() -> str:
     root = course_config.ROOT
     files = [Path(course_config.__file__)]
     for folder in (Path(__file__).resolve().parents[1], root / "reference"):  # graders/ and the reference
-        files += sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+        files += sorted(p for p in folder.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts)
     for path in files:
         digest.update(str(path.relative_to(root) if root in path.parents else path.name).encode())
         digest.update(path.read_bytes())

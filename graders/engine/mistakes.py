@@ -1,6 +1,6 @@
 """Named mistakes and how a wrong answer is matched to one.
 
-Each exercise keeps a catalogue (`MISTAKES` in its checks module). A mistake is
+Each exercise keeps a catalogue (its room's mistakes.py, collected by engine/collect.py). A mistake is
 recognised in one of three ways: the student's output equals a wrong variant of the
 reference run on the same input; a gradient is a known multiple of the right one (the
 gradient signature); or a raised error matches the message that mistake produces.

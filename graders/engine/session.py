@@ -24,7 +24,9 @@ import course_config
 from graders import sandbox
 from graders.engine import kept_values
 from graders.engine.allowance import Allowance
+from graders.engine.collect import collect_mistakes
 from graders.engine.feedback import FIELD_CHARS, CheckFailed, Feedback, cut
+from graders.engine.mistakes import Mistake
 from graders.engine.options import KEPT, replay_file
 from graders.engine.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
 from graders.engine.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, shown_message, tally
@@ -180,7 +182,7 @@ class GradingSession:
         path = self.module_path(node.path, node.lesson)
         display = self.display(path)
         self.display_paths[node.exercise.slug] = display
-        catalogue = list(getattr(node.obj, "MISTAKES", []))
+        catalogue = node.mistakes()
         if self.in_process:
             from graders.sandbox import InProcess
 
@@ -499,7 +501,12 @@ class ExerciseModule(pytest.Module):
         return course_config.find_exercise(self.path.parent.name, self.path.stem)[1]  # type: ignore[index]
 
     def _getobj(self) -> ModuleType:
-        return importlib.import_module(f"graders.{self.lesson.folder}.{self.exercise.slug}")
+        return importlib.import_module(f"graders.{self.lesson.folder}.{self.exercise.slug}.checks")
+
+    def mistakes(self) -> list[Mistake]:
+        """The exercise's catalogue of named mistakes: collected from its room's mistakes.py."""
+        room = f"graders.{self.lesson.folder}.{self.exercise.slug}"
+        return collect_mistakes(importlib.import_module(f"{room}.mistakes"))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -295,7 +295,7 @@ class Student:
         for mistake in (*self.mistakes, *ANY_EXERCISE):
             if mistake.matches_error(error.type, error.message):
                 fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
-                     mistake=mistake.name, meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+                     mistake=mistake)
         fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
              section=self.section,
              hint="Read the error and the line it points to in your file.")

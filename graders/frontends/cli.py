@@ -140,7 +140,37 @@ def _gradescope(commands: argparse._SubParsersAction) -> None:
             action.set_defaults(run=lambda a: gradescope.prepare(a.root) or 0)
 
 
-VERBS = (_nbgrader, _grade, _release, _gradescope)
+def _new(commands: argparse._SubParsersAction) -> None:
+    from graders.frontends import new_exercise
+
+    parser = commands.add_parser("new", help="write a new exercise's room (stub, reference, manifest, checks, "
+                                             "mistakes) that grades at once; docs/AUTHORING.md goes on from there")
+    parser.add_argument("lesson", metavar="LESSON", help="the lesson's folder, e.g. lesson01")
+    parser.add_argument("slug", metavar="SLUG", help="the exercise's name: lower-case letters, digits, underscores")
+    parser.add_argument("--title", required=True, help="one line saying what the exercise is about")
+    parser.add_argument("--section", default="", help="where in the lesson to look (default: the title, quoted)")
+    parser.add_argument("--points", type=float, default=_default(new_exercise.scaffold, "points"),
+                        help="what the exercise is worth (default: %(default)s)")
+    parser.set_defaults(run=_run_new)
+
+
+def _run_new(arguments: argparse.Namespace) -> int:
+    from graders.frontends import new_exercise
+
+    try:
+        written = new_exercise.scaffold(arguments.lesson, arguments.slug, arguments.title, arguments.section,
+                                        arguments.points)
+    except new_exercise.ScaffoldError as error:
+        raise SystemExit(f"python -m graders new: {error}") from None
+    root = new_exercise.course_config.ROOT
+    print("Wrote:\n" + "\n".join(f"  {path.relative_to(root)}" for path in written))
+    print(f"Try it: pytest exercises/{arguments.lesson}/{arguments.slug}.py --submission reference "
+          f"(full marks), then pytest exercises/{arguments.lesson}/{arguments.slug}.py (0, not started). "
+          "Next steps: docs/AUTHORING.md")
+    return 0
+
+
+VERBS = (_nbgrader, _grade, _release, _gradescope, _new)
 
 
 def parser() -> argparse.ArgumentParser:

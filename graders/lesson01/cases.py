@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from course_config import MICROGRAD, SHAPE_BUGS
 from graders.engine.drawing import distinct  # not the kit: the drawing helper imports this module before torch
-from graders.lesson01.expression_graphs import BINARY, KINDS, Graph, operands, path_counts, python_value
+from graders.lesson01.micrograd.expression_graphs import BINARY, KINDS, Graph, operands, path_counts, python_value
 
 Shape = tuple[int, ...]
 Pair = tuple[Shape, Shape]

@@ -79,7 +79,7 @@ class Service:
         self.plan = sandbox.plan(frozenset(s for s in leave_out.split(",") if s))
         for lesson in course_config.LESSONS:  # the checks, collected by every request
             for exercise in lesson.exercises:
-                __import__(f"graders.{lesson.folder}.{exercise.slug}")
+                __import__(f"graders.{lesson.folder}.{exercise.slug}.checks")
         plots.warm_up()
         from graders.engine.session import EXIT_ZYGOTE_GONE
 

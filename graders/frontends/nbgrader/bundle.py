@@ -54,10 +54,11 @@ def write_bundle(folder: Path, lesson: course_config.Lesson, exercises: list[cou
     (target / lesson.folder / "__init__.py").write_text("")
     withheld: dict[str, list[str]] = {}
     for exercise in exercises:
-        checks = (ENGINE / lesson.folder / f"{exercise.slug}.py").read_text()
+        checks = (ENGINE / lesson.folder / exercise.slug / "checks.py").read_text()
         reference = (course_config.ROOT / "reference" / lesson.folder / f"{exercise.slug}.py").read_text()
         text, withheld[exercise.slug] = public_checks(checks, exercise, reference)
-        (target / lesson.folder / f"{exercise.slug}.py").write_text(rename(text))
+        (target / lesson.folder / exercise.slug).mkdir(exist_ok=True)
+        (target / lesson.folder / exercise.slug / "checks.py").write_text(rename(text))
         (target / "exercises" / lesson.folder / f"{exercise.slug}.py").write_text(PLACEHOLDER)
     config = public_config(Path(course_config.__file__).read_text())
     (target / "course_config.py").write_text(config)
@@ -97,9 +98,9 @@ def engine_modules() -> list[str]:
 
 
 def _checks_modules() -> list[Path]:
-    """Each exercise's checks module, graders/<lesson>/<slug>.py (released apart, as public checks)."""
+    """Each exercise's checks module, graders/<lesson>/<slug>/checks.py (released apart, as public checks)."""
     slugs = {e.slug for lesson in course_config.LESSONS for e in lesson.exercises}
-    return [p for p in ENGINE.glob("lesson*/*.py") if p.stem in slugs]
+    return [p for p in ENGINE.glob("lesson*/*/checks.py") if p.parent.name in slugs]
 
 
 def _engine_imports(source: str) -> list[str]:

@@ -19,7 +19,7 @@ import course_config
 
 REPLAYED = 'raise LookupError("expected values are replayed from expected.json in this copy")'
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_READ_BY_THE_ENGINE = ("MISTAKES", "worker_warm_up", "pytestmark")  # names the plugin looks up in a checks module
+_READ_BY_THE_ENGINE = ("worker_warm_up", "pytestmark")  # names the plugin looks up in a checks module
 
 
 def public_checks(source: str, exercise: course_config.Exercise, reference: str = "") -> tuple[str, list[str]]:
