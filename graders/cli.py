@@ -140,7 +140,16 @@ def _gradescope(commands: argparse._SubParsersAction) -> None:
             action.set_defaults(run=lambda a: gradescope.prepare(a.root) or 0)
 
 
-VERBS = (_nbgrader, _grade, _release, _gradescope)
+def _config(commands: argparse._SubParsersAction) -> None:
+    from graders import course_settings
+
+    parser = commands.add_parser("config", help="print the course's settings: limits, policy, and each exercise's "
+                                                "points, checks, seeds and tolerances, with their descriptions")
+    parser.add_argument("--exercise", metavar="SLUG", help="only this exercise's settings")
+    parser.set_defaults(run=lambda a: course_settings.main(a.exercise))
+
+
+VERBS = (_nbgrader, _grade, _release, _gradescope, _config)
 
 
 def parser() -> argparse.ArgumentParser:
