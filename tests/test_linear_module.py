@@ -50,7 +50,7 @@ def test_the_reference_reproduces_the_lessons_printout() -> None:
 def test_the_wrong_runs_differ_from_the_right_one_on_the_hidden_inputs() -> None:
     reference = _reference()
     for case in checks.FRESH_RUNS:
-        lr, steps, seed = case["lr"], case["steps"], course_config.LINEAR_MODULE.seed(case["seed"])
+        lr, steps, seed = case["lr"], case["steps"], course_config.LESSON_01.exercise("linear_module").seed(case["seed"])
         right = reference.fit_linear_module(lr, steps, seed)
         for mistake, run in checks.wrong_runs(reference, lr, steps, seed):
             assert checks._run_problem(run, right), mistake.name
@@ -121,7 +121,7 @@ def test_the_lessons_seed_for_the_callers_is_a_wrong_run_only_off_the_lessons_se
     reference = _reference()
     lesson = [mistake for mistake, _ in checks.wrong_runs(reference, **checks.LESSON_RUN)]
     assert checks.SEED_IGNORED not in lesson
-    seed = course_config.LINEAR_MODULE.seed("fresh_first")
+    seed = course_config.LESSON_01.exercise("linear_module").seed("fresh_first")
     runs = dict(checks.wrong_runs(reference, 0.05, 30, seed))
     assert runs[checks.SEED_IGNORED] == reference.fit_linear_module(0.05, 30, checks.LESSON_RUN["seed"])
 
@@ -162,7 +162,7 @@ def test_defaults_other_than_the_lessons_cost_the_lesson_numbers_check(grade) ->
 
 def test_both_arguments_ignored_is_a_wrong_run_only_off_both_lesson_values() -> None:
     reference = _reference()
-    seed = course_config.LINEAR_MODULE.seed("fresh_first")
+    seed = course_config.LESSON_01.exercise("linear_module").seed("fresh_first")
     for lr, run_seed in ((0.1, seed), (0.05, checks.LESSON_RUN["seed"]), (0.1, checks.LESSON_RUN["seed"])):
         assert checks.LR_AND_SEED_IGNORED not in dict(checks.wrong_runs(reference, lr, 30, run_seed))
     runs = dict(checks.wrong_runs(reference, 0.05, 30, seed))

@@ -170,7 +170,7 @@ def _release_texts(course: Path, *, code_only: bool = False, strings: bool = Fal
     that quotes a formula is text students see anyway, code is what must not leak."""
     texts = {}
     for path in (course / "release").rglob("*"):
-        if not path.is_file() or path.suffix not in (".py", ".ipynb", ".json", ".ini", ".txt", ".md"):
+        if not path.is_file() or path.suffix not in (".py", ".ipynb", ".json", ".ini", ".txt", ".md", ".toml"):
             continue
         text = path.read_text(errors="replace")
         if path.suffix == ".ipynb":

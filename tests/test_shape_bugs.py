@@ -15,7 +15,7 @@ from graders.lesson01 import cases
 from graders.engine.drawing import drawn
 from graders.lesson01.shape_bugs import checks
 
-EXERCISE = course_config.SHAPE_BUGS
+EXERCISE = course_config.LESSON_01.exercise("shape_bugs")
 SLUG = EXERCISE.slug
 REFERENCE = (course_config.ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
 REFUSAL = '''raise ValueError(f"mse_loss: pred has shape {tuple(pred.shape)} but target has shape "

@@ -4,9 +4,9 @@
 the generated inputs on each run: about a second of the reference's training runs and two
 CPU-seconds of drawing, paid again although nothing they depend on changed. So a student's
 run keeps what the grader computed in one file per version of the course (a digest of the
-engine, the checks, the reference and course_config.py: any change starts a new file), in
-the user's cache folder, and later runs read it back. The file holds only values the grader
-process computed; student code runs in workers that cannot write there.
+engine, the checks and their manifests, the reference and course_config.py: any change
+starts a new file), in the user's cache folder, and later runs read it back. The file holds
+only values the grader process computed; student code runs in workers that cannot write there.
 
 The instructor's paths do not use it: they replay a recording, use the batch's own cache
 (`--expected-cache`), or pass `--no-expected-cache` (the notebooks' grading server). Neither
@@ -34,6 +34,7 @@ def course_digest() -> str:
     root = course_config.ROOT
     files = [Path(course_config.__file__)]
     for folder in (Path(__file__).resolve().parents[1], root / "reference"):  # graders/ and the reference
+        # .toml: the exercises' manifests (graders/<lesson>/<slug>/exercise.toml), their tolerances and seeds.
         files += sorted(p for p in folder.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts)
     for path in files:
         digest.update(str(path.relative_to(root) if root in path.parents else path.name).encode())

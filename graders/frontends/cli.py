@@ -170,7 +170,16 @@ def _run_new(arguments: argparse.Namespace) -> int:
     return 0
 
 
-VERBS = (_nbgrader, _grade, _release, _gradescope, _new)
+def _config(commands: argparse._SubParsersAction) -> None:
+    from graders.frontends import course_settings
+
+    parser = commands.add_parser("config", help="print the course's settings: limits, policy, and each exercise's "
+                                                "points, checks, seeds and tolerances, with their descriptions")
+    parser.add_argument("--exercise", metavar="SLUG", help="only this exercise's settings")
+    parser.set_defaults(run=lambda a: course_settings.main(a.exercise))
+
+
+VERBS = (_nbgrader, _grade, _release, _gradescope, _config, _new)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -15,9 +15,12 @@ from typing import Any, Callable
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from course_config import MICROGRAD, SHAPE_BUGS
+import course_config
 from graders.engine.drawing import distinct  # not the kit: the drawing helper imports this module before torch
 from graders.lesson01.micrograd.expression_graphs import BINARY, KINDS, Graph, operands, path_counts, python_value
+
+SHAPE_BUGS = course_config.LESSON_01.exercise("shape_bugs")
+MICROGRAD = course_config.LESSON_01.exercise("micrograd")
 
 Shape = tuple[int, ...]
 Pair = tuple[Shape, Shape]

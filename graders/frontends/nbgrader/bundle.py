@@ -4,7 +4,8 @@ course package is not installed, and nothing that may not be released.
     nbchecks/runtime.py, report.py, grading_server.py, server.py   what the notebook's cells call
     nbchecks/<engine>.py          the engine modules the plugin imports (generic: no answers)
     nbchecks/<lesson>/<slug>.py   public checks only (public_checks.py)
-    nbchecks/course_config.py     the manifest without hidden checks
+    nbchecks/course_config.py     the course, copied as it is
+    nbchecks/<lesson>/<slug>/exercise.toml   each exercise's manifest without its hidden checks
     nbchecks/expected.json        expected values recorded from the reference (data)
     nbchecks/exercises/<lesson>/<slug>.py   empty: the paths pytest collects
     nbchecks/pytest.ini           so that pytest ignores any ini file above the bundle
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import course_config
 from graders.frontends.nbgrader import grading_server
-from graders.frontends.nbgrader.public_checks import public_checks, public_config
+from graders.frontends.nbgrader.public_checks import public_checks, public_manifest
 
 PACKAGE = "nbchecks"
 ENGINE = Path(__file__).resolve().parents[2]  # graders/
@@ -60,8 +61,12 @@ def write_bundle(folder: Path, lesson: course_config.Lesson, exercises: list[cou
         (target / lesson.folder / exercise.slug).mkdir(exist_ok=True)
         (target / lesson.folder / exercise.slug / "checks.py").write_text(rename(text))
         (target / "exercises" / lesson.folder / f"{exercise.slug}.py").write_text(PLACEHOLDER)
-    config = public_config(Path(course_config.__file__).read_text())
-    (target / "course_config.py").write_text(config)
+    shutil.copyfile(course_config.__file__, target / "course_config.py")
+    for each in course_config.LESSONS:  # the copy reads every exercise's manifest, bundled or not
+        for exercise in each.exercises:
+            manifest = target / each.folder / exercise.slug / "exercise.toml"
+            manifest.parent.mkdir(parents=True, exist_ok=True)
+            manifest.write_text(public_manifest(course_config.manifest_path(each.folder, exercise.slug)))
     (target / grading_server.EXPECTED_FILE).write_text(json.dumps(expected, sort_keys=True))
     (target / grading_server.INI_FILE).write_text("[pytest]\n")
     _check_no_installed_imports(target)

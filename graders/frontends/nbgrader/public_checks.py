@@ -1,22 +1,29 @@
-"""The student's copy of a checks module and of course_config.py: what may be released.
+"""The student's copy of a checks module and of an exercise's manifest: what may be released.
 
 From `graders/<lesson>/<slug>.py`: the hidden checks go; the body of every `@expected`
 function becomes a `raise` (it computes expected values from the reference or from a
 mistake's formula, and the bundle replays those values instead); a public check whose
 code (or a helper's) repeats the body of a reference function is withheld too, since
 releasing it would release the solution (it still runs at autograde); then every
-top-level function nothing uses any more goes (helpers of the hidden checks). From
-course_config.py: the hidden checks' entries go. Both are edited as text, by the line
-ranges `ast` gives, so what remains keeps its comments and layout.
+top-level function nothing uses any more goes (helpers of the hidden checks). It is edited
+as text, by the line ranges `ast` gives, so what remains keeps its comments and layout.
+
+From an exercise's manifest (graders/<lesson>/<slug>/exercise.toml): the hidden checks go.
+It is data, so it is loaded and written again (course_config.py itself is copied as it is).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import tomllib
+from pathlib import Path
+from typing import Any
 
 import course_config
 
+RELEASED_MANIFEST = ("# The released copy of this exercise's manifest: its public checks only. Written by the\n"
+                     "# course's build (graders/frontends/nbgrader/public_checks.py); do not edit.\n\n")
 REPLAYED = 'raise LookupError("expected values are replayed from expected.json in this copy")'
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _READ_BY_THE_ENGINE = ("worker_warm_up", "pytestmark")  # names the plugin looks up in a checks module
@@ -105,25 +112,62 @@ def _code_lines(body: list[ast.stmt]) -> set[str]:
             if len(line.strip()) >= 24 and not line.strip().startswith(("def ", "@", "import ", "from "))}
 
 
-def public_config(source: str) -> str:
-    """course_config.py without the `Check(...)` entries marked hidden=True."""
-    tree = ast.parse(source)
-    spans = []
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Check"
-                and any(k.arg == "hidden" and _true(k.value) for k in node.keywords)):
-            spans.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
-    offsets = _line_offsets(source)
-    text = source
-    for line, col, end_line, end_col in sorted(spans, reverse=True):
-        start, end = offsets[line - 1] + col, offsets[end_line - 1] + end_col  # type: ignore[index]
-        after = re.match(r"\s*,[ \t]*(#[^\n]*)?\n?", text[end:])
-        end += after.end() if after else 0
-        before = re.search(r"\n[ \t]*$", text[:start])
-        start = before.start() + 1 if before else start
-        text = text[:start] + text[end:]
-    ast.parse(text)
-    return text
+def public_manifest(path: Path) -> str:
+    """An exercise's manifest (exercise.toml) without its hidden checks, for the student bundle.
+
+    Loaded as data and written again, never cut as text: a hidden check's id or description
+    cannot survive in a comment or a stray line. The hidden checks' points are kept as one sum,
+    `withheld_points`, so that course_config.py finds the exercise's points complete (students see
+    every exercise's points in the notebook anyway)."""
+    with path.open("rb") as file:
+        data = tomllib.load(file)
+    hidden = [check for check in data["checks"] if check.get("hidden", False)]
+    data["checks"] = [check for check in data["checks"] if not check.get("hidden", False)]
+    if hidden:
+        data["withheld_points"] = sum(check["points"] for check in hidden)
+    return RELEASED_MANIFEST + toml_text(data)
+
+
+def toml_text(data: dict[str, Any]) -> str:
+    """TOML for the manifests' shape: keys with scalar values, tables (nested), and arrays of tables
+    of scalars at the top level. Values keep their types (1 stays an integer, 1.0 a float)."""
+    lines = [f"{key} = {_toml_value(value)}" for key, value in data.items() if not isinstance(value, (dict, list))]
+    for key, entries in data.items():
+        if isinstance(entries, list):
+            for entry in entries:
+                lines += ["", f"[[{key}]]", *(f"{k} = {_toml_value(v)}" for k, v in entry.items())]
+    for key, table in data.items():
+        if isinstance(table, dict):
+            lines += _toml_table(key, table)
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _toml_table(name: str, table: dict[str, Any]) -> list[str]:
+    scalars = [f"{key} = {_toml_value(value)}" for key, value in table.items() if not isinstance(value, dict)]
+    inner = [key for key, value in table.items() if isinstance(value, dict)]
+    lines = ["", f"[{name}]", *scalars] if scalars or not inner else []
+    for key in inner:
+        lines += _toml_table(f"{name}.{_toml_key(key)}", table[key])
+    return lines
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_value(key)
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return re.sub(r"e([+-])0+(?=\d)", r"e\1", repr(value))  # 1e-5 (not 1e-05), 1000.0, 3, inf, nan
+    if isinstance(value, str):
+        plain = all(c >= " " and c != "\x7f" for c in value)
+        if plain and '"' in value and "'" not in value:
+            return f"'{value}'"  # a literal string: quotes need no escape
+        escaped = "".join("\\" + c if c in '"\\' else f"\\u{ord(c):04x}" if c < " " or c == "\x7f" else c
+                          for c in value)
+        return f'"{escaped}"'
+    raise TypeError(f"no TOML written here for {type(value).__name__} {value!r} (the manifests hold none)")
 
 
 def _unused_definitions(kept: list[ast.stmt]) -> list[ast.stmt]:
@@ -183,15 +227,3 @@ def _with_comments_above(first: int, lines: list[str]) -> int:
 def _first_line(node: ast.stmt) -> int:
     decorators = getattr(node, "decorator_list", [])
     return (decorators[0].lineno if decorators else node.lineno) - 1
-
-
-def _true(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is True
-
-
-def _line_offsets(text: str) -> list[int]:
-    offsets, total = [], 0
-    for line in text.splitlines(keepends=True):
-        offsets.append(total)
-        total += len(line)
-    return offsets + [total]
