@@ -1,4 +1,4 @@
-"""The one door for check authors: everything a checks module (graders/<lesson>/<slug>.py) imports
+"""The one door for check authors: everything a checks module (graders/<lesson>/<slug>/checks.py) imports
 from the grader comes from here, so that the engine can change behind it.
 
     EXERCISE = exercise("lesson01", "my_slug")   its manifest: checks, points, seeds, tolerances

@@ -63,7 +63,8 @@ def assert_earns_only_the_honest_part(graded) -> None:
 @pytest.mark.parametrize("path", [
     "Path(graders.__file__).parent.parent / 'reference' / 'lesson01' / 'sin_exp_derivative.py'",
     "Path(course_config.__file__)",
-    "Path(graders.__file__).parent / 'lesson01' / 'sin_exp_derivative.py'",
+    "Path(graders.__file__).parent / 'lesson01' / 'sin_exp_derivative' / 'checks.py'",
+    "Path(graders.__file__).parent / 'lesson01' / 'sin_exp_derivative' / 'exercise.toml'",
     "Path.home() / '.bashrc'",
     "Path('/etc/passwd')",
 ])

@@ -43,7 +43,7 @@ def test_the_reference_earns_full_marks_and_the_json_says_so(pytester: pytest.Py
     assert data["trusted"] is True
     check = data["exercises"][0]["checks"][0]
     assert set(check) >= {"id", "points", "score", "passed", "message", "hidden", "mistake"}
-    points = f"{course_config.LESSON_01.exercise("sin_exp_derivative").points:g}"
+    points = f"{course_config.LESSON_01.exercise('sin_exp_derivative').points:g}"
     assert result.stdout.lines[-1].startswith(f"Lesson 1: {points} / {points} points")
     assert data["complete"] is True
 

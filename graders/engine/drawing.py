@@ -229,7 +229,7 @@ DRAWER = Drawer()
 
 
 def drawn(lesson: str, slug: str, name: str) -> Any:
-    """The generated inputs `name` of an exercise (a seed name in course_config.py); recorded
+    """The generated inputs `name` of an exercise (a seed name in its manifest); recorded
     with the expected values, so that a student bundle replays them without hypothesis."""
     from graders.engine.recording import RECORDING  # imports torch: not at the top, see the docstring
 

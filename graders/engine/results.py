@@ -11,7 +11,7 @@ from pathlib import Path
 
 @dataclass
 class CheckResult:
-    id: str  # the check's id in course_config.py (its test is `test_<id>`)
+    id: str  # the check's id in its exercise's manifest (its test is `test_<id>`)
     points: float  # what the check is worth
     score: float  # what the submission earned on it: `points` if passed, else 0
     passed: bool

@@ -1,9 +1,12 @@
 """The grading session: what `pytest exercises/` runs once graders/frontends/pytest_plugin.py has set up.
 
-Collecting `exercises/<lesson>/<slug>.py` yields the checks of `graders/<lesson>/<slug>.py`
+Collecting `exercises/<lesson>/<slug>.py` yields the checks of `graders/<lesson>/<slug>/checks.py`
 instead of importing the student's file: the submission is only ever imported by a
 worker process. Each check's result goes into one `SubmissionResult`, printed as a grade
 table at the end and written as JSON with `--json`. Importing this module imports torch.
+
+Over 400 lines because its hooks share one state (the session: its workers, budgets, results and
+recording) that pytest hands from hook to hook; the options it reads are declared in options.py.
 """
 
 from __future__ import annotations
@@ -579,7 +582,7 @@ def reference(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture(scope="module")
 def exercise(request: pytest.FixtureRequest) -> course_config.Exercise:
-    """This exercise's entry in course_config.py: its seeds and tolerances."""
+    """This exercise as its manifest declares it: its seeds and tolerances."""
     return _exercise_module(request).exercise
 
 

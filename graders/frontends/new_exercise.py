@@ -109,29 +109,6 @@ def _toml_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-_STUB = '''"""{docstring_title}
-
-Write `scale` below: replace `raise NotImplementedError` with your code, then run
-`pytest exercises/{lesson}/{slug}.py` to see which checks pass.
-"""
-
-import torch
-from torch import Tensor
-
-
-def scale(x: Tensor, factor: float) -> Tensor:
-    """Every element of x times `factor`, as a new tensor of x's shape and dtype.
-
-    Args:
-        x: a tensor of any shape.
-        factor: the number to multiply by.
-
-    Returns:
-        A tensor like x; x itself is left unchanged.
-    """
-    raise NotImplementedError("scale")
-'''
-
 _REFERENCE = '''"""{docstring_title}
 
 The reference solution of `scale` (instructors only: never released to students).
@@ -153,6 +130,12 @@ def scale(x: Tensor, factor: float) -> Tensor:
     """
     return x * factor
 '''
+
+# The stub is the reference with its body taken out (same signature, same docstring).
+_STUB = (_REFERENCE.replace("The reference solution of `scale` (instructors only: never released to students).",
+                            "Write `scale` below: replace `raise NotImplementedError` with your code, then run\n"
+                            "`pytest exercises/{lesson}/{slug}.py` to see which checks pass.")
+         .replace("    return x * factor\n", '    raise NotImplementedError("scale")\n'))
 
 _INIT = '''"""The room of `{slug}`: its manifest (exercise.toml), checks, named mistakes and helpers. Empty on
 purpose: a worker imports a room's drivers through this package, and must load nothing else of the grader."""

@@ -3,7 +3,7 @@ course package is not installed, and nothing that may not be released.
 
     nbchecks/runtime.py, report.py, grading_server.py, server.py   what the notebook's cells call
     nbchecks/<engine>.py          the engine modules the plugin imports (generic: no answers)
-    nbchecks/<lesson>/<slug>.py   public checks only (public_checks.py)
+    nbchecks/<lesson>/<slug>/checks.py   public checks only (public_checks.py), beside the room's manifest
     nbchecks/course_config.py     the course, copied as it is
     nbchecks/<lesson>/<slug>/exercise.toml   each exercise's manifest without its hidden checks
     nbchecks/expected.json        expected values recorded from the reference (data)

@@ -7,7 +7,7 @@
       answer-<slug> (solution)       stub + reference bodies in solution regions
       test-<slug> (grade, locked)    runs the checks; worth the exercise's points
 
-Every piece comes from the exercise's own files and its course_config.py entry; the stub is
+Every piece comes from the exercise's own files and its manifest; the stub is
 the committed one (graders/engine/stubs.py): nbgrader removes only the solution regions, so anything
 else an instructor's solved working copy holds would reach students.
 """

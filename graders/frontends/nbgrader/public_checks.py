@@ -1,6 +1,6 @@
 """The student's copy of a checks module and of an exercise's manifest: what may be released.
 
-From `graders/<lesson>/<slug>.py`: the hidden checks go; the body of every `@expected`
+From `graders/<lesson>/<slug>/checks.py`: the hidden checks go; the body of every `@expected`
 function becomes a `raise` (it computes expected values from the reference or from a
 mistake's formula, and the bundle replays those values instead); a public check whose
 code (or a helper's) repeats the body of a reference function is withheld too, since

@@ -1,6 +1,4 @@
-"""The named mistakes of `finite_differences`: each a slip the lesson warns about, with what it means and a hint.
-
-Collected by the engine in the order written here (the first that matches an error names it), not listed by hand."""
+"""The named mistakes of `finite_differences`, collected by the engine in the order written (engine/collect.py)."""
 
 from __future__ import annotations
 

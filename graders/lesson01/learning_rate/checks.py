@@ -5,6 +5,10 @@ Oracles: the reference run on the same data in this process, and wrong variants 
 Runs that raise are named by their error. Public checks use the lesson's data; hidden
 ones other lines, seeds, sizes, rates and float64. A failing run's loss curve is drawn
 against the reference's into the plots folder.
+
+Longer than most modules, on purpose: what computes an expected value or a wrong variant stays in
+the checks module, because the student bundle releases a filtered copy of it (public checks and what
+they use, expected values replaced by recorded data); a helper module would be released whole.
 """
 
 from __future__ import annotations

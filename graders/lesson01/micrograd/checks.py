@@ -17,6 +17,10 @@ which step the student's own node grads show wrong (graders/lesson01/micrograd/m
 Public checks use fixed expressions written as Python text (`expression`); hidden ones
 expressions drawn by hypothesis (graders/lesson01/cases.py) and a chain a few hundred
 nodes deep.
+
+Longer than most modules, on purpose: what computes an expected value or a wrong variant stays in
+the checks module, because the student bundle releases a filtered copy of it (public checks and what
+they use, expected values replaced by recorded data); a helper module would be released whole.
 """
 
 from __future__ import annotations

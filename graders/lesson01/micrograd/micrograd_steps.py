@@ -23,6 +23,9 @@ nodes the student's class made, whose grads we never see, are folded into the wr
 node's shares (`_fold`). The right local derivatives are answers, so they stay in the
 checks module: `slipped_tables` takes them as a function, and the checks module records
 its output like every expected value (a student's copy of the checks replays it).
+
+Over 400 lines because it is one idea: the shares of a graph's gradients step by step, and how each
+operation's backward step can slip; split, each half would need the other's tables.
 """
 
 from __future__ import annotations

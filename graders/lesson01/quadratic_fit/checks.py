@@ -11,6 +11,10 @@ the right one give the rate they effectively used (the gradient signature).
 Runs are kept short because a step costs ~80 µs: on the lesson's data lr 0.1 is within
 0.01 of the least-squares fit after 60 steps and at float32's floor (4e-7) after 200;
 the lesson's own 500 would cost 40 ms a call.
+
+Longer than most modules, on purpose: what computes an expected value or a wrong variant stays in
+the checks module, because the student bundle releases a filtered copy of it (public checks and what
+they use, expected values replaced by recorded data); a helper module would be released whole.
 """
 
 from __future__ import annotations

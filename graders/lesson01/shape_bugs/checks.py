@@ -12,6 +12,10 @@ signature).
 Reading order: the catalogue of mistakes; the inputs (fixed pairs, the lesson's data); the
 expected values; reading the worker's answers and
 showing them; the assertions; the checks.
+
+Longer than most modules, on purpose: what computes an expected value or a wrong variant stays in
+the checks module, because the student bundle releases a filtered copy of it (public checks and what
+they use, expected values replaced by recorded data); a helper module would be released whole.
 """
 
 from __future__ import annotations

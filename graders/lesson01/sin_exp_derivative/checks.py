@@ -6,6 +6,10 @@ reference's hand-worked formula. Public checks use the lesson's grid
 and points where the derivative is zero. The checks of how a function works (autograd
 used, nothing modified, no autograd in the formula) first check its value: a process
 earns nothing on a wrong answer.
+
+Longer than most modules, on purpose: what computes an expected value or a wrong variant stays in
+the checks module, because the student bundle releases a filtered copy of it (public checks and what
+they use, expected values replaced by recorded data); a helper module would be released whole.
 """
 
 from __future__ import annotations
