@@ -14,7 +14,7 @@ For the small class it also prints the floor its one infinite loop sets: that st
 runs for the whole call limit, and it cannot start before the reference's values are stored.
 `--largest N` grades a third class, by the batch alone, to show where the memory stops growing.
 
-On Dask (the batch's engine, graders/batch/cluster.py) it also grades the large class with one
+On Dask (the batch's engine, graders/frontends/grade/cluster.py) it also grades the large class with one
 worker and with two, and prints the scaling ratio (goal: at least 1.8x on 2 cores), the time from
 the command to the first stored result, the peak memory of one grading service with its zygote and
 sandboxed workers, the CPU-seconds a submission costs, and from that an estimate of the
@@ -39,7 +39,7 @@ from typing import Any
 import nbformat
 
 import course_config
-from graders.nbgrader import build
+from graders.frontends.nbgrader import build
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -191,7 +191,7 @@ def _children() -> dict[int, list[int]]:
 def _services(root: int, children: dict[int, list[int]]) -> list[int]:
     """The grading services below `root`: the children of the batch's template (template.py), the one child
     of the batch that leads a process group of its own; or, where services were started afresh, the
-    processes running graders.batch.service."""
+    processes running graders.frontends.grade.service."""
     found = []
     for child in children.get(root, []):
         try:
@@ -199,7 +199,7 @@ def _services(root: int, children: dict[int, list[int]]) -> list[int]:
             command = Path(f"/proc/{child}/cmdline").read_bytes()
         except (OSError, IndexError):
             continue
-        if b"graders.batch.service" in command:
+        if b"graders.frontends.grade.service" in command:
             found.append(child)
         elif leader:
             found += children.get(child, [])

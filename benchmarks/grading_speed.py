@@ -3,7 +3,7 @@
 Times `pytest exercises/ --submission reference` (the whole lesson, every check, real
 workers) against `python -c "import torch"`, alternating them so that a noisy machine slows
 all alike, and prints the medians and their ratios (goal: at most 2.0). A student's run keeps
-the expected values and drawn inputs for the next (graders/kept_values.py, here in a scratch
+the expected values and drawn inputs for the next (graders/engine/kept_values.py, here in a scratch
 folder): the goal is judged on such runs, every run after the first; the first, which keeps
 nothing yet, is timed once, and runs that keep nothing (`--no-expected-cache`) are timed
 alongside. Then times single runs of a few hostile submissions, to show what a broken student
@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from graders import kept_values
+from graders.engine import kept_values
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 2.0

@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 import course_config
-from graders.batch import store
+from graders.frontends.grade import store
 
 GOAL = 0.9
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 
 import course_config
-from graders.nbgrader import build
+from graders.frontends.nbgrader import build
 
 FLOOR = "floor"
 

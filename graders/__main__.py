@@ -1,7 +1,7 @@
-"""`python -m graders`: see graders/cli.py."""
+"""`python -m graders`: see graders/frontends/cli.py."""
 
 import sys
 
-from graders.cli import main
+from graders.frontends.cli import main
 
 sys.exit(main())

@@ -21,7 +21,7 @@ import pytest
 
 import course_config
 from catalogue import submission
-from graders.nbgrader.notebook import lesson_notebook
+from graders.frontends.nbgrader.notebook import lesson_notebook
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -403,7 +403,7 @@ def test_a_source_that_is_not_a_class_is_a_clear_error(tmp_path: Path) -> None:
 def test_an_nbgrader_course_gets_the_gradebook_autograde_would_give(tmp_path: Path) -> None:
     from nbgrader.api import Gradebook
 
-    from graders.nbgrader import build
+    from graders.frontends.nbgrader import build
 
     slugs = ["sin_exp_derivative", "views"]
     course = tmp_path / "course"
@@ -460,9 +460,9 @@ SHARED_OUT_REFERENCE = """
 import json, sys
 from pathlib import Path
 import course_config
-from graders.batch import cluster
-from graders.batch.main import expected_values
-from graders.kept_values import course_digest
+from graders.frontends.grade import cluster
+from graders.frontends.grade.main import expected_values
+from graders.engine.kept_values import course_digest
 folder, jobs = Path(sys.argv[1]), int(sys.argv[2])
 with cluster.connected(cluster.Where(jobs=jobs), course_digest()) as client:
     text = expected_values(client, course_config.LESSON_01, folder, "c" * 64)

@@ -31,10 +31,10 @@ import pytest
 
 import course_config
 from catalogue import submission
-from graders.batch import tables
-from graders.batch.feedback_html import feedback_html
-from graders.batch.report import report_html
-from graders.safe_html import CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY_META
+from graders.frontends.grade import tables
+from graders.frontends.grade.feedback_html import feedback_html
+from graders.frontends.grade.report import report_html
+from graders.frontends.safe_html import CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY_META
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install chromium; "
@@ -306,7 +306,7 @@ def test_the_feedback_template_shows_every_kind_of_output_inert(listener: Listen
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 
-    from graders.nbgrader import config as course_config_file
+    from graders.frontends.nbgrader import config as course_config_file
 
     formgrader = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
     settings = Config()
@@ -331,7 +331,7 @@ def test_nbgrader_generate_feedback_page_runs_nothing(listener: Listener, tmp_pa
     handed in on their cells are cleared when autograde executes the notebook (the test above covers
     every kind of output, should an instructor's own setup keep them)."""
     pytest.importorskip("nbgrader.api")
-    from graders.nbgrader import build
+    from graders.frontends.nbgrader import build
 
     course = tmp_path / "course"
     build.main(course, course_id="browser", exercises=[SLUG], prove=False)

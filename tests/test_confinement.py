@@ -23,8 +23,8 @@ import pytest
 
 from conftest import ROOT
 from process_tree import confined, family_once_a_worker_runs, parent, running
-from graders import session
-from graders.nbgrader import grading_server
+from graders.engine import session
+from graders.frontends.nbgrader import grading_server
 from graders.sandbox import landlock
 
 SLUG = "sin_exp_derivative"
@@ -127,7 +127,7 @@ def test_a_worker_started_after_the_reference_was_loaded_has_none_of_it_in_memor
         frame = frame.f_back
     loot += [o for o in gc.get_objects() if type(o).__name__ == 'module' and hasattr(o, 'analytic_derivative')
              and getattr(o, '__file__', '') != __file__]
-    recording = sys.modules.get('graders.recording')  # the grader's store of expected values, if it were here
+    recording = sys.modules.get('graders.engine.recording')  # the grader's store of expected values, if it were here
     if loot or (recording is not None and recording.RECORDING.values):
         raise RuntimeError('LEAKED: ' + str(loot)[:200])
     return torch.zeros_like(x)

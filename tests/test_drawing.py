@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from graders import drawing
-from graders.plugin import exercises_reached
+from graders.engine import drawing
+from graders.frontends.pytest_plugin import exercises_reached
 
 LESSON = "lesson01"
 DRAWN = [("shape_bugs", "generated_pairs"), ("shape_bugs", "fresh_pairs"),
@@ -38,7 +38,7 @@ def _draw_here(slug: str, name: str):
 
 
 def _draw_in_fresh_python(slug: str, name: str, **env: str):
-    code = (f"from graders.drawing import recipes; "
+    code = (f"from graders.engine.drawing import recipes; "
             f"print(repr(recipes({LESSON!r})[{slug!r}][{name!r}]()))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                           env={**os.environ, **env})
@@ -89,7 +89,7 @@ def test_the_hypothesis_internals_the_seed_guard_replaces_still_exist() -> None:
 
 
 def test_recipes_give_as_many_distinct_cases_as_configured() -> None:
-    from graders.cases import lesson01 as cases
+    from graders.lesson01 import cases
 
     for slug, name, count in (("shape_bugs", "generated_pairs", cases.PUBLIC_PAIRS[0]),
                               ("shape_bugs", "fresh_pairs", cases.HIDDEN_PAIRS[0]),
@@ -202,7 +202,7 @@ def test_a_grading_run_draws_in_the_helper_and_never_imports_hypothesis_in_the_g
         cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert done.returncode == 0, done.stdout + done.stderr
     modules = json.loads((tmp_path / "modules.json").read_text())
-    assert "graders.lesson01.shape_bugs" in modules
+    assert "graders.lesson01.shape_bugs.checks" in modules
     assert not any(m == "hypothesis" or m.startswith("hypothesis.") for m in modules)
 
 
@@ -211,7 +211,7 @@ def test_with_draw_ahead_the_first_session_draws_for_the_later_ones_of_the_proce
     script = tmp_path / "two_sessions.py"
     script.write_text(
         "import json, sys, pytest\n"
-        "from graders import drawing\n"
+        "from graders.engine import drawing\n"
         "common = ['--submission', 'reference', '-q', '-p', 'no:cacheprovider', '--draw-ahead']\n"
         "first = pytest.main(['exercises/lesson01/views.py', *common])\n"
         "helper = drawing.DRAWER.pid\n"

@@ -13,9 +13,9 @@ import pytest
 import torch
 
 from conftest import ROOT, mistake_submissions
-from graders.drivers import dtypes_and_devices as drivers
-from graders.fresh import twin_run
-from graders.lesson01 import dtypes_and_devices as checks
+from graders.lesson01.dtypes_and_devices import drivers
+from graders.engine.fresh import twin_run
+from graders.lesson01.dtypes_and_devices import checks
 
 SLUG = "dtypes_and_devices"
 REFERENCE = ROOT / "reference" / "lesson01" / f"{SLUG}.py"

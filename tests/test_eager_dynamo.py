@@ -8,7 +8,7 @@ import sys
 
 PROGRAM = """
 import sys, torch
-from graders import eager_dynamo
+from graders.sandbox import eager_dynamo
 eager_dynamo.install()
 model = torch.nn.Linear(1, 1)
 optimiser = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -31,7 +31,7 @@ def test_optimisers_step_without_the_compiler_and_compile_still_works() -> None:
 
 VJP_PROGRAM = """
 import sys, torch
-from graders import eager_dynamo
+from graders.sandbox import eager_dynamo
 eager_dynamo.install()
 x = torch.tensor([0.3, 1.2], dtype=torch.float64)
 out, pullback = torch.func.vjp(lambda v: (v.sin() * v).sum(), x)

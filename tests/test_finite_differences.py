@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from conftest import ROOT
-from graders.lesson01 import finite_differences as checks
+from graders.lesson01.finite_differences import checks
 
 SAVED_AND_RESTORED = '''
 import torch

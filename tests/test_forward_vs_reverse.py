@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graders.lesson01.forward_vs_reverse import _code_uses_vjp
+from graders.lesson01.forward_vs_reverse.checks import _code_uses_vjp
 
 VJP_AND_ALIASES = '''
 import torch

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from graders.fresh import twin_run
-from graders.lesson01 import grad_accumulation as checks
+from graders.engine.fresh import twin_run
+from graders.lesson01.grad_accumulation import checks
 
 
 def test_lesson_data_gives_the_worked_examples_first_step() -> None:

@@ -16,7 +16,7 @@ import pytest
 
 import course_config
 from catalogue import submission
-from graders.nbgrader.notebook import lesson_notebook
+from graders.frontends.nbgrader.notebook import lesson_notebook
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -34,7 +34,7 @@ def autograder(tmp_path_factory: pytest.TempPathFactory) -> Path:
         names = bundle.namelist()
         bundle.extractall(source)
     assert {"setup.sh", "run_autograder"} <= set(names)
-    assert "course/reference/lesson01/sin_exp_derivative.py" in names and "course/graders/lesson01/views.py" in names
+    assert "course/reference/lesson01/sin_exp_derivative.py" in names and "course/graders/lesson01/views/checks.py" in names
     for script in ("setup.sh", "run_autograder"):
         (source / script).chmod(0o755)
         assert subprocess.run(["bash", "-n", str(source / script)]).returncode == 0

@@ -24,8 +24,8 @@ import yaml
 
 import course_config
 from catalogue import submission
-from graders.nbgrader.answer_cell import answer_source
-from graders.platforms import runner_id
+from graders.frontends.nbgrader.answer_cell import answer_source
+from graders.frontends.platforms import runner_id
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01

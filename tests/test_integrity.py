@@ -18,7 +18,7 @@ import pytest
 
 import course_config
 from conftest import ROOT
-from graders.session import DISTRUSTED
+from graders.engine.session import DISTRUSTED
 
 LESSON = course_config.LESSON_01
 
@@ -56,8 +56,8 @@ REBOUND_DRIVERS = (ROOT / "exercises" / "lesson01" / "micrograd.py").read_text()
 
 import sys as _sys
 
-_checks = _sys.modules.get("graders.lesson01.micrograd")
-_drivers = _sys.modules.get("graders.drivers.micrograd")
+_checks = _sys.modules.get("graders.lesson01.micrograd.checks")
+_drivers = _sys.modules.get("graders.lesson01.micrograd.drivers")
 if _checks is not None and _drivers is not None:
     def _oracle(module, graphs, backward, int_numbers=False):
         return [{"data": r["data"], "grad": r["grad"]} for r in _checks.torch_results(graphs)]

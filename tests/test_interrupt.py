@@ -14,7 +14,7 @@ from pathlib import Path
 
 from conftest import ROOT
 from process_tree import family_once_a_worker_runs
-from graders.session import INTERRUPTED
+from graders.engine.session import INTERRUPTED
 
 SLUG = "sin_exp_derivative"
 REFERENCE = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()

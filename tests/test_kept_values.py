@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import ROOT
 
-from graders import kept_values
+from graders.engine import kept_values
 
 SLUG = "sin_exp_derivative"
 

@@ -50,7 +50,7 @@ def test_every_stub_function_has_a_docstring_and_raises_not_implemented(exercise
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
 def test_config_and_checks_module_list_the_same_checks(exercise: course_config.Exercise) -> None:
-    module = importlib.import_module(f"graders.lesson01.{exercise.slug}")
+    module = importlib.import_module(f"graders.lesson01.{exercise.slug}.checks")
     tests = {name.removeprefix("test_") for name in vars(module) if name.startswith("test_")}
     assert tests == {c.id for c in exercise.checks}
     assert exercise.section and exercise.title
@@ -71,6 +71,8 @@ def test_every_setting_has_a_description() -> None:
 
 def test_no_exercise_file_is_left_out_of_the_config() -> None:
     slugs = {e.slug for e in EXERCISES}
-    for folder in ("exercises", "reference", "graders"):
+    for folder in ("exercises", "reference"):
         files = {p.stem for p in (ROOT / folder / "lesson01").glob("*.py") if p.stem != "__init__"}
         assert files == slugs, f"{folder}/lesson01 differs from course_config.py"
+    rooms = {p.parent.name for p in (ROOT / "graders" / "lesson01").glob("*/checks.py")}
+    assert rooms == slugs, "graders/lesson01/ has a room (<slug>/checks.py) per exercise of course_config.py, and no other"

@@ -59,7 +59,7 @@ def test_the_largest_stable_rate_is_where_descent_stops_converging(reference: Mo
 
 
 def test_the_hessian_without_its_factor_2_doubles_the_rate(reference: ModuleType) -> None:
-    from graders.lesson01.learning_rate import rate_without_factor_2
+    from graders.lesson01.learning_rate.checks import rate_without_factor_2
 
     X = reference.make_line_data()[0]
     assert round(rate_without_factor_2(X), 5) == 1.44028
@@ -67,7 +67,7 @@ def test_the_hessian_without_its_factor_2_doubles_the_rate(reference: ModuleType
 
 
 def test_a_hessian_of_sums_divides_the_rate_by_n(reference: ModuleType) -> None:
-    from graders.lesson01.learning_rate import rate_from_sums
+    from graders.lesson01.learning_rate.checks import rate_from_sums
 
     for X in (reference.make_line_data()[0], reference.make_line_data(37, 7)[0].double()):
         assert rate_from_sums(X) == pytest.approx(reference.max_stable_learning_rate(X) / len(X), rel=1e-12)
@@ -139,7 +139,7 @@ def test_a_passing_run_writes_no_plot_and_imports_no_matplotlib(grade, tmp_path)
     plots = tmp_path / "plots"
     grade({SLUG: ROOT / "reference/lesson01/learning_rate.py"}, "-k", SLUG, "--plots", str(plots))
     assert not plots.exists()
-    code = "import sys, graders.lesson01.learning_rate, graders.plots; print('matplotlib' in sys.modules)"
+    code = "import sys, graders.lesson01.learning_rate.checks, graders.engine.plots; print('matplotlib' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "False"
 
@@ -176,8 +176,8 @@ def test_errors_that_look_like_rebinding_are_not_called_rebinding(grade, slip: s
 
 
 def test_twin_runs_use_the_lessons_line_from_other_seeds_and_say_so(reference: ModuleType) -> None:
-    from graders.fresh import twin_run
-    from graders.lesson01 import learning_rate as checks
+    from graders.engine.fresh import twin_run
+    from graders.lesson01.learning_rate import checks
 
     lesson_X, _ = reference.make_line_data()
     seen = set()
@@ -198,7 +198,7 @@ def test_twin_runs_use_the_lessons_line_from_other_seeds_and_say_so(reference: M
 
 
 def test_the_lessons_settling_run_rises_by_a_hair_as_the_any_rise_mistake_says(reference: ModuleType) -> None:
-    from graders.lesson01 import learning_rate as checks
+    from graders.lesson01.learning_rate import checks
 
     X, y = reference.make_line_data()
     losses = reference.train_line(X, y, 0.1, 101)[0]
@@ -229,7 +229,7 @@ def test_gradients_written_by_hand_cost_only_the_check_that_counts_backward_pass
 
 
 def test_nan_blindness_differs_from_the_reference_only_where_a_loss_is_nan(reference: ModuleType) -> None:
-    from graders.lesson01 import learning_rate as checks
+    from graders.lesson01.learning_rate import checks
 
     X, y = reference.make_line_data()
     for losses in ([3.0, 2.0, 1.0], [1.0, 2.0, 3.0], [3.0, 4.0, 1.0], [3.0, 2.0, 3.0],
@@ -283,7 +283,7 @@ def test_a_steps_to_reach_that_agrees_with_at_or_below_on_one_list_only_is_not_c
 
 
 def test_at_or_below_differs_from_the_reference_only_where_a_loss_equals_the_target(reference: ModuleType) -> None:
-    from graders.lesson01 import learning_rate as checks
+    from graders.lesson01.learning_rate import checks
 
     for losses, target in (([3.0, 2.0, 1.0], 1.5), ([3.0, 2.0, 1.0], 5.0), ([3.0, 2.0, 1.0], 0.5), ([], 1.0)):
         assert checks.first_at_or_below(losses, target) == reference.steps_to_reach(losses, target)

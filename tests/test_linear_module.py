@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib.util
 
 import course_config
-from graders.fresh import twin_run
-from graders.lesson01 import linear_module as checks
+from graders.engine.fresh import twin_run
+from graders.lesson01.linear_module import checks
 
 HAND_WRITTEN_UPDATE = '''
 import torch
@@ -50,7 +50,7 @@ def test_the_reference_reproduces_the_lessons_printout() -> None:
 def test_the_wrong_runs_differ_from_the_right_one_on_the_hidden_inputs() -> None:
     reference = _reference()
     for case in checks.FRESH_RUNS:
-        lr, steps, seed = case["lr"], case["steps"], course_config.LINEAR_MODULE.seed(case["seed"])
+        lr, steps, seed = case["lr"], case["steps"], course_config.LESSON_01.exercise("linear_module").seed(case["seed"])
         right = reference.fit_linear_module(lr, steps, seed)
         for mistake, run in checks.wrong_runs(reference, lr, steps, seed):
             assert checks._run_problem(run, right), mistake.name
@@ -92,7 +92,7 @@ def test_a_hand_written_update_loses_only_the_optimiser_check(grade) -> None:
 
 def test_float64_data_into_a_float32_module_names_the_mixed_dtype_pitfall(grade) -> None:
     from conftest import ROOT
-    from graders.mistakes import MIXED_DTYPES
+    from graders.engine.mistakes import MIXED_DTYPES
 
     reference = (ROOT / "reference" / "lesson01" / "linear_module.py").read_text()
     line = "    X = torch.rand(100, 1) * 4 - 2\n"
@@ -121,7 +121,7 @@ def test_the_lessons_seed_for_the_callers_is_a_wrong_run_only_off_the_lessons_se
     reference = _reference()
     lesson = [mistake for mistake, _ in checks.wrong_runs(reference, **checks.LESSON_RUN)]
     assert checks.SEED_IGNORED not in lesson
-    seed = course_config.LINEAR_MODULE.seed("fresh_first")
+    seed = course_config.LESSON_01.exercise("linear_module").seed("fresh_first")
     runs = dict(checks.wrong_runs(reference, 0.05, 30, seed))
     assert runs[checks.SEED_IGNORED] == reference.fit_linear_module(0.05, 30, checks.LESSON_RUN["seed"])
 
@@ -162,7 +162,7 @@ def test_defaults_other_than_the_lessons_cost_the_lesson_numbers_check(grade) ->
 
 def test_both_arguments_ignored_is_a_wrong_run_only_off_both_lesson_values() -> None:
     reference = _reference()
-    seed = course_config.LINEAR_MODULE.seed("fresh_first")
+    seed = course_config.LESSON_01.exercise("linear_module").seed("fresh_first")
     for lr, run_seed in ((0.1, seed), (0.05, checks.LESSON_RUN["seed"]), (0.1, checks.LESSON_RUN["seed"])):
         assert checks.LR_AND_SEED_IGNORED not in dict(checks.wrong_runs(reference, lr, 30, run_seed))
     runs = dict(checks.wrong_runs(reference, 0.05, 30, seed))

@@ -8,11 +8,11 @@ import types
 import pytest
 
 from conftest import ROOT
-from graders import micrograd_steps as steps
-from graders.drawing import drawn
-from graders.expression_graphs import path_counts
-from graders.lesson01 import micrograd as checks
-from graders.mistakes import Mistake
+from graders.lesson01.micrograd import micrograd_steps as steps
+from graders.engine.drawing import drawn
+from graders.lesson01.micrograd.expression_graphs import path_counts
+from graders.lesson01.micrograd import checks
+from graders.engine.mistakes import Mistake
 
 REFERENCE = (ROOT / "reference" / "lesson01" / "micrograd.py").read_text()
 

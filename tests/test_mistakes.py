@@ -27,8 +27,9 @@ def test_every_catalogued_mistake_has_a_submission() -> None:
 
     covered = {(s.slug, s.mistake) for s in SUBMISSIONS}
     for exercise in course_config.LESSON_01.exercises:
-        checks = importlib.import_module(f"graders.lesson01.{exercise.slug}")
-        for mistake in checks.MISTAKES:
+        from graders.kit import collect_mistakes
+
+        for mistake in collect_mistakes(importlib.import_module(f"graders.lesson01.{exercise.slug}.mistakes")):
             assert (exercise.slug, mistake.name) in covered, f"no change in tests/lesson01/{exercise.slug}/mistakes shows {mistake.name!r}"
 
 

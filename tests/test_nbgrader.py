@@ -24,8 +24,8 @@ import pytest
 
 import course_config
 from conftest import mistake_submissions
-from graders.nbgrader import build
-from graders.nbgrader.runtime import TEST_CELL
+from graders.frontends.nbgrader import build
+from graders.frontends.nbgrader.runtime import TEST_CELL
 
 nbgrader_api = pytest.importorskip("nbgrader.api")
 pytest.importorskip("nbclient")
@@ -167,7 +167,7 @@ def _release_texts(course: Path, *, code_only: bool = False, strings: bool = Fal
     that quotes a formula is text students see anyway, code is what must not leak."""
     texts = {}
     for path in (course / "release").rglob("*"):
-        if not path.is_file() or path.suffix not in (".py", ".ipynb", ".json", ".ini", ".txt", ".md"):
+        if not path.is_file() or path.suffix not in (".py", ".ipynb", ".json", ".ini", ".txt", ".md", ".toml"):
             continue
         text = path.read_text(errors="replace")
         if path.suffix == ".ipynb":
@@ -449,8 +449,8 @@ def test_a_grading_server_whose_zygote_died_is_replaced_and_the_exercise_still_g
     # zygote. It ends with no result instead, and the kernel's side grades the exercise again in a fresh one.
     import threading
 
-    from graders.nbgrader.bundle import PACKAGE
-    from graders.nbgrader.grading_server import GradingServer
+    from graders.frontends.nbgrader.bundle import PACKAGE
+    from graders.frontends.nbgrader.grading_server import GradingServer
 
     slug = "sin_exp_derivative"  # its checks make many calls: the worker is there for a while
     source = (ROOT / "reference" / LESSON.folder / f"{slug}.py").read_text()

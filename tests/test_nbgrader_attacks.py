@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 import course_config
-from graders.nbgrader import build
+from graders.frontends.nbgrader import build
 from looting import assert_found_only_the_planted, canary, digest, expected_needles, hidden_needles, looting_module
 from test_confinement import F_CHECKS, LEAK, REFERENCE, SLUG, attack, with_f
 
@@ -32,7 +32,7 @@ COURSE_ID = "course"
 # A wrong f costs its own check and, since with_f gives autograd_derivative its own copy of f,
 # the check that autograd_derivative differentiates f: the honest part earns the rest.
 HONEST_PART = EXERCISE.points - sum(EXERCISE.check(c).points for c in F_CHECKS | {"autograd_derivative_uses_autograd"})
-# The checks of how a flagged module loses too (graders/source_evidence.py), those above left aside.
+# The checks of how a flagged module loses too (graders/engine/source_evidence.py), those above left aside.
 HOW_POINTS = sum(c.points for c in EXERCISE.checks if c.how and c.id != "autograd_derivative_uses_autograd")
 RUNS_HIDDEN_CODE = {"b-reads-the-reference", "c-reads-a-classmate"}
 
@@ -180,7 +180,7 @@ def _processes() -> set[int]:
         # A zygote counts when nothing that grades holds it any more (another pytest run's, which may run
         # beside this one on a developer's machine, does not).
         zygote = "fork_server" in command and "pytest" not in _command(_parent(entry))
-        if owner == 65534 or "server.py" in command or "graders.nbgrader.kernel" in command or zygote:
+        if owner == 65534 or "server.py" in command or "graders.frontends.nbgrader.kernel" in command or zygote:
             found.add(int(entry.name))
     return found
 

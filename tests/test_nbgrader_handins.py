@@ -15,7 +15,7 @@ import pytest
 
 import course_config
 from catalogue import submission
-from graders.nbgrader import build
+from graders.frontends.nbgrader import build
 
 nbgrader_api = pytest.importorskip("nbgrader.api")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from graders.fresh import twin_run
-from graders.lesson01 import neuron_chain_rule as checks
+from graders.engine.fresh import twin_run
+from graders.lesson01.neuron_chain_rule import checks
 from reference.lesson01 import neuron_chain_rule as reference
 
 

@@ -11,7 +11,8 @@ import pytest
 
 import course_config
 from conftest import ROOT
-from graders import plugin, session, student
+from graders.frontends import pytest_plugin as plugin
+from graders.engine import session, student
 
 SLUG = "sin_exp_derivative"
 STUB = ROOT / "exercises" / "lesson01" / f"{SLUG}.py"
@@ -38,11 +39,11 @@ def test_the_reference_earns_full_marks_and_the_json_says_so(pytester: pytest.Py
     result = run_inprocess(pytester, "--submission", str(ROOT / "reference"), "--json", str(out))
     assert result.ret == 0
     data = json.loads(out.read_text())
-    assert data["score"] == data["max_score"] == course_config.SIN_EXP_DERIVATIVE.points
+    assert data["score"] == data["max_score"] == course_config.LESSON_01.exercise("sin_exp_derivative").points
     assert data["trusted"] is True
     check = data["exercises"][0]["checks"][0]
     assert set(check) >= {"id", "points", "score", "passed", "message", "hidden", "mistake"}
-    points = f"{course_config.SIN_EXP_DERIVATIVE.points:g}"
+    points = f"{course_config.LESSON_01.exercise("sin_exp_derivative").points:g}"
     assert result.stdout.lines[-1].startswith(f"Lesson 1: {points} / {points} points")
     assert data["complete"] is True
 

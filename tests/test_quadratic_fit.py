@@ -180,8 +180,8 @@ def test_twin_data_are_another_parabola_of_the_same_kind_that_settles_as_the_les
 
     import torch
 
-    from graders.fresh import twin_run
-    from graders.lesson01 import quadratic_fit as checks
+    from graders.engine.fresh import twin_run
+    from graders.lesson01.quadratic_fit import checks
 
     spec = importlib.util.spec_from_file_location("reference_quadratic_fit", REFERENCE)
     reference = importlib.util.module_from_spec(spec)
@@ -196,7 +196,7 @@ def test_twin_data_are_another_parabola_of_the_same_kind_that_settles_as_the_les
         assert re.fullmatch(r"100 points of y = \S+x² [+-]\S+x [+-]\S+ plus noise 0\.3, x uniform on \[−2, 2\]", text)
         least = checks.least_squares(X, y)
         fit = reference.fit_quadratic(X, y, lr=0.1, steps=checks.CONVERGED_STEPS)
-        assert max(abs(f - s) for f, s in zip(fit, least)) < course_config.QUADRATIC_FIT.tolerance("least_squares")
+        assert max(abs(f - s) for f, s in zip(fit, least)) < course_config.LESSON_01.exercise("quadratic_fit").tolerance("least_squares")
         assert max(abs(f - t) for f, t in zip(least, truth)) < 0.3  # the noise moves the best fit a little
 
 
@@ -221,7 +221,7 @@ def test_zeros_made_another_way_keep_full_marks(grade) -> None:
 
 
 def test_answers_that_ignore_steps_or_take_one_too_many_are_not_blamed_on_the_start(grade) -> None:
-    from graders.lesson01.quadratic_fit import NONZERO_START
+    from graders.lesson01.quadratic_fit.checks import NONZERO_START
 
     for fit in (HARD_CODED, STEPS_PLUS_ONE):
         graded = grade({SLUG: DATA + fit}, "-k", SLUG)
@@ -235,7 +235,7 @@ def test_answers_that_ignore_steps_or_take_one_too_many_are_not_blamed_on_the_st
 def test_the_start_at_zero_is_the_reference_bit_for_bit_and_the_start_at_ones_is_not() -> None:
     import importlib.util
 
-    from graders.lesson01 import quadratic_fit as checks
+    from graders.lesson01.quadratic_fit import checks
 
     spec = importlib.util.spec_from_file_location("reference_quadratic_fit_start", REFERENCE)
     reference = importlib.util.module_from_spec(spec)
@@ -244,13 +244,13 @@ def test_the_start_at_zero_is_the_reference_bit_for_bit_and_the_start_at_ones_is
     right = reference.fit_quadratic(X, y, lr=0.1, steps=checks.PATH_STEPS)
     assert checks._descend(X, y, 0.1, checks.PATH_STEPS) == right
     ones = checks._descend(X, y, 0.1, checks.PATH_STEPS, start=1.0)
-    assert max(abs(o - r) for o, r in zip(ones, right)) > course_config.QUADRATIC_FIT.tolerance("reference")
+    assert max(abs(o - r) for o, r in zip(ones, right)) > course_config.LESSON_01.exercise("quadratic_fit").tolerance("reference")
 
 
 def test_the_defaults_the_checks_expect_are_the_signatures() -> None:
     import inspect
 
-    from graders.lesson01 import quadratic_fit as checks
+    from graders.lesson01.quadratic_fit import checks
     from reference.lesson01 import quadratic_fit as reference
 
     parameters = inspect.signature(reference.fit_quadratic).parameters

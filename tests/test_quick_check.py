@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from conftest import ROOT
-from graders.lesson01 import quick_check as checks
+from graders.lesson01.quick_check import checks
 
 STUB = ROOT / "exercises" / "lesson01" / "quick_check.py"
 GRADERS = ROOT / "graders" / "lesson01" / "quick_check.py"
@@ -65,7 +65,10 @@ def test_every_option_is_either_right_or_a_named_misconception() -> None:
                 assert digest == checks.RIGHT[question] and digest not in checks.WRONG
             else:
                 assert digest in checks.WRONG, (question, letter)
-    assert set(checks.WRONG.values()) | {checks.FORM_LETTERS_REUSED} == set(checks.MISTAKES)
+    from graders.kit import collect_mistakes
+    from graders.lesson01.quick_check import mistakes
+
+    assert set(checks.WRONG.values()) | {checks.FORM_LETTERS_REUSED} == set(collect_mistakes(mistakes))
 
 
 def test_the_reference_forms_agree_through_the_order_table() -> None:

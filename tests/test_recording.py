@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from graders import recording
-from graders.recording import Recording
+from graders.engine import recording
+from graders.engine.recording import Recording
 
 
 def _cached(store: Recording, name: str, value: object, calls: list[str], *args: object) -> object:

@@ -66,7 +66,7 @@ def test_a_worker_that_stops_itself_with_sigstop_times_out(grade) -> None:
 
 def test_patching_the_comparison_inside_the_worker_does_not_reach_the_grader(grade) -> None:
     prelude = ("import sys as _sys\n"
-               "for _name in ('graders.compare', 'graders.expect'):\n"
+               "for _name in ('graders.engine.compare', 'graders.engine.expect'):\n"
                "    _m = _sys.modules[_name]\n"
                "    for _fn in ('values_problem', 'tensor_problem', 'number_problem'):\n"
                "        if hasattr(_m, _fn):\n"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.nbgrader.record import record_expected
+from graders.frontends.nbgrader.record import record_expected
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -65,7 +65,7 @@ def _table_submission(folder: Path, recording: dict[str, str]) -> Path:
     (folder / LESSON.folder).mkdir(parents=True)
     engine = ROOT / "graders"
     (folder / LESSON.folder / "table_wire.py").write_text((engine / "sandbox" / "wire.py").read_text())
-    fingerprint = (engine / "fingerprint.py").read_text()
+    fingerprint = (engine / "engine" / "fingerprint.py").read_text()
     assert "from graders.sandbox import pack, tensor_bytes" in fingerprint
     (folder / LESSON.folder / "table_fingerprint.py").write_text(
         fingerprint.replace("from graders.sandbox import pack, tensor_bytes", "from table_wire import pack, tensor_bytes"))

@@ -11,9 +11,9 @@ import re
 from typing import Any
 
 import course_config
-from graders.batch import tables
-from graders.batch.report import report_html
-from graders.batch.store import file_name
+from graders.frontends.grade import tables
+from graders.frontends.grade.report import report_html
+from graders.frontends.grade.store import file_name
 
 LESSON = course_config.LESSON_01
 HOSTILE = '<img src=x onerror="alert(1)">'

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from graders.batch.html_page import page
-from graders.safe_html import CONTENT_SECURITY_POLICY_META, sanitized
+from graders.frontends.grade.html_page import page
+from graders.frontends.safe_html import CONTENT_SECURITY_POLICY_META, sanitized
 
 HOSTILE = ('<script>alert(1)</script><img src=x onerror="alert(2)"><a href="javascript:alert(3)">a</a>'
            '<a href=" JaVa&#x09;script:alert(4)">b</a><svg onload="alert(5)"></svg><iframe srcdoc="x"></iframe>'
@@ -30,7 +30,7 @@ def test_every_batch_page_starts_its_head_with_the_policy() -> None:
 
 def test_notebook_outputs_show_as_checked_pictures_escaped_text_or_a_note() -> None:
     pytest.importorskip("nbconvert")  # the nbgrader extra
-    from graders.nbgrader import feedback_filters as filters
+    from graders.frontends.nbgrader import feedback_filters as filters
 
     picture = filters.output_html({"data": {"image/png": "iVBO\nRw0K", "text/plain": "x"},
                                    "metadata": {"image/png": {"width": 40, "height": "9 onerror=alert(1)"}}})
@@ -44,7 +44,7 @@ def test_notebook_outputs_show_as_checked_pictures_escaped_text_or_a_note() -> N
 
 def test_the_feedback_head_puts_the_policy_first_drops_scripts_and_escapes_the_title() -> None:
     pytest.importorskip("nbconvert")  # the nbgrader extra
-    from graders.nbgrader import feedback_filters as filters
+    from graders.frontends.nbgrader import feedback_filters as filters
 
     head = filters.head_with_policy('<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8" />\n<title>nb<b>x'
                                     '</title>\n<script src="https://cdn.example/mathjax.js"> </script>\n'

@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from graders import scratch
+from graders.sandbox import scratch
 
 
 def _dead_pid() -> int:

@@ -11,11 +11,11 @@ import pytest
 import torch
 
 import course_config
-from graders.cases import lesson01 as cases
-from graders.drawing import drawn
-from graders.lesson01 import shape_bugs as checks
+from graders.lesson01 import cases
+from graders.engine.drawing import drawn
+from graders.lesson01.shape_bugs import checks
 
-EXERCISE = course_config.SHAPE_BUGS
+EXERCISE = course_config.LESSON_01.exercise("shape_bugs")
 SLUG = EXERCISE.slug
 REFERENCE = (course_config.ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
 REFUSAL = '''raise ValueError(f"mse_loss: pred has shape {tuple(pred.shape)} but target has shape "
@@ -146,7 +146,7 @@ def test_a_message_without_the_shapes_is_shown_as_the_error_raised(grade) -> Non
 
 
 def test_a_summed_loss_is_named_by_its_ratio_on_every_input() -> None:
-    from graders.mistakes import gradient_signature, is_scaled
+    from graders.engine.mistakes import gradient_signature, is_scaled
 
     X, y = checks.lesson_data()
     for pred in (torch.zeros(100, 1), X * checks.FITTED[0] + checks.FITTED[1]):
@@ -159,7 +159,7 @@ def test_a_summed_loss_is_named_by_its_ratio_on_every_input() -> None:
 
 
 def test_a_loss_divided_by_the_batch_size_is_told_from_a_sum_only_where_rows_hold_several_elements() -> None:
-    from graders.mistakes import gradient_signature, is_scaled
+    from graders.engine.mistakes import gradient_signature, is_scaled
 
     for shape, factor in (((7, 3), 3.0), ((50,), None), ((100, 1), None)):
         pred, target = torch.randn(shape, dtype=torch.float64), torch.randn(shape, dtype=torch.float64)

@@ -8,7 +8,7 @@ import pytest
 
 from catalogue import changes
 from conftest import ROOT
-from graders.source_evidence import AUTOGRAD_IN_CODE, SourceEvidence
+from graders.engine.source_evidence import AUTOGRAD_IN_CODE, SourceEvidence
 
 FILES = sorted([*(ROOT / "reference" / "lesson01").glob("*.py"), *(ROOT / "exercises" / "lesson01").glob("*.py")])
 HONEST = [(f"{p.parent.name}/{p.stem}", p.read_text()) for p in FILES] + [
@@ -25,12 +25,12 @@ REACHES = [
     ("import sys\nframe = sys._getframe(1)", "frames"),
     ("import inspect\nframes = inspect.stack()", "frames"),
     ("def f(e):\n    return e.__traceback__.tb_frame.f_back.f_globals", "frame"),
-    ("import sys\nm = sys.modules['graders.lesson01.micrograd']", "every module"),
+    ("import sys\nm = sys.modules['graders.lesson01.micrograd.checks']", "every module"),
     ("import torch\nwith torch._C.DisableTorchFunction():\n    pass", "trace"),
     ("from torch._C import DisableTorchFunction", "trace"),
     ("from torch.overrides import TorchFunctionMode", "intercepts"),
     ("import ctypes", "memory"),
-    ("import graders.drivers.micrograd as d", "grader's code"),
+    ("import graders.lesson01.micrograd.drivers as d", "grader's code"),
     ("from graders.drivers import micrograd", "grader's code"),
     ("import course_config", "seeds"),
     ("x = __import__('gra' + 'ders')", "computed names"),

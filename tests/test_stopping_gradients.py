@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import torch
 from torch import tensor  # noqa: F401  (the messages' tensor(...) is evaluated below)
 
-from graders.fresh import twin_run
-from graders.lesson01 import stopping_gradients as checks
+from graders.engine.fresh import twin_run
+from graders.lesson01.stopping_gradients import checks
 from reference.lesson01 import stopping_gradients as reference
 
 

@@ -1,4 +1,4 @@
-"""What a stub is (graders/stubs.py), and which text of a stub is handed out: the committed one
+"""What a stub is (graders/engine/stubs.py), and which text of a stub is handed out: the committed one
 in a git checkout, the working copy elsewhere, and never one that holds code."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.stubs import NotAStubError, released_stubs, stub_problem, stub_to_release
+from graders.engine.stubs import NotAStubError, released_stubs, stub_problem, stub_to_release
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from graders import sandbox
-from graders.feedback import CheckFailed
+from graders.engine.feedback import CheckFailed
 from graders.sandbox import Budget
 from graders.sandbox.shared import SubmissionWorker
-from graders.student import Student
+from graders.engine.student import Student
 
 COUNTING = """
 calls = 0

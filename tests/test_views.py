@@ -10,9 +10,9 @@ import pytest
 import torch
 
 from conftest import ROOT, mistake_submissions
-from graders.drivers.views import apply
-from graders.fresh import twin_run
-from graders.lesson01 import views as checks
+from graders.lesson01.views.drivers import apply
+from graders.engine.fresh import twin_run
+from graders.lesson01.views import checks
 from reference.lesson01 import views as reference
 
 SLUG = "views"

@@ -1,7 +1,7 @@
 """The zygote's own program: a fresh interpreter that loads torch and forks workers on request.
 
 It is started with exec, never forked from the grader (zygote.py starts it): its memory then
-holds what this module imports, torch, the worker's code and the drivers (graders/drivers/,
+holds what this module imports, torch, the worker's code and the drivers (graders/<lesson>/<slug>/drivers.py,
 public by design), and nothing the grader held: no submission, no reference, no checks module,
 no hidden input, seed, check name or expected value, no frame of the grader's. Every worker is a
 fork of it, so every worker starts as clean. What a worker needs to know arrives by message.
@@ -20,13 +20,14 @@ import gc
 import importlib
 import json
 import os
-import pkgutil
+import re
 import select
 import signal
 import socket
 import sys
 import time
 import traceback
+from pathlib import Path
 from typing import NoReturn
 
 MESSAGE_BYTES = 1 << 16
@@ -114,15 +115,16 @@ def _load() -> None:
     import torch
 
     torch.set_num_threads(1)
-    from graders import drivers, eager_dynamo
+    from graders.sandbox import eager_dynamo
     from graders.sandbox import cgroups, confinement, worker  # noqa: F401 - loaded here once, for every fork
 
     eager_dynamo.install()
     confinement.warm_paths()
     global _groups
     _groups = cgroups.Groups.find(os.getpid())
-    for found in pkgutil.iter_modules(drivers.__path__, f"{drivers.__name__}."):
-        importlib.import_module(found.name)
+    package = __name__.split(".")[0]  # graders, or nbchecks in a student bundle
+    for driver in sorted(Path(__file__).resolve().parents[1].glob("lesson*/*/drivers.py")):
+        importlib.import_module(f"{package}.{driver.parent.parent.name}.{driver.parent.name}.drivers")
 
 
 def _serve(control: socket.socket) -> None:
@@ -192,7 +194,7 @@ def _fork_patiently(seconds: float = 30.0) -> int:
 def _warm(name: str) -> None:
     """Run a driver module's one-time loading (torch.func's decompositions) here, once, so that every
     worker forked after it starts with it done: it counts against no call's time limit."""
-    if not name or name in _warmed or not name.startswith("graders.drivers."):
+    if not name or name in _warmed or not re.fullmatch(r"\w+\.lesson\d+\.\w+\.drivers:\w+", name):
         return  # only the drivers' own warm-ups: nothing else is loaded into a worker's ancestor
     _warmed.add(name)
     module_name, _, attribute = name.partition(":")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graders import scratch
+from graders.sandbox import scratch
 from graders.sandbox import wire
 from graders.sandbox.confinement import Confinement, WorkerFolder
 from graders.sandbox.tracing import TraceEvent, events_from_wire

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import io
 import os
+import re
 import socket
 import struct
 import sys
@@ -29,7 +30,8 @@ from graders.sandbox.tracing import Recorder
 
 _EXIT_INTERNAL_ERROR = 70
 EXIT_UNCONFINED = 71  # required to be confined, and it could not be
-_DRIVERS = f"{__name__.split('.')[0]}.drivers."  # graders.drivers. (nbchecks.drivers. in a student bundle)
+# A driver module: graders.<lesson>.<slug>.drivers (nbchecks.<lesson>.<slug>.drivers in a student bundle).
+_DRIVERS = re.compile(rf"{__name__.split('.')[0]}\.lesson\d+\.\w+\.drivers")
 
 
 def run(sock: socket.socket, request: dict[str, Any], groups: object = "no cgroups") -> NoReturn:
@@ -191,10 +193,10 @@ def answer(request: dict, module: types.ModuleType, student_file: str, output: _
 
 
 def _resolve(name: str) -> Any:
-    """A driver, by "module:function": only from the drivers package, which the zygote loaded (a
+    """A driver, by "module:function": only from a room's drivers module, which the zygote loaded (a
     checks module would bring hidden data, and a confined worker could not read it anyway)."""
     module_name, _, attribute = name.partition(":")
-    if not module_name.startswith(_DRIVERS):
+    if not _DRIVERS.fullmatch(module_name):
         raise ImportError(f"{module_name} is not a driver module")
     return getattr(importlib.import_module(module_name), attribute)
 

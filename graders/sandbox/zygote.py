@@ -8,8 +8,8 @@ own memory, where even what was freed stays. So the zygote starts from a process
 any of it, in one of two ways:
 
 - **forked** from a grading run at its very start (`pytest exercises/`, the notebooks' grading
-  server's first exercise, a batch's grading service: graders/batch/service.py): the plugin imports torch and forks it before course_config.py, a
-  checks module or the reference is loaded (`_nothing_of_the_grading` checks the modules held).
+  server's first exercise, a batch's grading service: graders/frontends/grade/service.py): the plugin imports torch and forks it before course_config.py, a
+  checks module or the reference is loaded (`nothing_of_the_grading` checks the modules held).
   It then holds torch and pytest's settings of that run, and shares torch's pages with the
   grader: a second import of torch would cost every run as much as the grading itself, since two
   imports at once run no faster here than one after the other. It sheds the grader's open files
@@ -90,14 +90,14 @@ class Zygote:
 
     def start(self, fork: bool = False) -> None:
         """Start the zygote unless one of this process's runs; it loads in the background. With `fork`,
-        and only while this process has loaded nothing of the grading (see `_nothing_of_the_grading`),
+        and only while this process has loaded nothing of the grading (see `nothing_of_the_grading`),
         it is forked from here, sharing the torch this process has loaded; otherwise it is exec'd."""
         if self.alive and self.process is not None and self.process.poll() is None:
             return
         self.close()
         privileges.not_dumpable()  # no worker may open the grader's memory through /proc either
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        if fork and self.generation == 0 and _nothing_of_the_grading():
+        if fork and self.generation == 0 and nothing_of_the_grading():
             self._fork(ours, theirs)
         else:
             self._exec(ours, theirs)
@@ -256,11 +256,12 @@ class _Forked:
 
 # The modules of ours a process may hold when its zygote is forked from it: the plugin's light start,
 # before any of the grading (course_config, checks, reference, expected values) is loaded.
-_LIGHT = ("", ".plugin", ".drawing", ".sandbox", ".sandbox.zygote", ".sandbox.privileges", ".cli", ".__main__",
-          ".batch", ".batch.service", ".batch.template")  # a grading service's start (graders/batch/service.py)
+_LIGHT = ("", ".frontends", ".frontends.pytest_plugin", ".engine", ".engine.options", ".engine.drawing", ".sandbox",
+          ".sandbox.zygote", ".sandbox.privileges", ".frontends.cli", ".__main__", ".frontends.grade",
+          ".frontends.grade.service", ".frontends.grade.template")  # a grading service's start (grade/service.py)
 
 
-def _nothing_of_the_grading() -> bool:
+def nothing_of_the_grading() -> bool:
     """Whether this process has loaded nothing a worker may not see (checked by the modules it holds)."""
     ours = [name[len(_PACKAGE):] for name in sys.modules if name == _PACKAGE or name.startswith(_PACKAGE + ".")]
     return ("course_config" not in sys.modules and not any(name.startswith("reference") for name in sys.modules)

@@ -1,0 +1,102 @@
+"""The assertions checks are written with. Each compares a student's value with the
+expected one and, when they differ, looks through the exercise's mistakes for the one
+that explains the difference before failing with a message in the standard shape."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import torch
+
+from graders.engine.compare import describe, number_problem, tensor_problem
+from graders.engine.feedback import fail
+from graders.engine.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
+from graders.engine.student import Returned, Student
+
+
+def expect_tensor(returned: Returned, expected: torch.Tensor, *, rtol: float, atol: float, section: str,
+                  hint: str = "", what: str = "the result", requires_grad: bool | None = False,
+                  suspects: Iterable[Suspect] = (), scaled: Mapping[float, Mistake] | None = None) -> None:
+    """The returned tensor equals `expected` in type, shape, dtype, requires_grad and values.
+
+    `suspects` are wrong variants run on the same input; `scaled` names mistakes that
+    give a known multiple of the right gradient (2.0: accumulated twice, -1.0: sign, ...).
+    """
+    __tracebackhide__ = True
+    got = returned.value
+    problem = tensor_problem(got, expected, rtol=rtol, atol=atol, requires_grad=requires_grad, what=what)
+    if problem is None:
+        return
+    mistake = first_matching_variant(got, suspects, rtol=rtol, atol=atol)
+    if mistake is None and scaled and type(got) is torch.Tensor and got.shape == expected.shape:
+        signature = gradient_signature(got, expected)
+        mistake = next((m for factor, m in scaled.items() if is_scaled(signature, factor)), None)
+    _fail_with(returned, problem, describe(got), describe(expected), mistake, hint, section)
+
+
+def expect_number(returned: Returned, expected: float, *, rtol: float, atol: float, section: str,
+                  hint: str = "", what: str = "the result", suspects: Iterable[Suspect] = ()) -> None:
+    """The returned value is a Python number close to `expected`."""
+    __tracebackhide__ = True
+    got = returned.value
+    problem = number_problem(got, expected, rtol=rtol, atol=atol, what=what)
+    if problem is None:
+        return
+    mistake = None
+    for suspect in suspects:
+        if number_problem(got, float(suspect.value), rtol=rtol, atol=atol) is None:
+            mistake = suspect.mistake
+            break
+    _fail_with(returned, problem, describe(got), describe(expected), mistake, hint, section)
+
+
+def expect_float_not_tensor(returned: Returned, right: float, mistake: Mistake, *, rtol: float, atol: float,
+                            wanted: str, what: str = "the result") -> None:
+    """A 0-d floating tensor that holds the right number fails naming `mistake`, a missing .item()
+    (the docstring promises a Python float); any other value is left to the caller's own checks."""
+    __tracebackhide__ = True
+    got = returned.value
+    if (type(got) is torch.Tensor and got.dim() == 0 and got.is_floating_point()
+            and number_problem(got.item(), right, rtol=rtol, atol=atol) is None):
+        fail(f"{returned.call.split('(')[0]}: {what} is right, but it is a tensor, not a Python float.",
+             call=returned.call, got=describe(got), expected=wanted, mistake=mistake)
+
+
+def fail_with_mistake(returned: Returned, summary: str, mistake: Mistake, got: Any = None) -> None:
+    """Fail a check with a mistake already recognised by the check itself."""
+    __tracebackhide__ = True
+    fail(summary, call=returned.call, got=describe(got) if got is not None else "", mistake=mistake)
+
+
+def _fail_with(returned: Returned, problem: str, got: str, expected: str, mistake: Mistake | None,
+               hint: str, section: str) -> None:
+    __tracebackhide__ = True
+    summary = f"{returned.call.split('(')[0]}: {problem}."
+    if mistake is not None:
+        fail(summary, call=returned.call, got=got, expected=expected, mistake=mistake)
+    fail(summary, call=returned.call, got=got, expected=expected, hint=hint, section=section)
+
+
+CODE_SHOWS_NONE = "{function} must use {what}, and its code shows none."
+CODE_SHOWS_NONE_MEANING = ("A check of how your code works rests on two things: the record of its run and the code "
+                           "itself, which the grader reads. Here the record may say so, but nothing in {function}, "
+                           "nor in the functions of your file that it calls, is {what}.")
+
+
+def expect_code_shows(student: Student, returned: Returned, function: str, patterns: Iterable[str], what: str,
+                      section: str) -> None:
+    """For a check of how, the code the grader reads itself (the function and the module's functions it
+    calls) shows what the run's record says it did: that record is the student's word (graders/engine/source_evidence.py)."""
+    __tracebackhide__ = True
+    if not student.evidence.shows(function, patterns):
+        fail(CODE_SHOWS_NONE.format(function=function, what=what), call=returned.call,
+             meaning=CODE_SHOWS_NONE_MEANING.format(function=function, what=what),
+             hint=f"Use {what} in {function} itself, or in a function of your file that it calls.", section=section)
+
+
+def code_lines(student: Student, returned: Returned, function: str, trace_names: Iterable[str],
+               patterns: Iterable[str]) -> list[int]:
+    """The lines where the run's record, or the code the grader reads, shows any of these (0 for a call the
+    record could not place): for a check of how that something is not used, which neither alone can show."""
+    traced = {event.line for event in returned.calls_to(*trace_names)}  # 0: a call the record could not place
+    return sorted(traced | set(student.evidence.lines(function, patterns)))

@@ -1,0 +1,113 @@
+"""The one shape of every failure message: what was called, what came back, what was
+expected, what it most likely means, one hint, and where in the lesson to look."""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NoReturn
+
+from course_config import LIMITS
+from graders.engine.plots import LossCurves
+
+SHOWN_CHARS = int(LIMITS.shown_chars.value)
+FIELD_CHARS = 12 * SHOWN_CHARS  # a part of a message that lists several values (e.g. one line per question)
+
+
+def cut(text: str, limit: int = SHOWN_CHARS) -> str:
+    """`text` as shown in feedback: at most `limit` characters, and the length when cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters in all)"
+
+
+def shown_path(path: str) -> str:
+    """A file the grader wrote, as feedback names it: relative to the working folder when it is
+    inside it; its name alone when it sits in a temporary folder; else the path as it is."""
+    target = Path(path)
+    with contextlib.suppress(ValueError, OSError):
+        return target.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    with contextlib.suppress(ValueError, OSError):
+        target.resolve().relative_to(Path(tempfile.gettempdir()).resolve())
+        return target.name
+    return path
+
+
+PRINTED_LINES = 12  # of a student's own print() output, shown under a failed check
+
+
+def printed_text(text: str) -> str:
+    """The student's print() output as feedback shows it: its first lines, and how many more."""
+    lines = text.rstrip("\n").splitlines()
+    shown = [cut(line) for line in lines[:PRINTED_LINES]]
+    if len(lines) > PRINTED_LINES:
+        shown.append(f"... ({len(lines) - PRINTED_LINES} more lines)")
+    return "\n".join(shown)
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """Why a check failed, in parts that every front end can lay out its own way."""
+
+    summary: str  # one sentence: what is wrong
+    call: str = ""  # the call that was made, e.g. "f(x) with x = torch.linspace(0, 5, 50)"
+    got: str = ""  # what it returned (or raised)
+    changed: str = ""  # an argument the call changed, as it was afterwards
+    expected: str = ""  # what the reference gives on the same input
+    meaning: str = ""  # what this most likely means: the named mistake's explanation
+    hint: str = ""  # one thing to try
+    section: str = ""  # where in the lesson to look
+    mistake: str | None = None  # the catalogue name of the mistake, when one was recognised
+    not_implemented: bool = False  # the student has not started this function yet
+    files: tuple[str, ...] = field(default_factory=tuple)  # e.g. a plot written for this failure
+    pictures: tuple[LossCurves, ...] = ()  # plots to draw into `files` if the session shows this failure in full
+    printed: str = ""  # what the student's own print() calls wrote during the check
+    cause: str = ""  # a cause that fails several checks at once (the import, one function's timeout): told once
+
+    def text(self) -> str:
+        # Every part is cut to a readable size: a student's value or message may be megabytes.
+        lines = [cut(self.summary, FIELD_CHARS)]
+        for label, value in (("called", self.call), ("returned", self.got), ("changed", self.changed),
+                             ("expected", self.expected)):
+            if value:
+                lines.append(_labelled(label, cut(value, FIELD_CHARS)))
+        if self.mistake:
+            lines.append(_labelled("mistake", f"{self.mistake}. {self.meaning}".strip()))
+        elif self.meaning:
+            lines.append(_labelled("meaning", cut(self.meaning, FIELD_CHARS)))
+        if self.hint:
+            lines.append(_labelled("hint", cut(self.hint, FIELD_CHARS)))
+        for path in self.files:
+            lines.append(_labelled("see", shown_path(path)))
+        if self.printed:
+            lines.append(_labelled("printed", printed_text(self.printed)))
+        if self.section:
+            lines.append(_labelled("lesson", self.section))
+        return "\n".join(lines)
+
+
+def _labelled(label: str, value: str) -> str:
+    indent = " " * 12
+    first, *rest = value.splitlines() or [""]
+    return f"  {label + ':':<10}{first}" + "".join(f"\n{indent}{line}" for line in rest)
+
+
+class CheckFailed(AssertionError):
+    """Raised by a check; pytest shows `feedback.text()` instead of a traceback into the grader."""
+
+    def __init__(self, feedback: Feedback) -> None:
+        super().__init__(feedback.text())
+        self.feedback = feedback
+
+
+def fail(summary: str, **parts: object) -> NoReturn:
+    """Fail the current check with a message in the standard shape. `mistake` may be a named mistake
+    (graders/engine/mistakes.py): its name, explanation, hint and section fill the parts not given."""
+    __tracebackhide__ = True
+    named = parts.get("mistake")
+    if named is not None and not isinstance(named, str):  # a Mistake (not imported here: it imports this module)
+        parts = {"meaning": named.explanation, "hint": named.hint, "section": named.section,  # type: ignore[attr-defined]
+                 **parts, "mistake": named.name}  # type: ignore[attr-defined]
+    raise CheckFailed(Feedback(summary, **parts))  # type: ignore[arg-type]

@@ -1,0 +1,67 @@
+"""What a student's own runs keep from one run to the next: the expected values and drawn inputs.
+
+`pytest exercises/` computes every expected value from the reference and has hypothesis draw
+the generated inputs on each run: about a second of the reference's training runs and two
+CPU-seconds of drawing, paid again although nothing they depend on changed. So a student's
+run keeps what the grader computed in one file per version of the course (a digest of the
+engine, the checks and their manifests, the reference and course_config.py: any change
+starts a new file), in the user's cache folder, and later runs read it back. The file holds
+only values the grader process computed; student code runs in workers that cannot write there.
+
+The instructor's paths do not use it: they replay a recording, use the batch's own cache
+(`--expected-cache`), or pass `--no-expected-cache` (the notebooks' grading server). Neither
+does `--in-process`, where student code shares the grader's memory and could leave a
+forged value for later runs to trust. This module stays light (no torch): the plugin reads
+it before it forks the helper that draws.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import course_config
+
+FOLDER_VARIABLE = "GRADERS_CACHE_DIR"  # where the files go; "off" keeps nothing
+OFF = "off"
+PREFIX = "expected-"
+
+
+def course_digest() -> str:
+    """A digest of everything that decides a grade besides the answers."""
+    digest = hashlib.sha256()
+    root = course_config.ROOT
+    files = [Path(course_config.__file__)]
+    for folder in (Path(__file__).resolve().parents[1], root / "reference"):  # graders/ and the reference
+        # .toml: the exercises' manifests (graders/<lesson>/<slug>/exercise.toml), their tolerances and seeds.
+        files += sorted(p for p in folder.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts)
+    for path in files:
+        digest.update(str(path.relative_to(root) if root in path.parents else path.name).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def folder() -> Path | None:
+    """$GRADERS_CACHE_DIR, else $XDG_CACHE_HOME/course-autograder, else ~/.cache/course-autograder;
+    None when GRADERS_CACHE_DIR is "off"."""
+    chosen = os.environ.get(FOLDER_VARIABLE, "")
+    if chosen.strip().lower() == OFF:
+        return None
+    if chosen:
+        return Path(chosen).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "course-autograder"
+
+
+def path() -> Path | None:
+    """This version of the course's file, or None when nothing is to be kept."""
+    where = folder()
+    return None if where is None else where / f"{PREFIX}{course_digest()[:16]}.json"
+
+
+def forget_other_versions(kept: Path) -> None:
+    """Remove the files of other versions of the course beside `kept`: nothing reads them again."""
+    for other in kept.parent.glob(f"{PREFIX}*.json"):
+        if other != kept:
+            other.unlink(missing_ok=True)

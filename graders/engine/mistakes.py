@@ -1,0 +1,92 @@
+"""Named mistakes and how a wrong answer is matched to one.
+
+Each exercise keeps a catalogue (its room's mistakes.py, collected by engine/collect.py). A mistake is
+recognised in one of three ways: the student's output equals a wrong variant of the
+reference run on the same input; a gradient is a known multiple of the right one (the
+gradient signature); or a raised error matches the message that mistake produces.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import torch
+
+from graders.engine.compare import tensor_problem
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """One wrong idea a student may have, and what to tell them about it."""
+
+    name: str  # short and stable: tests and results refer to it, e.g. "product rule missed"
+    explanation: str  # one or two sentences: what the code did and why that gives this output
+    hint: str  # one concrete thing to change
+    section: str  # where in the lesson the right idea is taught
+    error_pattern: str | None = None  # regex over "ErrorType: message" when the mistake raises
+
+    def matches_error(self, error_type: str, message: str) -> bool:
+        return self.error_pattern is not None and re.search(self.error_pattern, f"{error_type}: {message}") is not None
+
+
+@dataclass(frozen=True)
+class Suspect:
+    """A mistake together with what it would have returned on this input."""
+
+    mistake: Mistake
+    value: Any
+
+
+def first_matching_variant(got: Any, suspects: Iterable[Suspect], *, rtol: float, atol: float) -> Mistake | None:
+    """The first mistake whose wrong output equals the student's (tensors compared by value only)."""
+    for suspect in suspects:
+        if type(suspect.value) is torch.Tensor:
+            if tensor_problem(got, suspect.value, rtol=rtol, atol=atol, requires_grad=None) is None:
+                return suspect.mistake
+        elif type(got) is type(suspect.value) and got == suspect.value:
+            return suspect.mistake
+    return None
+
+
+@dataclass(frozen=True)
+class GradientSignature:
+    """How a student's gradient relates to the true one: g_student ≈ scale · g_true."""
+
+    scale: float  # k = <g_s, g_r> / <g_r, g_r>
+    cosine: float  # 1 when the two point the same way
+
+
+def gradient_signature(got: torch.Tensor, expected: torch.Tensor) -> GradientSignature | None:
+    """Fit the scale and the cosine; None when either gradient is (close to) zero."""
+    g = got.detach().to(torch.float64).reshape(-1)
+    r = expected.detach().to(torch.float64).reshape(-1)
+    if g.shape != r.shape or not bool(torch.isfinite(g).all()):
+        return None
+    rr, gg = float(r @ r), float(g @ g)
+    if rr < 1e-24 or gg < 1e-24:
+        return None
+    return GradientSignature(scale=float(g @ r) / rr, cosine=float(g @ r) / math.sqrt(rr * gg))
+
+
+def is_scaled(signature: GradientSignature | None, factor: float, *, tolerance: float = 1e-3) -> bool:
+    """Whether a gradient is `factor` times the true one (same direction, that length)."""
+    return (signature is not None and abs(abs(signature.cosine) - 1) < tolerance
+            and abs(signature.scale - factor) < tolerance * max(1.0, abs(factor)))
+
+
+# Mistakes any exercise can make, recognised by the error they raise (after an exercise's own catalogue).
+MIXED_DTYPES = Mistake(
+    "float32 and float64 mixed in one operation",
+    "One operation got a float64 tensor and a float32 one. PyTorch promotes dtypes in elementwise arithmetic, "
+    "but a matrix multiply (and so nn.Linear) needs both sides in one dtype: float64 usually comes from NumPy "
+    "(torch.from_numpy, torch.tensor on an array) or from dtype=torch.float64, float32 from torch's defaults.",
+    "Print the dtype of each tensor on the line the error points to, and convert one side with .float() or "
+    ".to(other.dtype).",
+    '"Common pitfalls", "Mixing dtypes"',
+    error_pattern=r"must have the same dtype|expected scalar type \w+ but found \w+|"
+                  r"[Ff]ound dtype \w+ but expected \w+|expected both inputs to have same dtype",
+)
+ANY_EXERCISE = [MIXED_DTYPES]

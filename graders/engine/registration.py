@@ -1,0 +1,59 @@
+"""`@check`: marks a test function as a graded check, with its points and visibility from
+course_config.py, so that no number is written twice; a public check also runs on fresh
+inputs when the reference is live, and pays only if both runs pass (graders/engine/fresh.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import zlib
+from typing import Any, Callable, TypeVar
+
+import pytest
+
+import course_config
+from graders.engine.feedback import CheckFailed
+from graders.engine.fresh import TWIN_NOTE, twin_run
+from graders.engine.recording import CACHE, LIVE, RECORDING
+
+F = TypeVar("F", bound=Callable)
+
+
+def checks_for(lesson_folder: str, slug: str) -> Callable[[F], F]:
+    """The decorator for the checks of one exercise: `check = checks_for("lesson01", "quadratic_fit")`."""
+    lesson = next((l for l in course_config.LESSONS if l.folder == lesson_folder), None)
+    if lesson is None:
+        raise KeyError(f"course_config.py has no lesson in folder {lesson_folder!r}")
+    exercise = lesson.exercise(slug)
+
+    def check(test: F) -> F:
+        name = test.__name__
+        if not name.startswith("test_"):
+            raise NameError(f"a check's function must be named test_<check id>, not {name}")
+        entry = exercise.check(name.removeprefix("test_"))
+        if not entry.hidden:
+            # Each check draws its own fresh inputs: the exercise's seed, moved by the check's id.
+            test = _published_then_fresh(test, exercise.seed("twins") + zlib.crc32(entry.id.encode()) % 100_000)
+        test = pytest.mark.points(entry.points)(test)
+        if entry.hidden:
+            test = pytest.mark.hidden(test)
+        return test
+
+    return check
+
+
+def _published_then_fresh(test: F, seed: int) -> F:
+    @functools.wraps(test)
+    def both_runs(*args: Any, **kwargs: Any) -> None:
+        __tracebackhide__ = True
+        test(*args, **kwargs)
+        if RECORDING.mode not in (LIVE, CACHE):  # recording stores, and replaying can give, published values only
+            return
+        with twin_run(seed):
+            try:
+                test(*args, **kwargs)
+            except CheckFailed as failure:
+                feedback = failure.feedback
+                raise CheckFailed(dataclasses.replace(feedback, summary=f"{TWIN_NOTE} {feedback.summary}")) from None
+
+    return both_runs  # type: ignore[return-value]

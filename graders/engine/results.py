@@ -1,0 +1,85 @@
+"""The one result model: submission → exercises → checks. Every front end (the pytest
+summary, `--json`, nbgrader, CSV and the like) reads this and nothing else."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class CheckResult:
+    id: str  # the check's id in course_config.py (its test is `test_<id>`)
+    points: float  # what the check is worth
+    score: float  # what the submission earned on it: `points` if passed, else 0
+    passed: bool
+    message: str  # the feedback text; empty when passed
+    hidden: bool  # hidden checks use fresh inputs and are not shown to students before grading
+    mistake: str | None = None  # the name of the recognised mistake, if any
+    not_implemented: bool = False  # failed only because the function still raises NotImplementedError
+    files: list[str] = field(default_factory=list)  # files written for this check (e.g. a plot)
+    shown: str = ""  # the feedback students see: the message, or less of it for a hidden check (shown_message)
+
+
+@dataclass
+class ExerciseResult:
+    slug: str  # names the stub, reference, checks module and notebook section
+    title: str
+    score: float  # sum of its checks' scores
+    max_score: float  # sum of its checks' points (of the checks that ran)
+    not_implemented: bool  # every failed check failed only because nothing is written yet
+    checks: list[CheckResult] = field(default_factory=list)
+    seconds: float = 0.0  # wall-clock time its code took (imports and calls), against LIMITS.exercise_seconds
+    # Lines of its module that reach for the grader's internals (graders/engine/source_evidence.py): its checks of
+    # how then score 0, and the instructor's outputs show these lines.
+    integrity: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SubmissionResult:
+    submission: str  # the folder whose modules were graded
+    lesson: int
+    score: float  # total earned over the exercises that ran
+    max_score: float  # total possible over the checks that ran
+    trusted: bool  # False when graded with --in-process (student code shared the grader's process)
+    complete: bool  # False when the run stopped early (-x, interrupted): some selected checks never ran
+    confined: bool  # True when every worker ran under the whole sandbox (README: "How grading stays honest")
+    confinement: str  # what confined the workers, in words, and what was missing
+    exercises: list[ExerciseResult] = field(default_factory=list)
+    integrity: list[str] = field(default_factory=list)  # every exercise's integrity lines, each "<slug>: <line>"
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2)
+
+    def write(self, path: Path) -> None:
+        """Write beside the target, then rename over it: a reader never sees half a file, and
+        whatever stood at the path before (a stale result, a pipe) is replaced, not opened."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        partial.write_text(self.to_json() + "\n")
+        os.replace(partial, path)
+
+
+HIDDEN_OUTCOME = "Hidden check failed: it uses inputs you were not shown, so its details stay with your instructor."
+SHOW_CHOICES = ("outcome", "mistake", "full")
+
+
+def shown_message(message: str, hidden: bool, mistake: str | None, show: str) -> str:
+    """What students see of a check's message: a hidden check's per course_config.HIDDEN_CHECKS_SHOW."""
+    if not message or not hidden or show == "full":
+        return message
+    if show == "mistake" and mistake:
+        named = [line.strip() for line in message.splitlines() if line.strip().startswith("mistake:")]
+        return f"{HIDDEN_OUTCOME}\n  {named[0] if named else 'mistake:  ' + mistake}"
+    return HIDDEN_OUTCOME
+
+
+def tally(exercise: ExerciseResult) -> ExerciseResult:
+    """Fill an exercise's totals from its checks."""
+    exercise.score = sum(c.score for c in exercise.checks)
+    exercise.max_score = sum(c.points for c in exercise.checks)
+    failed = [c for c in exercise.checks if not c.passed]
+    exercise.not_implemented = bool(failed) and all(c.not_implemented for c in failed)
+    return exercise

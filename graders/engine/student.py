@@ -1,0 +1,320 @@
+"""What a check holds to call a student's functions: the `student` fixture.
+
+`student.call("f", x)` runs `f(x)` in the worker and gives back a `Returned` with the
+value as plain data. Every way the call can go wrong (not written yet, a misspelled
+name, an exception, an endless loop, a crash, an import that fails) becomes a standard
+feedback message here, so the checks themselves only compare values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import functools
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, NoReturn, Protocol
+
+from graders.engine.allowance import SPENT_HINT, Allowance
+from graders.engine.feedback import CheckFailed, Feedback, cut, fail
+from graders.engine.mistakes import ANY_EXERCISE, Mistake
+from graders.sandbox import Budget, Outcome, StudentError
+from graders.sandbox import TraceEvent, copy, pack
+from graders.engine.source_evidence import SourceEvidence
+
+NOT_IMPLEMENTED = "`{function}` is not implemented yet: it still raises NotImplementedError."
+NOT_IMPLEMENTED_HINT = "Replace the `raise NotImplementedError` in {file} with your own code."
+MISSING = "`{function}` is not defined in {file}: did you rename it?"
+IMPORT_FAILED = "{file} could not be imported, so none of its functions could be checked."
+TIMEOUT = "{call} did not return within {seconds:g} s and was stopped."
+TIMEOUT_HINT = "Look for a loop that never ends (a `while` whose condition never becomes false)."
+TIMED_OUT_BEFORE = "{call} was not run: the same code already ran out of time in an earlier check."
+DIED = "{call} did not come back: {detail}"
+RAISED = "`{function}` raised {error}."
+MISSING_IN_MODULE = re.compile(r"module '(?P<module>[^']+)' has no attribute '(?P<name>[^']+)'")
+DEBUGGER = "{call} stopped at a debugger or input() call, which cannot work while grading."
+DEBUGGER_HINT = ("Remove breakpoint() / pdb / input() before grading, or debug with "
+                 "`pytest exercises/ -k <exercise> --in-process -s`.")
+OUT_OF_MEMORY = "{call} ran out of memory (the limit is {memory_mb} MiB beyond what torch itself uses)."
+EXITED = "{call} tried to end the program with {message}."
+EXITED_HINT = "A function gives its answer with `return`; remove the call to sys.exit() / exit()."
+UNREADABLE = "{call} returned a value that could not be sent back to the grader ({detail})."
+BROKEN = "{call} could not be graded: {detail}"
+UNCONFINED_HINT = ("Instructor: grade on a Linux machine with Landlock (kernel 5.13 or later) and seccomp, as root "
+                   "or not, or pass --allow-unconfined to accept a weaker sandbox.")
+
+
+class Backend(Protocol):
+    def start(self) -> Outcome: ...
+    def request(self, message: dict, seconds: float | None = None) -> Outcome: ...
+    def stop(self) -> None: ...
+    @property
+    def alive(self) -> bool: ...
+
+
+@dataclass
+class Returned:
+    """A student's function came back with a value (or, when allowed, an exception)."""
+
+    call: str  # how the call is shown in messages
+    value: Any = None
+    args: list | None = None  # the arguments as they were after the call (when asked for)
+    error: StudentError | None = None
+    trace: list[TraceEvent] = field(default_factory=list)
+    output: str = ""
+    output_dropped: int = 0
+    seconds: float = 0.0
+
+    def calls_to(self, *names: str) -> list[TraceEvent]:
+        """Trace events whose torch name ends with one of `names` (e.g. "Tensor.backward")."""
+        return [e for e in self.trace if any(e.name == n or e.name.endswith("." + n) for n in names)]
+
+
+class Student:
+    """One exercise module of one submission, imported lazily in a worker (or in-process)."""
+
+    def __init__(self, module_path: Path, display_path: str, budget: Budget, mistakes: list[Mistake],
+                 make_backend: Callable[[], Backend], section: str = "", allowance: Allowance | None = None) -> None:
+        self.module_path = module_path
+        self.allowance = allowance or Allowance(float("inf"), "this exercise", "exercise_seconds")
+        self.display_path = display_path
+        self.budget = budget
+        self.mistakes = mistakes
+        self.section = section
+        self._make_backend = make_backend  # a lease on the submission's worker (sandbox.shared), or in-process
+        self._backend: Backend | None = None
+        self._import_failure: Feedback | None = None
+        self._timed_out: set[str] = set()
+        self._public: list[str] = []  # the functions the student's module defines
+        self._ready = False  # the backend has imported the module and answered "ready"
+        self.confinements: list = []  # what each worker said held (sandbox.Confinement), before student code
+        self.printed: list[str] = []  # what the student's print() calls wrote since the last take_printed()
+        self._answers: dict[bytes, Outcome] = {}  # calls made with reuse=True, by their request
+
+    def call(self, function: str, *args: Any, shown_as: str | None = None, trace: bool = False,
+             return_args: bool = False, allow_raise: bool = False, reuse: bool = False, **kwargs: Any) -> Returned:
+        """Run `function(*args, **kwargs)` from the student's module and return its value.
+
+        `reuse`: the answer of the same call made earlier in this exercise with `reuse`, if there is one
+        (a copy of it), instead of running it again: for a long run that several checks judge from
+        different sides. Never for a call whose repeats are the point (does a second call agree?)."""
+        __tracebackhide__ = True
+        shown = shown_as or _default_call_text(function, args, kwargs)
+        message = {"op": "call", "function": function, "args": list(args), "kwargs": kwargs,
+                   "trace": trace, "return_args": return_args}
+        return self._request(function, shown, message, allow_raise, reuse)
+
+    def run(self, driver: Callable, *args: Any, shown_as: str, trace: bool = False,
+            allow_raise: bool = False, runs: str | None = None, **kwargs: Any) -> Returned:
+        """Run a grader-written `driver(module, *args)` in the worker, for checks that must
+        build objects there (a student's class, a function passed as an argument). `runs`
+        names the student's function the driver calls, when it is one: a timeout then stops
+        later calls of that function only, not of every function the driver runs."""
+        __tracebackhide__ = True
+        name = f"{driver.__module__}:{driver.__qualname__}"
+        message = {"op": "run", "driver": name, "args": list(args), "kwargs": kwargs, "trace": trace}
+        return self._request(runs or driver.__qualname__, shown_as, message, allow_raise)
+
+    def prestart(self) -> None:
+        """Fork the worker now, so that importing the module overlaps the grading of other
+        exercises; the first check then only waits for what is left of the import."""
+        if self._backend is None and self._import_failure is None:
+            backend = self._make_backend()
+            spawn = getattr(backend, "spawn", None)
+            if spawn is not None:
+                spawn()
+                self._backend = backend
+
+    @functools.cached_property
+    def evidence(self) -> SourceEvidence:
+        """The module's source as the grader reads it, itself (source_evidence.py): what backs a check of
+        how, and what shows a reach for the grader's internals. Empty where there is no file."""
+        try:
+            text = self.module_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        return SourceEvidence.read(text)
+
+    def reaches(self) -> list[str]:
+        """The lines of the module that reach for the grader's internals, as the instructor sees them."""
+        return [reach.text(self.display_path.rsplit("/", 1)[-1]) for reach in self.evidence.reaches]
+
+    def take_printed(self) -> str:
+        """What the student's code printed during the current check (and forget it), its file named as
+        messages name it rather than by where it was graded (a temporary folder, in a batch): Python's
+        warnings print the module's full path."""
+        text, self.printed = "".join(self.printed), []
+        return text.replace(str(self.module_path.resolve()), self.display_path)
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.stop()
+            self._backend = None
+
+    # ------------------------------------------------------------------ internals
+
+    def _request(self, function: str, shown: str, message: dict, allow_raise: bool, reuse: bool = False) -> Returned:
+        __tracebackhide__ = True
+        if function in self._timed_out:
+            fail(TIMED_OUT_BEFORE.format(call=shown), hint=TIMEOUT_HINT, section=self.section,
+                 cause=f"timeout of {function}")
+        self._within_allowance()
+        key = pack(message) if reuse else None
+        kept = self._answers.get(key) if key is not None else None
+        if kept is not None:  # a copy of what this call gave before, as a second run would give it
+            outcome, seconds = _copied(kept), self.budget.call_seconds
+        else:
+            started = time.monotonic()
+            try:
+                backend = self._ready_backend()
+            finally:
+                self.allowance.spend(time.monotonic() - started)
+            self._within_allowance()
+            seconds = min(self.budget.call_seconds, self.allowance.left())
+            started = time.monotonic()
+            outcome = backend.request(message, seconds)
+            self.allowance.spend(time.monotonic() - started)
+            if key is not None and outcome.status in ("returned", "raised"):
+                self._answers[key] = _copied(outcome)
+        if outcome.output:
+            self.printed.append(outcome.output)
+        if outcome.status == "timeout" and seconds < self.budget.call_seconds:
+            self._within_allowance()  # the call was stopped because the allowance ran out
+        return self._returned(function, shown, outcome, allow_raise)
+
+    def _within_allowance(self) -> None:
+        __tracebackhide__ = True
+        used_up = self.allowance.used_up()
+        if used_up is not None:
+            fail(used_up.message(), hint=SPENT_HINT, section=self.section, cause="allowance spent")
+
+    def _ready_backend(self) -> Backend:
+        __tracebackhide__ = True
+        if self._import_failure is not None:
+            raise CheckFailed(self._import_failure)
+        alive = self._backend is not None and self._backend.alive
+        if alive and self._ready:
+            return self._backend  # type: ignore[return-value]
+        backend = self._backend if alive else self._make_backend()  # a prestarted one, or a new one
+        self._backend, self._ready = None, False
+        outcome = backend.start()
+        if getattr(backend, "confinement", None) is not None:
+            self.confinements.append(backend.confinement)  # type: ignore[attr-defined]
+        if outcome.status != "ready":
+            self._import_failure = self._import_feedback(outcome)
+            raise CheckFailed(self._import_failure)
+        self._backend, self._ready = backend, True
+        self._public = outcome.public
+        return backend
+
+    def _import_feedback(self, outcome: Outcome) -> Feedback:
+        return dataclasses.replace(self._import_problem(outcome), cause="import")
+
+    def _import_problem(self, outcome: Outcome) -> Feedback:
+        if outcome.status == "unconfined":
+            return Feedback(outcome.detail, hint=UNCONFINED_HINT)
+        summary = IMPORT_FAILED.format(file=self.display_path)
+        if outcome.status == "timeout":
+            return Feedback(summary, got=f"the import did not finish within {self.budget.import_seconds:g} s",
+                            hint="Code at the top level of the file runs on import: move it into a function.")
+        if outcome.status == "died":
+            return Feedback(summary, got=outcome.detail, hint="Code at the top level runs on import; remove os._exit().")
+        if outcome.error is not None:
+            error = outcome.error
+            hint = ("Fix the syntax error on the line shown." if error.type in ("SyntaxError", "IndentationError")
+                    else EXITED_HINT if error.type == "SystemExit"
+                    else "Install or remove the missing import." if error.type in ("ImportError", "ModuleNotFoundError")
+                    else "Code at the top level of the file runs on import; fix the error shown.")
+            return Feedback(summary, got=_error_text(error), hint=hint)
+        return Feedback(summary, got=outcome.detail)
+
+    def _returned(self, function: str, shown: str, outcome: Outcome, allow_raise: bool) -> Returned:
+        __tracebackhide__ = True
+        section = self.section
+        if outcome.status == "returned":
+            return Returned(shown, outcome.value, outcome.args, None, outcome.trace, outcome.output,
+                            outcome.output_dropped, outcome.seconds)
+        if outcome.status == "missing":
+            close = difflib.get_close_matches(function, outcome.public, n=3)
+            found = f"Functions in your file: {', '.join(close or outcome.public) or 'none'}." if outcome.public else ""
+            fail(MISSING.format(function=function, file=self.display_path), got=found,
+                 hint=f"Keep the name `{function}` exactly as the stub defines it.", section=section)
+        if outcome.status == "timeout":
+            self._timed_out.add(function)
+            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail, hint=TIMEOUT_HINT,
+                 section=section, cause=f"timeout of {function}")
+        if outcome.status == "died":
+            fail(DIED.format(call=shown, detail=outcome.detail), section=section)
+        if outcome.status == "unreadable":
+            fail(UNREADABLE.format(call=shown, detail=outcome.detail),
+                 hint="Return tensors, numbers, strings, lists, tuples or dicts.", section=section)
+        if outcome.status != "raised" or outcome.error is None:
+            fail(BROKEN.format(call=shown, detail=outcome.detail or outcome.status), section=section)
+        return self._raised(function, shown, outcome, allow_raise)
+
+    def _raised(self, function: str, shown: str, outcome: Outcome, allow_raise: bool) -> Returned:
+        __tracebackhide__ = True
+        error = outcome.error
+        assert error is not None
+        if error.not_implemented:
+            raiser = error.frames[-1][2] if error.frames else function
+            fail(NOT_IMPLEMENTED.format(function=raiser), not_implemented=True,
+                 hint=NOT_IMPLEMENTED_HINT.format(file=self.display_path), section=self.section)
+        if error.type == "SystemExit":
+            fail(EXITED.format(call=shown, message=error.message), hint=EXITED_HINT, section=self.section)
+        if error.type == "MemoryError" or re.search(r"can't allocate memory|not enough memory", error.message):
+            fail(OUT_OF_MEMORY.format(call=shown, memory_mb=self.budget.memory_mb), got=_error_text(error),
+                 hint="Look for a tensor or list that grows without end, or a size typed with too many zeros.",
+                 section=self.section)
+        missing = MISSING_IN_MODULE.search(error.message) if error.type == "AttributeError" else None
+        if missing and missing["module"] == self.module_path.stem:
+            # A check's driver looked up a function the student's module does not define.
+            name = missing["name"]
+            close = difflib.get_close_matches(name, self._public, n=3)
+            found = f"Functions in your file: {', '.join(close or self._public) or 'none'}."
+            fail(MISSING.format(function=name, file=self.display_path), got=found,
+                 hint=f"Keep the name `{name}` exactly as the stub defines it.", section=self.section)
+        if any(("breakpoint(" in source or "pdb" in source or "input(" in source)
+               for _, _, _, source in error.frames[-1:]):
+            fail(DEBUGGER.format(call=shown), got=_error_text(error), hint=DEBUGGER_HINT, section=self.section)
+        if allow_raise:
+            return Returned(shown, error=error, trace=outcome.trace, output=outcome.output,
+                            output_dropped=outcome.output_dropped, seconds=outcome.seconds)
+        self.fail_raised(Returned(shown, error=error), function)
+
+    def fail_raised(self, returned: Returned, function: str) -> NoReturn:
+        """Fail as a call that may not raise does, for one made with allow_raise that raised: the
+        error named by a catalogued mistake where one matches it. Checks that first look at the
+        error themselves end here, rather than running the student's code a second time."""
+        __tracebackhide__ = True
+        error = returned.error
+        assert error is not None, "fail_raised is for a call that raised"
+        culprit = error.frames[-1][2] if error.frames else function  # the student's function, not a driver
+        for mistake in (*self.mistakes, *ANY_EXERCISE):
+            if mistake.matches_error(error.type, error.message):
+                fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
+                     mistake=mistake)
+        fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
+             section=self.section,
+             hint="Read the error and the line it points to in your file.")
+
+
+def _copied(outcome: Outcome) -> Outcome:
+    """An outcome whose value, arguments and trace no check holds: what one check does to its own
+    copy of a reused answer never reaches the next."""
+    return dataclasses.replace(outcome, value=copy(outcome.value), args=copy(outcome.args), trace=list(outcome.trace))
+
+
+def _error_text(error: StudentError) -> str:
+    lines = [cut(f"{error.type}: {error.message}")]
+    lines += [cut(f"{name}, line {line}, in {function}: {source}") for name, line, function, source in error.frames]
+    return "\n".join(lines)
+
+
+def _default_call_text(function: str, args: tuple, kwargs: dict) -> str:
+    from graders.engine.compare import describe
+
+    parts = [describe(a, 3) for a in args] + [f"{k}={describe(v, 3)}" for k, v in kwargs.items()]
+    return f"{function}({', '.join(parts)})"

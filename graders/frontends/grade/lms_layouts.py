@@ -1,0 +1,170 @@
+"""Who handed in what, from the names an LMS gives its downloads, and which of several hand-ins is graded.
+
+A student chooses the names of their files, never the LMS's part of a path, so a student's id
+is taken from that part only:
+
+    Moodle      Full Name_<participant id>_assignsubmission_file_/<the student's files>
+                (download as folders, Moodle 3.1 and later; `_onlinetext_` likewise), or the
+                same prefix on flat files (older downloads). The id is the participant id.
+    Canvas      <name>_<user id>_<file id>_<the student's file name>, flat; `<name>_LATE_...`
+                when late, `anon_<id>_...` under anonymous grading. The id is the Canvas user id.
+    Blackboard  <assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>_<the student's file name>,
+                flat, beside a `.txt` receipt per attempt. The id is the username.
+
+A layout is recognised only when every answer-like file (a notebook, a .py file, or a link
+where a folder of them could be) fits it, so a student's own file cannot switch a class to
+another layout. Else the documented --student-pattern finds ids in notebook names.
+
+Several hand-ins for one student are all reported, and the latest by the layout's own clock
+is graded: Blackboard's attempt time; Canvas's file id (Canvas numbers files as they are
+uploaded); for Moodle, the time its zip gives each file, which is when that content reached the
+Moodle server (unzip keeps it as the file's modification time); a file's modification time where
+the names carry no LMS time. A tie is said as a tie, with the file picked and why.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from graders.frontends.grade.handed_in import Entry, problem
+
+_MOODLE = re.compile(r"^(?P<name>[^_]*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<rest>.*)$", re.DOTALL)
+# Canvas's own names cannot hold `_<digits>_` (it strips them from user names), so the first
+# `_<user id>_<file id>_` is Canvas's, whatever digits the student's file name holds.
+_CANVAS = re.compile(r"^(?P<name>.*?)_(?:LATE_)?(?P<id>\d+)_(?P<file>\d+)_(?P<original>.+)$", re.DOTALL)
+_CANVAS_ANONYMOUS = re.compile(r"^(?:LATE_)?(?P<id>anon_[A-Za-z0-9]+)_(?P<file>\d+)_(?P<original>.+)$", re.DOTALL)
+# The first `_<username>_attempt_<time>` is Blackboard's; a username is taken up to its last `_`.
+_BLACKBOARD = re.compile(r"^(?P<assignment>.+?)_(?P<id>[^_]+)_attempt_(?P<when>\d{4}(?:-\d{2}){5})"
+                         r"(?:_(?P<original>.+)|\.txt)$", re.DOTALL)
+ANSWER_SUFFIXES = (".ipynb", ".py")
+
+
+@dataclass(frozen=True)
+class HandIn:
+    """One file a layout gives to a student."""
+
+    entry: Entry
+    name: str  # the file's name as the student gave it (the LMS's part taken off)
+    order: tuple  # the layout's own order of hand-ins, latest last
+    when: str  # that order, said: "attempt of 2024-05-01 10:00:00", "Canvas file 4567"
+
+
+@dataclass
+class Layout:
+    """A class's hand-ins by student, as one LMS's download lays them out."""
+
+    name: str  # what the batch says it found: "Moodle download"
+    rule: str  # how the latest of several hand-ins is told, for the problems
+    students: dict[str, list[HandIn]] = field(default_factory=dict)  # everyone it names, hand-ins or not
+    unnamed: list[Entry] = field(default_factory=list)  # notebooks no id was found for (--student-pattern only)
+
+
+def recognise(entries: list[Entry]) -> Layout | None:
+    """The LMS download these entries are, or None."""
+    for layout in (_moodle, _canvas, _blackboard):
+        found = layout(entries)
+        if found is not None:
+            return found
+    return None
+
+
+def by_pattern(entries: list[Entry], pattern: re.Pattern) -> Layout:
+    """Notebooks anywhere, each student's id found in the file name by `pattern` (group 'student')."""
+    layout = Layout("notebooks", "file modification time (these file names carry no LMS time)")
+    for entry in entries:
+        if entry.folder or entry.path.suffix != ".ipynb":
+            continue
+        match = pattern.search(entry.path.name)
+        if match and match.group("student"):
+            layout.students.setdefault(match.group("student"), []).append(by_file_time(entry, entry.path.name))
+        else:
+            layout.unnamed.append(entry)
+    return layout
+
+
+def choose(hand_ins: list[HandIn], limit: int, rule: str, preferred: str) -> tuple[HandIn | None, list[str]]:
+    """The hand-in to grade, and the sentences for the student's problems: one per file that is
+    not read, and, when several could be graded, one naming them all, which was graded and why."""
+    problems = [problem(h.entry.path, h.entry.unreadable(limit)) for h in hand_ins if h.entry.unreadable(limit)]
+    readable = [h for h in hand_ins if not h.entry.unreadable(limit)]
+    if not readable:
+        return None, problems
+    latest = max(h.order for h in readable)
+    tied = [h for h in readable if h.order == latest]
+    chosen = min(tied, key=lambda h: (base_name(h) != preferred, str(h.entry.path)))
+    if len(readable) > 1:
+        listing = "; ".join(f"{h.entry.path} ({h.when})" for h in sorted(readable, key=lambda h: (h.order, h.name)))
+        if len(tied) == 1:
+            why = f"the latest by {rule}"
+        else:
+            tie_break = f"it is named {preferred}" if base_name(chosen) == preferred else "it comes first by name"
+            why = f"{len(tied)} of them tie as the latest by {rule}, and {tie_break}: check it is the one meant"
+        problems.append(f"{len(readable)} hand-ins for this student: {listing}. Graded {chosen.entry.path}, {why}. "
+                        f"To grade another one, remove the others and grade again")
+    return chosen, problems
+
+
+def _relevant(entry: Entry) -> bool:
+    """A file a layout would grade, or a link where a folder of them could be."""
+    if entry.folder:
+        return False
+    return entry.path.suffix in ANSWER_SUFFIXES or (bool(entry.refused) and not entry.path.suffix)
+
+
+def _moodle(entries: list[Entry]) -> Layout | None:
+    layout = Layout("Moodle download", "the time Moodle's zip gives each file (when it reached Moodle)")
+    for entry in entries:
+        match = _MOODLE.match(entry.path.parts[0])
+        if match is None:
+            if _relevant(entry):
+                return None
+            continue
+        hand_ins = layout.students.setdefault(match["id"], [])
+        # Inside a participant folder, whatever the student named a file, it is that participant's.
+        name = "/".join(entry.path.parts[1:]) or match["rest"] or entry.path.name
+        if _relevant(entry):
+            hand_ins.append(by_file_time(entry, name))
+    return layout if layout.students else None
+
+
+def _canvas(entries: list[Entry]) -> Layout | None:
+    layout = Layout("Canvas download", "Canvas's file id (Canvas numbers files in the order they were uploaded)")
+    for entry in entries:
+        match = _CANVAS_ANONYMOUS.match(entry.path.name) or _CANVAS.match(entry.path.name)
+        if match is None or len(entry.path.parts) > 1 or entry.folder:
+            if _relevant(entry):
+                return None
+            continue
+        hand_ins = layout.students.setdefault(match["id"], [])
+        if _relevant(entry):
+            hand_ins.append(HandIn(entry, match["original"], (int(match["file"]),), f"Canvas file {match['file']}"))
+    return layout if layout.students else None
+
+
+def _blackboard(entries: list[Entry]) -> Layout | None:
+    layout = Layout("Blackboard download", "the attempt time in Blackboard's file names")
+    for entry in entries:
+        match = _BLACKBOARD.match(entry.path.name)
+        if match is None or len(entry.path.parts) > 1 or entry.folder:
+            if _relevant(entry):
+                return None
+            continue
+        hand_ins = layout.students.setdefault(match["id"], [])  # a receipt alone names a student too
+        if match["original"] and _relevant(entry):
+            day, clock = match["when"][:10], match["when"][11:].replace("-", ":")
+            hand_ins.append(HandIn(entry, match["original"], (match["when"],), f"attempt of {day} {clock}"))
+    return layout if layout.students else None
+
+
+def by_file_time(entry: Entry, name: str) -> HandIn:
+    """A hand-in ordered by its file's modification time (or its zip entry's time)."""
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.mtime))
+    return HandIn(entry, name, (entry.mtime,), f"modified {when}")
+
+
+def base_name(hand_in: HandIn) -> str:
+    """The student's own file name without its folders: what `<slug>.py` and `<lesson>.ipynb` are matched on."""
+    return PurePosixPath(hand_in.name).name

@@ -1,0 +1,188 @@
+"""`python -m graders grade SOURCE --out DIR [-j N | --scheduler ADDRESS]`: grade a class on Dask, resume, write every format.
+
+1. find the submissions and their answers (sources.py, answers.py);
+2. keep every stored result whose key (answers and course) is unchanged (store.py);
+3. join a Dask cluster, or start one on this machine (cluster.py), whose workers each keep warm
+   grading services (dask_worker.py, service.py); refuse where their sandbox cannot hold, unless
+   told `allow_unconfined`;
+4. grade the reference once, storing every expected value it computes, for all to reuse;
+5. grade the rest as Dask tasks, storing each result as soon as it is back;
+6. write the outputs from the stored results of this class (outputs.py).
+
+This process never imports torch nor runs any check: it reads answers and writes results.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import course_config
+from graders.frontends.grade import outputs, store
+from graders.frontends.grade.cluster import Where
+from graders.frontends.grade.progress import Progress
+from graders.frontends.grade.sources import (DEFAULT_STUDENT_PATTERN, SourceError, Submission, course_exercises,
+                                   find_submissions)
+
+DEADLINE_MARGIN = 120.0  # a grading service's own time for one submission, on top of the code's allowance
+
+
+def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "lesson01",
+         assignment: str | None = None, student_pattern: str = DEFAULT_STUDENT_PATTERN,
+         gradebook: bool = False, allow_unconfined: bool = False, cache: Path | None = None,
+         where: Where | None = None) -> int:
+    """Grade every submission under `source` into `out`; returns the number that could not be graded.
+    `cache` is the folder of the expected-values cache (default: out/.cache); `where` the Dask cluster
+    to grade on (default: one of `jobs` processes on this machine, as many as it has cores)."""
+    chosen = next((l for l in course_config.LESSONS if l.folder == lesson), None)
+    if chosen is None:
+        raise SystemExit(f"--lesson {lesson}: course_config.py has no such lesson")
+    slugs = [e.slug for e in chosen.exercises]
+    if (Path(source) / "submitted").is_dir():  # an nbgrader course: the exercises its assignment has
+        slugs = course_exercises(Path(source), assignment or lesson, lesson, slugs)
+        chosen = dataclasses.replace(chosen, exercises=tuple(chosen.exercise(slug) for slug in slugs))
+    try:
+        layout, submissions = find_submissions(Path(source), lesson=lesson, slugs=slugs, assignment=assignment,
+                                               student_pattern=student_pattern)
+    except SourceError as error:
+        raise SystemExit(f"graders grade: {error}") from None
+    if not submissions:
+        raise SystemExit(f"graders grade: {source} holds no submission")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    oom_score(-1000)  # under memory pressure, never the process that holds the class's results (root only)
+    course = store.course_digest()
+    keys = {s.student: store.result_key(course, s.sources, s.problems) for s in submissions}
+    to_grade = [s for s in submissions if (stored := store.stored(out, s.student)) is None
+                or stored.get("key") != keys[s.student]]
+    print(f"graders grade: {len(submissions)} submissions ({layout}) in {source}; "
+          f"{len(submissions) - len(to_grade)} unchanged since the last run, {len(to_grade)} to grade", flush=True)
+    failed = 0
+    if to_grade:
+        where = where or Where(jobs=jobs or os.cpu_count() or 1)
+        failed = _grade(to_grade, keys, chosen, out, where, allow_unconfined, cache or out / ".cache", course)
+    records = [store.stored(out, s.student) for s in submissions]
+    try:
+        written = outputs.write_all(out, [r for r in records if r is not None], chosen, gradebook_course=(
+            Path(source) if gradebook and layout == "nbgrader course" else None), assignment=assignment or lesson)
+    except OSError as error:  # a full disk: every stored result is still there for the next run
+        print(f"graders grade: the class's outputs could not be written in {out} ({error.strerror or error}); "
+              f"every result stored so far is kept: free some space and run again to write them", flush=True)
+        return failed or 1
+    if gradebook and layout != "nbgrader course":
+        print("graders grade: --gradebook needs an nbgrader course as SOURCE; no gradebook was written")
+    print(f"graders grade: wrote {', '.join(written)} in {out}")
+    return failed
+
+
+def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_config.Lesson, out: Path,
+           where: Where, allow_unconfined: bool, cache_folder: Path, course: str) -> int:
+    from graders.frontends.grade import cluster
+
+    seconds = float(course_config.LIMITS.submission_seconds.value) + DEADLINE_MARGIN
+    by_student = {s.student: s for s in submissions}
+    failures: list[str] = []
+    later: dict[str, str] = {}  # students this run could not store, and why: the next run grades them
+    reference = None if expected_cache(cache_folder, course).is_file() else (
+        lesson.folder, [e.slug for e in lesson.exercises])
+    with cluster.connected(where, course, logs=out / "logs", reference=reference) as client:
+        cluster.refuse_unless_confined(client, allow_unconfined)
+        expected = expected_values(client, lesson, cache_folder, course)
+        progress = Progress(len(submissions))
+
+        def done(job: dict[str, Any], reply: dict[str, Any]) -> None:
+            submission = by_student[job["student"]]
+            if "machine" in reply:  # the machine failed, not the student: nothing stored, so that a rerun grades them
+                later[submission.student] = reply["machine"]
+                failures.append(submission.student)
+                return
+            try:
+                record = _record(submission, keys[submission.student], reply, lesson, out)
+                store.store(out, record)
+            except OSError as error:  # a full disk (ENOSPC), a quota: say so, and go on with the others
+                later[submission.student] = f"its result could not be stored ({error.strerror or error})"
+                failures.append(submission.student)
+                return
+            if record["error"]:
+                failures.append(submission.student)
+            progress.done(submission.student, record)
+
+        slugs = [e.slug for e in lesson.exercises]  # every one is graded: a missing file scores 0, and says so
+        jobs = [{"student": s.student, "lesson": lesson.folder, "slugs": slugs, "sources": s.sources,
+                 "allow_unconfined": allow_unconfined,
+                 "key": f"{store.file_name(s.student)}-{keys[s.student][:24]}"} for s in submissions]
+        try:
+            cluster.grade_all(client, jobs, expected, seconds, done)
+        finally:
+            progress.close()
+    for student, why in later.items():
+        print(f"graders grade: {student} was not graded by this run: {why}", flush=True)
+    if later:
+        print(f"graders grade: {len(later)} student(s) not graded; run the same command again to grade them "
+              f"(what is stored is kept)", flush=True)
+    return len(failures)
+
+
+def expected_values(client: Any, lesson: course_config.Lesson, folder: Path, course: str) -> str:
+    """The reference's expected values (as stored text), computed once per course version on the cluster's
+    workers and kept in `folder` for later runs: keys name the function and its arguments, so one store
+    serves every exercise."""
+    from graders.frontends.grade import cluster
+
+    cache = expected_cache(folder, course)
+    if cache.is_file():
+        return cache.read_text(encoding="utf-8")
+    started = time.monotonic()
+    print("graders grade: grading the reference once, to store its expected values...", flush=True)
+    values = cluster.reference_values(client, lesson.folder, [e.slug for e in lesson.exercises])
+    text = json.dumps(values, sort_keys=True)
+    store.write_atomically(cache, text)
+    print(f"graders grade: stored in {time.monotonic() - started:.1f} s", flush=True)
+    return text
+
+
+def expected_cache(folder: Path, course: str) -> Path:
+    return folder / f"expected-{course[:16]}.json"
+
+
+def oom_score(adjustment: int) -> None:
+    """Set this process's oom_score_adj: -1000 for the batch's parent, which holds the class's results (root
+    only may lower it); the grading services' workers raise theirs to 1000, the OOM killer's first choice."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write(str(adjustment))
+    except OSError:
+        pass
+
+
+def _record(submission: Submission, key: str, reply: dict[str, Any], lesson: course_config.Lesson,
+            out: Path) -> dict[str, Any]:
+    """What is stored for a student: the result model, where the answers came from, what was wrong. The
+    feedback's plots came back as bytes under the names the service gave them; they are kept under out/plots."""
+    result = reply.get("result")
+    why = reply.get("error", "")
+    if result is None:
+        why = why or f"the grading service gave no result (pytest's exit status {reply.get('exit')})"
+        result = {"submission": submission.origin, "lesson": lesson.number, "score": 0.0, "max_score": lesson.points,
+                  "trusted": True, "complete": False, "confined": False, "confinement": "", "exercises": []}
+    files: dict[str, str] = reply.get("files") or {}
+    kept = out / "plots" / store.file_name(submission.student)
+    shutil.rmtree(kept, ignore_errors=True)
+    for exercise in result.get("exercises", []):
+        for check in exercise.get("checks", []):
+            moved = []
+            for name in check.get("files", []):
+                if name in files:
+                    kept.mkdir(parents=True, exist_ok=True)
+                    target = kept / Path(name).name
+                    target.write_bytes(base64.b64decode(files[name]))
+                    moved.append(str(target.relative_to(out)))
+            check["files"] = moved
+    return {**result, "student": submission.student, "key": key, "origin": submission.origin,
+            "submission": submission.origin, "problems": submission.problems, "error": why}

@@ -1,0 +1,252 @@
+"""Where a class's submissions come from, and each student's answers.
+
+    COURSE/submitted/<student>/<assignment>/*.ipynb   an nbgrader course (after collect or zip_collect)
+    an LMS download, as a folder or its .zip          Moodle, Canvas, Blackboard: ids from the LMS's names
+    FOLDER/<student>/<lesson>/<slug>.py               folders laid out like exercises/ (cloned Classroom repos)
+    FOLDER/**/<student>_<anything>.ipynb              other notebooks (or a .zip of them): ids by --student-pattern
+
+The layout is recognised in that order (lms_layouts.py says how an LMS's is). Every file is read
+through handed_in.py: regular files only, never through a link, size-capped. Whatever a hand-in
+gets wrong (a link, a renamed notebook, two hand-ins of one student, a copied answer cell) is
+noted for that student, never a stop.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from graders.frontends.grade import handed_in, lms_layouts
+from graders.frontends.grade.answers import load_nbformat, notebook_answers
+from graders.frontends.grade.handed_in import ANSWER_BYTES, NOTEBOOK_BYTES, Entry, Refused, problem
+from graders.frontends.grade.lms_layouts import HandIn, Layout, base_name, by_file_time
+
+DEFAULT_STUDENT_PATTERN = r"(?P<student>[^_/\\]+)_"
+MAX_ANSWER_BYTES = ANSWER_BYTES  # a bigger "answer" is not one; the batch must not load it
+
+
+class SourceError(ValueError):
+    """SOURCE is not a layout the batch grader knows; the message says what it looked for."""
+
+
+@dataclass
+class Submission:
+    """One student's answers, by exercise, and what was wrong with the hand-in."""
+
+    student: str
+    origin: str  # where the answers came from, for the instructor
+    sources: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def find_submissions(source: Path, *, lesson: str, slugs: list[str], assignment: str | None = None,
+                     student_pattern: str = DEFAULT_STUDENT_PATTERN) -> tuple[str, list[Submission]]:
+    """The layout's name and every submission in it, sorted by student."""
+    source = source.expanduser()
+    if not source.exists():
+        raise SourceError(f"{source}: no such file or folder")
+    pattern = _compiled(student_pattern)
+    if source.is_file() and zipfile.is_zipfile(source):
+        try:
+            with handed_in.zip_entries(source) as entries:
+                layout, found = _from_entries(entries, source, lesson, slugs, pattern)
+        except Refused as error:
+            raise SourceError(f"{source}: {error}") from None
+        except (zipfile.BadZipFile, UnicodeDecodeError, NotImplementedError, EOFError, OSError) as error:
+            raise SourceError(f"{source}: not a zip this grader can read ({error}); unpack it yourself and grade "
+                              f"the folder") from None
+        return ("zip of notebooks" if layout == "notebooks" else layout), found
+    if not source.is_dir():
+        raise SourceError(f"{source}: give a folder (an nbgrader course, an LMS download, student folders, "
+                          f"notebooks) or a .zip")
+    if (source / "submitted").is_dir():
+        submitted = source / "submitted"
+        return "nbgrader course", _from_course(handed_in.walk(submitted), submitted, lesson, slugs,
+                                               assignment or lesson)
+    return _from_entries(handed_in.walk(source), source, lesson, slugs, pattern)
+
+
+def course_exercises(course: Path, assignment: str, lesson: str, slugs: list[str]) -> list[str]:
+    """The exercises an nbgrader course's assignment has (its source notebook's answer cells, in
+    lesson order); all of them where there is no source notebook to tell."""
+    nbformat = load_nbformat()
+
+    notebook = course / "source" / assignment / f"{lesson}.ipynb"
+    try:
+        cells = nbformat.read(notebook, as_version=4).cells
+    except (OSError, ValueError):
+        return slugs
+    present = {c.metadata.get("nbgrader", {}).get("grade_id", "").removeprefix("answer-") for c in cells}
+    return [slug for slug in slugs if slug in present] or slugs
+
+
+def _compiled(student_pattern: str) -> re.Pattern:
+    try:
+        pattern = re.compile(student_pattern)
+    except re.error as error:
+        raise SourceError(f"--student-pattern {student_pattern!r}: not a regular expression ({error})") from None
+    if "student" not in pattern.groupindex:
+        raise SourceError(f"--student-pattern {student_pattern!r}: it needs a group named student, e.g. "
+                          f"{DEFAULT_STUDENT_PATTERN!r}")
+    return pattern
+
+
+def _from_entries(entries: list[Entry], root: Path, lesson: str, slugs: list[str],
+                  pattern: re.Pattern) -> tuple[str, list[Submission]]:
+    layout = lms_layouts.recognise(entries)
+    if layout is not None:
+        return layout.name, [_from_hand_ins(student, hand_ins, layout, root, lesson, slugs)
+                             for student, hand_ins in sorted(layout.students.items())]
+    folders = _from_folders(entries, root, lesson, slugs)
+    if folders:
+        return "student folders", folders
+    layout = lms_layouts.by_pattern(entries, pattern)
+    found = [_from_hand_ins(student, hand_ins, layout, root, lesson, slugs)
+             for student, hand_ins in sorted(layout.students.items())]
+    taken = {s.student for s in found}
+    for entry in layout.unnamed:
+        student = entry.path.stem if entry.path.stem not in taken else f"{entry.path.stem} ({entry.path})"
+        taken.add(student)
+        submission = _from_hand_ins(student, [by_file_time(entry, entry.path.name)], layout, root, lesson, slugs)
+        submission.problems.insert(0, f"no student id in the file name {entry.path.name!r} (see --student-pattern); "
+                                      f"graded as {student!r}")
+        found.append(submission)
+    if found:
+        return "notebooks", found
+    raise SourceError(f"{root}: found no submissions. Expected an nbgrader course (submitted/<student>/<assignment>/), "
+                      f"an LMS download (Moodle, Canvas, Blackboard), folders <student>/{lesson}/<exercise>.py, or "
+                      f"notebooks named like <student>_<anything>.ipynb")
+
+
+def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: Path, lesson: str,
+                   slugs: list[str]) -> Submission:
+    """One student's answers from the files a layout gave them: a notebook, else `<slug>.py` files."""
+    submission = Submission(student, str(root))
+    notebooks = [h for h in hand_ins if h.entry.path.suffix == ".ipynb"]
+    scripts = [h for h in hand_ins if h.entry.path.suffix == ".py"]
+    for link in (h for h in hand_ins if not h.entry.path.suffix):  # where a folder of answers could be
+        submission.problems.append(problem(link.entry.path, link.entry.refused))
+    if scripts and not notebooks:
+        for slug in slugs:
+            named = [h for h in scripts if base_name(h) == f"{slug}.py"]
+            chosen, problems = lms_layouts.choose(named, ANSWER_BYTES, layout.rule, f"{slug}.py")
+            submission.problems += [f"{slug}: {p}" for p in problems]
+            if chosen is not None:
+                _read_into(submission, slug, chosen.entry)
+            elif not named:
+                submission.problems.append(f"{slug}: no file {slug}.py handed in; it scores 0")
+        return submission
+    chosen, problems = lms_layouts.choose(notebooks, NOTEBOOK_BYTES, layout.rule, f"{lesson}.ipynb")
+    submission.problems += problems
+    if scripts:
+        submission.problems.append("a notebook and .py files were handed in; the notebook was graded")
+    if chosen is None:
+        submission.problems.append(f"no notebook{' that could be read' if notebooks else ''} handed in; "
+                                   f"every exercise scores 0")
+    else:
+        _read_notebook(submission, chosen.entry, root, slugs)
+    return submission
+
+
+def _from_folders(entries: list[Entry], root: Path, lesson: str, slugs: list[str]) -> list[Submission]:
+    """Folders <student>/<lesson>/<slug>.py; a link where such a folder would be is that student's problem."""
+    by_student: dict[str, dict[PurePosixPath, Entry]] = {}
+    for entry in entries:
+        if len(entry.path.parts) >= 2 and entry.path.parts[1] == lesson:
+            by_student.setdefault(entry.path.parts[0], {})[entry.path] = entry
+    if not by_student:
+        return []
+    for entry in entries:
+        if len(entry.path.parts) == 1 and entry.refused:
+            by_student.setdefault(entry.path.name, {})[entry.path] = entry
+    return [_from_folder(student, files, root, lesson, slugs) for student, files in sorted(by_student.items())]
+
+
+def _from_folder(student: str, files: dict[PurePosixPath, Entry], root: Path, lesson: str,
+                 slugs: list[str]) -> Submission:
+    submission = Submission(student, str(root / student))
+    for where in (PurePosixPath(student), PurePosixPath(student, lesson)):
+        if where in files and files[where].refused:
+            submission.problems.append(f"{problem(where, files[where].refused)}; every exercise scores 0")
+            return submission
+    for slug in slugs:
+        entry = files.get(PurePosixPath(student, lesson, f"{slug}.py"))
+        if entry is None:
+            submission.problems.append(f"{slug}: no file {lesson}/{slug}.py; it scores 0")
+        else:
+            _read_into(submission, slug, entry, shown=PurePosixPath(lesson, f"{slug}.py"))
+    return submission
+
+
+def _from_course(entries: list[Entry], submitted: Path, lesson: str, slugs: list[str],
+                 assignment: str) -> list[Submission]:
+    """submitted/<student>/<assignment>/*.ipynb; the notebook autograde grades is the one named <lesson>.ipynb."""
+    by_student: dict[str, list[Entry]] = {}
+    for entry in entries:
+        by_student.setdefault(entry.path.parts[0], []).append(entry)
+    found = []
+    for student, own in sorted(by_student.items()):
+        top = next((e for e in own if e.path == PurePosixPath(student)), None)
+        if top is not None and not (top.folder or top.refused):
+            continue  # a stray file in submitted/, no student's folder
+        where = PurePosixPath(student, assignment)
+        submission = Submission(student, str(submitted / where))
+        blocked = [e for e in own if e.refused and e.path in (PurePosixPath(student), where)]
+        notebooks = [by_file_time(e, e.path.name) for e in own if e.path.parent == where and e.path.suffix == ".ipynb"]
+        if blocked:
+            submission.problems.append(f"{problem(PurePosixPath('submitted', blocked[0].path), blocked[0].refused)}; "
+                                       f"every exercise scores 0")
+        elif not notebooks:
+            submission.problems.append(f"no notebook in submitted/{student}/{assignment}/; every exercise scores 0")
+        else:
+            _from_course_notebooks(submission, notebooks, submitted, lesson, slugs)
+        found.append(submission)
+    return found
+
+
+def _from_course_notebooks(submission: Submission, notebooks: list[HandIn], submitted: Path, lesson: str,
+                           slugs: list[str]) -> None:
+    exact = [h for h in notebooks if h.entry.path.name == f"{lesson}.ipynb"]
+    if exact:  # the name autograde grades wins over any clock
+        chosen, problems = lms_layouts.choose(exact, NOTEBOOK_BYTES, "name", f"{lesson}.ipynb")
+        problems += [problem(h.entry.path, h.entry.unreadable(NOTEBOOK_BYTES)) for h in notebooks
+                     if h not in exact and h.entry.unreadable(NOTEBOOK_BYTES)]
+        others = [str(h.entry.path.name) for h in notebooks if h not in exact]
+        if others and chosen is not None:
+            problems.append(f"{len(notebooks)} notebooks handed in ({', '.join(sorted(others))} besides "
+                            f"{lesson}.ipynb); graded {lesson}.ipynb, the name nbgrader autograde grades")
+    else:
+        chosen, problems = lms_layouts.choose(notebooks, NOTEBOOK_BYTES, "file modification time", f"{lesson}.ipynb")
+        if chosen is not None:
+            problems.insert(0, f"the notebook is named {chosen.entry.path.name!r}, not {lesson}.ipynb (renamed?); "
+                               f"graded it anyway")
+    submission.problems += problems
+    if chosen is None:
+        submission.problems.append("no notebook that could be read; every exercise scores 0")
+    else:
+        _read_notebook(submission, chosen.entry, submitted, slugs)
+
+
+def _read_notebook(submission: Submission, entry: Entry, root: Path, slugs: list[str]) -> None:
+    submission.origin = f"{root}/{entry.path}"
+    try:
+        data = entry.read(NOTEBOOK_BYTES)
+    except Refused as refused:  # changed since it was listed, or a zip entry that unpacks too big
+        submission.problems.append(f"{refused}; every exercise scores 0")
+        return
+    answers = notebook_answers(handed_in.text(data), entry.path.name, slugs)
+    submission.sources = answers.sources
+    submission.problems += answers.problems
+
+
+def _read_into(submission: Submission, slug: str, entry: Entry, shown: PurePosixPath | None = None) -> None:
+    why = entry.unreadable(ANSWER_BYTES)
+    if why:
+        submission.problems.append(f"{slug}: {problem(shown or entry.path, why)}; it scores 0")
+        return
+    try:
+        submission.sources[slug] = handed_in.text(entry.read(ANSWER_BYTES))
+    except Refused as refused:
+        submission.problems.append(f"{slug}: {refused}; it scores 0")

@@ -1,0 +1,106 @@
+"""The class in two tables: grades.csv (a row per student) and mistakes.csv (a row per check and mistake).
+
+    grades.csv     student, score, max_score, not_graded, problems, integrity (the lines of the student's code
+                   that reach for the grader's internals: graders/engine/source_evidence.py), then one column per
+                   exercise (its points) and one per check (`<exercise>.<check>`), in lesson order
+    mistakes.csv   exercise, check, hidden, points, students, passed, pass_rate, mistake, count, share:
+                   for every check, one row per named mistake students made there, one for
+                   functions not written yet ("(not implemented yet)") and one for failures no
+                   mistake explains ("(not named)")
+
+Both are computed from the stored results alone; `class_stats` serves the HTML report too.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import course_config
+
+NOT_NAMED = "(not named)"
+NOT_STARTED = "(not implemented yet)"
+
+
+@dataclass
+class CheckStats:
+    """How the class did on one check."""
+
+    exercise: str
+    check: str
+    hidden: bool
+    points: float
+    students: int = 0  # graded on it
+    passed: int = 0
+    mistakes: Counter = field(default_factory=Counter)  # named mistake -> students
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.students if self.students else 0.0
+
+
+def class_stats(records: list[dict[str, Any]], lesson: course_config.Lesson) -> list[CheckStats]:
+    """One CheckStats per check of the lesson, in lesson order."""
+    stats = {(e.slug, c.id): CheckStats(e.slug, c.id, c.hidden, c.points) for e in lesson.exercises for c in e.checks}
+    for record in records:
+        for exercise, check in _checks(record):
+            entry = stats.get((exercise["slug"], check["id"]))
+            if entry is None:
+                continue
+            entry.students += 1
+            if check.get("passed"):
+                entry.passed += 1
+            else:
+                entry.mistakes[check.get("mistake") or (NOT_STARTED if check.get("not_implemented") else NOT_NAMED)] += 1
+    return list(stats.values())
+
+
+def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson) -> str:
+    columns = ["student", "score", "max_score", "not_graded", "problems", "integrity"]
+    columns += [e.slug for e in lesson.exercises]
+    columns += [f"{e.slug}.{c.id}" for e in lesson.exercises for c in e.checks]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for record in sorted(records, key=lambda r: r["student"]):
+        row: dict[str, Any] = {"student": record["student"], "score": _points(record.get("score", 0.0)),
+                               "max_score": _points(lesson.points), "not_graded": record.get("error", ""),
+                               "problems": " | ".join(record.get("problems", [])),
+                               "integrity": " | ".join(record.get("integrity", []))}
+        row.update({e.slug: _points(0.0) for e in lesson.exercises})
+        row.update({f"{e.slug}.{c.id}": _points(0.0) for e in lesson.exercises for c in e.checks})
+        for exercise in record.get("exercises", []):
+            if exercise["slug"] in row:
+                row[exercise["slug"]] = _points(exercise["score"])
+        for exercise, check in _checks(record):
+            name = f"{exercise['slug']}.{check['id']}"
+            if name in row:
+                row[name] = _points(check["score"])
+        writer.writerow(row)
+    return buffer.getvalue()
+
+
+def mistakes_csv(stats: list[CheckStats], class_size: int) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["exercise", "check", "hidden", "points", "students", "passed", "pass_rate", "mistake", "count",
+                     "share"])
+    for entry in stats:
+        common = [entry.exercise, entry.check, entry.hidden, _points(entry.points), entry.students, entry.passed,
+                  f"{entry.pass_rate:.3f}"]
+        if not entry.mistakes:
+            writer.writerow([*common, "", 0, "0.000"])
+        for mistake, count in entry.mistakes.most_common():
+            writer.writerow([*common, mistake, count, f"{count / class_size:.3f}" if class_size else "0.000"])
+    return buffer.getvalue()
+
+
+def _checks(record: dict[str, Any]) -> list[tuple[dict, dict]]:
+    return [(exercise, check) for exercise in record.get("exercises", []) for check in exercise.get("checks", [])]
+
+
+def _points(value: float) -> str:
+    return f"{float(value):g}"

@@ -1,0 +1,262 @@
+"""`python -m graders new LESSON SLUG --title TITLE`: a new exercise's room, ready to grade.
+
+It writes what one exercise is made of, so that an author starts from files that already work (the
+stub scores 0, the reference full marks) and changes them into the real exercise:
+
+    exercises/<lesson>/<slug>.py             the stub: one function, its docstring, NotImplementedError
+    reference/<lesson>/<slug>.py             the same function, solved
+    graders/<lesson>/<slug>/exercise.toml    the manifest: title, section, a public and a hidden check, seeds
+    graders/<lesson>/<slug>/checks.py        the two checks, importing graders.kit alone
+    graders/<lesson>/<slug>/mistakes.py      one named mistake, recognised by the public check
+    graders/<lesson>/<slug>/__init__.py      the room's package (empty: a worker may import its drivers)
+
+and adds the exercise, with its points, at the end of its lesson in course_config.py. docs/AUTHORING.md
+goes on from there. Nothing is overwritten: an exercise that exists in any of these places is refused.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import course_config
+
+DEFAULT_POINTS = 5.0
+
+
+class ScaffoldError(ValueError):
+    """The exercise cannot be scaffolded as asked (a bad slug, an unknown lesson, one that exists)."""
+
+
+def scaffold(lesson_folder: str, slug: str, title: str, section: str = "", points: float = DEFAULT_POINTS,
+             root: Path = course_config.ROOT) -> list[Path]:
+    """Write the new exercise's files under `root` (a checkout of this project); returns them."""
+    lesson = _lesson(lesson_folder)
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", slug):
+        raise ScaffoldError(f"{slug!r} cannot name an exercise: use lower-case letters, digits and underscores, "
+                            "starting with a letter (it names a Python module)")
+    if not title.strip():
+        raise ScaffoldError("--title is empty: give the exercise a one-line title")
+    if not points > 0:
+        raise ScaffoldError(f"--points {points:g}: an exercise is worth more than 0 points")
+    if not (root / "exercises").is_dir() or not (root / "course_config.py").is_file():
+        raise ScaffoldError(f"{root} is not a checkout of the course (no exercises/ or course_config.py): run "
+                            "this in the project's folder, with the package installed from it (pip install -e .)")
+    room = root / "graders" / lesson.folder / slug
+    files = {
+        root / "exercises" / lesson.folder / f"{slug}.py": _STUB,
+        root / "reference" / lesson.folder / f"{slug}.py": _REFERENCE,
+        room / "__init__.py": _INIT,
+        room / "exercise.toml": _MANIFEST,
+        room / "checks.py": _CHECKS,
+        room / "mistakes.py": _MISTAKES,
+    }
+    taken = [str(p.relative_to(root)) for p in files if p.exists()]
+    if taken or any(e.slug == slug for e in lesson.exercises):
+        raise ScaffoldError(f"{lesson.folder}/{slug} exists already ({', '.join(taken) or 'in course_config.py'}): "
+                            "choose another slug, or edit that exercise")
+    twins, fresh = _free_seeds(root)
+    values = {"slug": slug, "lesson": lesson.folder, "title": _toml_string(title.strip()),
+              "section": _toml_string(section.strip() or f'"{title.strip()}"'), "public_points": points - 1,
+              "twins": twins, "fresh": fresh, "python_section": repr(section.strip() or f'"{title.strip()}"'),
+              "docstring_title": title.strip().replace('"""', "'''")}
+    config = root / "course_config.py"
+    updated = _add_to_lesson(config.read_text(), lesson.folder, slug, points)
+    room.mkdir(parents=True)
+    for path, template in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(template.format(**values), encoding="utf-8")
+    config.write_text(updated)
+    return [*files, config]
+
+
+def _lesson(folder: str) -> course_config.Lesson:
+    for lesson in course_config.LESSONS:
+        if lesson.folder == folder:
+            return lesson
+    known = ", ".join(l.folder for l in course_config.LESSONS)
+    raise ScaffoldError(f"the course has no lesson {folder!r} (it has: {known})")
+
+
+def _free_seeds(root: Path) -> tuple[int, int]:
+    """A twins seed and a seed for the hidden check that no manifest uses yet (a shared seed would make two
+    exercises' fresh inputs move together)."""
+    used: set[int] = set()
+    for manifest in (root / "graders").glob("lesson*/*/exercise.toml"):
+        seeds = tomllib.loads(manifest.read_text()).get("seeds", {})
+        used |= {entry if isinstance(entry, int) else entry.get("value") for entry in seeds.values()}
+    twins = max((s for s in used if isinstance(s, int) and 20261300 <= s < 20261400), default=20261300) + 1
+    fresh = max((s for s in used if isinstance(s, int) and 20261400 <= s < 20261500), default=20261400) + 1
+    return twins, fresh
+
+
+def _add_to_lesson(source: str, folder: str, slug: str, points: float) -> str:
+    """course_config.py with (slug, points) last in the lesson's list of exercises."""
+    start = source.find(f'folder="{folder}"')
+    table = re.compile(r"for slug, points in \(\n(?P<rows>(?:[ \t]+\(\"\w+\", [\d.]+\),\n)+)(?P<indent>[ \t]*)\)\)")
+    found = table.search(source, start) if start >= 0 else None
+    if found is None:
+        raise ScaffoldError(f"course_config.py: cannot find the list of {folder}'s exercises "
+                            "(`for slug, points in (...)`) to add the new one to: add it by hand")
+    row_indent = re.match(r"[ \t]*", found.group("rows")).group(0)
+    row = f'{row_indent}("{slug}", {points:g}),\n'
+    return source[:found.end("rows")] + row + source[found.end("rows"):]
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string of `text`."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_STUB = '''"""{docstring_title}
+
+Write `scale` below: replace `raise NotImplementedError` with your code, then run
+`pytest exercises/{lesson}/{slug}.py` to see which checks pass.
+"""
+
+import torch
+from torch import Tensor
+
+
+def scale(x: Tensor, factor: float) -> Tensor:
+    """Every element of x times `factor`, as a new tensor of x's shape and dtype.
+
+    Args:
+        x: a tensor of any shape.
+        factor: the number to multiply by.
+
+    Returns:
+        A tensor like x; x itself is left unchanged.
+    """
+    raise NotImplementedError("scale")
+'''
+
+_REFERENCE = '''"""{docstring_title}
+
+The reference solution of `scale` (instructors only: never released to students).
+"""
+
+import torch
+from torch import Tensor
+
+
+def scale(x: Tensor, factor: float) -> Tensor:
+    """Every element of x times `factor`, as a new tensor of x's shape and dtype.
+
+    Args:
+        x: a tensor of any shape.
+        factor: the number to multiply by.
+
+    Returns:
+        A tensor like x; x itself is left unchanged.
+    """
+    return x * factor
+'''
+
+_INIT = '''"""The room of `{slug}`: its manifest (exercise.toml), checks, named mistakes and helpers. Empty on
+purpose: a worker imports a room's drivers through this package, and must load nothing else of the grader."""
+'''
+
+_MANIFEST = '''# {lesson}/{slug}: title, lesson section, checks, seeds and tolerances, read by course_config.py (where
+# the exercise's place in the lesson and its points are, which its checks' points must add up to).
+# A check's id names its test, test_<id>, in checks.py; hidden = true keeps it from students.
+# Print them all: python -m graders config --exercise {slug}
+
+title = {title}
+section = {section}
+
+[[checks]]
+id = "scale_on_fixed_input"
+points = {public_points:g}
+description = "scale(x, 3.0) for x = [1.0, -2.0, 0.5]"
+
+[[checks]]
+id = "scale_on_fresh_inputs"
+points = 1
+hidden = true
+description = "scale on seeded random float64 inputs of other sizes, by a negative factor"
+
+[seeds]
+twins = {twins}
+
+[seeds.fresh_inputs]
+value = {fresh}
+description = "seed of the hidden check's random inputs"
+
+[tolerances.float32]
+value = 1e-6
+description = "absolute and relative tolerance for float32 results"
+
+[tolerances.float64]
+value = 1e-12
+description = "absolute and relative tolerance for float64 results"
+'''
+
+_CHECKS = '''"""Checks of `{slug}`.
+
+Oracle: the reference run on the same inputs in this process. The public check uses a fixed input (in its
+twin run, when the reference is live, fresh values of the same kind); the hidden one seeded random float64
+inputs, so that an answer written in for the fixed input earns nothing there.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import torch
+
+from graders.kit import Returned, Student, Suspect, checks_for, exercise, expect_tensor, twin, twin_random
+from graders.{lesson}.{slug}.mistakes import FACTOR_IGNORED, SECTION
+
+EXERCISE = exercise("{lesson}", "{slug}")
+check = checks_for("{lesson}", EXERCISE.slug)
+
+
+def fixed_input() -> torch.Tensor:
+    """The public check's x; in its twin run, three fresh values of the same range."""
+    if not twin():
+        return torch.tensor([1.0, -2.0, 0.5])
+    draw = twin_random()
+    return torch.tensor([round(draw.uniform(-3.0, 3.0), 2) for _ in range(3)])
+
+
+def expect_scaled(returned: Returned, reference: ModuleType, x: torch.Tensor, factor: float) -> None:
+    __tracebackhide__ = True
+    tolerance = EXERCISE.tolerance("float64" if x.dtype == torch.float64 else "float32")
+    expect_tensor(returned, reference.scale(x, factor), rtol=tolerance, atol=tolerance, section=SECTION,
+                  suspects=[Suspect(FACTOR_IGNORED, x)], hint="Multiply x by factor and return the product.")
+
+
+@check
+def test_scale_on_fixed_input(student: Student, reference: ModuleType) -> None:
+    x = fixed_input()
+    expect_scaled(student.call("scale", x, 3.0), reference, x, 3.0)
+
+
+@check
+def test_scale_on_fresh_inputs(student: Student, reference: ModuleType) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_inputs"))
+    for size in (1, 6):
+        x = torch.randn(size, generator=generator, dtype=torch.float64)
+        expect_scaled(student.call("scale", x, -0.5), reference, x, -0.5)
+'''
+
+_MISTAKES = '''"""The named mistakes of `{slug}`: each a slip the lesson warns about, with what it means and a hint.
+
+Collected by the engine in the order written here, not listed by hand.
+"""
+
+from __future__ import annotations
+
+from graders.kit import Mistake
+
+SECTION = {python_section}
+
+FACTOR_IGNORED = Mistake(
+    "factor ignored",
+    "Your result equals x itself: the factor was never applied.",
+    "Return x * factor.",
+    SECTION,
+)
+'''

@@ -1,0 +1,52 @@
+"""The one door for check authors: everything a checks module (graders/<lesson>/<slug>.py) imports
+from the grader comes from here, so that the engine can change behind it.
+
+    EXERCISE = exercise("lesson01", "my_slug")   its manifest: checks, points, seeds, tolerances
+    check = checks_for("lesson01", EXERCISE.slug)
+    @check
+    def test_<id>(student: Student) -> None:     a graded check (its points from the manifest)
+        got = student.call("fn", ...)            the student's function, run in their sandboxed worker
+        expect_tensor(got, want, ...)            compare; fail(...) / fail_with_mistake(...) explain
+
+A check also gets: `expected` (a value from the reference, recorded for student bundles), `twin*`
+(fresh inputs of a public check's second run), `Mistake` / `Suspect` and the matchers that name a
+mistake, `drawn` (generated inputs), `LossCurves` (a plot in the feedback), `origin` (where a value came
+from in the student's code), and the code-evidence patterns of checks of *how*.
+"""
+
+from __future__ import annotations
+
+import course_config
+from graders.engine.collect import collect_mistakes
+from graders.engine.compare import argument_changed, describe, number_problem, tensor_problem, values_problem
+from graders.engine.drawing import distinct, drawn
+from graders.engine.expect import (code_lines, expect_code_shows, expect_float_not_tensor, expect_number,
+                                   expect_tensor, fail_with_mistake)
+from graders.engine.feedback import CheckFailed, fail
+from graders.engine.fresh import twin, twin_generator, twin_random
+from graders.engine.mistakes import (GradientSignature, Mistake, Suspect, first_matching_variant, gradient_signature,
+                                     is_scaled)
+from graders.engine.plots import LossCurves
+from graders.engine.recording import RECORD, RECORDING, expected
+from graders.engine.registration import checks_for
+from graders.engine.source_evidence import AUTOGRAD_IN_CODE, BACKWARD_IN_CODE
+from graders.engine.student import Returned, Student
+from graders.sandbox import Scalar, StudentError, origin
+
+Exercise = course_config.Exercise
+
+
+def exercise(lesson_folder: str, slug: str) -> course_config.Exercise:
+    """The exercise `slug` of the lesson in `lesson_folder`, as the course declares it."""
+    for lesson in course_config.LESSONS:
+        if lesson.folder == lesson_folder:
+            return lesson.exercise(slug)
+    raise KeyError(f"the course has no lesson in folder {lesson_folder!r}")
+
+
+__all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "CheckFailed", "Exercise", "GradientSignature", "LossCurves",
+           "Mistake", "RECORD", "RECORDING", "Returned", "Scalar", "Student", "StudentError", "Suspect",
+           "argument_changed", "checks_for", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
+           "expect_float_not_tensor", "expect_number", "expect_tensor", "expected", "fail", "fail_with_mistake",
+           "first_matching_variant", "gradient_signature", "is_scaled", "number_problem", "origin", "tensor_problem",
+           "twin", "twin_generator", "twin_random", "values_problem"]

@@ -1,0 +1,105 @@
+"""The named mistakes of `dtypes_and_devices`: each a slip the lesson warns about, with what it means and a hint.
+
+Collected by the engine in the order written here (the first that matches an error names it), not listed by hand."""
+
+from __future__ import annotations
+
+from graders.kit import Mistake
+
+
+TENSORS = '"Tensors", the three attributes every tensor has (dtype and device)'
+
+PITFALLS = '"Common pitfalls", "Mixing dtypes"'
+
+DEVICES = '"Devices: CPU, CUDA, MPS" in the companion text'
+
+FLOAT64_KEPT = Mistake(
+    "float64 kept from the NumPy array",
+    "Your features are float64. Converting an array keeps its dtype (torch.from_numpy and torch.tensor "
+    "alike), and NumPy makes float64 unless told otherwise. A float64 batch meeting a model's float32 weights stops the forward pass "
+    "with RuntimeError: mat1 and mat2 must have the same dtype.",
+    "Cast after converting: torch.from_numpy(a).float().",
+    PITFALLS,
+)
+
+FLOAT_LABELS = Mistake(
+    "float labels",
+    "Your labels are floating-point numbers. Labels name classes by index, and PyTorch keeps class "
+    "labels as int64 (torch.long); only features and weights are float32.",
+    "Convert labels with .long(): torch.from_numpy(a).long().",
+    PITFALLS,
+)
+
+INT32_LABELS = Mistake(
+    "int32 labels",
+    "Your labels hold the right class indices but are int32: .int() casts to int32 (and an int32 array stays "
+    "int32 when converted). PyTorch keeps class labels as int64 (torch.long), and a loss such as "
+    "nn.CrossEntropyLoss stops on int32 labels with a RuntimeError that asks for Long.",
+    "Cast with .long(), not .int(): torch.from_numpy(a).long().",
+    TENSORS,
+)
+
+WRONG_BACKEND_ORDER = Mistake(
+    "wrong order of backends",
+    "With both CUDA and MPS available your function chose mps: it asks about MPS before CUDA. The "
+    "order of the questions is the order of preference, and CUDA comes first.",
+    "Ask torch.cuda.is_available() first, then torch.backends.mps.is_available(), then fall back to cpu.",
+    DEVICES,
+)
+
+DEVICE_NAME = Mistake(
+    "returned the device's name, not a torch.device",
+    "Your function returns a string such as 'cuda', as the lesson's one-liner does. .to(device) accepts the "
+    "name too, but a string is not a torch.device: it has no .type or .index, and pick_device promises a "
+    "torch.device.",
+    'Wrap the name before returning it: torch.device("cuda"), torch.device("mps") or torch.device("cpu").',
+    DEVICES,
+)
+
+MOVED_NON_TENSOR = Mistake(
+    "moved a value that is not a tensor",
+    "Your function calls .to(device) on every value of the batch, but a batch may also hold values "
+    "that are not tensors (a list of names, a number, None), and those have no .to method.",
+    "Move only the tensors: value.to(device) if isinstance(value, torch.Tensor) else value.",
+    DEVICES,
+    error_pattern=r"^AttributeError: '\w+' object has no attribute 'to'",
+)
+
+CHANGED_BATCH = Mistake(
+    "changed the caller's batch",
+    "Your function writes the moved tensors into the batch it was given (batch[key] = value.to(device)) "
+    "instead of into a new dict. So the caller's batch changes too, and code that still uses it (a copy kept "
+    "on the CPU for logging, a dataset that hands out the same dict each epoch) finds its tensors moved.",
+    "Leave batch as it is and build a new dict: return {key: ... for key, value in batch.items()}.",
+    DEVICES,
+)
+
+INTEGER_FEATURES = Mistake(
+    "integer array left integer",
+    "Your features have the right values but an integer dtype: you cast only float64 arrays, and an array "
+    "of whole numbers converts to an integer tensor, since conversion keeps the array's dtype. A model's "
+    "float32 weights cannot be multiplied with it.",
+    "Cast every array, whatever its dtype: torch.from_numpy(a).float().",
+    PITFALLS,
+)
+
+NON_TENSORS_DROPPED = Mistake(
+    "values that are not tensors dropped",
+    "Your dict holds only the tensors of the batch: the keys whose values are not tensors (a list of names, "
+    "a number, None) are missing. A comprehension with `if isinstance(value, torch.Tensor)` at its end leaves "
+    "those entries out instead of keeping them.",
+    "Keep every key and choose the value per entry: {key: value.to(device) if isinstance(value, torch.Tensor) "
+    "else value for key, value in batch.items()}.",
+    DEVICES,
+)
+
+DEVICE_AT_IMPORT = Mistake(
+    "device chosen at import",
+    "Your pick_device gave the same device whatever torch reported when it was called, but a fresh import of "
+    "your file while torch reported other backends changed that answer. The device is decided once, by top-level "
+    "code that runs when the module is imported, so pick_device describes the machine as it was then, not as it "
+    "is when called.",
+    "Move the questions into the function's body, so that torch is asked on every call: "
+    'if torch.cuda.is_available(): return torch.device("cuda"), and so on.',
+    DEVICES,
+)

@@ -1,0 +1,376 @@
+"""Checks of `finite_differences` (companion: "Why Do We Need Automatic Differentiation?", option 2).
+
+The student's functions take a Python function `f`, which cannot cross into the worker;
+so drivers of this module build `f` there from plain data (a kind and its seeded
+coefficients), count its calls and hand back the result, the count and `x` as it was
+after the call. Oracle: torch.autograd on the same `f`, in this process. Public checks
+use three fixed functions (sum of sines, quadratic form, log-sum-exp) at one fixed
+point; hidden ones use fresh coefficients, sizes and float32 with a larger step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from types import ModuleType
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, checks_for, describe, exercise,
+                         expect_code_shows, expect_float_not_tensor, expect_number, expect_tensor, expected, fail,
+                         fail_with_mistake, first_matching_variant, gradient_signature, is_scaled, number_problem,
+                         origin, tensor_problem)
+from graders.lesson01.finite_differences.mistakes import (ALL_AT_ONCE, DETACH_SHARES_MEMORY, DIVIDED_BY_H,
+                                                          ERROR_AS_TENSOR, FLOAT32_CHECK, FLOAT32_RESULT,
+                                                          FORWARD_DIFFERENCES, MEAN_OF_GAPS, MODIFIED_X,
+                                                          TIMES_H_SQUARED, WHOLE_TENSOR_RATIO, WHY, X_MADE_A_LEAF)
+from graders.lesson01.finite_differences.drivers import build, run_gradient_check, run_numerical_gradient
+
+EXERCISE = exercise("lesson01", "finite_differences")
+check = checks_for("lesson01", EXERCISE.slug)
+
+
+FORMULAS = {
+    "sum_sin": "f(x) = torch.sin(a * x).sum()",
+    "quadratic": "f(x) = 0.5 * x @ A @ x + b @ x",
+    "logsumexp": "f(x) = torch.logsumexp(W @ x + c, dim=0)",
+}
+
+
+# ---------------------------------------------------------------- test functions (both processes)
+
+def make_spec(kind: str, n: int, generator: torch.Generator) -> dict[str, Any]:
+    """A test function as plain data: its kind and seeded float64 coefficients."""
+    def randn(*shape: int) -> Tensor:
+        return torch.randn(*shape, generator=generator, dtype=torch.float64)
+
+    if kind == "sum_sin":
+        return {"kind": kind, "a": torch.rand(n, generator=generator, dtype=torch.float64) + 0.5}
+    if kind == "quadratic":
+        return {"kind": kind, "A": randn(n, n), "b": randn(n)}
+    return {"kind": kind, "W": randn(4, n), "c": randn(4)}
+
+
+# ---------------------------------------------------------------- expected values (grader side)
+
+@expected
+def autograd_gradient(spec: dict, x: Tensor) -> Tensor:
+    """The true gradient: torch.autograd on f at x, computed in float64, returned in x's dtype."""
+    leaf = x.detach().to(torch.float64).clone().requires_grad_(True)
+    build(spec)(leaf).backward()
+    return leaf.grad.to(x.dtype)
+
+
+@expected
+def forward_differences(spec: dict, x: Tensor, h: float) -> Tensor:
+    """What the forward-difference mistake gives: (f(x + h·e_i) − f(x)) / h, in float64."""
+    f, x64 = build(spec), x.detach().to(torch.float64)
+    centre, steps = f(x64), torch.eye(x.numel(), dtype=torch.float64) * h
+    return torch.stack([(f(x64 + step) - centre) / h for step in steps]).to(x.dtype)
+
+
+@expected
+def nudged_in_place(spec: dict, x: Tensor, h: float) -> Tensor:
+    """What nudging x itself through x.detach() gives: the minus nudge only undoes the plus one,
+    so each entry is (f(x + h·e_i) − f(x)) / (2h), in float64."""
+    f, x64 = build(spec), x.detach().to(torch.float64)
+    centre, steps = f(x64), torch.eye(x.numel(), dtype=torch.float64) * h
+    return torch.stack([(f(x64 + step) - centre) / (2 * h) for step in steps]).to(x.dtype)
+
+
+@expected
+def all_coordinates_at_once(spec: dict, x: Tensor, h: float) -> Tensor:
+    """What nudging every coordinate together gives: the slope along the ones vector, in each entry."""
+    f, x64 = build(spec), x.detach().to(torch.float64)
+    slope = (f(x64 + h) - f(x64 - h)) / (2 * h)
+    return slope.expand(x.numel()).clone().to(x.dtype)
+
+
+@expected
+def wrong_backward_error(spec: dict, x: Tensor, how: str = "largest") -> float:
+    """relative_error between the deliberately wrong autograd gradient and the true one
+    (how="mean", "norm" or "maxima": what those mistakes of relative_error give)."""
+    leaf = x.detach().to(torch.float64).clone().requires_grad_(True)
+    build(spec)(leaf).backward()
+    right = autograd_gradient({"kind": "sum_sin", "a": spec["a"]}, x.to(torch.float64))
+    return relative_gap(leaf.grad, right, how)
+
+
+@expected
+def mean_relative_error(a: Tensor, b: Tensor) -> float:
+    """What relative_error gives when it averages the elementwise gaps instead of taking the largest."""
+    return relative_gap(a, b, "mean")
+
+
+@expected
+def norm_relative_error(a: Tensor, b: Tensor) -> float:
+    """What relative_error gives as one ratio of norms, ||a − b|| / (||a|| + ||b||)."""
+    return relative_gap(a, b, "norm")
+
+
+@expected
+def maxima_relative_error(a: Tensor, b: Tensor) -> float:
+    """What relative_error gives as one ratio of largest values, max|a − b| / max(|a| + |b|)."""
+    return relative_gap(a, b, "maxima")
+
+
+def relative_gap(a: Tensor, b: Tensor, how: str) -> float:
+    """The largest elementwise relative gap (how="largest"), their mean ("mean"), or one ratio for the whole
+    tensors: of norms ("norm") or of largest values ("maxima")."""
+    if how == "norm":
+        norms = torch.linalg.vector_norm(a) + torch.linalg.vector_norm(b)
+        return (torch.linalg.vector_norm(a - b) / norms.clamp(min=1e-8)).item()
+    if how == "maxima":
+        return ((a - b).abs().max() / (a.abs() + b.abs()).max().clamp(min=1e-8)).item()
+    gaps = (a - b).abs() / (a.abs() + b.abs()).clamp(min=1e-8)
+    return (gaps.max() if how == "largest" else gaps.mean()).item()
+
+
+def public_cases() -> list[tuple[dict, Tensor]]:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("public_functions"))
+    x = torch.randn(5, generator=generator, dtype=torch.float64)
+    return [(make_spec(kind, 5, generator), x) for kind in FORMULAS]
+
+
+def shown(function: str, spec: dict, x: Tensor, h: float | None = None) -> str:
+    step = "" if h is None else f", h={h:g}"
+    return f"{function}(f, x{step}) with {FORMULAS[spec['kind']]} (seeded coefficients), x = {describe(x, 5)}"
+
+
+def tolerance(x: Tensor) -> dict[str, float]:
+    value = EXERCISE.tolerance("float64_gradient" if x.dtype == torch.float64 else "float32_gradient")
+    return {"rtol": value, "atol": value}
+
+
+def estimate_evidence(spec: dict, x: Tensor, h: float) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The true gradient, the forward-difference one, the all-at-once one and the nudged-in-place
+    one. Computed up front, even for a right answer, so that a replayed recording always holds them."""
+    return (autograd_gradient(spec, x), forward_differences(spec, x, h), all_coordinates_at_once(spec, x, h),
+            nudged_in_place(spec, x, h))
+
+
+def numerical_mistake(estimate: Any, x: Tensor, evidence: tuple[Tensor, Tensor, Tensor, Tensor]) -> Mistake | None:
+    """Which catalogued mistake explains a wrong estimate of the gradient, if any."""
+    truth, forward, at_once, in_place = evidence
+    if type(estimate) is not Tensor or estimate.shape != truth.shape:
+        return None
+    if tensor_problem(estimate, forward, requires_grad=None, **tolerance(x)) is None:
+        return FORWARD_DIFFERENCES
+    if tensor_problem(estimate, at_once, requires_grad=None, **tolerance(x)) is None:
+        return ALL_AT_ONCE
+    if tensor_problem(estimate, in_place, requires_grad=None, **tolerance(x)) is None:
+        return DETACH_SHARES_MEMORY
+    if times_h_squared(estimate, truth, EXERCISE.tolerance("default_step")):  # gradient_check uses the default h
+        return TIMES_H_SQUARED
+    return DIVIDED_BY_H if is_scaled(gradient_signature(estimate, truth), 2.0) else None
+
+
+def times_h_squared(estimate: Any, truth: Tensor, h: float) -> bool:
+    """Whether the estimate is h² times the gradient, what `/ 2 * h` gives. The estimate is divided by h²
+    first, so that the fit asks for a scale of 1: h² itself lies far inside is_scaled's absolute tolerance."""
+    return (type(estimate) is Tensor and estimate.shape == truth.shape
+            and is_scaled(gradient_signature(estimate / h ** 2, truth), 1.0))
+
+
+def estimate_mistake(estimate: Any, x: Tensor, x_after: Any, evidence: tuple[Tensor, Tensor, Tensor, Tensor]
+                     ) -> Mistake | None:
+    """The mistake behind a wrong estimate; a changed x names "left x modified", unless the estimate
+    shows the detach one (its x can come back a rounding off, nudged up by h and back down)."""
+    mistake = numerical_mistake(estimate, x, evidence)
+    if mistake is not DETACH_SHARES_MEMORY and argument_changed(x, x_after):
+        return MODIFIED_X
+    return mistake
+
+
+def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) -> None:
+    """The driver's result: the estimate equals autograd's gradient, else the mistake by name."""
+    __tracebackhide__ = True
+    result = returned.value
+    gradient = returned.value["gradient"]
+    truth = autograd_gradient(spec, x)
+    as_called = dataclasses.replace(returned, value=gradient)
+    step = EXERCISE.tolerance("default_step") if h is None else h
+    in_place = Suspect(DETACH_SHARES_MEMORY, nudged_in_place(spec, x, step))
+    # float64 slopes written into a float32 tensor: the right values, rounded once. A float32 computation
+    # would carry float32's noise over 2h instead, far from these.
+    rounded = [Suspect(FLOAT32_RESULT, truth.float())] if x.dtype == torch.float64 else []
+    # x nudged through x.detach() and back can come back a rounding off: that estimate is named below.
+    if (argument_changed(x, result["x_after"])
+            and tensor_problem(gradient, truth, requires_grad=None, **tolerance(x)) is not None
+            and first_matching_variant(gradient, [in_place], **tolerance(x)) is None):
+        fail_with_mistake(as_called, "numerical_gradient: the estimate is wrong, and x was changed by the call.",
+                          MODIFIED_X, gradient)
+    if times_h_squared(gradient, truth, step):
+        fail(f"numerical_gradient: every entry of the estimate is h² = {step ** 2:g} times the gradient.",
+             call=as_called.call, got=describe(gradient), expected=describe(truth), mistake=TIMES_H_SQUARED)
+    expect_tensor(as_called, truth, **tolerance(x), requires_grad=None, section=WHY,
+                  suspects=[Suspect(FORWARD_DIFFERENCES, forward_differences(spec, x, step)),
+                            Suspect(ALL_AT_ONCE, all_coordinates_at_once(spec, x, step)),
+                            in_place, *rounded],
+                  scaled={2.0: DIVIDED_BY_H},
+                  hint="For each i: (f(x + step) − f(x − step)) / (2 * h), where step is zero except step[i] = h.")
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_numerical_gradient_matches_autograd(student: Student) -> None:
+    for spec, x in public_cases():
+        returned = student.run(run_numerical_gradient, spec, x, None, runs="numerical_gradient",
+                               shown_as=shown("numerical_gradient", spec, x))
+        expect_gradient(returned, spec, x, None)
+
+
+@check
+def test_numerical_gradient_calls_f_twice_per_coordinate(student: Student) -> None:
+    spec, x = public_cases()[1]
+    returned = student.run(run_numerical_gradient, spec, x, None, runs="numerical_gradient",
+                               shown_as=shown("numerical_gradient", spec, x))
+    expect_gradient(returned, spec, x, None)  # the right number of calls earns nothing for a wrong estimate
+    # (Forward differences, n + 1 calls, are named by the estimate above.)
+    calls, n = returned.value["calls"], x.numel()
+    if calls != 2 * n:
+        fail(f"numerical_gradient called f {calls} times for a vector of n = {n} numbers.", call=returned.call,
+             got=f"{calls} calls of f", expected=f"{2 * n} calls: two per coordinate",
+             meaning="Central differences cost exactly one pair of evaluations per coordinate; that cost, one "
+                     "pass per parameter, is why finite differences do not scale to real networks.",
+             hint="Inside one loop over i, call f(x + step) and f(x - step) once each; call f nowhere else.",
+             section=WHY)
+    f = student.evidence.parameter("numerical_gradient", 0) or "f"
+    expect_code_shows(student, returned, "numerical_gradient", (f,), f"a call of its argument {f}", WHY)
+
+
+@check
+def test_numerical_gradient_leaves_x_unchanged(student: Student) -> None:
+    spec, x = public_cases()[0]
+    returned = student.run(run_numerical_gradient, spec, x, None, runs="numerical_gradient",
+                               shown_as=shown("numerical_gradient", spec, x))
+    # An untouched x earns nothing for a wrong estimate; the estimate's check covers its shape and dtype too.
+    expect_gradient(returned, spec, x, None)
+    after = returned.value["x_after"]
+    if argument_changed(x, after):
+        fail_with_mistake(returned, "numerical_gradient changed the x it was given.", MODIFIED_X, after)
+
+
+@check
+def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) -> None:
+    cases = {
+        "a = [1, 2, 3], b = [1, 2, 3.3]": ([1.0, 2.0, 3.0], [1.0, 2.0, 3.3]),
+        "a = b = [0, 0] (both zero)": ([0.0, 0.0], [0.0, 0.0]),
+        "a = [1e-9, 0, -4], b = [-1e-9, 0, -4] (tiny values)": ([1e-9, 0.0, -4.0], [-1e-9, 0.0, -4.0]),
+        "a = [[2, -1], [0.5, 8]], b = [[1, -1], [0.5, 7]]": ([[2.0, -1.0], [0.5, 8.0]], [[1.0, -1.0], [0.5, 7.0]]),
+    }
+    tol = EXERCISE.tolerance("relative_error")
+    for text, (a, b) in cases.items():
+        a_t, b_t = torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)
+        returned = student.call("relative_error", a_t, b_t, shown_as=f"relative_error(a, b) with {text}, float64")
+        right = reference.relative_error(a_t, b_t)
+        expect_float_not_tensor(returned, right, ERROR_AS_TENSOR, rtol=tol, atol=tol, what="the relative error",
+                                wanted=f"the Python float {describe(right)}")
+        expect_number(returned, right, rtol=tol, atol=tol, section=WHY,
+                      what="the relative error", suspects=[Suspect(MEAN_OF_GAPS, mean_relative_error(a_t, b_t)),
+                                                           Suspect(WHOLE_TENSOR_RATIO, norm_relative_error(a_t, b_t)),
+                                                           Suspect(WHOLE_TENSOR_RATIO, maxima_relative_error(a_t, b_t))],
+                      hint="Elementwise |a − b| / max(1e-8, |a| + |b|) (torch.clamp(..., min=1e-8)), then the "
+                           "largest, as a Python float with .item().")
+
+
+def expect_small_gradient_check(returned: Returned, spec: dict, x: Tensor) -> None:
+    """gradient_check's answer is tiny, else say why: float32, or which numerical_gradient mistake."""
+    __tracebackhide__ = True
+    result, limit = returned.value, EXERCISE.tolerance("gradient_check_limit")
+    error = result["error"]
+    as_called = dataclasses.replace(returned, value=error)
+    x64 = x.to(torch.float64)
+    evidence = estimate_evidence(spec, x64, EXERCISE.tolerance("default_step"))
+    problem = number_problem(error, 0.0, rtol=0, atol=limit, what="the relative error")
+    if problem is None and error >= 0:
+        expect_x_untouched(returned, x)
+        return
+    expect_float_not_tensor(as_called, 0.0, ERROR_AS_TENSOR, rtol=0, atol=limit, what="the relative error",
+                            wanted=f"a Python float in [0, {limit:g})")
+    if problem is not None and "should be" not in problem:  # a number, only too large: say the range, not 0.0
+        problem = f"the relative error is {describe(error)}; expected a float below {limit:g}"
+    if any(dtype != "float64" for dtype in result["dtypes"]):
+        fail_with_mistake(as_called, f"gradient_check returned {describe(error)} for a correct gradient.",
+                          FLOAT32_CHECK, error)
+    mistake = estimate_mistake(result["estimate"], x64, result["x64_after"], evidence)
+    if mistake is not None:
+        fail_with_mistake(as_called, f"gradient_check returned {describe(error)} for a correct gradient, "
+                                     "because numerical_gradient is off.", mistake, error)
+    fail(f"gradient_check: {problem or 'the relative error cannot be negative'}.", call=returned.call,
+         got=describe(error), expected=f"a float in [0, {limit:g})",
+         meaning="autograd's gradient of these smooth functions is right, so in float64 the two should "
+                 "agree to about 1e-10.",
+         hint="Float64 leaf copy of x → f(leaf).backward() → relative_error(leaf.grad, numerical_gradient(f, x64)).",
+         section=WHY)
+
+
+def expect_x_untouched(returned: Returned, x: Tensor) -> None:
+    """gradient_check left the caller's x as it was; an x that now requires grad names its mistake."""
+    __tracebackhide__ = True
+    after = returned.value["x_after"]
+    if not argument_changed(x, after):
+        return
+    info = origin(after) if type(after) is Tensor else None
+    if info is None or not (info.requires_grad or info.grad is not None):
+        fail_with_mistake(returned, "gradient_check changed the x it was given.", MODIFIED_X, after)
+    held = "" if info.grad is None else f", and its .grad holds {describe(info.grad, 5)}"
+    fail("gradient_check made the x it was given require grad.", call=returned.call,
+         got=f"x after the call: {describe(after, 5)}{held}", expected="x as it was: not requiring grad, no .grad",
+         mistake=X_MADE_A_LEAF)
+
+
+@check
+def test_gradient_check_is_small_for_smooth_functions(student: Student) -> None:
+    cases = [(spec, x.to(torch.float32)) for spec, x in public_cases()]
+    cases.append(public_cases()[0])  # float64 too: then x.to(torch.float64) is x itself, and x must stay untouched
+    for spec, x in cases:
+        returned = student.run(run_gradient_check, spec, x, runs="gradient_check",
+                               shown_as=shown("gradient_check", spec, x))
+        expect_small_gradient_check(returned, spec, x)
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_numerical_gradient_on_fresh_functions(student: Student) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_functions"))
+    float32_step = EXERCISE.tolerance("float32_step")
+    for n, dtype, h in ((3, torch.float64, None), (8, torch.float64, None), (6, torch.float32, float32_step)):
+        x = (torch.randn(n, generator=generator, dtype=torch.float64) * 1.5).to(dtype)
+        for kind in FORMULAS:
+            spec = make_spec(kind, n, generator)
+            returned = student.run(run_numerical_gradient, spec, x, h, runs="numerical_gradient",
+                                   shown_as=shown("numerical_gradient", spec, x, h))
+            expect_gradient(returned, spec, x, h)
+
+
+@check
+def test_gradient_check_catches_a_wrong_backward(student: Student) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_functions") + 1)
+    x = torch.randn(7, generator=generator, dtype=torch.float64)
+    spec = {"kind": "wrong_backward", "a": torch.rand(7, generator=generator, dtype=torch.float64) * 1.5 + 1.5}
+    returned = student.run(run_gradient_check, spec, x, runs="gradient_check",
+                           shown_as=f"gradient_check(f, x) with f(x) = sin(a * x).sum() whose backward forgets the "
+                                    f"factor a, a in [1.5, 3], x = {describe(x, 5)}")
+    error = returned.value["error"]
+    as_called = dataclasses.replace(returned, value=error)
+    tol, target = EXERCISE.tolerance("wrong_backward_error"), wrong_backward_error(spec, x)
+    evidence = estimate_evidence({"kind": "sum_sin", "a": spec["a"]}, x, EXERCISE.tolerance("default_step"))
+    if number_problem(error, target, rtol=tol, atol=tol) is None:
+        expect_x_untouched(returned, x)
+        return
+    expect_float_not_tensor(as_called, target, ERROR_AS_TENSOR, rtol=tol, atol=tol, what="the relative error",
+                            wanted=f"the Python float {describe(target)}")
+    mistake = estimate_mistake(returned.value["estimate"], x, returned.value["x64_after"], evidence)
+    if mistake is not None:
+        fail_with_mistake(as_called, "gradient_check measured the wrong gap, because numerical_gradient is off.",
+                          mistake, error)
+    expect_number(as_called, target, rtol=tol, atol=tol, section=WHY, what="the relative error",
+                  suspects=[Suspect(MEAN_OF_GAPS, wrong_backward_error(spec, x, "mean")),
+                            Suspect(WHOLE_TENSOR_RATIO, wrong_backward_error(spec, x, "norm")),
+                            Suspect(WHOLE_TENSOR_RATIO, wrong_backward_error(spec, x, "maxima"))],
+                  hint="Compare autograd's gradient (leaf.grad after f(leaf).backward()) with numerical_gradient, "
+                       "both in float64, using your relative_error.")

@@ -1,0 +1,86 @@
+"""The named mistakes of `grad_accumulation`: each a slip the lesson warns about, with what it means and a hint.
+
+Collected by the engine in the order written here (the first that matches an error names it), not listed by hand."""
+
+from __future__ import annotations
+
+from graders.kit import Mistake
+
+
+WORKED = '"Worked example", the loop that prints x.grad = 6.0, 12.0, 18.0'
+
+COMPANION = 'the companion\'s "zero_grad() -- Reset Between Steps" (gradient accumulation across micro-batches)'
+
+LESSON_GRADS = ": the lesson's loop gives 6, 12, 18."  # a twin run's hint leaves it out: its x0 is not 3
+
+CLEARED_BETWEEN_CALLS = Mistake(
+    "gradient cleared between backward calls",
+    "Every value you recorded is the plain derivative 2·x0: x.grad was zeroed, or x was made afresh, before "
+    "each backward pass. This function is meant to show what happens when nobody clears it.",
+    "Create x once, before the loop, and leave x.grad alone inside it" + LESSON_GRADS,
+    WORKED,
+)
+
+KEPT_GRAD_TENSOR = Mistake(
+    "the same .grad tensor kept, not its values",
+    "Every entry of your list shows the value x.grad has at the end: you kept x.grad itself, not the number it "
+    "held at that moment. backward() adds into that one tensor in place, so all your entries are the same "
+    "tensor, and after the last pass they all show the final sum.",
+    "Append x.grad.item(): a Python number, copied when you take it, that later backward passes cannot change.",
+    WORKED,
+)
+
+NOT_SCALED = Mistake(
+    "micro-batch losses not scaled",
+    "Your gradient is about k times too large for k micro-batches: each micro-batch loss was its own mean, and "
+    "backward() added the k gradients together. A sum of k means is not the mean over the whole batch.",
+    "Divide each micro-batch's sum of squared errors by N, the number of rows in the whole batch.",
+    COMPANION,
+)
+
+MEAN_OF_MEANS = Mistake(
+    "micro-batch means divided by k",
+    "Your gradient is that of the average of the micro-batch means (each mean divided by the number of "
+    "micro-batches). That equals the full-batch mean only when every micro-batch has the same size; with "
+    "unequal groups the rows of the smaller ones weigh a little more than they should.",
+    "Weight each micro-batch by its share of the rows: its sum of squared errors divided by N, not its mean "
+    "divided by k.",
+    COMPANION,
+)
+
+DIVIDED_TWICE = Mistake(
+    "micro-batch means divided by N again",
+    "Your gradient is about 1/n of the right one, n being the number of rows in a micro-batch (1/N with a "
+    "single micro-batch): each micro-batch loss was its mean, which already divides by the rows of that group, "
+    "and then you divided it by N as well. The rows were counted out twice, so every row weighs 1/(n·N) "
+    "instead of 1/N and the gradient shrinks by the size of the group.",
+    "Divide by the number of rows once: take each micro-batch's sum of squared errors (.sum(), not .mean()) "
+    "and divide that by N, the number of rows in the whole batch.",
+    COMPANION,
+)
+
+ZEROED_BETWEEN_MICRO_BATCHES = Mistake(
+    "gradient zeroed between micro-batches",
+    "Your gradient is that of the last micro-batch alone: .grad was cleared (zero_() or set to None), or the "
+    "leaf was made afresh, before each backward pass, so every pass threw away the ones before it.",
+    "Make the leaf copy of w once, before the loop, and let backward() add into leaf.grad; clear gradients "
+    "between optimiser steps, never between the micro-batches of one step.",
+    COMPANION,
+)
+
+MODIFIED_W = Mistake(
+    "modified the caller's w",
+    "After your function ran, the w the caller passed in had changed: it now requires grad, holds a .grad, or "
+    "has other values. Whoever calls this function (a training loop) does not expect its weights to change.",
+    "Work on a leaf copy: leaf = w.detach().clone().requires_grad_(True), and return leaf.grad.detach().",
+    COMPANION,
+)
+
+COPY_NOT_DETACHED = Mistake(
+    "copy of w not detached",
+    "Given a w that requires grad, as a model's weights do, your copy of w is not a leaf: w.clone() (or any "
+    "arithmetic on w) stays in w's graph, so each backward() carries the gradient on into w.grad, and your "
+    "copy's own .grad stays None.",
+    "Cut the copy from the graph first: leaf = w.detach().clone().requires_grad_(True).",
+    COMPANION,
+)

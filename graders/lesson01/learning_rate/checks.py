@@ -1,0 +1,517 @@
+"""Checks of `learning_rate` ("Worked example" and "Try it yourself" 1).
+
+Oracles: the reference run on the same data in this process, and wrong variants of it
+(`mistaken_runs`): when a student's run follows one of them, that mistake is named.
+Runs that raise are named by their error. Public checks use the lesson's data; hidden
+ones other lines, seeds, sizes, rates and float64. A failing run's loss curve is drawn
+against the reference's into the plots folder.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterable
+
+import pytest
+import torch
+
+from graders.kit import (LossCurves, Mistake, RECORD, RECORDING, Returned, Student, Suspect, checks_for,
+                         collect_mistakes, describe, exercise, expect_code_shows, expect_number, expect_tensor,
+                         expected, fail, fail_with_mistake, first_matching_variant, gradient_signature, is_scaled,
+                         origin, twin, twin_random)
+from graders.lesson01.learning_rate.mistakes import (EMPTY_LOSSES, EQUAL_COUNTS_AS_BELOW, FLAT_TARGET,
+                                                     GRADIENTS_NOT_ZEROED, HESSIAN_MISSING_FACTOR_2, HESSIAN_SUMS,
+                                                     LAST_LOSS_ONLY, LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_IGNORED,
+                                                     MISSING_FACTOR_2, NAN_NOT_DIVERGED, ONE_GRADIENT_ZEROED,
+                                                     REBOUND_PARAMETERS, RISE_ON_ANY_STEP, SEED_IGNORED, SIGN_ERROR,
+                                                     STEPS_FROM_ONE, SUM_FOR_MEAN, TRY_IT, WORKED)
+from graders.lesson01.learning_rate import mistakes as _mistakes
+from graders.lesson01.learning_rate.trajectories import Parsed, matching_mistake, parsed, run_problem
+
+EXERCISE = exercise("lesson01", "learning_rate")
+check = checks_for("lesson01", EXERCISE.slug)
+
+
+LESSON_LR = 0.1  # the worked example's rate
+
+LESSON_DATA = "X, y = make_line_data(), the lesson's 100 points"
+FRESH_DATA = "X, y = make_line_data(100, seed={seed}): the lesson's line with other noise"
+GRAPH_LOST = "does not require grad and does not have a grad_fn"
+NONE_GRAD = r"'NoneType' object has no attribute 'zero_'|unsupported operand type\(s\) for .*'NoneType'"
+TARGET = 0.06  # the lesson's question: how many steps to reach a loss of 0.06
+LR_0_01_STEPS = 260  # enough to pass step 248 at lr 0.01, the lesson's answer
+LR_1_1_STEPS = 30  # ~4x growth per step: still finite in float32 (inf comes at step 57)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One call of train_line: its data and settings, and how messages show it."""
+
+    X: torch.Tensor
+    y: torch.Tensor
+    lr: float
+    steps: int
+    data: str
+
+    @property
+    def call(self) -> str:
+        return f"train_line(X, y, lr={self.lr:g}, steps={self.steps}) with {self.data}"
+
+
+def line_data(reference: ModuleType) -> tuple[torch.Tensor, torch.Tensor, str]:
+    """The lesson's 100 points; in a public check's twin run, 100 points of the same line from another seed."""
+    if not twin():
+        X, y = reference.make_line_data()
+        return X, y, LESSON_DATA
+    seed = twin_random().randrange(1, 10**6)
+    X, y = reference.make_line_data(100, seed)
+    return X, y, FRESH_DATA.format(seed=seed)
+
+
+def hint_for(lesson_hint: str) -> str:
+    """A hint that quotes the lesson's printed numbers holds for the lesson's data only."""
+    return "Use the X, y, lr and steps you are given; the lesson's printout is one run of the same loop." \
+        if twin() else lesson_hint
+
+
+@expected
+def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> dict[str, list[tuple]]:
+    """What train_line returns with each trajectory mistake, on the same data (some mistakes
+    can be made in more than one way, hence a list of runs per mistake)."""
+
+    def descend(zeroed: str = "wb", mean: bool = True, scale: float = 1.0, after: bool = False,
+                rate: float = lr, flat: bool = False) -> tuple:
+        w = torch.zeros(1, requires_grad=True)
+        b = torch.zeros(1, requires_grad=True)
+        target = y.reshape(-1) if flat else y
+
+        def loss_now() -> torch.Tensor:
+            errors = (X * w + b - target) ** 2
+            return errors.mean() if mean else errors.sum()
+
+        losses = []
+        for _ in range(steps):
+            loss = loss_now()
+            loss.backward()
+            with torch.no_grad():
+                w -= rate * scale * w.grad
+                b -= rate * scale * b.grad
+                if after:
+                    loss = loss_now()
+            losses.append(loss.item())
+            if "w" in zeroed:
+                w.grad.zero_()
+            if "b" in zeroed:
+                b.grad.zero_()
+        return losses, w.item(), b.item()
+
+    return {GRADIENTS_NOT_ZEROED.name: [descend(zeroed="")],
+            ONE_GRADIENT_ZEROED.name: [descend(zeroed="w"), descend(zeroed="b")],
+            SUM_FOR_MEAN.name: [descend(mean=False)], MISSING_FACTOR_2.name: [descend(scale=0.5)],
+            SIGN_ERROR.name: [descend(scale=-1.0)], LOSS_AFTER_UPDATE.name: [descend(after=True)],
+            LR_IGNORED.name: [descend(rate=LESSON_LR)] if lr != LESSON_LR else [],
+            FLAT_TARGET.name: [descend(flat=True)] if y.dim() == 2 and y.shape[1] == 1 else []}
+
+
+def suspects(run: Run) -> list[tuple[Mistake, Parsed]]:
+    by_name = {m.name: m for m in collect_mistakes(_mistakes)}
+    return [(by_name[name], parsed(value)[0]) for name, values in mistaken_runs(run.X, run.y, run.lr, run.steps).items()
+            for value in values]
+
+
+def tolerance(name: str = "loss") -> dict[str, float]:
+    return {"rtol": EXERCISE.tolerance(name), "atol": EXERCISE.tolerance("loss_atol")}
+
+
+@pytest.fixture
+def plot_file(request: pytest.FixtureRequest, plots_folder: Path) -> Path:
+    """Where this check draws a failing run: <plots>/learning_rate-<check id>.png."""
+    return plots_folder / f"{EXERCISE.slug}-{request.node.name.removeprefix('test_')}.png"
+
+
+def call_train_line(student: Student, run: Run, trace: bool = False) -> Returned:
+    """train_line on a run; an error names the mistake that raises it."""
+    __tracebackhide__ = True
+    returned = student.call("train_line", run.X, run.y, run.lr, run.steps, shown_as=run.call, allow_raise=True,
+                            trace=trace)
+    if returned.error is None:
+        return returned
+    if lost_its_leaves(student, run, returned.error.message):
+        mistake, error = REBOUND_PARAMETERS, returned.error
+        fail(f"{run.call.split(' with ')[0]} raised {error.type}.", call=run.call,
+             got=f"{error.type}: {error.message} (after a backward() that worked)", mistake=mistake)
+    student.fail_raised(returned, "train_line")
+
+
+def lost_its_leaves(student: Student, run: Run, message: str) -> bool:
+    """Whether a None .grad, or a loss with no graph, came after a backward() that worked: the
+    parameters were leaves once and stopped being ones. (Zeroing a .grad before the first
+    backward, or never asking for grad, raise the same errors before any backward succeeds.)"""
+    lost_graph = GRAPH_LOST in message
+    if not lost_graph and re.search(NONE_GRAD, message) is None:
+        return False
+    traced = student.call("train_line", run.X, run.y, run.lr, run.steps, shown_as=run.call, trace=True,
+                          allow_raise=True)
+    backward_calls = sum(event.count for event in traced.calls_to("Tensor.backward"))
+    return backward_calls - lost_graph >= 1  # a backward that raised GRAPH_LOST is counted too
+
+
+def expect_run(returned: Returned, run: Run, expected_run: tuple, plot_file: Path, hint: str,
+               section: str = WORKED, scaled: dict[float, Mistake] | None = None) -> Parsed:
+    """The student's run follows the reference's: every loss, and the final w and b.
+
+    `scaled` names mistakes by the ratio of the student's (w, b) to the reference's, which
+    after one step from zero is the ratio of their gradients (the gradient signature).
+    """
+    __tracebackhide__ = True
+    got, problem = parsed(returned.value)
+    if got is None:
+        fail(f"train_line: {problem}.", call=run.call, got=describe(returned.value),
+             expected="(losses, w, b): a list of floats and two floats",
+             hint="End with `return losses, w.item(), b.item()`.", section=WORKED)
+    reference_run = parsed(expected_run)[0]
+    # The wrong variants run only for a failing run, except while recording: students' copies need them.
+    wrong_runs = suspects(run) if RECORDING.mode == RECORD else None
+    problem = run_problem(got, reference_run, **tolerance())
+    if problem is None:
+        return got
+    mistake = matching_mistake(got, suspects(run) if wrong_runs is None else wrong_runs, **tolerance("mistake"))
+    if mistake is None and scaled:
+        signature = gradient_signature(torch.tensor(got[1:]), torch.tensor(reference_run[1:]))
+        mistake = next((m for factor, m in scaled.items() if is_scaled(signature, factor)), None)
+    picture = LossCurves(plot_file, {"your train_line": got[0], "expected (the reference)": reference_run[0]}, run.call)
+    parts: dict[str, Any] = dict(call=run.call, got=_shown(got), expected=_shown(reference_run), pictures=(picture,))
+    if mistake is not None:
+        fail(f"train_line: {problem}.", mistake=mistake, **parts)
+    fail(f"train_line: {problem}.", hint=hint, section=section, **parts)
+
+
+def _shown(run: Parsed) -> str:
+    losses, w, b = run
+    return f"losses {describe(losses)}; w = {describe(w)}, b = {describe(b)}"
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_make_line_data_matches_lesson(student: Student, reference: ModuleType) -> None:
+    if not twin():
+        returned = student.call("make_line_data", shown_as="make_line_data()")
+        _expect_data(returned, reference.make_line_data())
+        return
+    seed = twin_random().randrange(1, 10**6)
+    returned = student.call("make_line_data", 100, seed, shown_as=f"make_line_data(100, seed={seed})")
+    _expect_data(returned, reference.make_line_data(100, seed), reference.make_line_data(100))
+
+
+def _expect_data(returned: Returned, expected_data: tuple, default_seed_data: tuple | None = None) -> None:
+    """X and y equal the reference's; a pair that is instead the reference's with its default seed, 42
+    (`default_seed_data`, for a call with another seed), names the seed argument ignored."""
+    __tracebackhide__ = True
+    value = returned.value
+    if type(value) not in (tuple, list) or len(value) != 2:
+        fail("make_line_data should return a tuple (X, y).", call=returned.call, got=describe(value),
+             hint="End with `return X, y`.", section=WORKED)
+    close = EXERCISE.tolerance("data")
+    hint = ("Seed first, then draw X with torch.rand and y with torch.randn, in that order: another order "
+            "gives other random numbers.")
+    for index, (name, got, want) in enumerate(zip("Xy", value, expected_data)):
+        suspects = [Suspect(SEED_IGNORED, default_seed_data[index])] if default_seed_data is not None else []
+        expect_tensor(Returned(returned.call, got), want, rtol=close, atol=close, requires_grad=None,
+                      what=name, hint=hint, section=WORKED, suspects=suspects)
+
+
+@check
+def test_first_update_matches_lesson(student: Student, reference: ModuleType, plot_file: Path) -> None:
+    X, y, data = line_data(reference)
+    run = Run(X, y, 0.1, 1, data)
+    expect_run(call_train_line(student, run), run, reference.train_line(X, y, 0.1, 1), plot_file,
+               hint=hint_for("The lesson prints loss 15.4288 at step 0 (before the update), then w 0.792 and b -0.362."),
+               scaled={0.5: MISSING_FACTOR_2, -1.0: SIGN_ERROR, float(len(X)): SUM_FOR_MEAN})
+
+
+@check
+def test_lesson_run_at_lr_0_1(student: Student, reference: ModuleType, plot_file: Path) -> None:
+    X, y, data = line_data(reference)
+    run = Run(X, y, 0.1, 101, data)
+    expect_run(call_train_line(student, run), run, reference.train_line(X, y, 0.1, 101), plot_file,
+               hint=hint_for("The lesson's printout: loss 15.4288 at step 0, 0.0606 at step 20, 0.0597 from step 40; "
+                             "w 2.965 and b -2.000 at the end."))
+
+
+@check
+def test_losses_are_python_floats(student: Student, reference: ModuleType, plot_file: Path) -> None:
+    X, y, data = line_data(reference)
+    run = Run(X, y, 0.1, 5, data)
+    returned = call_train_line(student, run, trace=True)
+    # Floats of a wrong run earn nothing: the values come first, then their types.
+    expect_run(returned, run, reference.train_line(X, y, 0.1, 5), plot_file,
+               hint=hint_for("The lesson prints loss 15.4288 at step 0; each later loss is recorded before its "
+                             "update."))
+    passes = sum(event.count for event in returned.calls_to("Tensor.backward", "autograd.backward"))
+    if passes != run.steps:  # the docstring's recipe: autograd's gradients, one backward() per step
+        fail(f"train_line called backward() {passes} time(s) in {run.steps} steps; expected {run.steps}.",
+             call=run.call, meaning="The run is right, but the exercise is the worked example's recipe: w and b are "
+                                    "leaves that require grad, and each step's gradients come from loss.backward(), "
+                                    "not from derivatives written out by hand.",
+             hint="In each step: loss.backward(), then update w and b inside torch.no_grad() and zero their grads.",
+             section=WORKED)
+    expect_code_shows(student, returned, "train_line", ("backward",), "backward()", WORKED)
+    value = returned.value
+    if type(value) not in (tuple, list) or len(value) != 3 or type(value[0]) is not list:
+        fail("train_line should return (losses, w, b) with losses a list.", call=run.call, got=describe(value),
+             hint="End with `return losses, w.item(), b.item()`, where losses is a list.", section=WORKED)
+    losses, w, b = value
+    graphs = [loss for loss in losses if type(loss) is torch.Tensor and (info := origin(loss)) and info.grad_fn]
+    if graphs:
+        fail_with_mistake(returned, f"train_line: its losses are tensors that carry a graph "
+                                    f"(grad_fn={origin(graphs[0]).grad_fn}), not Python floats.",
+                          LOSSES_AS_TENSORS, losses)
+    named = [("each loss", loss) for loss in losses] + [("w", w), ("b", b)]
+    for what, item in named:
+        if type(item) is not float:
+            fail(f"train_line: {what} should be a Python float.", call=run.call, got=f"{what}: {describe(item)}",
+                 expected="a list of Python floats, then w and b as Python floats",
+                 hint="Turn a one-element tensor into a Python float with .item().", section=WORKED)
+
+
+@check
+def test_lr_0_01_is_slow(student: Student, reference: ModuleType, plot_file: Path) -> None:
+    X, y, data = line_data(reference)
+    run = Run(X, y, 0.01, LR_0_01_STEPS, data)
+    reference_run = reference.train_line(X, y, 0.01, LR_0_01_STEPS)
+    hint = "With the same loop as at lr 0.1, only lr changes: each step is ten times shorter."
+    losses = expect_run(call_train_line(student, run), run, reference_run, plot_file, hint, TRY_IT)[0]
+    got, want = _first_below(losses, TARGET), reference.steps_to_reach(reference_run[0], TARGET)
+    if want is None and twin():  # other noise may settle above the target: the curves above already agree
+        return
+    band = int(EXERCISE.tolerance("steps_band"))
+    if got is None or abs(got - want) > band:
+        fail(f"train_line: at lr 0.01 your loss first drops below {TARGET} at step {got}; expected step "
+             f"{want} ± {band}.", call=run.call, got=describe(losses),
+             expected=f"the first loss below {TARGET} at step {want} ± {band}", hint=hint, section=TRY_IT)
+
+
+def _first_below(losses: list[float], target: float) -> int | None:
+    """Where the student's own curve first goes below the target (not their steps_to_reach:
+    this check grades train_line alone)."""
+    below = [step for step, loss in enumerate(losses) if loss < target]
+    return below[0] if below else None
+
+
+@check
+def test_lr_1_1_diverges(student: Student, reference: ModuleType, plot_file: Path) -> None:
+    X, y, data = line_data(reference)
+    run = Run(X, y, 1.1, LR_1_1_STEPS, data)
+    expect_run(call_train_line(student, run), run, reference.train_line(X, y, 1.1, LR_1_1_STEPS), plot_file,
+               hint="At lr 1.1 each step overshoots the bottom of the valley by more than it started from: "
+                    "w changes sign every step and the loss grows about fourfold"
+                    + ("." if twin() else " (15.43, 48.10, 179.54, ...)."),
+               section=TRY_IT)
+
+
+@check
+def test_steps_to_reach_finds_first_step(student: Student, reference: ModuleType) -> None:
+    cases = [(losses, TARGET, text) for losses, text in _lesson_loss_lists(reference)]
+    falling = _falling_losses()
+    cases += [(falling, falling[1], "a loss equal to the target does not count"),
+              (falling, falling[0] + 2.0, "the very first loss is already below"),
+              (falling, falling[-1] / 2, "no loss gets below"), ([], 1.0, "an empty list")]
+    calls = [((losses, target), f"steps_to_reach(losses, {target:g}) with {text}: {describe(losses)}")
+             for losses, target, text in cases]
+    # Asked up front, so that they are recorded. `<=` differs from `<` on the list with a loss equal to the
+    # target alone: it is named only for a steps_to_reach that answers as `<=` does on every list.
+    at_or_below = [first_at_or_below(losses, target) for (losses, target), _ in calls]
+    for index, ((losses, target), shown_as) in enumerate(calls):
+        returned = student.call("steps_to_reach", losses, target, shown_as=shown_as)
+        want = reference.steps_to_reach(losses, target)
+        # Counting from 1 shifts every found step by one; where no loss is below, it still gives None.
+        suspects = [Suspect(STEPS_FROM_ONE, want + 1)] if want is not None else []
+        if (type(returned.value) is not type(want) or returned.value != want) and (
+                every_answer(student, "steps_to_reach", calls, (int, type(None))) == at_or_below):
+            suspects.insert(0, Suspect(EQUAL_COUNTS_AS_BELOW, at_or_below[index]))
+        _expect_exactly(returned, want, hint="Return the index of the first loss < target (enumerate helps), or None.",
+                        suspects=suspects)
+
+
+@expected
+def first_at_or_below(losses: list[float], target: float) -> int | None:
+    """What steps_to_reach gives with `<=` for `<`: a loss equal to the target counts as reached."""
+    return next((step for step, loss in enumerate(losses) if loss <= target), None)
+
+
+@check
+def test_diverged_spots_blow_ups(student: Student, reference: ModuleType) -> None:
+    X, y, _ = line_data(reference)
+    cases = list(_lesson_loss_lists(reference))
+    falling = _falling_losses()
+    cases += [(reference.train_line(X, y, 1.1, 60)[0], "train_line(X, y, lr=1.1, steps=60), which reaches inf"),
+              ([falling[0], falling[1], math.nan], "a loss that became nan"),
+              (falling[::-1], "losses that grow"), (falling, "losses that fall"),
+              ([falling[0], falling[0] + 1.0, falling[2]], "a middle loss that grew past the first, then fell"),
+              ([falling[0], falling[1], falling[0]], "a loss back at the first, not past it")]
+    hint = ("A run diverged if a loss is inf or nan (math.isfinite) or larger than the first; a loss equal to "
+            "the first does not count.")
+    calls = [((losses,), f"diverged(losses) with {text}: {describe(losses)}") for losses, text in cases]
+    # Asked up front, so that they are recorded. A bool has only two values: these variants are named only
+    # for a diverged that answers as they do on every list, not on the one it got wrong alone.
+    variants = [(RISE_ON_ANY_STEP, [rise_on_any_step(losses) for (losses,), _ in calls]),
+                (NAN_NOT_DIVERGED, [blind_to_nan(losses) for (losses,), _ in calls])]
+    for index, ((losses,), shown_as) in enumerate(calls):
+        returned = student.call("diverged", losses, shown_as=shown_as)
+        want = reference.diverged(losses)
+        suspects = [Suspect(LAST_LOSS_ONLY, last_loss_only(losses))]
+        if type(returned.value) is not bool or returned.value != want:
+            given = every_answer(student, "diverged", calls, (bool,))
+            suspects[:0] = [Suspect(mistake, answers[index]) for mistake, answers in variants if given == answers]
+        _expect_exactly(returned, want, hint=hint, suspects=suspects)
+    shown = "diverged(losses) with an empty list: []"
+    returned = student.call("diverged", [], shown_as=shown, allow_raise=True)
+    if returned.error is not None and returned.error.type == "IndexError":
+        error = returned.error
+        fail(f"diverged raised {error.type}.", call=shown, got=f"{error.type}: {error.message}",
+             mistake=EMPTY_LOSSES)
+    if returned.error is not None:
+        student.fail_raised(returned, "diverged")
+    _expect_exactly(returned, reference.diverged([]), hint=hint)
+
+
+@expected
+def last_loss_only(losses: list[float]) -> bool:
+    """What diverged gives when it compares only the last loss with the first."""
+    return any(not math.isfinite(loss) for loss in losses) or losses[-1] > losses[0]
+
+
+@expected
+def rise_on_any_step(losses: list[float]) -> bool:
+    """What diverged gives when it compares each loss with the one before it, not with the first."""
+    return any(not math.isfinite(loss) for loss in losses) or any(b > a for a, b in zip(losses, losses[1:]))
+
+
+@expected
+def blind_to_nan(losses: list[float]) -> bool:
+    """What diverged gives when it only compares each loss with the first: nan > anything is False."""
+    return any(loss > losses[0] for loss in losses)
+
+
+NO_ANSWER = object()  # equal to no variant's answer, not even None
+
+
+def every_answer(student: Student, function: str, calls: list[tuple[tuple, str]], kinds: tuple[type, ...]
+                 ) -> list[Any]:
+    """`function`'s answer to every call (its arguments, how it is shown), NO_ANSWER where it raised or gave a
+    value of none of the types `kinds`: so that True never counts as 1, nor an error as None."""
+    answers: list[Any] = []
+    for args, shown_as in calls:
+        returned = student.call(function, *args, shown_as=shown_as, allow_raise=True)
+        answers.append(returned.value if returned.error is None and type(returned.value) in kinds else NO_ANSWER)
+    return answers
+
+
+def _lesson_loss_lists(reference: ModuleType) -> list[tuple[list[float], str]]:
+    X, y, data = line_data(reference)
+    return [(reference.train_line(X, y, lr, steps)[0],
+             f"the losses of train_line(X, y, lr={lr:g}, steps={steps}) with {data}")
+            for lr, steps in ((0.1, 101), (0.01, LR_0_01_STEPS), (1.1, LR_1_1_STEPS))]
+
+
+def _falling_losses() -> list[float]:
+    """Three falling losses: 3, 2, 1; in a twin run, three others (two decimals, apart enough to tell)."""
+    if not twin():
+        return [3.0, 2.0, 1.0]
+    draw = twin_random(offset=1)
+    last = round(draw.uniform(0.5, 2.0), 2)
+    middle = round(last + draw.uniform(0.5, 2.0), 2)
+    return [round(middle + draw.uniform(0.5, 2.0), 2), middle, last]
+
+
+def _expect_exactly(returned: Returned, want: Any, hint: str, suspects: Iterable[Suspect] = ()) -> None:
+    __tracebackhide__ = True
+    got = returned.value
+    if type(got) is not type(want) or got != want:
+        summary = f"{returned.call.split('(')[0]}: returned {describe(got)}; expected {describe(want)}."
+        parts = dict(call=returned.call, got=describe(got), expected=describe(want))
+        mistake = first_matching_variant(got, suspects, rtol=0, atol=0)
+        if mistake is not None:
+            fail(summary, mistake=mistake, **parts)
+        fail(summary, hint=hint, section=TRY_IT, **parts)
+
+
+@check
+def test_max_stable_learning_rate_on_lesson_data(student: Student, reference: ModuleType) -> None:
+    X, _, data = line_data(reference)
+    _expect_rate(student.call("max_stable_learning_rate", X, shown_as=f"max_stable_learning_rate(X) with "
+                                                                       f"{data}"), reference, X)
+
+
+@expected
+def rate_without_factor_2(X: torch.Tensor) -> float:
+    """What max_stable_learning_rate gives with H = [[mean x², mean x], [mean x, 1]]: twice the right rate."""
+    x = X.detach().to(torch.float64).reshape(-1)
+    mean_x, mean_x2 = x.mean(), (x**2).mean()
+    halved = torch.stack([torch.stack([mean_x2, mean_x]), torch.stack([mean_x, torch.ones_like(mean_x)])])
+    return (2 / torch.linalg.eigvalsh(halved).max()).item()
+
+
+@expected
+def rate_from_sums(X: torch.Tensor) -> float:
+    """What max_stable_learning_rate gives with H = 2·[[sum x², sum x], [sum x, n]]: the right rate over n."""
+    x = X.detach().to(torch.float64).reshape(-1)
+    sum_x, sum_x2, n = x.sum(), (x**2).sum(), torch.tensor(float(len(x)), dtype=torch.float64)
+    summed = 2 * torch.stack([torch.stack([sum_x2, sum_x]), torch.stack([sum_x, n])])
+    return (2 / torch.linalg.eigvalsh(summed).max()).item()
+
+
+def _expect_rate(returned: Returned, reference: ModuleType, X: torch.Tensor) -> None:
+    __tracebackhide__ = True
+    close = EXERCISE.tolerance("rate")
+    expect_number(returned, reference.max_stable_learning_rate(X), rtol=close, atol=0, section=TRY_IT,
+                  what="the largest stable learning rate",
+                  suspects=[Suspect(HESSIAN_MISSING_FACTOR_2, rate_without_factor_2(X)),
+                            Suspect(HESSIAN_SUMS, rate_from_sums(X))],
+                  hint="Build H = 2·[[mean x², mean x], [mean x, 1]] in float64, take its largest eigenvalue "
+                       "(torch.linalg.eigvalsh) and return 2 / λ_max. For x uniform on [−2, 2] it is near 0.75.")
+
+
+# ---------------------------------------------------------------- hidden checks
+
+def _fresh() -> torch.Generator:
+    return torch.Generator().manual_seed(EXERCISE.seed("fresh_data"))
+
+
+@check
+def test_make_line_data_other_seeds(student: Student, reference: ModuleType) -> None:
+    for n, seed in ((37, 7), (5, 0), (250, EXERCISE.seed("fresh_data"))):
+        returned = student.call("make_line_data", n, seed, shown_as=f"make_line_data(n={n}, seed={seed})")
+        _expect_data(returned, reference.make_line_data(n, seed), reference.make_line_data(n))
+
+
+@check
+def test_train_line_on_fresh_data(student: Student, reference: ModuleType, plot_file: Path) -> None:
+    generator = _fresh()
+    X1 = torch.rand(64, 1, generator=generator) * 6 - 3
+    y1 = -1.5 * X1 + 0.5 + 0.2 * torch.randn(64, 1, generator=generator)
+    X2 = torch.rand(40, 1, generator=generator, dtype=torch.float64) * 3
+    y2 = 2 * X2 + 1 + 0.1 * torch.randn(40, 1, generator=generator, dtype=torch.float64)
+    X3, y3 = reference.make_line_data(50, EXERCISE.seed("fresh_data"))
+    runs = [Run(X1, y1, 0.2, 120, "64 points of y = −1.5x + 0.5 plus noise, x in [−3, 3]"),
+            Run(X2, y2, 0.15, 150, "40 float64 points of y = 2x + 1 plus noise, x in [0, 3]"),
+            Run(X3, y3, 0.5, 40, "make_line_data(50, another seed)")]
+    for run in runs:
+        expect_run(call_train_line(student, run), run, reference.train_line(run.X, run.y, run.lr, run.steps),
+                   plot_file, hint="Use the X, y, lr and steps you are given; nothing from the lesson's run.")
+
+
+@check
+def test_max_stable_learning_rate_on_fresh_data(student: Student, reference: ModuleType) -> None:
+    generator = _fresh()
+    inputs = {"50 points in [0, 3] (off centre: mean x matters)": torch.rand(50, 1, generator=generator) * 3,
+              "80 float64 points in [−1, 4]": torch.rand(80, 1, generator=generator, dtype=torch.float64) * 5 - 1,
+              "20000 points in [−2, 2]": torch.rand(20000, 1, generator=generator) * 4 - 2}
+    for text, X in inputs.items():
+        returned = student.call("max_stable_learning_rate", X, shown_as=f"max_stable_learning_rate(X) with X = {text}")
+        _expect_rate(returned, reference, X)

@@ -1,0 +1,200 @@
+"""The named mistakes of `learning_rate`: each a slip the lesson warns about, with what it means and a hint.
+
+Collected by the engine in the order written here (the first that matches an error names it), not listed by hand."""
+
+from __future__ import annotations
+
+from graders.kit import Mistake
+
+
+WORKED = '"Worked example: fitting a line by gradient descent"'
+
+TRY_IT = '"Try it yourself", exercise 1'
+
+ZERO_GRAD = '"Worked example", where it explains w.grad.zero_()'
+
+NO_GRAD = '"Worked example", where it explains torch.no_grad()'
+
+PITFALLS = '"Common pitfalls": accumulating graphs in a log'
+
+GRADIENTS_NOT_ZEROED = Mistake(
+    "gradients never zeroed",
+    "Your losses go up and down instead of falling: this is what gradients that are never zeroed do. "
+    "backward() adds into w.grad and b.grad, so each update uses the sum of all gradients so far.",
+    "Call w.grad.zero_() and b.grad.zero_() after each update.",
+    ZERO_GRAD,
+)
+
+ONE_GRADIENT_ZEROED = Mistake(
+    "only one gradient zeroed",
+    "Your run matches one where only one of w.grad and b.grad is cleared after each update. The other "
+    "keeps every gradient backward() has added into it, so that parameter's steps grow with the sum of all "
+    "its past gradients and the loss wanders instead of settling.",
+    "Zero both gradients after each update: w.grad.zero_() and b.grad.zero_().",
+    ZERO_GRAD,
+)
+
+SUM_FOR_MEAN = Mistake(
+    "sum instead of mean",
+    "Your loss is the sum of the squared errors, n times the mean: its gradient is n times larger, so "
+    "every step is n times too long and even lr = 0.01 overshoots and diverges.",
+    "Take the mean squared error: ((pred - y) ** 2).mean().",
+    WORKED,
+)
+
+MISSING_FACTOR_2 = Mistake(
+    "missing factor 2 in the gradient",
+    "Your run moves exactly half as far each step as it should: the derivative of (pred − y)² is "
+    "2·(pred − y)·∂pred, and the 2 is missing, so reaching 0.06 takes about twice as many steps "
+    "(48 instead of 23 at lr 0.1, 497 instead of 248 at lr 0.01).",
+    "Use grad_w = 2 * ((pred - y) * X).mean() and grad_b = 2 * (pred - y).mean(), or let backward() do it.",
+    WORKED,
+)
+
+SIGN_ERROR = Mistake(
+    "sign error: gradient ascent",
+    "Your parameters move along the gradient, uphill, so the loss grows from the first step. "
+    "Gradient descent steps against the gradient.",
+    "Subtract: w -= lr * w.grad and b -= lr * b.grad.",
+    WORKED,
+)
+
+LOSS_AFTER_UPDATE = Mistake(
+    "losses recorded after the update",
+    "Your losses are the reference's shifted by one step: you record the loss after each update, so "
+    "losses[0] is already the loss at w = 0.792 instead of 15.43 at w = b = 0.",
+    "Record loss.item() of the loss you call backward() on, before the update.",
+    WORKED,
+)
+
+LOSSES_AS_TENSORS = Mistake(
+    "losses kept as tensors",
+    "Your list holds the loss tensors themselves, each with a grad_fn: every one keeps its whole "
+    "computation graph (the predictions, the squared errors) alive, so memory grows with every step "
+    "of a long run. A log of losses needs plain numbers.",
+    "Append loss.item() instead of loss.",
+    PITFALLS,
+)
+
+UPDATE_WITHOUT_NO_GRAD = Mistake(
+    "update outside torch.no_grad()",
+    "PyTorch refuses `w -= lr * w.grad` while autograd is recording: \"a leaf Variable that requires grad "
+    "is being used in an in-place operation\". Changing a leaf in place would break the graph that "
+    "backward() walks; the update is bookkeeping, not part of the model.",
+    "Put the two updates inside `with torch.no_grad():`.",
+    NO_GRAD,
+    error_pattern=r"a leaf Variable that requires grad is being used in an in-place operation",
+)
+
+REBOUND_PARAMETERS = Mistake(
+    "w = w - lr * w.grad rebinds the parameters",
+    "`w = w - lr * w.grad` makes a new tensor and names it w: it is no longer the leaf you started with "
+    "(PyTorch warns that the .grad of a non-leaf tensor is being accessed), so its .grad stays None; under "
+    "torch.no_grad() the new w does not even require grad, and the next loss has no graph to go back through.",
+    "Update in place under torch.no_grad(): `w -= lr * w.grad`, so w stays the same leaf.",
+    NO_GRAD,
+)  # no error pattern: the same errors come from other slips; `lost_its_leaves` tells them apart
+
+HESSIAN_MISSING_FACTOR_2 = Mistake(
+    "missing factor 2 in the Hessian",
+    "Your rate is exactly twice the right one: your Hessian is [[mean x², mean x], [mean x, 1]], without "
+    "the 2 that the square in the loss brings down (d²/dw² of (w·x + b − y)² is 2·x²). Its eigenvalues are "
+    "half the true ones, so 2 / λ_max doubles, and descent at that rate diverges.",
+    "Build H = 2·[[mean x², mean x], [mean x, 1]], then return 2 / λ_max.",
+    TRY_IT,
+)
+
+HESSIAN_SUMS = Mistake(
+    "sums instead of means in the Hessian",
+    "Your rate is the right one divided by n, the number of points: your Hessian is built from sums over the "
+    "points (sum x², sum x and n) instead of means (mean x², mean x and 1). That is the Hessian of the summed "
+    "squared error, n times the Hessian of the mean squared error that train_line descends, so its largest "
+    "eigenvalue is n times too large and 2 / λ_max is n times too small.",
+    "Build H = 2·[[mean x², mean x], [mean x, 1]] with x.mean() and (x ** 2).mean(), then return 2 / λ_max.",
+    TRY_IT,
+)
+
+STEPS_FROM_ONE = Mistake(
+    "counted steps from 1",
+    "Your answer is one more than the right one: you return index + 1, the number of losses up to and including "
+    "the first one below the target. Steps are counted from 0, as train_line's losses are: losses[0] is the loss "
+    "before any update, so a list whose very first loss is below the target gives 0.",
+    "Return the index that enumerate gives, step, not step + 1; keep None for a list with no loss below the "
+    "target.",
+    TRY_IT,
+)
+
+LR_IGNORED = Mistake(
+    "lr argument ignored",
+    "Your run is exactly the reference's at the lesson's rate, 0.1, whatever lr it was given: the update "
+    "uses a number written in the loop (or a variable of the lesson's) instead of the lr argument. "
+    "The exercise is about what changing lr does, so the loop must use the lr it is called with.",
+    "Write the update as `w -= lr * w.grad` and `b -= lr * b.grad`, with the function's own lr.",
+    WORKED,
+)
+
+FLAT_TARGET = Mistake(
+    "(100, 1) vs (100,) broadcast in the loss",
+    "Your losses are what the loop gives when the prediction X * w + b, of shape (100, 1), is compared with a "
+    "flattened y of shape (100,): the difference broadcasts to (100, 100), every prediction against every "
+    "target, with no error. The mean of that table is smallest for the line through the mean of y, so w "
+    "goes to about 0 instead of 3.",
+    "Keep y of shape (100, 1), as make_line_data returns it: do not flatten or squeeze it, and print "
+    "(X * w + b).shape and y.shape once before the loop.",
+    '"Common pitfalls", on shape mismatches that broadcast silently',
+)
+
+LAST_LOSS_ONLY = Mistake(
+    "only the last loss compared with the first",
+    "Your answer is what comparing only the last loss with the first gives. In these losses a middle one grew "
+    "past the first and the last came back below it, so losses[-1] > losses[0] is False although the run did "
+    "blow up on the way. The docstring asks whether some loss, any of them, grew past the first.",
+    "Compare every loss with the first: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
+    TRY_IT,
+)
+
+EMPTY_LOSSES = Mistake(
+    "losses[0] read from an empty list",
+    "diverged([]) raised IndexError: your code reads losses[0] before it knows that there is a first loss. "
+    "An empty run has not blown up, and the docstring asks for False.",
+    "Start with `if not losses: return False`, or read losses[0] only inside the any(... for loss in losses), "
+    "which never runs for an empty list.",
+    TRY_IT,
+)  # recognised in diverged's check only: an IndexError elsewhere has other causes
+
+RISE_ON_ANY_STEP = Mistake(
+    "any rise counted as divergence",
+    "Your answers are what comparing each loss with the one before it gives, on every list diverged was "
+    "given: a loss a little above the previous one already makes it True. Descent that settles can still wobble "
+    "up by a hair (the lesson's run at lr 0.1 does, near its minimum), which is why the docstring compares "
+    "every loss with the first.",
+    "Compare every loss with the first: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
+    TRY_IT,
+)
+
+NAN_NOT_DIVERGED = Mistake(
+    "nan not counted as divergence",
+    "Your answers are what comparing every loss with the first, and nothing else, gives: a loss that became nan "
+    "is not flagged, because every comparison with nan is False, nan > losses[0] too. Yet nan is what a blown-up "
+    "run computes once infinities meet (inf − inf, 0 · inf), and the docstring counts it as diverged.",
+    "Test for inf and nan as well: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
+    TRY_IT,
+)
+
+SEED_IGNORED = Mistake(
+    "the seed argument ignored",
+    "Your X and y are exactly the recipe's with seed 42, whatever seed the function was given: it calls "
+    "torch.manual_seed(42), the worked example's seed, instead of torch.manual_seed(seed). make_line_data() comes "
+    "out right only because 42 is also the default; with another seed the points must be other ones.",
+    "Seed with the function's own argument: torch.manual_seed(seed).",
+    WORKED,
+)
+
+EQUAL_COUNTS_AS_BELOW = Mistake(
+    "a loss equal to the target counted as below it",
+    "Your answers are what `loss <= target` gives on every list steps_to_reach was given: where a loss is exactly "
+    "the target, you returned that step. The docstring asks for the first loss strictly below the target, and a "
+    "loss equal to it has not got under it yet.",
+    "Compare strictly: return the first step with loss < target.",
+    TRY_IT,
+)

@@ -1,0 +1,392 @@
+"""Checks of `linear_module` ("The same model, the PyTorch way").
+
+Oracle: the reference script run in this process on the same seed, learning rate and
+number of steps. Public checks run the lesson's fit_linear_module(lr=0.1, steps=101, seed=42)
+and a watched 5-step run; in their twin run, fresh seeds with learning rates and numbers of
+steps for which training still settles as the lesson's does. The three ways to get the loop's
+order wrong are recognised twice: by their effect on the run (compared with wrong variants
+built from reference runs) and by what a driver sees in the worker at each backward() and step().
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import warnings
+from types import ModuleType
+from typing import Any, Callable
+
+import torch
+from torch import nn
+
+from graders.kit import (Mistake, RECORD, RECORDING, Returned, Scalar, Student, checks_for, describe, exercise,
+                         expect_code_shows, expected, fail, fail_with_mistake, twin)
+from graders.lesson01.linear_module.mistakes import (LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_AND_SEED_IGNORED,
+                                                     LR_IGNORED, MODEL_BEFORE_DATA, NOISE_BROADCAST, SECTION,
+                                                     SEED_IGNORED, STEP_BEFORE_BACKWARD, ZERO_GRAD_BEFORE_STEP,
+                                                     ZERO_GRAD_MISSING)
+from graders.lesson01.linear_module.drivers import watch_training
+
+EXERCISE = exercise("lesson01", "linear_module")
+check = checks_for("lesson01", EXERCISE.slug)
+
+LESSON_RUN = {"lr": 0.1, "steps": 101, "seed": 42}
+# What the trace shows for the layer's forward pass and for the loss.
+BUILDING_BLOCKS = {"the linear layer (nn.Linear)": "nn.functional.linear", "the loss (nn.MSELoss)": "nn.functional.mse_loss"}
+# The watched runs are short: tracing every call is slow, and five passes show the order.
+# What the code the grader reads must show, beside what the run's record says (graders/engine/source_evidence.py).
+CODE_BUILDING_BLOCKS = ((("Linear",), "nn.Linear"), (("MSELoss", "mse_loss"), "nn.MSELoss"),
+                        (("SGD",), "torch.optim.SGD"))
+CODE_LOOP_STEPS = ((("zero_grad", "zero_", "grad"), "a way of clearing the gradients"), (("backward",), "backward()"),
+                   (("step",), "optimiser.step()"))
+WATCHED_RUN = {"lr": 0.1, "steps": 5, "seed": 42}
+# What the lesson prints: the loss at steps 0, 25, 50, 75, 100, then the weight and bias.
+PRINTED_LOSSES = {0: 13.4355, 25: 0.0598, 50: 0.0597, 75: 0.0597, 100: 0.0597}
+PRINTED_WEIGHT, PRINTED_BIAS = 2.965, -2.0
+
+
+Run = tuple[list[float], float, float]
+
+
+# ---------------------------------------------------------------- the runs public checks ask for
+
+def lesson_run(watched: bool = False) -> dict[str, Any]:
+    """The lesson's run (or the short watched one); in a public check's twin run, a fresh seed, a
+    learning rate in [0.08, 0.15] and 90 to 130 steps (3 to 7 watched), other than the published
+    number: with these, training settles well before the end, as the lesson's does, so the final
+    weight and bias are as stable as its. The fresh run is the same in every check's twin, as the
+    lesson's is in every published check: the checks judge one run from different sides, and the
+    student's code trains it once (reuse)."""
+    published = WATCHED_RUN if watched else LESSON_RUN
+    if not twin():
+        return dict(published)
+    draw = random.Random(EXERCISE.seed("twins") + watched)
+    steps = [n for n in (range(3, 8) if watched else range(90, 131)) if n != published["steps"]]
+    return {"lr": round(draw.uniform(0.08, 0.15), 3), "steps": draw.choice(steps), "seed": draw.randint(100, 99_999)}
+
+
+def call_text(run: dict[str, Any]) -> str:
+    return f"fit_linear_module(lr={run['lr']}, steps={run['steps']}, seed={run['seed']})"
+
+
+def printout(reference: ModuleType, run: dict[str, Any]) -> tuple[dict[int, float], float, float, str]:
+    """What lesson_numbers compares with, and whose numbers they are: the lesson's printout; in a twin
+    run, the reference's losses at the same points of the fresh run (first, quarters, last) and its
+    weight and bias."""
+    if not twin():
+        return PRINTED_LOSSES, PRINTED_WEIGHT, PRINTED_BIAS, "the lesson prints"
+    losses, weight, bias = reference_run(reference, **run)
+    steps = run["steps"]
+    return ({step: losses[step] for step in (0, steps // 4, steps // 2, 3 * steps // 4, steps - 1)}, weight, bias,
+            "the reference gives")
+
+
+# ---------------------------------------------------------------- expected runs
+
+@expected
+def wrong_script_run(lr: float, steps: int, seed: int, zeroed: bool = True,
+                     noise_shape: tuple[int, ...] = (100, 1), model_first: bool = False) -> Run:
+    """The lesson's script without zero_grad() ("zero_grad missing"), with the noise drawn in
+    another shape ("(100, 1) vs (100,) broadcast in the data"), or with the layer made before
+    the data ("model made before the data")."""
+    torch.manual_seed(seed)
+    if model_first:  # the layer's initial weight and bias take the first numbers of the seeded stream
+        model = nn.Linear(1, 1)
+    X = torch.rand(100, 1) * 4 - 2
+    y = 3 * X - 2 + 0.3 * torch.randn(noise_shape)  # (100,) noise makes y (100, 100), the same numbers drawn
+    if not model_first:
+        model = nn.Linear(1, 1)
+    optimiser = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    with warnings.catch_warnings():
+        # MSELoss warns of a broadcast target: that warning is the student's to see, not the grader's.
+        warnings.simplefilter("ignore", UserWarning)
+        for _ in range(steps):
+            if zeroed:
+                optimiser.zero_grad()
+            loss = nn.functional.mse_loss(model(X), y)
+            loss.backward()  # without zero_grad, adds onto every earlier gradient
+            optimiser.step()
+            losses.append(loss.item())
+    return losses, model.weight.item(), model.bias.item()
+
+
+@functools.lru_cache(maxsize=None)
+def reference_run(reference: ModuleType, lr: float, steps: int, seed: int) -> Run:
+    """The reference's run; several checks share the lesson's."""
+    return reference.fit_linear_module(lr, steps, seed)
+
+
+@functools.lru_cache(maxsize=None)
+def wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> list[tuple[Mistake, Run]]:
+    """Each catalogued mistake's run. Most follow from reference runs: nothing learned keeps the
+    starting loss and parameters (the run of 0 steps); one update behind ends where the
+    reference ends after steps − 1 updates, with the same losses; losses logged after the
+    update are the losses of steps 1 to steps of a run one step longer."""
+    losses, weight, bias = reference_run(reference, lr, steps, seed)
+    _, start_weight, start_bias = reference.fit_linear_module(lr, 0, seed)
+    _, late_weight, late_bias = reference.fit_linear_module(lr, max(steps - 1, 0), seed)
+    later_losses, _, _ = reference.fit_linear_module(lr, steps + 1, seed)
+    runs = [
+        (ZERO_GRAD_MISSING, wrong_script_run(lr, steps, seed, zeroed=False)),
+        (ZERO_GRAD_BEFORE_STEP, ([losses[0]] * steps, start_weight, start_bias)),
+        (STEP_BEFORE_BACKWARD, (losses, late_weight, late_bias)),
+        (LOSS_AFTER_UPDATE, (later_losses[1:], weight, bias)),
+        (NOISE_BROADCAST, wrong_script_run(lr, steps, seed, noise_shape=(100,))),
+        (MODEL_BEFORE_DATA, wrong_script_run(lr, steps, seed, model_first=True)),
+    ]
+    if seed != LESSON_RUN["seed"]:
+        # The seed argument ignored for the lesson's own: the same rate and steps on the lesson's seed.
+        runs.append((SEED_IGNORED, reference.fit_linear_module(lr, steps, LESSON_RUN["seed"])))
+    if lr != LESSON_RUN["lr"]:
+        # The lr argument ignored for the lesson's own: the same seed and steps at the lesson's rate.
+        runs.append((LR_IGNORED, reference.fit_linear_module(LESSON_RUN["lr"], steps, seed)))
+    if seed != LESSON_RUN["seed"] and lr != LESSON_RUN["lr"]:
+        # Both ignored: the lesson's own run, cut to the steps asked for.
+        runs.append((LR_AND_SEED_IGNORED, reference.fit_linear_module(LESSON_RUN["lr"], steps, LESSON_RUN["seed"])))
+    return runs
+
+
+# ---------------------------------------------------------------- comparing runs
+
+def _number(value: Any) -> Any:
+    """A one-element tensor or a NumPy number as the float it holds: the wrong type of a
+    right value costs the check of types only."""
+    if type(value) is torch.Tensor and value.numel() == 1:
+        return float(value.detach().reshape(-1)[0])
+    return float(value.value) if isinstance(value, Scalar) and type(value.value) in (int, float) else value
+
+
+def _numbers(value: Any, steps: int) -> tuple[list, Any, Any] | str:
+    """(losses, weight, bias) as numbers, or what is wrong with the returned value's shape."""
+    if type(value) not in (tuple, list) or len(value) != 3:
+        return f"it should return a tuple (losses, weight, bias) but returned {describe(value)}"
+    if type(value[0]) not in (list, tuple) or len(value[0]) != steps:
+        return f"losses should be a list of one loss per step ({steps}) but is {describe(value[0])}"
+    losses, weight, bias = [_number(v) for v in value[0]], _number(value[1]), _number(value[2])
+    for name, item in (("a loss", next((v for v in losses if type(v) not in (int, float)), 0.0)),
+                       ("the weight", weight), ("the bias", bias)):
+        if type(item) not in (int, float):
+            return f"{name} should be a number but is {describe(item)}"
+    return losses, weight, bias
+
+
+def _run_problem(value: Any, run: Run) -> str | None:
+    """The first place where a returned (losses, weight, bias) differs from `run`."""
+    got = _numbers(value, len(run[0]))
+    if isinstance(got, str):
+        return got
+    rtol = EXERCISE.tolerance("loss")
+    named = [(f"the loss at step {step}", g, w) for step, (g, w) in enumerate(zip(got[0], run[0]))]
+    for what, g, w in named + [("the learned weight", got[1], run[1]), ("the learned bias", got[2], run[2])]:
+        if not abs(g - w) <= rtol * (1 + abs(w)):
+            return f"{what} is {g:.6g}; expected {w:.6g}"
+    return None
+
+
+def _diagnosis(value: Any, runs: list[tuple[Mistake, Run]]) -> Mistake | None:
+    return next((mistake for mistake, run in runs if _run_problem(value, run) is None), None)
+
+
+def _summary(value: Any) -> str:
+    """A run in one line: the first losses, the last one, the weight and the bias."""
+    got = _numbers(value, len(value[0]) if type(value) in (tuple, list) and value and
+                   type(value[0]) in (list, tuple) else -1)
+    if isinstance(got, str):
+        return describe(value)
+    losses, weight, bias = got
+    shown = ", ".join(f"{v:.4f}" for v in losses[:3]) + (f", ..., {losses[-1]:.4f}" if len(losses) > 3 else "")
+    return f"losses [{shown}], weight {weight:.4f}, bias {bias:.4f}"
+
+
+def _record_wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> None:
+    # A recording of expected values must hold the wrong runs for every student, so they are
+    # worked out before knowing whether they are needed; a live grader waits for a failure.
+    if RECORDING.mode == RECORD:
+        wrong_runs(reference, lr, steps, seed)
+
+
+def expect_run(returned: Returned, reference: ModuleType, lr: float, steps: int, seed: int,
+               student: Student | None = None) -> None:
+    """The student's run equals the reference's on the same seed, learning rate and steps."""
+    __tracebackhide__ = True
+    want = reference_run(reference, lr, steps, seed)
+    _record_wrong_runs(reference, lr, steps, seed)
+    problem = _run_problem(returned.value, want)
+    if problem is not None:
+        _fail_run(returned, problem, _summary(want), lambda: wrong_runs(reference, lr, steps, seed),
+                  _repeats_differently(student, lr, seed) if student is not None else None)
+
+
+# A short run is enough to see whether two calls on one seed agree: the data and the start are drawn first.
+REPEAT_STEPS = 2
+
+
+def _repeats_differently(student: Student, lr: float, seed: int) -> Callable[[], bool]:
+    """Whether two calls with the same arguments give different runs (asked only when a run failed and no
+    wrong run matched): a run that sets no seed of its own draws other data each time."""
+    def differ() -> bool:
+        shown = call_text({"lr": lr, "steps": REPEAT_STEPS, "seed": seed})
+        first, second = (student.call("fit_linear_module", lr, REPEAT_STEPS, seed, allow_raise=True, shown_as=shown)
+                         for _ in range(2))
+        if first.error is not None or second.error is not None:
+            return False
+        runs = [_numbers(r.value, REPEAT_STEPS) for r in (first, second)]
+        return not any(isinstance(r, str) for r in runs) and _run_problem(second.value, runs[0]) is not None
+    return differ
+
+
+def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], list[tuple[Mistake, Run]]],
+              repeats_differently: Callable[[], bool] | None = None) -> None:
+    __tracebackhide__ = True
+    mistake = _diagnosis(returned.value, runs())
+    if mistake is None and repeats_differently is not None and repeats_differently():
+        mistake = SEED_IGNORED
+    fail(f"fit_linear_module: {problem}.", call=returned.call, got=_summary(returned.value), expected=want,
+         mistake=mistake.name if mistake else None, meaning=mistake.explanation if mistake else "",
+         section=mistake.section if mistake else SECTION,
+         hint=mistake.hint if mistake else "Follow the lesson's script line by line: the seed first, then X, y, "
+                                           "the layer, the loss, the optimiser, then the five-line loop.")
+
+
+def _lesson_call(student: Student, run: dict[str, Any]) -> Returned:
+    # Three checks judge the lesson's run, and in their twins one fresh run (lesson_run): each is trained once.
+    return student.call("fit_linear_module", **run, shown_as=call_text(run), reuse=True)
+
+
+# ---------------------------------------------------------------- the driver's letters (graders/lesson01/linear_module/drivers.py)
+
+def _order_mistake(events: str) -> Mistake | None:
+    stepped = [e for e in events if e in "se"]
+    if "a" in events:
+        return ZERO_GRAD_MISSING
+    if stepped and all(e == "e" for e in stepped):
+        return ZERO_GRAD_BEFORE_STEP
+    if len(stepped) > 1 and stepped[0] == "e" and all(e == "s" for e in stepped[1:]):
+        return STEP_BEFORE_BACKWARD
+    return None
+
+
+def _watched(student: Student, run: dict[str, Any], trace: bool = False) -> Returned:
+    return student.run(watch_training, run["lr"], run["steps"], run["seed"], trace=trace,
+                       shown_as=f"{call_text(run)}, with backward() and step() watched")
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_returns_plain_numbers(student: Student) -> None:
+    run = lesson_run()
+    returned = _lesson_call(student, run)
+    value = returned.value
+    problem = _numbers(value, run["steps"])
+    if isinstance(problem, str):
+        fail(f"fit_linear_module: {problem}.", call=returned.call, got=describe(value),
+             expected=f"(a list of {run['steps']} floats, weight, bias)", section=SECTION,
+             hint="Return losses, model.weight.item(), model.bias.item().")
+    if any(type(v) is torch.Tensor for v in value[0]):
+        fail_with_mistake(returned, "fit_linear_module: the losses are tensors, not Python floats.",
+                          LOSSES_AS_TENSORS, value[0][0])
+    for name, item in (("a loss", next((v for v in value[0] if type(v) is not float), 0.0)),
+                       ("the weight", value[1]), ("the bias", value[2])):
+        if type(item) is not float:
+            fail(f"fit_linear_module: {name} is {describe(item)}, not a Python float.", call=returned.call,
+                 got=describe(item), expected="a Python float", section=SECTION,
+                 hint="Convert with .item(): loss.item(), model.weight.item(), model.bias.item().")
+
+
+@check
+def test_lesson_numbers(student: Student, reference: ModuleType) -> None:
+    run = lesson_run()
+    returned = _lesson_call(student, run)
+    _record_wrong_runs(reference, **run)
+    printed_losses, weight, bias, whose = printout(reference, run)
+    got = _numbers(returned.value, run["steps"])
+    problem = got if isinstance(got, str) else None
+    if problem is None:
+        loss_tol, param_tol = EXERCISE.tolerance("printed_loss"), EXERCISE.tolerance("printed_parameter")
+        printed = [(f"the loss at step {step}", got[0][step], value, loss_tol)
+                   for step, value in printed_losses.items()]
+        printed += [("the learned weight", got[1], weight, param_tol), ("the learned bias", got[2], bias, param_tol)]
+        problem = next((f"{what} is {g:.6g}; {whose} {p:g}" for what, g, p, tol in printed
+                        if not abs(g - p) <= tol), None)
+    if problem is not None:
+        losses = ", ".join(f"step {s}: {v:.4f}" for s, v in printed_losses.items())
+        # Rounded as the lesson prints them: to 3 decimals, which leaves the lesson's 2.965 and -2.0 as they are.
+        _fail_run(returned, problem, f"losses {losses}; weight {round(weight, 3)}, bias {round(bias, 3)}",
+                  lambda: wrong_runs(reference, **run), _repeats_differently(student, run["lr"], run["seed"]))
+    if not twin():
+        expect_lesson_defaults(student, returned, got)
+
+
+def expect_lesson_defaults(student: Student, explicit: Returned, numbers: Any) -> None:
+    """fit_linear_module() with no arguments is the lesson's run, as its signature's defaults promise."""
+    __tracebackhide__ = True
+    shown = "fit_linear_module(), with its defaults"
+    returned = student.call("fit_linear_module", shown_as=shown)
+    if _numbers(returned.value, LESSON_RUN["steps"]) != numbers:
+        fail("fit_linear_module() with its defaults gives another run than the lesson's "
+             f"{call_text(LESSON_RUN)}.", call=shown, got=describe(returned.value),
+             expected=f"what {explicit.call} returned: {describe(explicit.value)}",
+             hint="Keep the signature's defaults as the stub has them: lr=0.1, steps=101, seed=42.", section=SECTION)
+
+
+@check
+def test_matches_reference(student: Student, reference: ModuleType) -> None:
+    run = lesson_run()
+    expect_run(_lesson_call(student, run), reference, **run, student=student)
+
+
+@check
+def test_uses_module_loss_and_optimiser(student: Student) -> None:
+    run = lesson_run(watched=True)
+    returned = _watched(student, run, trace=True)
+    steps = run["steps"]
+    counts = {what: sum(e.count for e in returned.calls_to(name)) for what, name in BUILDING_BLOCKS.items()}
+    counts["optimiser.step() of torch.optim.SGD"] = sum(e in "se" for e in returned.value or "")
+    for what, count in counts.items():
+        if count < steps:
+            fail(f"fit_linear_module runs {what} {count} times in {steps} steps; expected once per step.",
+                 call=returned.call, meaning="This exercise is the lesson's script written with PyTorch's building "
+                 "blocks: the layer, the loss and the optimiser do the work, not hand-written formulas.",
+                 hint="model = nn.Linear(1, 1), loss_fn = nn.MSELoss(), optimiser = torch.optim.SGD(model.parameters(), "
+                      "lr=lr); then in each pass loss_fn(model(X), y), loss.backward(), optimiser.step().",
+                 section=SECTION)
+    for patterns, what in CODE_BUILDING_BLOCKS:
+        expect_code_shows(student, returned, "fit_linear_module", patterns, what, SECTION)
+
+
+@check
+def test_loop_order(student: Student) -> None:
+    run = lesson_run(watched=True)
+    returned = _watched(student, run)
+    events = returned.value if type(returned.value) is str else ""
+    steps = run["steps"]
+    if events == "bs" * steps:
+        for patterns, what in CODE_LOOP_STEPS:
+            expect_code_shows(student, returned, "fit_linear_module", patterns, what, SECTION)
+        return
+    mistake = _order_mistake(events)
+    seen = (f"of {events.count('b') + events.count('a')} backward() calls, {events.count('a')} added onto "
+            f"gradients left from an earlier pass; of {events.count('s') + events.count('e')} step() calls, "
+            f"{events.count('e')} found no gradient to apply")
+    if mistake is not None:
+        fail_with_mistake(returned, f"fit_linear_module's training loop is out of order: {seen}.", mistake)
+    fail(f"fit_linear_module's training loop does not run zero_grad(), backward(), step() once each per pass: {seen}.",
+         call=returned.call, expected=f"{steps} passes of: gradients cleared, backward(), step()", section=SECTION,
+         hint="Write the five lines in the lesson's order: zero_grad, forward, loss, backward, step.")
+
+
+# ---------------------------------------------------------------- hidden checks
+
+FRESH_RUNS = ({"lr": 0.05, "steps": 30, "seed": "fresh_first"}, {"lr": 0.3, "steps": 7, "seed": "fresh_second"})
+
+
+@check
+def test_fresh_runs(student: Student, reference: ModuleType) -> None:
+    for case in FRESH_RUNS:
+        lr, steps, seed = case["lr"], case["steps"], EXERCISE.seed(case["seed"])
+        returned = student.call("fit_linear_module", lr, steps, seed,
+                                shown_as=f"fit_linear_module(lr={lr}, steps={steps}, seed={seed})")
+        expect_run(returned, reference, lr, steps, seed, student=student)
+

@@ -1,0 +1,110 @@
+"""The named mistakes of `linear_module`: each a slip the lesson warns about, with what it means and a hint.
+
+Collected by the engine in the order written here (the first that matches an error names it), not listed by hand."""
+
+from __future__ import annotations
+
+from graders.kit import Mistake
+
+
+SECTION = '"The same model, the PyTorch way"'
+
+PITFALLS = '"Common pitfalls"'
+
+ZERO_GRAD_MISSING = Mistake(
+    "zero_grad missing",
+    "Your gradients are never cleared between steps, so each backward() adds the new gradient onto "
+    "all the old ones and step() moves the parameters by their running sum: the loss swings up and down "
+    "instead of settling.",
+    "Call optimiser.zero_grad() once at the start of every pass of the loop.",
+    SECTION,
+)
+
+ZERO_GRAD_BEFORE_STEP = Mistake(
+    "zero_grad between backward and step",
+    "When optimiser.step() runs, the gradients have already been cleared: zero_grad() comes after "
+    "backward() and before step() (which is also what happens when step() is written before backward() "
+    "with zero_grad() at the top of the loop). Every step moves nothing, so the loss never leaves its "
+    "starting value.",
+    "Keep the lesson's order in each pass: zero_grad(), forward pass, loss, backward(), step().",
+    SECTION,
+)
+
+STEP_BEFORE_BACKWARD = Mistake(
+    "step before backward",
+    "optimiser.step() runs at the top of the loop, before that pass's backward(): the first step has no "
+    "gradient to use, each later one applies the gradient of the previous pass, and the last gradient "
+    "is never applied. The parameters end one update behind.",
+    "Move optimiser.step() to the end of the loop body, right after loss.backward().",
+    SECTION,
+)
+
+LOSSES_AS_TENSORS = Mistake(
+    "losses kept as tensors",
+    "Your list holds loss tensors rather than numbers. Each one still carries its computation graph, so "
+    "the log keeps every step's graph alive and memory grows with every step.",
+    "Append loss.item() to the list: it gives the loss as a plain Python float.",
+    PITFALLS,
+)
+
+SEED_IGNORED = Mistake(
+    "the seed argument ignored",
+    "Your run does not follow the seed it is given: called with another seed, it gives the lesson's numbers "
+    "(torch.manual_seed(42) written out instead of torch.manual_seed(seed)), or, with no seed set at all, other "
+    "numbers on every call. The seed decides the data and the layer's starting weight and bias, so a run that "
+    "ignores it cannot be compared with anyone else's and cannot be repeated.",
+    "Start the function with torch.manual_seed(seed), using the argument, before X, y and the layer are made.",
+    SECTION,
+)
+
+LOSS_AFTER_UPDATE = Mistake(
+    "losses recorded after the update",
+    "Your losses are the reference's shifted by one step: each one is the loss worked out again after that "
+    "pass's optimiser.step(), with the updated layer, not the loss the pass called backward() on. So losses[0] "
+    "is already the loss after the first update (7.6054 on the lesson's run instead of 13.4355), and the "
+    "starting loss is never logged.",
+    "Append loss.item() of the loss you called backward() on, in the same pass; do not compute the loss "
+    "again after step().",
+    SECTION,
+)
+
+LR_IGNORED = Mistake(
+    "lr argument ignored",
+    "Your run is exactly the reference's at the lesson's rate, 0.1, whatever lr it was given: the optimiser is "
+    "built with lr=0.1 written out (or a variable of the lesson's) instead of the lr argument. The checks call "
+    "the function with other rates too, and its run must follow the rate it is called with.",
+    "Build the optimiser with the function's own rate: torch.optim.SGD(model.parameters(), lr=lr).",
+    SECTION,
+)
+
+NOISE_BROADCAST = Mistake(
+    "(100, 1) vs (100,) broadcast in the data",
+    "Your run is the one whose noise is drawn as torch.randn(100), of shape (100,), instead of torch.randn(100, 1). "
+    "Added to 3 * X - 2, of shape (100, 1), it broadcasts with no error: y becomes a (100, 100) table, each row one "
+    "point's clean value plus all 100 noise draws. The loss then compares each prediction with a whole row, so the "
+    "layer fits the line without its noise (a weight of about 3.0 rather than the lesson's 2.965) and the loss "
+    "settles higher. nn.MSELoss only warns: \"Using a target size (torch.Size([100, 100])) that is different to "
+    "the input size\".",
+    "Draw the noise with X's shape, 0.3 * torch.randn(100, 1), and print y.shape once: it must be (100, 1).",
+    '"Common pitfalls", on shape mismatches that broadcast silently',
+)
+
+MODEL_BEFORE_DATA = Mistake(
+    "model made before the data (random order changed)",
+    "Your run is the lesson's with nn.Linear made before X and y are drawn. After torch.manual_seed, every "
+    "random call takes the next numbers of one stream: the lesson draws X, then the noise, then the layer's "
+    "starting weight and bias. Made first, the layer takes X's numbers, so the data and the start both change "
+    "(the loss at step 0 is 14.2617 instead of the lesson's 13.4355 on seed 42).",
+    "Keep the lesson's order after torch.manual_seed(seed): X, then y, then nn.Linear, the loss and the optimiser.",
+    SECTION,
+)
+
+LR_AND_SEED_IGNORED = Mistake(
+    "lr and seed arguments ignored",
+    "Your run is exactly the lesson's own, at rate 0.1 on seed 42, whatever lr and seed it was given: the script "
+    "seeds with 42 and trains at 0.1, the lesson's values, instead of its seed and lr arguments. The checks call "
+    "the function with other rates and seeds, and its run must follow the ones it is called with.",
+    "Use the function's own arguments: torch.manual_seed(seed) first, and torch.optim.SGD(model.parameters(), "
+    "lr=lr).",
+    SECTION,
+)

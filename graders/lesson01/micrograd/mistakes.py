@@ -1,0 +1,103 @@
+"""The named mistakes of `micrograd`: each a slip the lesson warns about, with what it means and a hint.
+
+Collected by the engine in the order written here (the first that matches an error names it), not listed by hand."""
+
+from __future__ import annotations
+
+from graders.kit import Mistake
+from graders.lesson01.micrograd import micrograd_steps as steps
+
+
+SCRATCH = 'the companion\'s "Building Autograd From Scratch (Karpathy\'s Micrograd)"'
+
+CHAIN_RULE = '"Autograd: gradients for free" (each node knows its local derivative; backward() multiplies them)'
+
+ASSIGNED = Mistake(
+    "gradients assigned instead of accumulated",
+    "A node used more than once keeps only the share of one of its uses: its operands' backward steps set "
+    "`grad = ...` where they should add to it. Where every node is used once this gives the right answer, "
+    "which is why the simpler expressions pass.",
+    "In every backward step write `self.grad += ...` and `other.grad += ...`: each use of a node adds its own "
+    "share of the gradient.",
+    SCRATCH,
+)
+
+NO_TOPOLOGICAL_ORDER = Mistake(
+    "no topological order",
+    "Your backward pass hands a node's gradient on to its operands before every use of that node has added its "
+    "share (or hands it on more than once, or in creation order), so everything below a reused node gets the "
+    "wrong amount. A node may pass its gradient on only after all the nodes that use it have. (A recursion "
+    "that runs each node's step as it reaches it, and a sort without a visited set, do both: they reach a node "
+    "once per path and hand its gradient on each time, before it is complete.)",
+    "Sort the graph first: a depth-first walk with a visited set that appends a node after its operands; then "
+    "set the output's grad to 1 and call each node's backward step in the reverse of that list.",
+    SCRATCH,
+)
+
+VISITED_TWICE = Mistake(
+    "a node visited more than once in backward",
+    "Your backward pass runs the backward step of a node reused in the graph (like c in `c * c + c`, or any node "
+    "two paths lead to) once for every path or every use that reaches it, not once: the list your sort builds "
+    "holds such a node several times (it is appended each time the walk gets to it, without a visited set), so "
+    "its share of the gradient is handed on again and again and everything below it is over-counted. Leaves "
+    "have no backward step, which is why expressions that reuse only leaves, like `a * b + a`, still pass.",
+    "Keep a set of visited nodes in the topological sort and append a node only the first time you reach it "
+    "(`if v not in visited: visited.add(v); ...; topo.append(v)`, the append inside the `if`); then call each "
+    "node's _backward() exactly once, in the reverse of that order.",
+    SCRATCH,
+)
+
+NOT_SEEDED = Mistake(
+    "output grad not seeded with 1",
+    "Every grad stayed 0: backward() never set the output's own grad to 1 (d out / d out), so each backward step "
+    "multiplied its local derivative by 0.",
+    "Set self.grad = 1.0 at the start of backward(), before the backward steps run.",
+    CHAIN_RULE,
+)
+
+TANH_DERIVATIVE = Mistake(
+    "tanh's local derivative wrong",
+    "Your gradients through tanh are what a local derivative of 1 − t (or 1 − x², with x the input) gives. "
+    "The derivative of tanh(x) is 1 − tanh(x)² = 1 − t², with t the output.",
+    "In tanh's backward step use (1 - t ** 2) * out.grad, where t = out.data.",
+    SCRATCH,
+)
+
+RELU_AT_ZERO = Mistake(
+    "relu's derivative wrong at 0",
+    "Where relu's input is exactly 0 your relu passes the gradient through. The convention, torch's too, is "
+    "relu'(0) = 0: the gradient flows only where the input is strictly positive.",
+    "Use (self.data > 0), not (self.data >= 0), in relu's backward step.",
+    SCRATCH,
+)
+
+POWER_RULE = Mistake(
+    "power rule slipped in __pow__",
+    "Your gradients through `**` (and through `/`, if it is built as a power of −1) are what a local "
+    "derivative of x^(n−1) or n·x^n gives. The power rule is d(xⁿ)/dx = n·x^(n−1): the exponent comes down "
+    "as a factor and the power drops by one.",
+    "In __pow__'s backward step use exponent * self.data ** (exponent - 1) * out.grad.",
+    SCRATCH,
+)
+
+EXP_DERIVATIVE = Mistake(
+    "exp's local derivative taken as x",
+    "Your gradients through exp are what a local derivative of x, the input, gives. The derivative of eˣ is "
+    "eˣ itself: the node's own output.",
+    "In exp's backward step use out.data * out.grad.",
+    SCRATCH,
+)
+
+REFLECTED_SWAPPED = Mistake(
+    "reflected operation with its operands swapped",
+    "With a number on the left (`1 - v`, `2 / v`) Python calls v.__rsub__(1) or v.__rtruediv__(2): there `self` is "
+    "v, the right operand, and `other` the number on the left. Your reflected method computed self − other "
+    "(or self / other), the operation the other way round.",
+    "In __rsub__ return other − self, e.g. (-self) + other; in __rtruediv__ return other / self, e.g. "
+    "self ** -1 * other.",
+    SCRATCH,
+)
+
+# One operation's backward step wrong ("backward step of a * b wrong", ...): told by which step the grads
+# of every node show wrong, and how it slipped where that is known (micrograd_steps.py).
+STEP_MISTAKES = steps.mistakes(SCRATCH)

@@ -1,0 +1,130 @@
+"""The named mistakes of `quadratic_fit`: each a slip the lesson warns about, with what it means and a hint.
+
+Collected by the engine in the order written here (the first that matches an error names it), not listed by hand."""
+
+from __future__ import annotations
+
+from graders.kit import Mistake
+
+
+TRY_IT = '"Try it yourself", exercise 2'
+
+WORKED_EXAMPLE = '"Worked example: fitting a line by gradient descent"'
+
+GRADIENTS_NOT_ZEROED = Mistake(
+    "gradients never zeroed",
+    "Your (a, b, c) are what gradient descent gives when .grad is never cleared: backward() adds each new "
+    "gradient to the ones before, so every update uses the sum of all gradients so far and the parameters "
+    "keep swinging around the best fit instead of settling on it.",
+    "After each update, still inside torch.no_grad(), call a.grad.zero_(), b.grad.zero_() and c.grad.zero_() "
+    "(or optimiser.zero_grad() once per step).",
+    WORKED_EXAMPLE + ", where it explains w.grad.zero_()",
+)
+
+SHAPE_BROADCAST = Mistake(
+    "(100, 1) vs (100,) broadcast",
+    "A tensor of shape (n, 1) combined with one of shape (n,) broadcasts to (n, n), with no error. In the loss, "
+    "pred − y then compares all n² pairs of points, so the best fit is the constant mean of y (a = b = 0); "
+    "in the data, noise drawn with shape (n,) turns y into an (n, n) table.",
+    "Keep X, y and the prediction all of shape (n, 1): do not flatten or squeeze one of them, and print "
+    "pred.shape and y.shape before computing the loss.",
+    '"Common pitfalls", on shape mismatches that broadcast silently',
+)
+
+SIGN_ERROR = Mistake(
+    "sign error: gradient ascent",
+    "Your (a, b, c) are what gradient ascent gives: each update adds lr × gradient, which is the way uphill, "
+    "so the error grows from the very first step and the coefficients run off towards huge numbers or nan. "
+    "Descent moves against the gradient.",
+    "Subtract the step: a -= lr * a.grad, and the same for b and c.",
+    WORKED_EXAMPLE + ", where it updates w and b",
+)
+
+SUM_FOR_MEAN = Mistake(
+    "sum instead of mean",
+    "Your loss adds the squared errors up instead of averaging them, so its gradient, and every step, is n times "
+    "the right one, n being the number of points: the steps of a learning rate n times larger. Once n·lr passes "
+    "the data's stable limit, each update overshoots the minimum further than the last and the coefficients blow up.",
+    "Average the squared errors: loss = ((pred - y) ** 2).mean(), not .sum().",
+    WORKED_EXAMPLE + ", where it computes the mean squared error",
+)
+
+RATE_TOO_HIGH = Mistake(
+    "learning rate above the stable limit",
+    "Your steps are longer than gradient descent can take on these data: each one jumps past the minimum to a "
+    "point farther away than where it started, so the error grows every step and the coefficients blow up. "
+    "On the lesson's data any rate above about 0.255 does this; a loss summed instead of averaged does too, "
+    "since it makes every step n times longer.",
+    "Use the lr the caller passes (do not overwrite it with a rate of your own), and average the squared "
+    "errors with .mean().",
+    '"Try it yourself", exercise 1, where the learning rate 1.1 is tried',
+)
+
+NO_REQUIRES_GRAD = Mistake(
+    "parameters without requires_grad",
+    "PyTorch says \"element 0 of tensors does not require grad and does not have a grad_fn\": a, b and c were "
+    "made without requires_grad=True, so autograd recorded nothing and backward() has nothing to differentiate.",
+    "Create each parameter as a tracked leaf: a = torch.zeros(1, requires_grad=True).",
+    '"Autograd: gradients for free"',
+    error_pattern=r"element 0 of tensors does not require grad and does not have a grad_fn",
+)
+
+CLOSED_FORM = Mistake(
+    "closed-form least squares instead of gradient descent",
+    "Your coefficients are the exact least-squares solution, whatever lr and steps say: a closed-form "
+    "fit (lstsq, the normal equations) skips the gradient descent the exercise is about. With few "
+    "steps or a small rate, gradient descent has not reached that minimum yet, and the check wants "
+    "the coefficients after exactly `steps` updates.",
+    "Start a, b and c at zero with requires_grad=True and take `steps` updates of −lr × gradient.",
+    TRY_IT,
+)
+
+NONZERO_START = Mistake(
+    "random or non-zero starting parameters",
+    "Your a, b and c do not start at zero, as the exercise asks, but at ones or at random values (torch.ones, "
+    "torch.randn, torch.rand). Gradient descent from another start follows another path: after many steps it "
+    "still reaches the least-squares fit, but after a given number of steps it is somewhere else, and a random "
+    "start makes every run end somewhere else.",
+    "Create each parameter as a = torch.zeros(1, requires_grad=True), and the same for b and c.",
+    WORKED_EXAMPLE + ', which starts "from zero"',
+)
+
+ONE_STEP_SHORT = Mistake(
+    "one step too few (loop off by one)",
+    "Your (a, b, c) are exactly where gradient descent is after steps − 1 updates, one fewer than asked: a loop "
+    "such as range(1, steps) or range(steps - 1) runs steps − 1 times. The last update is missing, so the "
+    "coefficients stop one step short on their way to the best fit: far off on short runs, where every step "
+    "moves them a lot, and hardly at all once they have settled.",
+    "Loop with `for _ in range(steps):`, which runs exactly `steps` times, one update each.",
+    WORKED_EXAMPLE + ", whose loop `for step in range(101)` makes 101 updates",
+)
+
+NOISE_IGNORED = Mistake(
+    "noise argument ignored",
+    "Your y is exactly the recipe's with the lesson's noise, 0.3, whatever noise it was given: the noise term "
+    "uses the number 0.3 written in the function instead of the noise argument. Called with another noise, the "
+    "points should scatter around the parabola by that much, more or less than the lesson's.",
+    "Write the last line of the recipe with the function's own argument: y = 0.5 * X**2 - X + 1 + noise * "
+    "torch.randn(n, 1).",
+    TRY_IT,
+)
+
+SEED_IGNORED = Mistake(
+    "the seed argument ignored",
+    "Your X and y are exactly the recipe's with seed 42, whatever seed the function was given: it calls "
+    "torch.manual_seed(42), the worked example's seed, instead of torch.manual_seed(seed). The seed decides "
+    "every number torch.rand and torch.randn draw, so with another seed, the default 0 included, the points "
+    "must be other ones.",
+    "Seed with the function's own argument: torch.manual_seed(seed).",
+    TRY_IT,
+)
+
+UPDATE_WITHOUT_NO_GRAD = Mistake(
+    "update outside torch.no_grad()",
+    "PyTorch refuses `a -= lr * a.grad` while autograd is recording: \"a leaf Variable that requires grad is "
+    "being used in an in-place operation\". Changing a, b or c in place would become part of the graph that "
+    "backward() walks; the update is bookkeeping, not part of the model.",
+    "Put the updates and the zeroing of the gradients inside `with torch.no_grad():`.",
+    WORKED_EXAMPLE + ", where it explains torch.no_grad()",
+    error_pattern=r"a leaf Variable that requires grad is being used in an in-place operation",
+)

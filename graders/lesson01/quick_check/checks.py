@@ -1,0 +1,220 @@
+"""Checks of `quick_check` (the companion's Quick Check: ten multiple-choice questions).
+
+The right options are not written here. Each is kept as a salted SHA-256 digest of its
+question number and letter (`_digest`), and so is every wrong option, mapped to the
+misconception that explains it; reading this file shows neither. Digests keep answers
+from being read off; they cannot stop trial and error, which the per-pair feedback
+allows anyway. Form B (the hidden check) lists the same options in another order:
+`FORM_B_ORDER` maps its letters back to form A's, so one table of digests serves both.
+When the reference is live, each public pair of form A is asked again in form B (its twin
+run, graders/engine/fresh.py), so letters found by trial and error against the released checks earn
+nothing; the order stays out of the released checks (`form_b_order` is @expected).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from graders.kit import Mistake, Returned, Student, checks_for, describe, exercise, expected, fail, twin
+from graders.lesson01.quick_check.mistakes import (ALIGNED_FROM_THE_LEFT, ARANGE_AS_FLOAT32, BACKWARD_ONCE_ONLY,
+                                                   DATA_TO_STOP_TRACKING, DETACH_AS_NO_GRAD,
+                                                   DTYPES_CONVERT_THEMSELVES, FORM_LETTERS_REUSED,
+                                                   FORWARD_MODE_AS_FINITE_DIFFERENCES, GRAD_OVERWRITTEN,
+                                                   INT32_AS_DEFAULT, LARGER_RATE_IS_FASTER, MISMATCH_RAISES,
+                                                   NUMPY_FLOAT64_EXPECTED, NUMPY_OF_TRACKED_TENSOR, OVERSHOOT_SETTLES,
+                                                   RATE_BLAMED, REVERSE_MODE_AS_DYNAMIC_GRAPH,
+                                                   REVERSE_MODE_WITHOUT_GRAPH, ROUNDING_BLAMED, SIZE_ONE_VANISHES,
+                                                   STUB, TOO_FEW_STEPS, VIEW_AS_RESHAPE, VIEW_OF_NON_CONTIGUOUS)
+
+EXERCISE = exercise("lesson01", "quick_check")
+check = checks_for("lesson01", EXERCISE.slug)
+
+SALT = "1c6861fc9cbf9b2869dece73c73e30f7"
+OPTIONS = {1: "abcd", 2: "abc", 3: "abcd", 4: "abcd", 5: "abc", 6: "abcd", 7: "abc", 8: "abcd", 9: "abc", 10: "abcd"}
+# Form B's option i is form A's option FORM_B_ORDER[q][i]; no option keeps its letter.
+FORM_B_ORDER = {1: "cdab", 2: "bca", 3: "bdac", 4: "cadb", 5: "cab", 6: "dcab", 7: "cab", 8: "cdab", 9: "bca",
+                10: "cdab"}
+RIGHT = {
+    1: "75f4b9d123046f046aa905c5",
+    2: "f8b86ed668a09628d9edf6b9",
+    3: "61d47585c552225b205f0f35",
+    4: "86418c42109c38f604850941",
+    5: "d286befe200ed700c2fe7835",
+    6: "894d0a3cc92e8571b479aef9",
+    7: "d651d763b94bcc15155f2fbe",
+    8: "9a1f51f27697ccd4197f35ad",
+    9: "e8624f213bee5baccaad4837",
+    10: "c1c24aa7cb665a4ab684a783",
+}
+
+
+# Every wrong option of form A, by its digest (sorted by digest, so the order tells nothing).
+WRONG = {
+    "06eca834a60d3f5b4b3ed157": DATA_TO_STOP_TRACKING,
+    "0e5c5e6c86918dda03739827": VIEW_OF_NON_CONTIGUOUS,
+    "233ee2aa3e97a34e30432dd6": DETACH_AS_NO_GRAD,
+    "288293d554bb5d25a7ef122a": REVERSE_MODE_WITHOUT_GRAPH,
+    "38a27130768b1e08bee39cd2": LARGER_RATE_IS_FASTER,
+    "3a4ed8d16131f0227ed94189": DTYPES_CONVERT_THEMSELVES,
+    "42abd959d21dbf87b7265468": ARANGE_AS_FLOAT32,
+    "46e7653af1e0000905400016": GRAD_OVERWRITTEN,
+    "4a268563ad03082dce58963d": DTYPES_CONVERT_THEMSELVES,
+    "54b3eb7a503d4c099561f52a": ROUNDING_BLAMED,
+    "5516674cf82805bd13ff0cbb": RATE_BLAMED,
+    "7e77469470ec5c8fb00f169b": SIZE_ONE_VANISHES,
+    "81c084f6829ea289a1fec00c": MISMATCH_RAISES,
+    "92bf45ab09d25ed5bc9130fe": OVERSHOOT_SETTLES,
+    "944e877a9dd69fedc18be4c3": NUMPY_OF_TRACKED_TENSOR,
+    "9fcc69fd2eabcef5985087ac": REVERSE_MODE_AS_DYNAMIC_GRAPH,
+    "a63593b067221ec35d7e8665": FORWARD_MODE_AS_FINITE_DIFFERENCES,
+    "a69e221068fb02f97a0140be": VIEW_AS_RESHAPE,
+    "b08efbb9e918f5269392409c": BACKWARD_ONCE_ONLY,
+    "be0d66deae42970f0e1e1091": ALIGNED_FROM_THE_LEFT,
+    "c03c83f32f6d7dac63a684bb": DATA_TO_STOP_TRACKING,
+    "d72c3d24371eca0127d6cae9": TOO_FEW_STEPS,
+    "dbf72c65ff106260eb8eabde": NUMPY_OF_TRACKED_TENSOR,
+    "e83261b7e442efb39dfbea6c": INT32_AS_DEFAULT,
+    "eb9e72fde68f424f0b762bea": NUMPY_FLOAT64_EXPECTED,
+    "f66acd730a19aaa5c34f8831": VIEW_OF_NON_CONTIGUOUS,
+}
+
+FORMAT = 'a dict from every question number (the ints 1 to 10) to one letter, e.g. {1: "d", 2: "b", ...}'
+
+
+def _digest(question: int, letter: str) -> str:
+    return hashlib.sha256(f"{SALT}:{question}:{letter}".encode()).hexdigest()[:24]
+
+
+def _chosen(returned: Returned, questions: tuple[int, ...]) -> dict[int, str]:
+    """The letters the student chose for `questions`, lower-cased; fails naming every missing or invalid one."""
+    __tracebackhide__ = True
+    value = returned.value
+    if type(value) is not dict:
+        fail("answers must return a dict from question numbers to letters.", call=returned.call,
+             got=describe(value), expected=FORMAT, hint="Return a dict literal: {1: ..., 2: ..., ..., 10: ...}.",
+             section=f"the docstring of answers in {STUB}")
+    chosen, problems = {}, []
+    for question in questions:
+        letters = ", ".join(OPTIONS[question])
+        answer = value.get(question)
+        if question not in value:
+            near = [key for key in value if type(key) is str and key.strip().lower().lstrip("q") == str(question)]
+            problems.append(f"question {question} has no answer"
+                            + (f" (your key {near[0]!r} is a string: use the int {question})" if near else ""))
+        elif type(answer) is not str:
+            problems.append(f"question {question}: {describe(answer)} is not a letter; give one of {letters}")
+        elif answer.strip().lower() not in OPTIONS[question]:
+            problems.append(f"question {question}: {answer!r} is not one of its options ({letters})")
+        else:
+            chosen[question] = answer.strip().lower()
+    if problems:
+        fail(f"{returned.call} does not give a valid answer to every question checked here.", call=returned.call,
+             got="\n".join(problems), expected=FORMAT,
+             hint="Answer each question with the letter of one of its options, as a string.",
+             section=f"the questions in the docstring of {STUB}")
+    return chosen
+
+
+def _wrong(chosen: dict[int, str]) -> list[tuple[int, Mistake | None]]:
+    """The questions answered wrong (letters in form A), each with the misconception its option stands for."""
+    return [(question, WRONG.get(_digest(question, letter))) for question, letter in chosen.items()
+            if _digest(question, letter) != RIGHT[question]]
+
+
+def _fail_wrong(returned: Returned, wrong: list[tuple[int, Mistake | None]], shown: dict[int, str],
+                form: str) -> None:
+    """Fail naming each wrong question's misconception, without saying which option is right."""
+    __tracebackhide__ = True
+    numbers = [str(question) for question, _ in wrong]
+    which = f"Question {numbers[0]} is" if len(numbers) == 1 else \
+        f"Questions {', '.join(numbers[:-1])} and {numbers[-1]} are"
+    got = ", ".join(f"question {question}: {shown[question]!r}" for question, _ in wrong)
+    parts = []
+    for question, mistake in wrong:
+        if mistake is None:  # only if WRONG and the stub's options have drifted apart
+            parts.append((question, "", "That option is not right.",
+                          "Re-read the section named after the question.", EXERCISE.section))
+        else:
+            parts.append((question, mistake.name, mistake.explanation, mistake.hint, mistake.section))
+    first = parts[0]
+    meaning = (f"Question {first[0]}: " if len(parts) > 1 else "") + first[2] + "".join(f"\nQuestion {q}{f' ({name})' if name else ''}: {text}"
+                                 for q, name, text, _, _ in parts[1:])
+    hints = list(dict.fromkeys(part[3] for part in parts))
+    sections = list(dict.fromkeys(part[4] for part in parts))
+    fail(f"Form {form}: {which} not answered right.", call=returned.call, got=got,
+         expected="another option (the lesson section below explains which)",
+         mistake=first[1] or None, meaning=meaning, hint=" ".join(hints), section="; ".join(sections))
+
+
+@expected
+def form_b_order() -> dict[int, str]:
+    """Form B's option i is form A's option form_b_order()[q][i]: the hidden check's key, never released."""
+    return dict(FORM_B_ORDER)
+
+
+def _as_form_a(chosen: dict[int, str]) -> dict[int, str]:
+    """Letters of form B as the same options' letters in form A."""
+    order = form_b_order()
+    return {q: order[q]["abcd".index(letter)] for q, letter in chosen.items()}
+
+
+def _check_form_a(student: Student, questions: tuple[int, ...]) -> None:
+    """The questions answered right in form A; in the twin run, in form B (the same options, reordered)."""
+    __tracebackhide__ = True
+    form = "B" if twin() else "A"
+    returned = student.call("answers", *(["B"] if twin() else []), shown_as='answers("B")' if twin() else "answers()")
+    chosen = _chosen(returned, questions)
+    wrong = _wrong(_as_form_a(chosen) if twin() else chosen)
+    if wrong and twin():
+        _fail_if_form_a_letters(student, returned, f"{len(wrong)} of questions {' and '.join(map(str, questions))}")
+    if wrong:
+        _fail_wrong(returned, wrong, chosen, form)
+
+
+def _fail_if_form_a_letters(student: Student, returned: Returned, how_many: str) -> None:
+    """Form B answered wrong with the very letters of form A: say that, rather than each option's misconception."""
+    __tracebackhide__ = True
+    form_a = student.call("answers", shown_as="answers()", allow_raise=True)
+    if form_a.error is None and form_a.value == returned.value:
+        fail(f'Form B: {how_many} are not answered right, and answers("B") gives the same letters as answers().',
+             call=returned.call, got=describe(returned.value), mistake=FORM_LETTERS_REUSED)
+
+
+# ---------------------------------------------------------------- public checks
+
+@check
+def test_tensor_dtypes(student: Student) -> None:
+    _check_form_a(student, (1, 2))
+
+
+@check
+def test_shapes_and_views(student: Student) -> None:
+    _check_form_a(student, (3, 4))
+
+
+@check
+def test_autograd(student: Student) -> None:
+    _check_form_a(student, (5, 6))
+
+
+@check
+def test_stopping_tracking(student: Student) -> None:
+    _check_form_a(student, (7, 8))
+
+
+@check
+def test_training_loop(student: Student) -> None:
+    _check_form_a(student, (9, 10))
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_form_b(student: Student) -> None:
+    returned = student.call("answers", "B", shown_as='answers("B")')
+    chosen = _chosen(returned, tuple(OPTIONS))
+    wrong = _wrong(_as_form_a(chosen))
+    if not wrong:
+        return
+    _fail_if_form_a_letters(student, returned, f"{len(wrong)} of the 10 questions")
+    _fail_wrong(returned, wrong, chosen, "B")

@@ -1,0 +1,405 @@
+"""Checks of `sin_exp_derivative` ("Try it yourself" 3).
+
+Oracles: the reference `f` differentiated by `torch.autograd` in this process, and the
+reference's hand-worked formula. Public checks use the lesson's grid
+`torch.linspace(0, 5, 50)`; hidden ones use seeded random points, float64, 2-D inputs
+and points where the derivative is zero. The checks of how a function works (autograd
+used, nothing modified, no autograd in the formula) first check its value: a process
+earns nothing on a wrong answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from types import ModuleType
+
+import torch
+
+from graders.kit import (AUTOGRAD_IN_CODE, Mistake, Returned, Student, StudentError, Suspect, argument_changed,
+                         checks_for, code_lines, describe, exercise, expect_code_shows, expect_float_not_tensor,
+                         expect_number, expect_tensor, expected, fail, fail_with_mistake, first_matching_variant,
+                         number_problem, origin, tensor_problem, twin, twin_generator, twin_random)
+from graders.lesson01.sin_exp_derivative.mistakes import (ACCUMULATED_TWICE, AUTOGRAD, COPY_NOT_DETACHED,
+                                                          F_NOT_DIFFERENTIATED, F_THROUGH_NUMPY, GAP_AS_TENSOR,
+                                                          GRID_ARGUMENTS_IGNORED, MEAN_NOT_SUM, MODIFIED_INPUT,
+                                                          PRODUCT_OF_DERIVATIVES, PRODUCT_RULE_MISSED, SIGN_ERROR,
+                                                          STILL_REQUIRES_GRAD, TRY_IT)
+from graders.lesson01.sin_exp_derivative.drivers import (derivative_of_tracked_x, differentiate_substitute, f_on_leaf,
+                                                replace_derivatives, substitute_f)
+
+EXERCISE = exercise("lesson01", "sin_exp_derivative")
+check = checks_for("lesson01", EXERCISE.slug)
+
+
+LESSON_N, LESSON_START, LESSON_END = 50, 0.0, 5.0  # the lesson's grid, max_abs_difference's defaults
+
+LESSON_GRID = "x = torch.linspace(0, 5, 50)"
+BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
+SUBSTITUTE, SUBSTITUTE_DERIVATIVE = "t ** 3", "3·x²"  # substitute_f and its derivative, as messages show them
+NO_BACKWARD_HINT = ("Your autograd_derivative never calls backward() or torch.autograd.grad: make a leaf copy of x "
+                    "that requires grad, compute f(leaf).sum(), call .backward() and return leaf.grad.")
+ITEM_HINT = "Return a Python float: call .item() on the 0-d tensor that .max() gives."
+NUMPY_ON_TRACKED = r"Can't call numpy\(\) on Tensor that requires grad"  # torch's error, when NumPy meets a graph
+
+
+def lesson_grid() -> torch.Tensor:
+    """The lesson's grid; in a public check's twin run, 50 fresh sorted points of the same range."""
+    if twin():
+        return (torch.rand(50, generator=twin_generator()) * 5).sort().values
+    return torch.linspace(0, 5, 50)
+
+
+def grid_text() -> str:
+    return "x = 50 fresh sorted float32 points in [0, 5)" if twin() else LESSON_GRID
+
+
+def difference_call() -> tuple[dict[str, float], torch.Tensor, str]:
+    """max_abs_difference's arguments, the grid they stand for, and the call as messages show it:
+    the defaults (the lesson's grid), or fresh ones in a twin run."""
+    if not twin():
+        return {}, torch.linspace(LESSON_START, LESSON_END, LESSON_N), "max_abs_difference()"
+    draw = twin_random()
+    n, start = draw.randint(20, 80), round(draw.uniform(-1.0, 1.0), 2)
+    end = round(start + draw.uniform(3.0, 6.0), 2)
+    return ({"n": n, "start": start, "end": end}, torch.linspace(start, end, n),
+            f"max_abs_difference(n={n}, start={start:g}, end={end:g})")
+
+
+@expected
+def autograd_truth(reference: ModuleType, x: torch.Tensor) -> torch.Tensor:
+    """The derivative of the reference f by torch.autograd, in this (trusted) process."""
+    leaf = x.detach().clone().requires_grad_(True)
+    reference.f(leaf).sum().backward()
+    return leaf.grad.detach()
+
+
+@expected
+def substitute_truth(x: torch.Tensor) -> torch.Tensor:
+    """The derivative of substitute_f by torch.autograd, in this (trusted) process."""
+    leaf = x.detach().clone().requires_grad_(True)
+    substitute_f(leaf).sum().backward()
+    return leaf.grad.detach()
+
+
+@expected
+def wrong_derivatives(x: torch.Tensor) -> list[torch.Tensor]:
+    """What the product-rule, sign and product-of-derivatives mistakes give on x."""
+    e = torch.exp(-x)
+    return [torch.cos(x) * e, e * (torch.cos(x) + torch.sin(x)), torch.cos(x) * -e]
+
+
+def suspects(x: torch.Tensor) -> list[Suspect]:
+    missed, sign, product = wrong_derivatives(x)
+    return [Suspect(PRODUCT_RULE_MISSED, missed), Suspect(SIGN_ERROR, sign), Suspect(PRODUCT_OF_DERIVATIVES, product)]
+
+
+def scaled_mistakes(x: torch.Tensor) -> dict[float, Mistake]:
+    """The mistakes that give a known multiple of the right derivative on x."""
+    # A mean over one point is the sum: nothing to tell apart.
+    return {2.0: ACCUMULATED_TWICE, **({1 / x.numel(): MEAN_NOT_SUM} if x.numel() > 1 else {})}
+
+
+def tolerance(x: torch.Tensor) -> dict[str, float]:
+    value = EXERCISE.tolerance("float64" if x.dtype == torch.float64 else "float32")
+    return {"rtol": value, "atol": value}
+
+
+def expect_derivative(returned: Returned, reference: ModuleType, x: torch.Tensor) -> None:
+    __tracebackhide__ = True
+    expect_tensor(returned, autograd_truth(reference, x), **tolerance(x), requires_grad=None,
+                  suspects=suspects(x), scaled=scaled_mistakes(x), section=TRY_IT,
+                  hint="Compare your result with e^(−x)·(cos x − sin x) at x = 0, where it is 1.")
+
+
+def expect_analytic(returned: Returned, reference: ModuleType, x: torch.Tensor) -> None:
+    __tracebackhide__ = True
+    expect_tensor(returned, reference.analytic_derivative(x), **tolerance(x), requires_grad=None,
+                  suspects=suspects(x), section=TRY_IT,
+                  hint="Differentiate sin(x)·e^(−x) with the product rule; at x = 0 the result is 1.")
+
+
+def uses_autograd(returned: Returned) -> bool:
+    return bool(returned.calls_to(*BACKWARD_CALLS))
+
+
+def call_f_on_leaf(student: Student, x: torch.Tensor, text: str) -> Returned:
+    """The student's f on a leaf copy of x that requires grad; an error comes back in the Returned."""
+    shown = f"f(x) with {text}, x requiring grad (as autograd_derivative's leaf does)"
+    return student.run(f_on_leaf, x, allow_raise=True, runs="f", shown_as=shown)
+
+
+def own_f_is_right(student: Student, reference: ModuleType, x: torch.Tensor, text: str) -> bool:
+    """Whether the student's f gives the lesson's f on x, on a leaf that requires grad as autograd_derivative
+    gives it (computed first, so that a recording holds it)."""
+    truth = reference.f(x)
+    own = call_f_on_leaf(student, x, text)
+    return own.error is None and tensor_problem(own.value, truth, **tolerance(x), requires_grad=None) is None
+
+
+def numpy_on_tracked(error: StudentError | None) -> bool:
+    """Whether a student's error is torch refusing to give NumPy a tensor that requires grad."""
+    return error is not None and re.search(NUMPY_ON_TRACKED, f"{error.type}: {error.message}") is not None
+
+
+def fail_f_through_numpy(returned: Returned, summary: str) -> None:
+    __tracebackhide__ = True
+    error = returned.error
+    assert error is not None
+    fail(summary, call=returned.call, got=f"{error.type}: {error.message}", mistake=F_THROUGH_NUMPY)
+
+
+def derivative_call(student: Student, reference: ModuleType, x: torch.Tensor, text: str,
+                    with_x: bool = False) -> Returned:
+    """autograd_derivative(x), with the student's own f when that f is right on x; otherwise with
+    the lesson's f in its place, so that a wrong f costs f's own check and not these too."""
+    if own_f_is_right(student, reference, x, text):
+        shown = f"autograd_derivative(x) with {text}"
+        return student.call("autograd_derivative", x, return_args=with_x, shown_as=shown)
+    shown = (f"autograd_derivative(x) with {text}, and with the lesson's f, sin(t)·e^(−t), in place of your f: "
+             f"yours is wrong (its own check says how), so this check tries autograd_derivative alone")
+    returned = student.run(differentiate_substitute, x, with_x, True, shown_as=shown, runs="autograd_derivative")
+    if with_x and type(returned.value) is list and len(returned.value) == 2:
+        returned = dataclasses.replace(returned, value=returned.value[0], args=[returned.value[1]])
+    return returned
+
+
+# ---------------------------------------------------------------- public checks
+
+def other_shape() -> tuple[torch.Tensor, str]:
+    """f's "any shape" and "same dtype": a float64 grid of 2 rows and 3 columns (fresh values in a twin run)."""
+    if twin():
+        return torch.rand(2, 3, generator=twin_generator(1), dtype=torch.float64) * 5, \
+            "x = a fresh float64 tensor of shape (2, 3), values in [0, 5)"
+    return (torch.arange(6, dtype=torch.float64).reshape(2, 3),
+            "x = torch.arange(6, dtype=torch.float64).reshape(2, 3)")
+
+
+@check
+def test_f_on_lesson_grid(student: Student, reference: ModuleType) -> None:
+    for x, text in ((lesson_grid(), grid_text()), other_shape()):
+        returned = student.call("f", x, shown_as=f"f(x) with {text}")
+        expect_tensor(returned, reference.f(x), **tolerance(x), requires_grad=None, section=TRY_IT,
+                      hint="f(x) = torch.sin(x) * torch.exp(-x), elementwise: the result keeps x's shape and dtype.")
+    # autograd_derivative calls f on a leaf that requires grad: f must work there too.
+    x, text = lesson_grid(), grid_text()
+    returned = call_f_on_leaf(student, x, text)
+    if numpy_on_tracked(returned.error):
+        fail_f_through_numpy(returned, "f raised RuntimeError on a tensor that requires grad.")
+    if returned.error is not None:
+        student.fail_raised(returned, "f")
+    expect_tensor(returned, reference.f(x), **tolerance(x), requires_grad=None, section=AUTOGRAD,
+                  hint="Build f from torch operations only, so that it works on a tensor that requires grad.")
+
+
+@check
+def test_autograd_derivative_on_lesson_grid(student: Student, reference: ModuleType) -> None:
+    x = lesson_grid()
+    expect_derivative(derivative_call(student, reference, x, grid_text()), reference, x)
+
+
+@check
+def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleType) -> None:
+    x = lesson_grid()
+    expect_derivative(derivative_call(student, reference, x, grid_text()), reference, x)
+    returned = student.run(differentiate_substitute, x, trace=True,
+                           shown_as=f"autograd_derivative(x) with {grid_text()}, after replacing f in your "
+                                    f"module by f(t) = {SUBSTITUTE}")
+    expected_value = substitute_truth(x)
+    # Computed before comparing, so that recording from the reference stores it too.
+    own_derivative = [Suspect(F_NOT_DIFFERENTIATED, autograd_truth(reference, x))]
+    problem = tensor_problem(returned.value, expected_value, **tolerance(x), requires_grad=None)
+    if problem is None:
+        expect_code_shows(student, returned, "autograd_derivative", AUTOGRAD_IN_CODE, "backward() or autograd.grad",
+                          AUTOGRAD)
+        return
+    summary = (f"autograd_derivative does not differentiate f: with f(t) = {SUBSTITUTE} it should return "
+               f"{SUBSTITUTE_DERIVATIVE}, but {problem}.")
+    # The trace only shapes the hint: the verdict above is behavioural.
+    hint = NO_BACKWARD_HINT if not uses_autograd(returned) else ""
+    mistake = first_matching_variant(returned.value, own_derivative, **tolerance(x))
+    if mistake is not None:
+        fail(summary, call=returned.call, got=describe(returned.value), expected=describe(expected_value),
+             mistake=mistake, hint=hint or mistake.hint)
+    fail(summary, call=returned.call, got=describe(returned.value), expected=describe(expected_value),
+         meaning="The derivative must come from autograd on f, so that it follows f when f changes.",
+         hint=hint or "Evaluate f on a leaf that requires grad, call backward() on the sum, return the leaf's .grad.",
+         section=AUTOGRAD)
+
+
+@check
+def test_autograd_derivative_is_clean(student: Student, reference: ModuleType) -> None:
+    x = lesson_grid()
+    returned = derivative_call(student, reference, x, grid_text(), with_x=True)
+    expect_derivative(returned, reference, x)
+    expect_clean(returned, x, returned.args[0] if returned.args else None)
+    # The same promises for an x that requires grad, with the student's own f where it is right.
+    if not own_f_is_right(student, reference, x, grid_text()):
+        return
+    tracked = student.run(derivative_of_tracked_x, x, runs="autograd_derivative",
+                          shown_as=f"autograd_derivative(x) with {grid_text()}, x requiring grad")
+    result = tracked.value if type(tracked.value) is dict else {}
+    as_called = dataclasses.replace(tracked, value=result.get("value"))
+    after, given = result.get("x_after"), x.clone().requires_grad_(True)
+    after_info = origin(after) if type(after) is torch.Tensor else None
+    if result.get("raised") is not None or (after_info is not None and after_info.grad is not None):
+        fail("autograd_derivative, given an x that requires grad, sent the gradient into x.grad.",
+             call=tracked.call, got=str(result.get("raised") or describe(result.get("value"))),
+             changed=f"x after the call: {describe(after)}", expected="the derivative, and x unchanged",
+             mistake=COPY_NOT_DETACHED)
+    expect_derivative(as_called, reference, x)
+    expect_clean(as_called, given, after)
+
+
+def expect_clean(returned: Returned, given: torch.Tensor, after: object) -> None:
+    """The caller's x (`given`) as it was before the call, and a result that does not require grad."""
+    __tracebackhide__ = True
+    if argument_changed(given, after):
+        info = origin(after) if type(after) is torch.Tensor else None
+        leftover = ", and it holds a .grad" if info is not None and info.grad is not None else ""
+        fail("autograd_derivative changed the tensor it was given.", call=returned.call,
+             got=describe(returned.value), changed=f"x after the call: {describe(after)}{leftover}",
+             expected=f"x unchanged: {describe(given)}",
+             mistake=MODIFIED_INPUT)
+    result_info = origin(returned.value)
+    if result_info is not None and result_info.requires_grad:
+        fail_with_mistake(returned, "autograd_derivative returned a tensor that requires grad.",
+                          STILL_REQUIRES_GRAD, returned.value)
+
+
+@check
+def test_analytic_derivative_on_lesson_grid(student: Student, reference: ModuleType) -> None:
+    x = lesson_grid()
+    expect_analytic(student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {grid_text()}"),
+                    reference, x)
+
+
+@check
+def test_analytic_derivative_without_autograd(student: Student, reference: ModuleType) -> None:
+    x = lesson_grid()
+    returned = student.call("analytic_derivative", x, trace=True,
+                            shown_as=f"analytic_derivative(x) with {grid_text()}")
+    expect_analytic(returned, reference, x)
+    used = code_lines(student, returned, "analytic_derivative", BACKWARD_CALLS, AUTOGRAD_IN_CODE)
+    info = origin(returned.value)
+    if used or (info is not None and info.requires_grad):
+        where = f" (line {', '.join(str(line) for line in used if line)})" if any(used) else ""
+        fail(f"analytic_derivative uses autograd{where}; it must be the formula worked out by hand.",
+             call=returned.call, hint="Return torch.exp(-x) * (torch.cos(x) - torch.sin(x)) with no backward().",
+             section=TRY_IT)
+
+
+@check
+def test_max_abs_difference_is_small(student: Student, reference: ModuleType) -> None:
+    arguments, x, call = difference_call()
+    grid = f"x = torch.linspace({x[0].item():g}, {x[-1].item():g}, {len(x)})"
+    returned = student.call("max_abs_difference", **arguments, shown_as=call, allow_raise=True)
+    if numpy_on_tracked(returned.error) and numpy_on_tracked(call_f_on_leaf(student, x, grid).error):
+        fail_f_through_numpy(returned, "max_abs_difference raised RuntimeError, because f cannot take a tensor "
+                                       "that requires grad.")
+    if returned.error is not None:
+        student.fail_raised(returned, "max_abs_difference")
+    limit = EXERCISE.tolerance("max_difference")
+    value = returned.value
+    problem = number_problem(value, 0.0, rtol=0, atol=math.inf, what="the largest difference")
+    if problem is not None and type(value) is not torch.Tensor:
+        fail(f"max_abs_difference: {problem}.", call=returned.call, got=describe(value), hint=ITEM_HINT,
+             section=TRY_IT)
+    by_autograd = student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {grid}")
+    by_hand = student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {grid}")
+    gap = _largest_gap(by_autograd.value, by_hand.value, x)
+    if problem is not None:  # a tensor: named when it holds the gap of the student's own two derivatives
+        if gap is not None:
+            expect_float_not_tensor(returned, gap, GAP_AS_TENSOR, rtol=EXERCISE.tolerance("float32"),
+                                    atol=EXERCISE.tolerance("max_difference_match"), what="the largest difference",
+                                    wanted=f"the Python float {gap:.6g}")
+        fail(f"max_abs_difference: {problem}.", call=returned.call, got=describe(value), hint=ITEM_HINT,
+             section=TRY_IT)
+    if gap is None:
+        fail("max_abs_difference could not be compared with your two derivatives: on the lesson's grid they do "
+             "not both return a tensor of x's shape.", call=returned.call, got=describe(value),
+             meaning=f"autograd_derivative(x) gave {describe(by_autograd.value, 3)}; "
+                     f"analytic_derivative(x) gave {describe(by_hand.value, 3)}.",
+             hint="Make both derivative functions return a tensor of x's shape (the other checks say how).",
+             section=TRY_IT)
+    if number_problem(value, gap, rtol=EXERCISE.tolerance("float32"), atol=EXERCISE.tolerance("max_difference_match"),
+                      what="the largest difference") is not None:
+        fail(f"max_abs_difference() returned {describe(value)}, but your two derivatives differ by up to "
+             f"{gap:.6g} on {grid}.", call=returned.call, got=describe(value),
+             expected=f"{gap:.6g}, the largest |autograd_derivative(x) − analytic_derivative(x)| of your functions",
+             meaning="The number must be measured from your two functions, not written down.",
+             hint="Build x = torch.linspace(start, end, n), call both derivative functions on it, and return "
+                  "the largest absolute difference with .abs().max().item().", section=TRY_IT)
+    if not 0 <= value < limit:
+        fail(f"max_abs_difference: the largest difference is {value:.3g}; it should be in [0, {limit:g}).",
+             call=returned.call, got=describe(value), expected=f"a float in [0, {limit:g})",
+             meaning="Your two derivatives disagree by more than float32 rounding, so at least one of "
+                     "them is wrong (the other checks say which), or the difference is not taken in absolute value.",
+             hint="Compare autograd_derivative(x) and analytic_derivative(x) at x = 0: both should give 1.",
+             section=TRY_IT)
+    # Two derivatives that agree earn nothing if they are both wrong (e.g. both zero).
+    expect_derivative(by_autograd, reference, x)
+    expect_analytic(by_hand, reference, x)
+
+
+def _largest_gap(first: object, second: object, x: torch.Tensor) -> float | None:
+    """max |first − second| in x's dtype, as the student's own code would compute it; None if not comparable."""
+    if not all(type(t) is torch.Tensor and t.shape == x.shape and t.dtype == x.dtype for t in (first, second)):
+        return None
+    return torch.max(torch.abs(first.detach() - second.detach())).item()
+
+
+# ---------------------------------------------------------------- hidden checks
+
+@check
+def test_derivatives_on_fresh_points(student: Student, reference: ModuleType) -> None:
+    generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_points"))
+    inputs = {
+        "x = 200 random float32 points in [-4, 8]": torch.rand(200, generator=generator) * 12 - 4,
+        "x = 37 random float64 points in [-2, 6]": torch.rand(37, generator=generator, dtype=torch.float64) * 8 - 2,
+        "x of shape (4, 5), float32": torch.randn(4, 5, generator=generator) * 2,
+    }
+    for text, x in inputs.items():
+        expect_derivative(derivative_call(student, reference, x, text), reference, x)
+        expect_derivative(student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {text}"),
+                          reference, x)
+
+
+@check
+def test_derivatives_near_stationary_points(student: Student, reference: ModuleType) -> None:
+    offsets = torch.tensor([-1e-3, -1e-5, 0.0, 1e-5, 1e-3], dtype=torch.float64)
+    x = torch.cat([math.pi / 4 + offsets, 5 * math.pi / 4 + offsets])
+    text = "x near π/4 and 5π/4 (float64)"
+    for name in ("autograd_derivative", "analytic_derivative"):
+        returned = (derivative_call(student, reference, x, text) if name == "autograd_derivative"
+                    else student.call(name, x, shown_as=f"{name}(x) with {text}"))
+        truth = autograd_truth(reference, x)
+        # Near a zero of the derivative, relative error means nothing: compare absolutely.
+        expect_tensor(returned, truth, rtol=0, atol=EXERCISE.tolerance("float64"),
+                      requires_grad=None, suspects=suspects(x), scaled=scaled_mistakes(x), section=TRY_IT,
+                      hint="The derivative is zero where cos x = sin x: at π/4 and 5π/4.")
+
+
+@expected
+def sin_3x_gap(n: int, start: float, end: float) -> float:
+    """max |sin(3x) − 0| over the float32 grid the student must build: it depends on every argument."""
+    grid = torch.linspace(start, end, n)
+    return torch.sin(3 * grid).abs().max().item()
+
+
+@check
+def test_max_abs_difference_on_other_grids(student: Student) -> None:
+    for n, start, end in ((7, -3.0, 2.0), (101, 1.5, 4.5)):
+        returned = student.run(replace_derivatives, n, start, end,
+                               shown_as=f"max_abs_difference({n}, {start}, {end}) with autograd_derivative "
+                                        "returning sin(3x) and analytic_derivative returning 0")
+        hint = ("Build the grid from n, start and end, call your two derivative functions on it, "
+                "and return the largest absolute difference." if type(returned.value) in (int, float) else ITEM_HINT)
+        # A grid written out as the lesson's gives its gap there, whatever the arguments.
+        ignored = Suspect(GRID_ARGUMENTS_IGNORED, sin_3x_gap(LESSON_N, LESSON_START, LESSON_END))
+        right = sin_3x_gap(n, start, end)
+        expect_float_not_tensor(returned, right, GAP_AS_TENSOR, rtol=1e-6, atol=1e-6, what="the largest difference",
+                                wanted=f"the Python float {right:.6g}")
+        expect_number(returned, right, rtol=1e-6, atol=1e-6, section=TRY_IT,
+                      what="the largest difference", hint=hint, suspects=[ignored])

@@ -1,0 +1,130 @@
+"""The named mistakes of `sin_exp_derivative`: each a slip the lesson warns about, with what it means and a hint.
+
+Collected by the engine in the order written here (the first that matches an error names it), not listed by hand."""
+
+from __future__ import annotations
+
+from graders.kit import Mistake
+
+
+TRY_IT = '"Try it yourself", exercise 3'
+
+AUTOGRAD = '"Autograd: gradients for free"'
+
+ZERO_GRAD = '"Worked example", where it explains w.grad.zero_()'
+
+PRODUCT_RULE_MISSED = Mistake(
+    "product rule missed",
+    "Your derivative equals cos(x)·e^(−x): the derivative of sin(x) times e^(−x) unchanged. "
+    "f is a product of two functions of x, so both factors must be differentiated.",
+    "Use the product rule: (u·v)' = u'·v + u·v', with u = sin x and v = e^(−x).",
+    TRY_IT,
+)
+
+SIGN_ERROR = Mistake(
+    "sign error",
+    "Your derivative equals e^(−x)·(cos x + sin x). The derivative of e^(−x) is −e^(−x), "
+    "so the sin x term enters with a minus sign.",
+    "Check the chain rule on e^(−x): the inner function −x has derivative −1.",
+    TRY_IT,
+)
+
+ACCUMULATED_TWICE = Mistake(
+    "gradient accumulated over two backward calls",
+    "Your gradient is exactly twice the right one. backward() adds into .grad rather than "
+    "overwriting it, so two backward passes without zeroing in between leave 2× the derivative.",
+    "Call backward() once per fresh leaf, or zero the gradient (x.grad.zero_()) before calling it again.",
+    ZERO_GRAD,
+)
+
+NON_SCALAR_BACKWARD = Mistake(
+    "backward on a non-scalar output",
+    "PyTorch says \"grad can be implicitly created only for scalar outputs\": backward() with no "
+    "argument needs a single number to differentiate, and f(x) holds one value per point.",
+    "Reduce to a scalar first: f(x).sum().backward(). Each output depends only on its own input, "
+    "so the gradient of the sum is the derivative at every point.",
+    TRY_IT,
+    error_pattern=r"grad can be implicitly created only for scalar outputs",
+)
+
+STILL_REQUIRES_GRAD = Mistake(
+    "returned a tensor that still requires grad",
+    "The derivative you return is still attached to an autograd graph (requires_grad=True), so "
+    "whoever uses it keeps that graph alive and may backpropagate through it by accident.",
+    "Return the gradient detached: leaf.grad.detach(), or compute it without create_graph=True.",
+    '"The Detach / no_grad / .data Triangle" in the companion text',
+)
+
+MODIFIED_INPUT = Mistake(
+    "modified the caller's tensor",
+    "After your function ran, the x the caller passed in had changed: it now requires grad or "
+    "holds a .grad. A function should not change its caller's tensors as a side effect.",
+    "Work on a copy: leaf = x.detach().clone().requires_grad_(True).",
+    TRY_IT,
+)
+
+F_NOT_DIFFERENTIATED = Mistake(
+    "f not differentiated",
+    "With f replaced by another function, autograd_derivative still returned the derivative of "
+    "sin(x)·e^(−x): it works that derivative out itself (the hand-worked formula, or autograd on its own "
+    "copy of sin(x)·e^(−x)) instead of differentiating f.",
+    "Call f on the leaf: leaf = x.detach().clone().requires_grad_(True); f(leaf).sum().backward(); "
+    "return leaf.grad.",
+    AUTOGRAD,
+)
+
+MEAN_NOT_SUM = Mistake(
+    "mean instead of sum before backward",
+    "Your derivative is the right one divided by the number of values in x (1/50 of it on the lesson's 50 "
+    "points): f(leaf).mean() is the sum of the outputs divided by that number, so backward() gives each point "
+    "its derivative divided by it too. With .sum(), each output counts once and the gradient is the "
+    "derivative itself.",
+    "Reduce f's output with .sum() before backward(): f(leaf).sum().backward().",
+    TRY_IT + ' ("sum the output, then call backward()")',
+)
+
+GRID_ARGUMENTS_IGNORED = Mistake(
+    "n, start and end arguments ignored",
+    "Your max_abs_difference measures the gap on the lesson's grid, torch.linspace(0, 5, 50), whatever n, start "
+    "and end it is given: the grid is written out in the function instead of built from its arguments, so "
+    "asking for another grid still gives the lesson's answer.",
+    "Build the grid from the arguments: x = torch.linspace(start, end, n).",
+    TRY_IT,
+)
+
+PRODUCT_OF_DERIVATIVES = Mistake(
+    "product of the derivatives, no product rule",
+    "Your derivative equals cos(x)·(−e^(−x)): the derivative of sin(x) times the derivative of e^(−x). "
+    "The derivative of a product is not the product of the derivatives: each factor is differentiated in "
+    "turn while the other stays as it is, and the two terms are added.",
+    "Use the product rule: (u·v)' = u'·v + u·v', with u = sin x and v = e^(−x), which gives "
+    "cos(x)·e^(−x) − sin(x)·e^(−x).",
+    TRY_IT,
+)
+
+F_THROUGH_NUMPY = Mistake(
+    "f computed with NumPy",
+    "Given a tensor that requires grad, as autograd_derivative's leaf is, your f raises \"Can't call numpy() on "
+    "Tensor that requires grad\": it hands the tensor to NumPy (np.sin, np.exp, np.array or .numpy()), and a "
+    "NumPy array cannot hold the autograd graph, so PyTorch refuses rather than lose the gradient. A plain "
+    "tensor goes through NumPy without complaint, which is why f can look right on its own.",
+    "Use torch's own functions, which autograd can follow: return torch.sin(x) * torch.exp(-x).",
+    '"Common pitfalls", calling .numpy() on a tracked tensor',
+)
+
+GAP_AS_TENSOR = Mistake(
+    "largest difference kept as a tensor",
+    "Your largest difference has the right value, but it is a 0-d tensor, not a Python float: torch.max (like "
+    ".max()) gives a tensor, and it stays one until you convert it. The docstring promises a float, a plain "
+    "number to compare with a limit or print.",
+    "End with .item(): (autograd_derivative(x) - analytic_derivative(x)).abs().max().item().",
+    TRY_IT,
+)
+
+COPY_NOT_DETACHED = Mistake(
+    "copy of x not detached",
+    "Given an x that requires grad, your copy of x is not a leaf: x.clone() (or any arithmetic on x) stays in x's "
+    "graph, so backward() carries the derivative on into x.grad, and your copy's own .grad stays None.",
+    "Cut the copy from the graph first: leaf = x.detach().clone().requires_grad_(True).",
+    TRY_IT,
+)

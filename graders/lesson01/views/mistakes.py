@@ -1,0 +1,77 @@
+"""The named mistakes of `views`: each a slip the lesson warns about, with what it means and a hint.
+
+Collected by the engine in the order written here (the first that matches an error names it), not listed by hand."""
+
+from __future__ import annotations
+
+from graders.kit import Mistake
+
+
+VIEWS = '"Reshape vs. View vs. Contiguous" in the companion text'
+
+RESHAPING = '"Operations, broadcasting and reshaping", where view(-1) flattens'
+
+VIEW_ON_TRANSPOSED = Mistake(
+    ".view on a transposed tensor",
+    "view() only puts a new shape on the memory a tensor already has, so the elements must already lie "
+    "in memory in the order the new shape reads them. A transposed (non-contiguous) tensor walks its "
+    "memory column by column, so PyTorch refuses with \"view size is not compatible with input "
+    "tensor's size and stride ... Use .reshape(...) instead.\"",
+    "Use x.reshape(-1): it returns a view when one is possible and a copy when it is not.",
+    VIEWS,
+    error_pattern=r"view size is not compatible with input tensor's size and stride",
+)
+
+ALWAYS_COPYING = Mistake(
+    "always copying",
+    "Your result holds the right numbers, but in new memory: the input was contiguous, so a view of it "
+    "would have done, with no copy at all. A view shares the input's storage: it is free to make, and "
+    "it sees every change made to the input.",
+    "Return x.view(...) or x.reshape(...) as it is, without .clone(), torch.tensor(...) or .tolist() "
+    "on the way.",
+    VIEWS,
+)
+
+COPIED_A_STRIDED_VIEW = Mistake(
+    "copied where a view was possible",
+    "Your result holds the right numbers, but in new memory. The input is not contiguous, yet its elements sit "
+    "at equal steps in memory (every other one), so a view with a step of its own lists them in row-major order "
+    "without a copy: x.reshape(-1) finds it. x.contiguous() (or .clone(), .flatten() after it) copies first.",
+    "Return x.reshape(-1): it gives a view whenever the steps allow one, and copies only when they do not.",
+    VIEWS,
+)
+
+ROWS_AND_COLUMNS_SWAPPED = Mistake(
+    "rows and columns swapped",
+    "Your grid has `rows` columns rather than `rows` rows: in view(-1, rows) the -1 stands for the "
+    "number of rows, and `rows` becomes the length of each row.",
+    "Put the number of rows first: x.view(rows, -1).",
+    VIEWS,
+)
+
+DATA_PTR_COMPARED = Mistake(
+    "compared data_ptr instead of storage",
+    "Your function says that a tensor and a slice of it such as x[3:] do not share memory. They do: "
+    "the slice is a view into the same storage that starts a few elements later. a.data_ptr() is the "
+    "address of a tensor's first element, so it differs between them although the storage is the same.",
+    "Compare the storages: a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr().",
+    VIEWS,
+)
+
+FLAT_COLUMN = Mistake(
+    "a column instead of a flat tensor",
+    "Your result has the right numbers in the right order, but in a 2-D column of shape (numel, 1): "
+    "reshape(-1, 1) (or view(-1, 1)) asks for one column with as many rows as needed. Flattening means one dimension only, "
+    "so the shape should be (numel,).",
+    "Pass -1 alone: x.reshape(-1), not x.reshape(-1, 1).",
+    RESHAPING,
+)
+
+BASE_COMPARED = Mistake(
+    "compared ._base instead of storage",
+    "Your function says that two tensors share memory only when one is the other's ._base. But ._base names the "
+    "tensor a view was first cut from, never a view in between: g.T where g = x.view(...) records x, not g, and "
+    "two views of one tensor (x[::2] and x[1::2]) are neither the other's base, although they share a storage.",
+    "Compare the storages: a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr().",
+    VIEWS,
+)

@@ -1,0 +1,165 @@
+"""Each exercise's manifest, graders/<lesson>/<slug>/exercise.toml, is what course_config.py
+serves: every one loads, the objects equal what the files say, a broken one stops the import
+with its file and key named, the student bundle's copies hold no hidden check, and
+`python -m graders config` prints them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+import course_config
+from graders.frontends.nbgrader.bundle import PACKAGE, write_bundle
+from graders.frontends.nbgrader.public_checks import public_manifest, toml_text
+
+ROOT = course_config.ROOT
+LESSON = course_config.LESSON_01
+EXERCISES = LESSON.exercises
+IDS = [e.slug for e in EXERCISES]
+
+
+def _manifest(exercise: course_config.Exercise) -> dict[str, Any]:
+    with course_config.manifest_path(LESSON.folder, exercise.slug).open("rb") as file:
+        return tomllib.load(file)
+
+
+def test_every_exercise_folder_has_a_manifest_and_every_manifest_is_listed() -> None:
+    found = {p.parent.name for p in (ROOT / "graders" / LESSON.folder).glob("*/exercise.toml")}
+    assert found == set(IDS)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
+def test_course_config_serves_what_the_manifest_says(exercise: course_config.Exercise) -> None:
+    data = _manifest(exercise)
+    assert (exercise.title, exercise.section) == (data["title"], data["section"])
+    assert [(c.id, c.points, c.hidden, c.how, c.description) for c in exercise.checks] == [
+        (c["id"], c["points"], c.get("hidden", False), c.get("how", False), c["description"]) for c in data["checks"]]
+    seeds = {name: entry if isinstance(entry, int) else entry["value"] for name, entry in data.get("seeds", {}).items()}
+    assert {name: s.value for name, s in exercise.seeds.items()} == seeds
+    assert exercise.seeds["twins"].description == course_config.TWINS, "every exercise has the shared twins seed"
+    assert {name: (s.value, s.description) for name, s in exercise.tolerances.items()} == {
+        name: (entry["value"], entry["description"]) for name, entry in data.get("tolerances", {}).items()}
+    assert "withheld_points" not in data, "only the bundle's copies say what they left out"
+
+
+def test_the_exercises_points_add_up_to_the_lessons_100() -> None:
+    by_manifest = {e.slug: sum(c["points"] for c in _manifest(e)["checks"]) for e in EXERCISES}
+    assert by_manifest == pytest.approx({e.slug: e.points for e in EXERCISES})
+    assert sum(by_manifest.values()) == pytest.approx(100) and LESSON.points == pytest.approx(100)
+
+
+# Each broken manifest: how the views manifest is changed, and what the error must say besides its file.
+BROKEN: dict[str, tuple[Callable[[dict[str, Any]], object], str]] = {
+    "missing title": (lambda d: d.pop("title"), "missing key title"),
+    "missing check description": (lambda d: d["checks"][1].pop("description"), "missing key checks[2].description"),
+    "points as text": (lambda d: d["checks"][0].update(points="1.5"), "key checks[1].points should be a number"),
+    "points as a boolean": (lambda d: d["checks"][0].update(points=True), "key checks[1].points should be a number"),
+    "hidden as text": (lambda d: d["checks"][4].update(hidden="yes"), "key checks[5].hidden should be true or false"),
+    "misspelt key": (lambda d: d["checks"][4].update(hiden=True), "unknown key checks[5].hiden"),
+    "repeated id": (lambda d: d["checks"][1].update(id=d["checks"][0]["id"]), "key checks[2].id"),
+    "seed as a float": (lambda d: d["seeds"]["fresh_tensors"].update(value=1.5),
+                        "key seeds.fresh_tensors.value should be an integer"),
+    "twins with a table": (lambda d: d["seeds"].update(twins={"value": 1, "description": "x"}),
+                           "key seeds.twins should be an integer"),
+    "tolerance as text": (lambda d: d["tolerances"]["values"].update(value="0"),
+                          "key tolerances.values.value should be a number"),
+    "tolerance without description": (lambda d: d["tolerances"]["values"].pop("description"),
+                                      "missing key tolerances.values.description"),
+    "points that do not add up": (lambda d: d["checks"][0].update(points=2.5), "the checks' points add up to 7"),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN)
+def test_a_broken_manifest_names_its_file_and_key(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    change, said = BROKEN[case]
+    data = _manifest(course_config.LESSON_01.exercise("views"))
+    change(data)
+    manifest = tmp_path / LESSON.folder / "views" / "exercise.toml"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text(toml_text(data))
+    monkeypatch.setattr(course_config, "_ENGINE", tmp_path)
+    with pytest.raises(course_config.ManifestError) as raised:
+        course_config._exercise(LESSON.folder, "views", course_config.LESSON_01.exercise("views").points)
+    assert str(raised.value).startswith(f"{manifest}: ") and said in str(raised.value)
+
+
+def test_a_missing_or_unreadable_manifest_stops_the_import_by_name(tmp_path: Path) -> None:
+    """The bundle's layout (course_config.py inside the engine folder), one manifest not TOML, one absent."""
+    shutil.copyfile(course_config.__file__, tmp_path / "course_config.py")
+    for exercise in EXERCISES:
+        manifest = tmp_path / LESSON.folder / exercise.slug / "exercise.toml"
+        manifest.parent.mkdir(parents=True)
+        manifest.write_text(course_config.manifest_path(LESSON.folder, exercise.slug).read_text())
+    views = tmp_path / LESSON.folder / "views" / "exercise.toml"
+    views.write_text(views.read_text().replace("[[checks]]", "[[checks]", 1))
+    said = _import_course_config(tmp_path)
+    assert said.returncode != 0 and f"ManifestError: {views}: not valid TOML" in said.stderr, said.stderr
+    views.unlink()
+    said = _import_course_config(tmp_path)
+    assert said.returncode != 0 and f"ManifestError: {views}: cannot read the manifest of lesson01/views" in said.stderr
+
+
+def _import_course_config(folder: Path, code: str = "import course_config") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=folder, env={**os.environ, "PYTHONPATH": str(folder)},
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
+def test_the_released_manifest_has_the_public_checks_only(exercise: course_config.Exercise) -> None:
+    text = public_manifest(course_config.manifest_path(LESSON.folder, exercise.slug))
+    released = tomllib.loads(text)
+    assert [c["id"] for c in released["checks"]] == [c.id for c in exercise.checks if not c.hidden]
+    hidden = [c for c in exercise.checks if c.hidden]
+    assert hidden, "every exercise has hidden checks"
+    for check in hidden:
+        assert check.id not in text and check.description not in text
+    assert released["withheld_points"] == sum(c.points for c in hidden)
+    full = _manifest(exercise)
+    assert {k: v for k, v in released.items() if k not in ("checks", "withheld_points")} == {
+        k: v for k, v in full.items() if k != "checks"}
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
+def test_the_toml_writer_gives_back_the_same_data_and_types(exercise: course_config.Exercise) -> None:
+    data = _manifest(exercise)
+    assert repr(tomllib.loads(toml_text(data))) == repr(data)  # repr: 1 and 1.0 differ
+
+
+def test_the_bundles_course_config_is_this_one_and_serves_public_checks_only(tmp_path: Path) -> None:
+    write_bundle(tmp_path, LESSON, list(EXERCISES), {})
+    bundle = tmp_path / PACKAGE
+    assert (bundle / "course_config.py").read_bytes() == Path(course_config.__file__).read_bytes()
+    code = ("import json, course_config as c; print(json.dumps([c.__file__, "
+            "{e.slug: [[k.id, k.hidden] for k in e.checks] for e in c.LESSON_01.exercises}]))")
+    said = _import_course_config(bundle, code)
+    assert said.returncode == 0, said.stderr
+    where, checks = json.loads(said.stdout)
+    assert Path(where) == bundle / "course_config.py"
+    assert checks == {e.slug: [[c.id, False] for c in e.checks if not c.hidden] for e in EXERCISES}
+
+
+def _config(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "graders", "config", *args], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)  # this checkout's graders
+
+
+def test_python_m_graders_config_prints_the_settings() -> None:
+    shown = _config()
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    assert "call_seconds = 10.0" in out and "HIDDEN_CHECKS_SHOW = 'outcome'" in out
+    assert "views: 6 points" in out and "views_on_fresh_tensors: 0.5 points [hidden]" in out
+    assert "twins = 20261303" in out and "fresh_tensors = 20261205" in out
+    assert all(f"\n{e.slug}: " in out for e in EXERCISES)
+    one = _config("--exercise", "quadratic_fit")
+    assert one.returncode == 0 and "least_squares = 1e-05" in one.stdout and "views:" not in one.stdout
+    unknown = _config("--exercise", "no_such_exercise")
+    assert unknown.returncode != 0 and "--exercise no_such_exercise" in unknown.stderr and "quick_check" in unknown.stderr
