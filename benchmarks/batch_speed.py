@@ -43,7 +43,8 @@ from graders.frontends.nbgrader import build
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
-SUBMISSIONS = ROOT / "tests" / "submissions"
+sys.path.insert(0, str(ROOT / "tests"))
+import catalogue  # noqa: E402  (tests/catalogue.py: the catalogued mistakes, as changes to the reference)
 GOAL, DONE_AT = 20.0, 10.0
 SCALING_GOAL = 1.8
 
@@ -63,10 +64,9 @@ def _answers(index: int) -> dict[str, str]:
     if kind == 2:  # a catalogued mistake in every exercise that has one
         mistaken = dict(reference)
         for slug in reference:
-            files = sorted((SUBMISSIONS / slug).glob("*.py"))
-            named = [f for f in files if re.search(r"^# mistake:", f.read_text(), re.MULTILINE)]
+            named = [c for c in catalogue.changes(slug) if re.search(r"^# mistake:", c.header, re.MULTILINE)]
             if named:
-                mistaken[slug] = named[index % len(named)].read_text()
+                mistaken[slug] = named[index % len(named)].text()
         return mistaken
     if kind == 3:  # an infinite loop in one exercise
         looped = dict(reference)

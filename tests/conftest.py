@@ -12,6 +12,7 @@ from typing import Callable
 
 import pytest
 
+import catalogue
 import course_config
 from graders.engine import kept_values
 
@@ -22,7 +23,6 @@ pytest_plugins = ["pytester"]
 os.environ[kept_values.FOLDER_VARIABLE] = kept_values.OFF
 
 ROOT = course_config.ROOT
-SUBMISSIONS = Path(__file__).parent / "submissions"
 
 
 @dataclass
@@ -75,26 +75,35 @@ def grade(pytester: pytest.Pytester, tmp_path: Path) -> Callable[..., Graded]:
 
 @dataclass(frozen=True)
 class MistakeSubmission:
-    """A wrong solution from tests/submissions/<slug>/, with what it must cost and be called."""
+    """A wrong solution from the catalogue (tests/lesson01/<slug>/mistakes/<name>.change, a change to the
+    reference), with what it must cost and be called."""
 
     slug: str
-    path: Path
+    change: Path  # its change file (not Python: text() is the submission)
     mistake: str  # the name the grader must give it
     fails: frozenset[str]  # exactly the checks it must fail
     named: frozenset[str]  # the failed checks whose message must name the mistake
     replayed_fails: frozenset[str] | None = None  # the public checks it fails against recorded values, if not
     # `fails` (public checks also run on fresh inputs with the live reference: a hard-coded answer fails there only)
 
+    @property
+    def name(self) -> str:
+        return self.change.stem
+
+    def text(self) -> str:
+        """The submission's source: the change applied to today's reference."""
+        return catalogue.read(self.change).text()
+
 
 def mistake_submissions() -> list[MistakeSubmission]:
     found = []
-    for path in sorted(SUBMISSIONS.glob("*/*.py")):
-        header = dict(re.findall(r"^# (mistake|fails|named|replayed fails):[ \t]*(.*)$", path.read_text(), re.MULTILINE))
+    for change in catalogue.changes():
+        header = dict(re.findall(r"^# (mistake|fails|named|replayed fails):[ \t]*(.*)$", change.header, re.MULTILINE))
         if "mistake" not in header:
             continue
         fails = frozenset(c.strip() for c in header.get("fails", "").split(",") if c.strip())
         named = frozenset(c.strip() for c in header["named"].split(",")) if "named" in header else fails
         replayed = (frozenset(c.strip() for c in header["replayed fails"].split(",") if c.strip())
                     if "replayed fails" in header else None)
-        found.append(MistakeSubmission(path.parent.name, path, header["mistake"].strip(), fails, named, replayed))
+        found.append(MistakeSubmission(change.slug, change.path, header["mistake"].strip(), fails, named, replayed))
     return found

@@ -20,12 +20,12 @@ import nbformat
 import pytest
 
 import course_config
+from catalogue import submission
 from graders.frontends.nbgrader.notebook import lesson_notebook
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
 SLUGS = [e.slug for e in LESSON.exercises]
-SUBMISSIONS = Path(__file__).parent / "submissions"
 READS_THE_REFERENCE = (ROOT / "reference" / "lesson01" / "sin_exp_derivative.py").read_text().replace(
     "    return torch.sin(x) * torch.exp(-x)\n",
     f"    exec(open({str(ROOT / 'reference' / 'lesson01' / 'sin_exp_derivative.py')!r}).read(), globals())\n"
@@ -46,8 +46,8 @@ def _class() -> dict[str, dict[str, str]]:
     return {
         "ann": solved,
         "ben": {slug: _stub(slug) for slug in SLUGS},
-        "cat": {**solved, "sin_exp_derivative": (SUBMISSIONS / "sin_exp_derivative" / "sign_error.py").read_text(),
-                "learning_rate": (SUBMISSIONS / "learning_rate" / "never_zeroed.py").read_text()},
+        "cat": {**solved, "sin_exp_derivative": submission("sin_exp_derivative", "sign_error"),
+                "learning_rate": submission("learning_rate", "never_zeroed")},
         "dan": {slug: _reference(slug) if i % 2 else _stub(slug) for i, slug in enumerate(SLUGS)},
         "eve": {**solved, "views": "def as_grid(x, rows:\n    pass\n", "quick_check": "import os\nos._exit(3)\n"},
         "fay": {**solved, "sin_exp_derivative": READS_THE_REFERENCE,
@@ -409,8 +409,7 @@ def test_an_nbgrader_course_gets_the_gradebook_autograde_would_give(tmp_path: Pa
     course = tmp_path / "course"
     build.main(course, course_id="batch", exercises=slugs, prove=False)
     subprocess.run(["nbgrader", "generate_assignment", "lesson01"], cwd=course, check=True, capture_output=True)
-    answers = {"solved": {}, "mistaken": {"sin_exp_derivative": (SUBMISSIONS / "sin_exp_derivative" /
-                                                                   "sign_error.py").read_text()},
+    answers = {"solved": {}, "mistaken": {"sin_exp_derivative": submission("sin_exp_derivative", "sign_error")},
                "untouched": None}
     for student, replaced in answers.items():
         target = course / "submitted" / student / "lesson01"

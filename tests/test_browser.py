@@ -30,6 +30,7 @@ import nbformat
 import pytest
 
 import course_config
+from catalogue import submission
 from graders.frontends.grade import tables
 from graders.frontends.grade.feedback_html import feedback_html
 from graders.frontends.grade.report import report_html
@@ -42,7 +43,6 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not instal
 LESSON = course_config.LESSON_01
 SLUG = "sin_exp_derivative"
 ROOT = course_config.ROOT
-SUBMISSIONS = Path(__file__).parent / "submissions"
 STOLEN_TITLE = "pwned"
 # What a page may ask of the server with its policy removed: a plain picture from the web that sanitizing
 # keeps in rendered markdown (the policy is what stops it). Anything at /fired-... is code that ran.
@@ -338,7 +338,7 @@ def test_nbgrader_generate_feedback_page_runs_nothing(listener: Listener, tmp_pa
     _nbgrader(course, "generate_assignment", "lesson01")
     notebook = nbformat.read(course / "release" / "lesson01" / "lesson01.ipynb", as_version=4)
     answer = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == f"answer-{SLUG}")
-    printing = (SUBMISSIONS / SLUG / "sign_error.py").read_text() + (
+    printing = submission(SLUG, "sign_error") + (
         f"\n\n_f = f\n\ndef f(x):\n    print({hostile_html(listener.base)!r})\n    return _f(x)\n")
     answer.source = f"%%answer {SLUG}\n{printing}"
     hostile = _hostile_notebook(listener.base)

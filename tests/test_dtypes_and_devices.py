@@ -128,11 +128,11 @@ def test_a_pick_device_that_always_says_cpu_is_not_called_chosen_at_import(grade
     assert not check["passed"] and check["mistake"] is None, check["message"]
 
 
-@pytest.mark.parametrize("submission", PUBLIC_MISTAKES, ids=[s.path.stem for s in PUBLIC_MISTAKES])
+@pytest.mark.parametrize("submission", PUBLIC_MISTAKES, ids=[s.name for s in PUBLIC_MISTAKES])
 def test_each_mistake_is_named_from_recorded_expected_values_too(grade, tmp_path, submission) -> None:
     recorded = tmp_path / "expected.json"
     assert grade({SLUG: REFERENCE}, "--record-expected", str(recorded)).exit_code == 0
-    graded = grade({SLUG: submission.path}, "--replay-expected", str(recorded), "-k", "not hidden")
+    graded = grade({SLUG: submission.text()}, "--replay-expected", str(recorded), "-k", "not hidden")
     checks_run = graded.checks(SLUG)
     public_failures = {c for c in submission.named if not checks_run.get(c, {}).get("hidden", True)}
     assert public_failures, "every mistake costs at least one public check"

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SUBMISSIONS
+from catalogue import submission
+from conftest import ROOT
 
 EXERCISES = ROOT / "exercises"
 
@@ -66,7 +67,7 @@ def test_the_header_says_when_a_run_holds_no_exercises() -> None:
 def test_a_mistake_is_explained_once_and_later_checks_say_same_cause(pytester: pytest.Pytester, tmp_path: Path) -> None:
     folder = tmp_path / "submission" / "lesson01"
     folder.mkdir(parents=True)
-    (folder / "learning_rate.py").write_text((SUBMISSIONS / "learning_rate" / "never_zeroed.py").read_text())
+    (folder / "learning_rate.py").write_text(submission("learning_rate", "never_zeroed"))
     result = _run(pytester, str(EXERCISES / "lesson01" / "learning_rate.py"), "--submission", str(folder.parent))
     text = result.stdout.str()
     assert text.count("mistake:  gradients never zeroed.") == 1, text
@@ -89,7 +90,7 @@ def test_a_failed_check_shows_what_the_students_code_printed_but_a_hidden_one_do
         pytester: pytest.Pytester, tmp_path: Path) -> None:
     folder = tmp_path / "submission" / "lesson01"
     folder.mkdir(parents=True)
-    (folder / "learning_rate.py").write_text((SUBMISSIONS / "learning_rate" / "never_zeroed.py").read_text() + PRINTING)
+    (folder / "learning_rate.py").write_text(submission("learning_rate", "never_zeroed") + PRINTING)
     result = _run(pytester, str(EXERCISES / "lesson01" / "learning_rate.py"), "--submission", str(folder.parent),
                   "--json", str(tmp_path / "result.json"))
     text = result.stdout.str()

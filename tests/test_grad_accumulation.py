@@ -135,9 +135,9 @@ def test_grads_written_from_the_formula_cost_the_lesson_case_only(grade) -> None
 
 
 def test_a_warning_the_student_code_prints_names_the_file_without_the_graded_folder(grade, tmp_path) -> None:
-    from conftest import SUBMISSIONS
+    from catalogue import submission
 
-    graded = grade({"grad_accumulation": SUBMISSIONS / "grad_accumulation" / "copy_not_detached.py"},
+    graded = grade({"grad_accumulation": submission("grad_accumulation", "copy_not_detached")},
                    "-k", "grad_accumulation")
     message = graded.checks("grad_accumulation")["accumulated_gradient_is_clean"]["message"]
     printed = next(line for line in message.splitlines() if line.strip().startswith("printed:"))

@@ -15,11 +15,11 @@ import nbformat
 import pytest
 
 import course_config
+from catalogue import submission
 from graders.frontends.nbgrader.notebook import lesson_notebook
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
-SUBMISSIONS = Path(__file__).parent / "submissions"
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +67,7 @@ def _reference(slug: str) -> str:
 
 def test_a_submission_of_py_files_gets_every_check_in_gradescopes_format(autograder: Path) -> None:
     results = _run(autograder, {"views.py": _reference("views"),
-                                "lesson01/sin_exp_derivative.py": (SUBMISSIONS / "sin_exp_derivative" /
-                                                                   "sign_error.py").read_text()})
+                                "lesson01/sin_exp_derivative.py": submission("sin_exp_derivative", "sign_error")})
     views, sin_exp = LESSON.exercise("views"), LESSON.exercise("sin_exp_derivative")
     assert len(results["tests"]) == sum(len(e.checks) for e in LESSON.exercises)
     for test in results["tests"]:

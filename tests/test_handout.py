@@ -23,13 +23,13 @@ import pytest
 import yaml
 
 import course_config
+from catalogue import submission
 from graders.frontends.nbgrader.answer_cell import answer_source
 from graders.frontends.platforms import runner_id
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
-SUBMISSIONS = Path(__file__).parent / "submissions"
-MISTAKE = SUBMISSIONS / "sin_exp_derivative" / "sign_error.py"
+MISTAKE = submission("sin_exp_derivative", "sign_error")
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ def test_pytest_exercises_in_a_fresh_venv_gives_the_repositorys_public_feedback(
                                                                                tmp_path: Path) -> None:
     work = tmp_path / "clone"
     shutil.copytree(handout, work)
-    (work / "exercises" / "lesson01" / "sin_exp_derivative.py").write_text(MISTAKE.read_text())
+    (work / "exercises" / "lesson01" / "sin_exp_derivative.py").write_text(MISTAKE)
     shutil.copyfile(ROOT / "reference" / "lesson01" / "views.py", work / "exercises" / "lesson01" / "views.py")
     python = str(venv / "bin" / "python")
     assert subprocess.run([python, "-c", "import graders"], cwd=work, capture_output=True).returncode != 0  # never seen it

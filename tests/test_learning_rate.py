@@ -1,6 +1,6 @@
 """The `learning_rate` exercise: its reference reproduces the lesson, its checks give full
 marks to right answers written in other ways, and a failing run is drawn as a plot.
-(Each named mistake is proved in test_mistakes.py, from tests/submissions/learning_rate/.)"""
+(Each named mistake is proved in test_mistakes.py, from tests/lesson01/learning_rate/mistakes/.)"""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from types import ModuleType
 import pytest
 import torch
 
-from conftest import ROOT, SUBMISSIONS
+from catalogue import submission
+from conftest import ROOT
 
 SLUG = "learning_rate"
-HERE = SUBMISSIONS / SLUG
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_a_hessian_of_sums_divides_the_rate_by_n(reference: ModuleType) -> None:
 
 
 def test_a_wrong_run_earns_nothing_for_returning_floats(grade) -> None:
-    graded = grade({SLUG: HERE / "sign_error.py"}, "-k", "losses_are_python_floats")
+    graded = grade({SLUG: submission(SLUG, "sign_error")}, "-k", "losses_are_python_floats")
     check = graded.checks(SLUG)["losses_are_python_floats"]
     assert not check["passed"] and check["mistake"] == "sign error: gradient ascent", check["message"]
 
@@ -92,7 +92,7 @@ def test_the_stub_scores_zero_as_not_implemented(grade) -> None:
 
 @pytest.mark.parametrize("name", ["correct_optimiser"])
 def test_right_answers_written_another_way_score_full_marks(grade, name: str) -> None:
-    graded = grade({SLUG: HERE / f"{name}.py"}, "-k", SLUG)
+    graded = grade({SLUG: submission(SLUG, name)}, "-k", SLUG)
     assert graded.failed(SLUG) == set(), graded.output
 
 
@@ -102,9 +102,9 @@ def test_hard_coded_answers_fail_the_hidden_checks_and_the_public_twins(grade, t
     recorded = tmp_path / "expected.json"
     public = ("-k", SLUG, "-m", "not hidden")
     grade({SLUG: ROOT / "reference/lesson01/learning_rate.py"}, *public, "--record-expected", str(recorded))
-    replayed = grade({SLUG: HERE / "hard_coded.py"}, *public, "--replay-expected", str(recorded))
+    replayed = grade({SLUG: submission(SLUG, "hard_coded")}, *public, "--replay-expected", str(recorded))
     assert replayed.failed(SLUG) == set(), replayed.output
-    graded = grade({SLUG: HERE / "hard_coded.py"}, "-k", SLUG)
+    graded = grade({SLUG: submission(SLUG, "hard_coded")}, "-k", SLUG)
     assert graded.failed(SLUG) == {"make_line_data_matches_lesson", "max_stable_learning_rate_on_lesson_data",
                                    "make_line_data_other_seeds", "max_stable_learning_rate_on_fresh_data"}, graded.output
     message = graded.checks(SLUG)["make_line_data_matches_lesson"]["message"]
@@ -113,7 +113,7 @@ def test_hard_coded_answers_fail_the_hidden_checks_and_the_public_twins(grade, t
 
 def test_a_failing_trajectory_check_writes_its_plot_and_names_it(grade, tmp_path) -> None:
     plots = tmp_path / "plots"
-    graded = grade({SLUG: HERE / "never_zeroed.py"}, "-k", SLUG, "--plots", str(plots))
+    graded = grade({SLUG: submission(SLUG, "never_zeroed")}, "-k", SLUG, "--plots", str(plots))
     check = graded.checks(SLUG)["lesson_run_at_lr_0_1"]
     expected = plots / f"{SLUG}-lesson_run_at_lr_0_1.png"
     assert check["files"] == [str(expected)]
@@ -127,7 +127,7 @@ def test_a_mistake_is_drawn_once_the_later_checks_it_fails_draw_nothing(grade, t
     # The checks after the first that fail for the same named mistake say "same cause as above":
     # a picture each would cost more time than the checks, and show nothing new.
     plots = tmp_path / "plots"
-    graded = grade({SLUG: HERE / "never_zeroed.py"}, "-k", SLUG, "--plots", str(plots))
+    graded = grade({SLUG: submission(SLUG, "never_zeroed")}, "-k", SLUG, "--plots", str(plots))
     failed = {name: c for name, c in graded.checks(SLUG).items() if not c["passed"]}
     assert len(failed) >= 3 and {c["mistake"] for c in failed.values()} == {"gradients never zeroed"}, failed
     drawn = [name for name, c in failed.items() if c["files"]]
@@ -148,7 +148,7 @@ def test_replayed_expected_values_still_name_the_mistake(grade, tmp_path) -> Non
     recorded = tmp_path / "expected.json"
     public = ("-k", SLUG, "-m", "not hidden")
     grade({SLUG: ROOT / "reference/lesson01/learning_rate.py"}, *public, "--record-expected", str(recorded))
-    graded = grade({SLUG: HERE / "never_zeroed.py"}, *public, "--replay-expected", str(recorded))
+    graded = grade({SLUG: submission(SLUG, "never_zeroed")}, *public, "--replay-expected", str(recorded))
     assert graded.failed(SLUG) == {"lesson_run_at_lr_0_1", "lr_0_01_is_slow", "lr_1_1_diverges",
                                    "losses_are_python_floats"}, graded.output
     assert graded.checks(SLUG)["lesson_run_at_lr_0_1"]["mistake"] == "gradients never zeroed"
@@ -222,7 +222,7 @@ def test_a_diverged_that_agrees_with_any_rise_on_one_list_only_is_not_called_any
 
 
 def test_gradients_written_by_hand_cost_only_the_check_that_counts_backward_passes(grade) -> None:
-    graded = grade({SLUG: HERE / "hand_gradients.py"}, "-k", SLUG)
+    graded = grade({SLUG: submission(SLUG, "hand_gradients")}, "-k", SLUG)
     assert graded.failed(SLUG) == {"losses_are_python_floats"}, graded.output
     message = graded.checks(SLUG)["losses_are_python_floats"]["message"]
     assert "train_line called backward() 0 time(s) in 5 steps; expected 5." in message, message

@@ -1,5 +1,5 @@
 """The micrograd checks build the lesson's neuron, print expressions readably, and name
-each mistake however it is written (not only as in tests/submissions/micrograd/)."""
+each mistake however it is written (not only as in tests/lesson01/micrograd/mistakes/)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Every catalogued mistake, submitted as a student would write it, is diagnosed as itself
-and costs exactly the checks it should."""
+"""Every catalogued mistake, submitted as a student would write it (its change applied to today's
+reference, tests/catalogue.py), is diagnosed as itself and costs exactly the checks it should."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from conftest import MistakeSubmission, mistake_submissions
 SUBMISSIONS = mistake_submissions()
 
 
-@pytest.mark.parametrize("submission", SUBMISSIONS, ids=[f"{s.slug}/{s.path.stem}" for s in SUBMISSIONS])
+@pytest.mark.parametrize("submission", SUBMISSIONS, ids=[f"{s.slug}/{s.name}" for s in SUBMISSIONS])
 def test_each_mistake_is_diagnosed_by_name_and_costs_only_its_checks(grade, submission: MistakeSubmission) -> None:
-    graded = grade({submission.slug: submission.path}, "-k", submission.slug)
+    graded = grade({submission.slug: submission.text()}, "-k", submission.slug)
     checks = graded.checks(submission.slug)
     assert graded.failed(submission.slug) == submission.fails, graded.output
     for check_id in submission.named:
@@ -30,7 +30,7 @@ def test_every_catalogued_mistake_has_a_submission() -> None:
         from graders.kit import collect_mistakes
 
         for mistake in collect_mistakes(importlib.import_module(f"graders.lesson01.{exercise.slug}.mistakes")):
-            assert (exercise.slug, mistake.name) in covered, f"no submission in tests/submissions shows {mistake.name!r}"
+            assert (exercise.slug, mistake.name) in covered, f"no change in tests/lesson01/{exercise.slug}/mistakes shows {mistake.name!r}"
 
 
 @pytest.fixture(scope="module")
@@ -52,13 +52,13 @@ def recording(tmp_path_factory: pytest.TempPathFactory):
     return path
 
 
-@pytest.mark.parametrize("submission", SUBMISSIONS, ids=[f"{s.slug}/{s.path.stem}" for s in SUBMISSIONS])
+@pytest.mark.parametrize("submission", SUBMISSIONS, ids=[f"{s.slug}/{s.name}" for s in SUBMISSIONS])
 def test_each_mistake_is_still_named_from_recorded_expected_values(grade, recording, submission) -> None:
     """Student bundles have no reference: public checks must diagnose from the recording alone."""
     import course_config
 
     public = {c.id for c in course_config.LESSON_01.exercise(submission.slug).checks if not c.hidden}
-    graded = grade({submission.slug: submission.path}, "--replay-expected", str(recording), "-k", "not hidden")
+    graded = grade({submission.slug: submission.text()}, "--replay-expected", str(recording), "-k", "not hidden")
     checks = graded.checks(submission.slug)
     replayed = submission.replayed_fails if submission.replayed_fails is not None else submission.fails & public
     assert graded.failed(submission.slug) == replayed, graded.output

@@ -23,6 +23,7 @@ import nbformat
 import pytest
 
 import course_config
+from conftest import mistake_submissions
 from graders.frontends.nbgrader import build
 from graders.frontends.nbgrader.runtime import TEST_CELL
 
@@ -36,7 +37,6 @@ EXERCISES = [LESSON.exercise(slug) for slug in _ONLY] if _ONLY else list(LESSON.
 ASSIGNMENT = "lesson01"
 NOTEBOOK = f"{LESSON.folder}.ipynb"
 COURSE_ID = "course"
-SUBMISSIONS = Path(__file__).parent / "submissions"
 PATCHES = ("\n\n# Make every comparison succeed (it must not help).\n"
            "torch.allclose = lambda *args, **kwargs: True\n"
            "torch.equal = lambda *args, **kwargs: True\n"
@@ -71,12 +71,9 @@ def _first_function_solved(slug: str) -> str:
 
 def _mistake(slug: str) -> tuple[str, str | None]:
     """A catalogued wrong solution of this exercise and its mistake's name (the reference if none)."""
-    files = sorted((SUBMISSIONS / slug).glob("*.py")) if (SUBMISSIONS / slug).is_dir() else []
-    files.sort(key=lambda p: p.stem != "sign_error")  # the issue's example first, where it exists
-    for path in files:
-        found = re.search(r"^# mistake: (.+)$", path.read_text(), re.MULTILINE)
-        if found:
-            return path.read_text(), found.group(1).strip()
+    found = sorted((s for s in mistake_submissions() if s.slug == slug), key=lambda s: s.name != "sign_error")
+    if found:  # the issue's example first, where it exists
+        return found[0].text(), found[0].mistake
     return _reference(slug), None
 
 

@@ -14,13 +14,13 @@ import nbformat
 import pytest
 
 import course_config
+from catalogue import submission
 from graders.frontends.nbgrader import build
 
 nbgrader_api = pytest.importorskip("nbgrader.api")
 
 ROOT = course_config.ROOT
 SLUGS = ["sin_exp_derivative", "views"]
-SUBMISSIONS = Path(__file__).parent / "submissions"
 
 
 def _nbgrader(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -65,7 +65,7 @@ def test_validate_passes_a_correct_notebook(course: Path, tmp_path: Path) -> Non
 
 
 def test_validate_fails_a_wrong_notebook(course: Path, tmp_path: Path) -> None:
-    wrong = (SUBMISSIONS / "sin_exp_derivative" / "sign_error.py").read_text()
+    wrong = submission("sin_exp_derivative", "sign_error")
     output = _validate(course, _answered(course, {"sin_exp_derivative": wrong, "views": _reference("views")}), tmp_path)
     assert "VALIDATION FAILED" in output, output[-3000:]
     assert "test-sin_exp_derivative" in output or "sin_exp_derivative" in output

@@ -3,6 +3,7 @@ place, and say so."""
 
 from __future__ import annotations
 
+from catalogue import submission
 from conftest import ROOT
 
 SLUG = "sin_exp_derivative"
@@ -31,7 +32,7 @@ def test_a_wrong_f_with_a_wrong_autograd_derivative_still_fails_it_and_says_f_wa
 
 
 def test_a_changed_argument_is_shown_as_changed_not_as_what_came_back(grade) -> None:
-    graded = grade({SLUG: ROOT / "tests" / "submissions" / SLUG / "modified_input.py"}, "-k", SLUG)
+    graded = grade({SLUG: submission(SLUG, "modified_input")}, "-k", SLUG)
     message = graded.checks(SLUG)["autograd_derivative_is_clean"]["message"]
     assert "  changed:  x after the call: " in message and "returned: x after" not in message, message
 

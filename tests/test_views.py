@@ -76,11 +76,11 @@ def test_a_twin_run_shuffles_the_lessons_numbers_and_keeps_each_pairs_relation(s
     assert torch.equal(apply(x, first), apply(x, second))  # still a pair of merely equal values
 
 
-@pytest.mark.parametrize("submission", MISTAKES, ids=[s.path.stem for s in MISTAKES])
+@pytest.mark.parametrize("submission", MISTAKES, ids=[s.name for s in MISTAKES])
 def test_each_mistake_is_named_from_recorded_expected_values_too(grade, tmp_path, submission) -> None:
     recorded = tmp_path / "expected.json"
     assert grade({SLUG: REFERENCE}, "--record-expected", str(recorded)).exit_code == 0
-    graded = grade({SLUG: submission.path}, "--replay-expected", str(recorded), "-k", "not hidden")
+    graded = grade({SLUG: submission.text()}, "--replay-expected", str(recorded), "-k", "not hidden")
     checks_run = graded.checks(SLUG)
     public_failures = {c for c in submission.named if not checks_run.get(c, {}).get("hidden", True)}
     assert public_failures, "every mistake costs at least one public check"
