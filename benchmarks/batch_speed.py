@@ -44,7 +44,7 @@ from graders.frontends.nbgrader import build
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
 sys.path.insert(0, str(ROOT / "tests"))
-import catalogue  # noqa: E402  (tests/catalogue.py: the catalogued mistakes, as changes to the reference)
+import mistake_catalogue as catalogue  # noqa: E402  (tests/mistake_catalogue.py: the catalogued mistakes, as changes to the reference)
 GOAL, DONE_AT = 20.0, 10.0
 SCALING_GOAL = 1.8
 

@@ -12,14 +12,14 @@ from typing import Callable
 
 import pytest
 
-import catalogue
+import mistake_catalogue as catalogue
 import course_config
 from graders.engine import kept_values
 
 pytest_plugins = ["pytester"]
 
 # The project's own grading runs compute everything afresh, as they did before students' runs kept their
-# expected values (graders/engine/kept_values.py); tests/test_kept_values.py turns keeping on where it is tested.
+# expected values (graders/engine/kept_values.py); tests/engine/test_kept_values.py turns keeping on where it is tested.
 os.environ[kept_values.FOLDER_VARIABLE] = kept_values.OFF
 
 ROOT = course_config.ROOT

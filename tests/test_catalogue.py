@@ -1,4 +1,4 @@
-"""The catalogue of mistakes is kept as changes to the reference (tests/catalogue.py): each applies to
+"""The catalogue of mistakes is kept as changes to the reference (tests/mistake_catalogue.py): each applies to
 today's reference, changes something, and stays a small change, not a copy; a change that no longer
 applies fails loudly, naming its file and block."""
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import catalogue
-from catalogue import ChangeError
+import mistake_catalogue as catalogue
+from mistake_catalogue import ChangeError
 
 CHANGES = sorted(catalogue.CATALOGUE.glob(f"*/mistakes/*{catalogue.SUFFIX}"))
 REFERENCE = "import torch\n\n\ndef f(x):\n    return x + 1\n\n\ndef g(x):\n    return x + 1\n"

@@ -1,5 +1,5 @@
 """Every catalogued mistake, submitted as a student would write it (its change applied to today's
-reference, tests/catalogue.py), is diagnosed as itself and costs exactly the checks it should."""
+reference, tests/mistake_catalogue.py), is diagnosed as itself and costs exactly the checks it should."""
 
 from __future__ import annotations
 

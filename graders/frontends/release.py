@@ -7,7 +7,7 @@
     OUT_DIR/README.md, .gitignore             for students
     OUT_DIR/.github/workflows/classroom.yml   with --classroom: GitHub Classroom grades on every push
 
-No reference code and no hidden check goes in (tests/test_handout.py scans for both); the
+No reference code and no hidden check goes in (tests/frontends/test_handout.py scans for both); the
 instructor grades with the batch grader, where the hidden checks and the fresh twins run.
 The stubs are the committed ones, not the instructor's working copies (graders/engine/stubs.py).
 """

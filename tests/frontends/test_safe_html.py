@@ -1,4 +1,4 @@
-"""What our pages make of student text, checked on the HTML itself (tests/test_browser.py opens the pages
+"""What our pages make of student text, checked on the HTML itself (tests/frontends/test_browser.py opens the pages
 in a browser; these hold where chromium is not installed too)."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalogue import changes
+from mistake_catalogue import changes
 from conftest import ROOT
 from graders.engine.source_evidence import AUTOGRAD_IN_CODE, SourceEvidence
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from catalogue import submission
+from mistake_catalogue import submission
 from conftest import ROOT
 
 EXERCISES = ROOT / "exercises"

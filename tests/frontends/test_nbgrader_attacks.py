@@ -19,8 +19,8 @@ import pytest
 
 import course_config
 from graders.frontends.nbgrader import build
+from attacks import F_CHECKS, LEAK, REFERENCE, SLUG, attack, with_f
 from looting import assert_found_only_the_planted, canary, digest, expected_needles, hidden_needles, looting_module
-from test_confinement import F_CHECKS, LEAK, REFERENCE, SLUG, attack, with_f
 
 nbgrader_api = pytest.importorskip("nbgrader.api")
 

@@ -16,7 +16,7 @@ from conftest import ROOT
 from graders.lesson01.quick_check import checks
 
 STUB = ROOT / "exercises" / "lesson01" / "quick_check.py"
-GRADERS = ROOT / "graders" / "lesson01" / "quick_check.py"
+GRADERS = ROOT / "graders" / "lesson01" / "quick_check" / "checks.py"
 
 
 def _reference():

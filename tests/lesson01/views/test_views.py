@@ -12,7 +12,7 @@ import torch
 from conftest import ROOT, mistake_submissions
 from graders.lesson01.views.drivers import apply
 from graders.engine.fresh import twin_run
-from graders.lesson01.views import checks
+from graders.lesson01.views import checks, mistakes
 from reference.lesson01 import views as reference
 
 SLUG = "views"
@@ -42,7 +42,7 @@ def test_every_other_column_flattens_to_a_view_so_non_contiguous_inputs_are_judg
 def test_view_on_a_transposed_tensor_raises_the_error_the_mistake_matches() -> None:
     with pytest.raises(RuntimeError) as raised:
         checks.build(("x.T", *GRID[1:])).view(-1)
-    assert re.search(checks.VIEW_ON_TRANSPOSED.error_pattern, str(raised.value))
+    assert re.search(mistakes.VIEW_ON_TRANSPOSED.error_pattern, str(raised.value))
     assert "Use .reshape(...) instead" in str(raised.value)
 
 

@@ -74,7 +74,7 @@ def test_a_wrong_answer_is_named_by_the_scaffolds_mistake(project: Path, tmp_pat
 
 
 def test_the_new_room_passes_the_layout_house_and_driver_tests(project: Path) -> None:
-    ran = _run(project, "-m", "pytest", "tests/test_layout.py", "tests/test_house.py", "tests/test_drivers.py",
+    ran = _run(project, "-m", "pytest", "tests/test_layout.py", "tests/test_house.py", "tests/sandbox/test_drivers.py",
                "-k", SLUG, "-q", "-p", "no:cacheprovider")
     assert ran.returncode == 0, ran.stdout[-3000:]
     assert " passed" in ran.stdout and "failed" not in ran.stdout

@@ -3,7 +3,7 @@ place, and say so."""
 
 from __future__ import annotations
 
-from catalogue import submission
+from mistake_catalogue import submission
 from conftest import ROOT
 
 SLUG = "sin_exp_derivative"

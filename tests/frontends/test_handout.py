@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 import course_config
-from catalogue import submission
+from mistake_catalogue import submission
 from graders.frontends.nbgrader.answer_cell import answer_source
 from graders.frontends.platforms import runner_id
 

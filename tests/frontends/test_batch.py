@@ -20,7 +20,7 @@ import nbformat
 import pytest
 
 import course_config
-from catalogue import submission
+from mistake_catalogue import submission
 from graders.frontends.nbgrader.notebook import lesson_notebook
 
 ROOT = course_config.ROOT

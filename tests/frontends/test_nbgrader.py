@@ -264,7 +264,7 @@ def test_the_release_has_no_hidden_check_code(course: Path) -> None:
     # in their data (the seed's name), which is what must not leak.
     code = _lines(_release_texts(course, code_only=True, strings=True))
     for exercise in EXERCISES:
-        checks = (ROOT / "graders" / LESSON.folder / f"{exercise.slug}.py").read_text()
+        checks = (ROOT / "graders" / LESSON.folder / exercise.slug / "checks.py").read_text()
         hidden = {f"test_{c.id}" for c in exercise.checks if c.hidden}
         for name in hidden:
             pattern = re.compile(rf"\b{name}\b|\b{c_id(name)}\b")
@@ -278,16 +278,17 @@ def test_the_release_has_no_hidden_check_code(course: Path) -> None:
 
 
 def _public_lines() -> set[str]:
-    """Lines of any exercise's checks outside hidden checks and @expected bodies, and of the drivers
-    (public by design, released whole: tests/test_drivers.py): code that is released on purpose, so
-    sharing it is no leak."""
+    """Lines of any exercise's checks outside hidden checks and @expected bodies, and of the rooms' other
+    modules (drivers, mistakes, helpers: public by design and released whole, tests/sandbox/test_drivers.py): code
+    that is released on purpose, so sharing it is no leak."""
     lines: set[str] = set()
     for exercise in EXERCISES:
-        checks = (ROOT / "graders" / LESSON.folder / f"{exercise.slug}.py").read_text()
+        checks = (ROOT / "graders" / LESSON.folder / exercise.slug / "checks.py").read_text()
         hidden = {f"test_{c.id}" for c in exercise.checks if c.hidden} | _expected_names(checks)
         lines.update(*(b for n, b in _bodies(checks, strings=True).items() if n not in hidden))
-    for driver in (ROOT / "graders" / "drivers").glob("*.py"):
-        lines.update(*_bodies(driver.read_text(), strings=True).values())
+    for module in (ROOT / "graders" / LESSON.folder).glob("*/*.py"):
+        if module.name != "checks.py":
+            lines.update(*_bodies(module.read_text(), strings=True).values())
     return lines
 
 
@@ -408,7 +409,7 @@ def test_feedback_names_the_mistake_and_hidden_checks_but_shows_no_check_code(co
     for mistake in named:
         assert mistake in html or mistake.replace("'", "&#39;") in html, f"feedback does not name {mistake!r}"
     for exercise in EXERCISES:
-        checks = (ROOT / "graders" / LESSON.folder / f"{exercise.slug}.py").read_text()
+        checks = (ROOT / "graders" / LESSON.folder / exercise.slug / "checks.py").read_text()
         for check in (c for c in exercise.checks if c.hidden):
             assert f"{check.id} [hidden]" in html
             assert f"def test_{check.id}" not in html

@@ -9,7 +9,7 @@ parent read every classmate's answers and its grading processes loaded the expec
 planted itself, which proves that the walk sees what it looks for. A student's own run, whose
 zygote is forked from the grader before anything of the grading is loaded, is tried too, with a
 secret in its environment. The notebooks' path is tested
-with the other nbgrader attacks (tests/test_nbgrader_attacks.py).
+with the other nbgrader attacks (tests/frontends/test_nbgrader_attacks.py).
 """
 
 from __future__ import annotations

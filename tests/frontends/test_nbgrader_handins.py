@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 import course_config
-from catalogue import submission
+from mistake_catalogue import submission
 from graders.frontends.nbgrader import build
 
 nbgrader_api = pytest.importorskip("nbgrader.api")

@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 import torch
 
-from catalogue import submission
+from mistake_catalogue import submission
 from conftest import ROOT
 
 SLUG = "learning_rate"

@@ -135,7 +135,7 @@ def test_grads_written_from_the_formula_cost_the_lesson_case_only(grade) -> None
 
 
 def test_a_warning_the_student_code_prints_names_the_file_without_the_graded_folder(grade, tmp_path) -> None:
-    from catalogue import submission
+    from mistake_catalogue import submission
 
     graded = grade({"grad_accumulation": submission("grad_accumulation", "copy_not_detached")},
                    "-k", "grad_accumulation")

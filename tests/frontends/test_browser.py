@@ -30,7 +30,7 @@ import nbformat
 import pytest
 
 import course_config
-from catalogue import submission
+from mistake_catalogue import submission
 from graders.frontends.grade import tables
 from graders.frontends.grade.feedback_html import feedback_html
 from graders.frontends.grade.report import report_html
