@@ -14,13 +14,16 @@ same score.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
+import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 from batch_speed import LESSON, ROOT, _answers
@@ -34,11 +37,24 @@ def _write_class(root: Path, students: int) -> None:
             (folder / f"{slug}.py").write_text(source)
 
 
+def _environment(checkout: Path) -> dict[str, str]:
+    """What a version's processes need to import its own package: its folder first on the path and, where its
+    pytest plugin is another module than the installed entry point names, that entry left out and its own
+    plugin loaded by name (a revision from before the plugin moved)."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    with (checkout / "pyproject.toml").open("rb") as file:
+        plugin = tomllib.load(file)["project"]["entry-points"]["pytest11"]["graders"]
+    installed = {e.value for e in importlib.metadata.entry_points(group="pytest11") if e.name == "graders"}
+    if installed and plugin not in installed:
+        env["PYTEST_ADDOPTS"] = f"-p no:graders -p {plugin}"
+    return env
+
+
 def _grade(checkout: Path, source: Path, out: Path, cache: Path, jobs: int) -> float:
     """Seconds one version takes; run from its checkout, so that it imports its own package."""
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "graders", "grade", str(source), "--out", str(out), "-j", str(jobs)],
-                          cwd=checkout, capture_output=True, text=True)
+                          cwd=checkout, capture_output=True, text=True, env=_environment(checkout))
     seconds = time.perf_counter() - started
     if done.returncode not in (0, 1):
         sys.exit(f"the batch of {checkout} failed:\n{done.stderr[-3000:]}")

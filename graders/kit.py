@@ -1,17 +1,20 @@
 """The one door for check authors: everything a checks module (graders/<lesson>/<slug>/checks.py) imports
-from the grader comes from here, so that the engine can change behind it.
+from the grader comes from here (torch, numpy and the standard library are its own to import), so that the
+engine can change behind it.
 
     EXERCISE = exercise("lesson01", "my_slug")   its manifest: checks, points, seeds, tolerances
     check = checks_for("lesson01", EXERCISE.slug)
     @check
-    def test_<id>(student: Student) -> None:     a graded check (its points from the manifest)
-        got = student.call("fn", ...)            the student's function, run in their sandboxed worker
-        expect_tensor(got, want, ...)            compare; fail(...) / fail_with_mistake(...) explain
+    def test_<id>(student: Student, reference: ModuleType) -> None:   a graded check (points from the manifest)
+        got = student.call("fn", x, shown_as="fn(x) with x = ...")    the student's function, in their worker
+        expect_tensor(got, reference.fn(x), rtol=..., atol=..., section=...)   compare; fail(...) explains
 
-A check also gets: `expected` (a value from the reference, recorded for student bundles), `twin*`
-(fresh inputs of a public check's second run), `Mistake` / `Suspect` and the matchers that name a
-mistake, `drawn` (generated inputs), `LossCurves` (a plot in the feedback), `origin` (where a value came
-from in the student's code), and the code-evidence patterns of checks of *how*.
+Also here: `@expected`, a decorator for functions of the grader that compute an expected value or a wrong
+variant (their bodies stay out of student bundles, their results are recorded); `twin`, `twin_random`,
+`twin_generator` (a public check's second run on fresh inputs, when the reference is live); `Mistake`,
+`Suspect`, `collect_mistakes` and the matchers that name a mistake; `argument_changed` (did a call change its
+argument: use `student.call(..., return_args=True)`); `drawn` (generated inputs); `LossCurves` (a plot in the
+feedback); `origin`; and the code-evidence patterns of checks of *how*.
 """
 
 from __future__ import annotations

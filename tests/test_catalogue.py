@@ -4,6 +4,7 @@ applies fails loudly, naming its file and block."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,18 @@ def test_each_change_applies_to_the_reference_and_is_small(path: Path) -> None:
     replaced = sum(len(block.old) for block in change.blocks)
     written = sum(len(block.new) for block in change.blocks)
     assert max(replaced, written) < 0.4 * size, f"{path}: {replaced} lines replaced by {written}: a copy, not a change"
+
+
+HEADER_KEYS = {"mistake", "fails", "named", "replayed fails"}  # what tests/conftest.py reads
+
+
+@pytest.mark.parametrize("path", CHANGES, ids=[f"{p.parent.parent.name}/{p.stem}" for p in CHANGES])
+def test_each_header_line_that_looks_like_a_key_is_one_the_tests_read(path: Path) -> None:
+    # A misspelt "# mistake:" would make the change a comment-only variant, skipped by test_mistakes.py.
+    for line in catalogue.read(path).header.splitlines():
+        key = re.match(r"# ([a-z][a-z ]*):", line)
+        assert key is None or key.group(1) in HEADER_KEYS, (
+            f"{path}: header line {line!r}: {key.group(1)!r} is not one of {sorted(HEADER_KEYS)}")
 
 
 def test_the_catalogue_is_all_changes() -> None:

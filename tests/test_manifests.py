@@ -53,7 +53,9 @@ def test_course_config_serves_what_the_manifest_says(exercise: course_config.Exe
 def test_the_exercises_points_add_up_to_the_lessons_100() -> None:
     by_manifest = {e.slug: sum(c["points"] for c in _manifest(e)["checks"]) for e in EXERCISES}
     assert by_manifest == pytest.approx({e.slug: e.points for e in EXERCISES})
-    assert sum(by_manifest.values()) == pytest.approx(100) and LESSON.points == pytest.approx(100)
+    assert sum(by_manifest.values()) == pytest.approx(100) and LESSON.points == pytest.approx(100), (
+        f"lesson {LESSON.number}'s exercises add up to {LESSON.points:g} points, not 100: a new exercise's points come "
+        "from others (in course_config.py and in their manifests)")
 
 
 # Each broken manifest: how the views manifest is changed, and what the error must say besides its file.

@@ -14,9 +14,13 @@ SUBMISSIONS = mistake_submissions()
 def test_each_mistake_is_diagnosed_by_name_and_costs_only_its_checks(grade, submission: MistakeSubmission) -> None:
     graded = grade({submission.slug: submission.text()}, "-k", submission.slug)
     checks = graded.checks(submission.slug)
-    assert graded.failed(submission.slug) == submission.fails, graded.output
+    failed = graded.failed(submission.slug)
+    assert failed == submission.fails, (f"{submission.change}: failed {sorted(failed)}, its header says "
+                                        f"{sorted(submission.fails)}\n{graded.output}")
     for check_id in submission.named:
-        assert checks[check_id]["mistake"] == submission.mistake, checks[check_id]["message"]
+        assert checks[check_id]["mistake"] == submission.mistake, (
+            f"{submission.change}: {check_id} named {checks[check_id]['mistake']!r}, its header says "
+            f"{submission.mistake!r}\n{checks[check_id]['message']}")
         assert submission.mistake in checks[check_id]["message"]
 
 
@@ -61,6 +65,9 @@ def test_each_mistake_is_still_named_from_recorded_expected_values(grade, record
     graded = grade({submission.slug: submission.text()}, "--replay-expected", str(recording), "-k", "not hidden")
     checks = graded.checks(submission.slug)
     replayed = submission.replayed_fails if submission.replayed_fails is not None else submission.fails & public
-    assert graded.failed(submission.slug) == replayed, graded.output
+    failed = graded.failed(submission.slug)
+    assert failed == replayed, f"{submission.change}: failed {sorted(failed)}, expected {sorted(replayed)}\n{graded.output}"
     for check_id in submission.named & replayed:
-        assert checks[check_id]["mistake"] == submission.mistake, checks[check_id]["message"]
+        assert checks[check_id]["mistake"] == submission.mistake, (
+            f"{submission.change}: {check_id} named {checks[check_id]['mistake']!r}, its header says "
+            f"{submission.mistake!r}\n{checks[check_id]['message']}")

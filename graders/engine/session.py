@@ -45,6 +45,8 @@ ZYGOTE_GONE = ("the sandbox's zygote process died during grading, taking its wor
 EXIT_ZYGOTE_GONE = 70
 INTERRUPTED = ("graders: interrupted (Ctrl-C): grading stopped where it was; the checks that did not run earned "
                "nothing, and no process of the grading is left. Run pytest again to grade everything.")
+STOPPED = ("graders: grading stopped before it began ({why}): the error above says what to fix (a check "
+           "missing from its manifest, a module that does not import), then run pytest again.")
 DISTRUSTED = ("{file} reaches into the process it runs in ({reach}), so what that process says of how your code works "
               "cannot be trusted, and this check of how scores 0; remove that code to be graded on it.")
 _FROZEN: list[bool] = []  # whether this process has frozen torch's heap out of the garbage collector
@@ -380,7 +382,11 @@ class GradingSession:
         """Ctrl-C is the user's: say so plainly (pytest shows where it stopped, in our code, which is no
         fault); the workers and the zygote are stopped on the way out."""
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
+        if reporter is None:
+            return
+        if excinfo.errisinstance(pytest.Session.Interrupted):  # pytest stopped itself, e.g. on a collection error
+            reporter.write_line(STOPPED.format(why=excinfo.value))
+        else:
             reporter.write_line(INTERRUPTED)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
