@@ -26,6 +26,8 @@ import signal
 import socket
 from typing import Any, Callable, Iterator
 
+from graders import sandbox
+
 EXAMPLES_PER_CASE = 20  # hypothesis may draw this many examples per distinct case before giving up
 WAIT_SECONDS = 30.0  # silence from the helper after which the grader draws in place
 
@@ -119,11 +121,8 @@ class Drawer:
             return
         self.started = True
         ours, theirs = socket.socketpair()
-        try:
-            pid = os.fork()
-        except OSError:
-            ours.close()
-            theirs.close()
+        pid = sandbox.fork_or_close(ours, theirs)
+        if pid is None:
             return
         if pid == 0:  # the helper: never returns
             try:

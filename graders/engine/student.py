@@ -93,6 +93,15 @@ class Student:
         self.printed: list[str] = []  # what the student's print() calls wrote since the last take_printed()
         self._answers: dict[bytes, Outcome] = {}  # calls made with reuse=True, by their request
 
+    def run_defined(self, driver: Callable, function: str, *args: Any, shown_as: str, missing: str) -> Returned:
+        """`run(driver, ...)` for a driver that answers `missing` where the student's module has no `function`:
+        then the student gets the standard "not defined" message, as from a call of it."""
+        __tracebackhide__ = True
+        returned = self.run(driver, *args, shown_as=shown_as, runs=function)
+        if type(returned.value) is str and returned.value == missing:
+            self.call(function, shown_as=shown_as)
+        return returned
+
     def call(self, function: str, *args: Any, shown_as: str | None = None, trace: bool = False,
              return_args: bool = False, allow_raise: bool = False, reuse: bool = False, **kwargs: Any) -> Returned:
         """Run `function(*args, **kwargs)` from the student's module and return its value.

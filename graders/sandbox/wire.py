@@ -341,32 +341,32 @@ class _Decoder:
         self.offsets.append(start + size)
         return bytes(self.data[start:start + size])
 
+    # What a well-formed message holds where each is read; anything else is refused with the reason.
     @staticmethod
     def _list(value: Any) -> list:
-        if type(value) is not list:
-            raise WireError("expected a list")
-        return value
+        return _expect(value, type(value) is list, "expected a list")
 
     @staticmethod
     def _pair(value: Any) -> list:
-        if type(value) is not list or len(value) != 2:
-            raise WireError("expected a key-value pair")
-        return value
+        return _expect(value, type(value) is list and len(value) == 2, "expected a key-value pair")
 
     @staticmethod
     def _str(value: Any) -> str:
-        if type(value) is not str:
-            raise WireError("expected a string")
-        return value
+        return _expect(value, type(value) is str, "expected a string")
 
     @staticmethod
     def _count(value: Any) -> int:
-        if type(value) is not int or value < 0 or value > 2**40:
-            raise WireError("bad dimension size")
-        return value
+        return _expect(value, type(value) is int and 0 <= value <= 2**40, "bad dimension size")
 
     @staticmethod
     def _key(value: Any) -> Any:
         if type(value) not in (str, int, float, bool, tuple) and value is not None:
             raise WireError("dict key of an unhashable kind")
         return value
+
+
+def _expect(value: Any, well_formed: bool, problem: str) -> Any:
+    """`value`, if the decoder's test of it holds; else the message is refused, saying why."""
+    if not well_formed:
+        raise WireError(problem)
+    return value

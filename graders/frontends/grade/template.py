@@ -23,6 +23,8 @@ import sys
 import threading
 from pathlib import Path
 
+from graders import sandbox
+
 _PR_SET_PDEATHSIG = 1
 _MESSAGE_BYTES = 1 << 16
 
@@ -44,11 +46,8 @@ class Template:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         sys.stdout.flush()
         sys.stderr.flush()
-        try:
-            pid = os.fork()
-        except OSError:
-            ours.close()
-            theirs.close()
+        pid = sandbox.fork_or_close(ours, theirs)
+        if pid is None:
             return
         if pid == 0:
             ours.close()

@@ -151,10 +151,7 @@ def _scenario(cuda: bool, mps: bool) -> str:
 
 def _run(student: Student, driver: Any, function: str, *args: Any, shown_as: str) -> Returned:
     __tracebackhide__ = True
-    returned = student.run(driver, *args, shown_as=shown_as, runs=function)
-    if type(returned.value) is str and returned.value == MISSING:
-        student.call(function, shown_as=shown_as)  # gives the standard "not defined" message
-    return returned
+    return student.run_defined(driver, function, *args, shown_as=shown_as, missing=MISSING)
 
 
 def _fail_named(returned: Returned, summary: str, mistake: Mistake, got: str, want: str) -> None:

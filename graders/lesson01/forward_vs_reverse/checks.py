@@ -167,21 +167,29 @@ FORWARD_HINT = "For each i: _, d = torch.func.jvp(f, (x,), (e_i,)), then gradien
 REVERSE_HINT = "output, pullback = torch.func.vjp(f, x); (g,) = pullback(torch.ones_like(output)); return g."
 
 
+def run_public(student: Student, function: str, spec: dict, x: Tensor) -> Returned:
+    """The student's `function` (one mode) on a public case, through the driver that counts passes of f."""
+    return student.run(run_mode, function, spec, x, runs=function, shown_as=shown(function, spec, x))
+
+
+def expect_on_public_cases(student: Student, function: str, hint: str) -> None:
+    """The student's `function` gives autograd's gradient on every public case."""
+    __tracebackhide__ = True
+    for spec, x in public_cases():
+        expect_gradient(run_public(student, function, spec, x), spec, x, hint)
+
+
 # ---------------------------------------------------------------- public checks
 
 @check
 def test_forward_mode_matches_autograd(student: Student) -> None:
-    for spec, x in public_cases():
-        returned = student.run(run_mode, "gradient_forward_mode", spec, x, runs="gradient_forward_mode",
-                               shown_as=shown("gradient_forward_mode", spec, x))
-        expect_gradient(returned, spec, x, FORWARD_HINT)
+    expect_on_public_cases(student, "gradient_forward_mode", FORWARD_HINT)
 
 
 @check
 def test_forward_mode_one_jvp_per_input(student: Student) -> None:
     spec, x = public_cases()[1]
-    returned = student.run(run_mode, "gradient_forward_mode", spec, x, runs="gradient_forward_mode",
-                           shown_as=shown("gradient_forward_mode", spec, x))
+    returned = run_public(student, "gradient_forward_mode", spec, x)
     # The right number of passes earns nothing for a wrong gradient (an all-ones tangent is named by its value).
     expect_gradient(returned, spec, x, FORWARD_HINT)
     n, jvps, calls = x.numel(), returned.value["jvp"], returned.value["f_calls"]
@@ -197,17 +205,13 @@ def test_forward_mode_one_jvp_per_input(student: Student) -> None:
 
 @check
 def test_reverse_mode_matches_autograd(student: Student) -> None:
-    for spec, x in public_cases():
-        returned = student.run(run_mode, "gradient_reverse_mode", spec, x, runs="gradient_reverse_mode",
-                               shown_as=shown("gradient_reverse_mode", spec, x))
-        expect_gradient(returned, spec, x, REVERSE_HINT)
+    expect_on_public_cases(student, "gradient_reverse_mode", REVERSE_HINT)
 
 
 @check
 def test_reverse_mode_one_pass(student: Student) -> None:
     spec, x = public_cases()[1]
-    returned = student.run(run_mode, "gradient_reverse_mode", spec, x, runs="gradient_reverse_mode",
-                           shown_as=shown("gradient_reverse_mode", spec, x))
+    returned = run_public(student, "gradient_reverse_mode", spec, x)
     expect_gradient(returned, spec, x, REVERSE_HINT)  # one pass earns nothing for a wrong gradient
     n, calls = x.numel(), returned.value["f_calls"]
     got, wanted = f"{calls} call(s) of f", "1 call of f, then one backward pass"

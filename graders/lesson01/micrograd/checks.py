@@ -637,6 +637,12 @@ PUBLIC = ARITHMETIC + POWERS_AND_QUOTIENTS + TANH_AND_EXP + RELUS + [LESSON_NEUR
     + SHARED_SUBEXPRESSIONS
 
 
+def expect_backward(student: Student, graphs: list[Graph]) -> None:
+    """Each graph built from the student's Value, then out.backward(): every node's data and grad as torch's."""
+    __tracebackhide__ = True
+    expect_graphs(student, graphs, f"out.backward() {_listed(graphs)}")
+
+
 def _listed(graphs: list[Graph]) -> str:
     texts = [graph_text(g) for g in graphs]
     more = f" and {len(texts) - 3} more" if len(texts) > 3 else ""
@@ -676,7 +682,7 @@ def test_forward_values(student: Student) -> None:
 
 @check
 def test_arithmetic_with_numbers(student: Student) -> None:
-    expect_graphs(student, ARITHMETIC, f"out.backward() {_listed(ARITHMETIC)}")
+    expect_backward(student, ARITHMETIC)
     # The class docstring's own examples, with Python ints as they are written there.
     texts = [re.sub(r"(?<![\d.])(\d+)\.0(?!\d)", r"\1", graph_text(graph)) for graph in INT_ARITHMETIC]
     expect_graphs(student, INT_ARITHMETIC, f"out.backward() with int numbers, for each of: {'; '.join(texts)}",
@@ -685,17 +691,17 @@ def test_arithmetic_with_numbers(student: Student) -> None:
 
 @check
 def test_pow_and_div(student: Student) -> None:
-    expect_graphs(student, POWERS_AND_QUOTIENTS, f"out.backward() {_listed(POWERS_AND_QUOTIENTS)}")
+    expect_backward(student, POWERS_AND_QUOTIENTS)
 
 
 @check
 def test_tanh_and_exp(student: Student) -> None:
-    expect_graphs(student, TANH_AND_EXP, f"out.backward() {_listed(TANH_AND_EXP)}")
+    expect_backward(student, TANH_AND_EXP)
 
 
 @check
 def test_relu(student: Student) -> None:
-    expect_graphs(student, RELUS, f"out.backward() {_listed(RELUS)}")
+    expect_backward(student, RELUS)
 
 
 @check
@@ -706,12 +712,12 @@ def test_lesson_neuron(student: Student) -> None:
 
 @check
 def test_reused_leaves(student: Student) -> None:
-    expect_graphs(student, REUSED_LEAVES, f"out.backward() {_listed(REUSED_LEAVES)}")
+    expect_backward(student, REUSED_LEAVES)
 
 
 @check
 def test_shared_subexpressions(student: Student) -> None:
-    expect_graphs(student, SHARED_SUBEXPRESSIONS, f"out.backward() {_listed(SHARED_SUBEXPRESSIONS)}")
+    expect_backward(student, SHARED_SUBEXPRESSIONS)
 
 
 # ---------------------------------------------------------------- hidden checks

@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from typing import Any
+from typing import Any, Callable
 
 import torch
 import torch.nn.functional as F
@@ -416,17 +416,13 @@ def expect_refusal(student: Student, pred: torch.Tensor, target: torch.Tensor, s
 
 @check
 def test_broadcast_shape_lesson_cases(student: Student) -> None:
-    shown = "broadcast_shape(a, b) for the pairs " + ", ".join(f"{a} and {b}" for a, b in LESSON_PAIRS)
-    returned = student.run(broadcast_many, LESSON_PAIRS, runs="broadcast_shape", shown_as=shown)
-    expect_shapes(returned, LESSON_PAIRS)
+    expect_shapes(run_on_listed_pairs(student, broadcast_many, "broadcast_shape(a, b) for the pairs", LESSON_PAIRS),
+                  LESSON_PAIRS)
 
 
 @check
 def test_broadcast_shape_generated_pairs(student: Student) -> None:
-    pairs = drawn("lesson01", EXERCISE.slug, "generated_pairs")
-    shown = _pairs_text("broadcast_shape", "generated_pairs", pairs)
-    returned = student.run(broadcast_many, pairs, runs="broadcast_shape", shown_as=shown)
-    expect_shapes(returned, pairs)
+    expect_shapes(*run_on_drawn_pairs(student, broadcast_many, "broadcast_shape", "generated_pairs"))
 
 
 @check
@@ -439,9 +435,8 @@ def test_broadcast_shape_error_names_shapes(student: Student) -> None:
 
 @check
 def test_silently_broadcasts_lesson_cases(student: Student) -> None:
-    shown = "silently_broadcasts(pred_shape, target_shape) for " + ", ".join(f"{a} and {b}" for a, b in SILENT_PAIRS)
-    returned = student.run(silently_many, SILENT_PAIRS, runs="silently_broadcasts", shown_as=shown)
-    expect_bools(returned, SILENT_PAIRS)
+    expect_bools(run_on_listed_pairs(student, silently_many, "silently_broadcasts(pred_shape, target_shape) for",
+                                     SILENT_PAIRS), SILENT_PAIRS)
 
 
 @check
@@ -459,22 +454,29 @@ def test_mse_loss_refuses_mismatched_shapes(student: Student) -> None:
                    f"mse_loss(pred, y) with {LESSON_FIT}, pred of shape (100, 1) and y of shape (100,)")
 
 
+def run_on_listed_pairs(student: Student, driver: Callable, call: str, pairs: list[Pair]) -> Returned:
+    """The student's function (named first in `call`) on these pairs, each shown in the message."""
+    function = call.split("(")[0]
+    shown = f"{call} " + ", ".join(f"{a} and {b}" for a, b in pairs)
+    return student.run(driver, pairs, runs=function, shown_as=shown)
+
+
+def run_on_drawn_pairs(student: Student, driver: Callable, function: str, seed: str) -> tuple[Returned, list]:
+    """The student's `function` on every shape pair drawn with the seed `seed`: their answers, and the pairs."""
+    pairs = drawn("lesson01", EXERCISE.slug, seed)
+    return student.run(driver, pairs, runs=function, shown_as=_pairs_text(function, seed, pairs)), pairs
+
+
 # ---------------------------------------------------------------- hidden checks
 
 @check
 def test_broadcast_shape_fresh_pairs(student: Student) -> None:
-    pairs = drawn("lesson01", EXERCISE.slug, "fresh_pairs")
-    returned = student.run(broadcast_many, pairs, runs="broadcast_shape",
-                           shown_as=_pairs_text("broadcast_shape", "fresh_pairs", pairs))
-    expect_shapes(returned, pairs)
+    expect_shapes(*run_on_drawn_pairs(student, broadcast_many, "broadcast_shape", "fresh_pairs"))
 
 
 @check
 def test_silently_broadcasts_fresh_pairs(student: Student) -> None:
-    pairs = drawn("lesson01", EXERCISE.slug, "fresh_pairs")
-    returned = student.run(silently_many, pairs, runs="silently_broadcasts",
-                           shown_as=_pairs_text("silently_broadcasts", "fresh_pairs", pairs))
-    expect_bools(returned, pairs)
+    expect_bools(*run_on_drawn_pairs(student, silently_many, "silently_broadcasts", "fresh_pairs"))
 
 
 @check

@@ -148,10 +148,7 @@ def base_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
 
 def _run(student: Student, driver: Callable, function: str, *args: Any, shown_as: str) -> Returned:
     __tracebackhide__ = True
-    returned = student.run(driver, *args, shown_as=shown_as, runs=function)
-    if type(returned.value) is str and returned.value == MISSING:
-        student.call(function, shown_as=shown_as)  # gives the standard "not defined" message
-    return returned
+    return student.run_defined(driver, function, *args, shown_as=shown_as, missing=MISSING)
 
 
 def expect_view(student: Student, reference: ModuleType, function: str, case: tuple, *args: Any,
