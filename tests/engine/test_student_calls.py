@@ -27,18 +27,18 @@ def run(x):
 """
 
 
-def _student(tmp_path: Path) -> Student:
+def _student(tmp_path: Path) -> tuple[Student, SubmissionWorker]:
     (tmp_path / "lesson01").mkdir()
     module = tmp_path / "lesson01" / "counting.py"
     module.write_text(COUNTING)
     budget = Budget(call_seconds=1, import_seconds=10, memory_mb=1024, output_kb=64, message_mb=16)
     sandbox.prepare()
     shared = SubmissionWorker(module.parent, budget, sandbox.Settings())
-    return Student(module, "counting.py", budget, [], lambda: shared.lease(module))
+    return Student(module, "counting.py", budget, [], lambda: shared.lease(module)), shared
 
 
 def test_a_reused_call_runs_once_and_each_check_gets_its_own_copy(tmp_path: Path) -> None:
-    student = _student(tmp_path)
+    student, shared = _student(tmp_path)
     try:
         first = student.call("run", 2, reuse=True, shown_as="run(2)")
         first.value["losses"].append(0.0)  # what one check does to its answer is not the next one's
@@ -49,10 +49,11 @@ def test_a_reused_call_runs_once_and_each_check_gets_its_own_copy(tmp_path: Path
         assert student.call("run", 2).value["calls"] == 3  # without reuse: run again, as a check may need
     finally:
         student.close()
+        shared.close()  # its worker too: a worker left running would be another test's "process left behind"
 
 
 def test_a_reused_answer_is_not_given_for_a_function_that_has_timed_out_since(tmp_path: Path) -> None:
-    student = _student(tmp_path)
+    student, shared = _student(tmp_path)
     try:
         assert student.call("run", 2, reuse=True).value["calls"] == 1
         with pytest.raises(CheckFailed, match="did not return"):
@@ -61,3 +62,4 @@ def test_a_reused_answer_is_not_given_for_a_function_that_has_timed_out_since(tm
             student.call("run", 2, reuse=True)
     finally:
         student.close()
+        shared.close()  # its worker too: a worker left running would be another test's "process left behind"
