@@ -160,6 +160,52 @@ LESSON_URL = Setting("", "address of the lesson's text, to which feedback links 
 TWINS = ("seed of the fresh inputs on which each public check runs a second time when the reference is live "
          "(the instructor grades): it pays only if both runs pass, so a table of the released values earns nothing")
 
+# The ideas of the lesson that a named mistake can break, in the order the lesson teaches them: each key is
+# what a mistake's `concept` names (graders/engine/mistakes.py), and its sentence says the idea as it would be
+# taught again. Many checks and mistakes share one idea (a loss summed instead of averaged shows up in three
+# exercises), so the class report can count students per concept rather than per check and mistake. Every
+# mistake of the catalogue names one of these, and every one of these is named (tests/test_concepts.py).
+CONCEPTS: dict[str, str] = {
+    "dtypes": "Every tensor has one dtype, which conversions keep: data and weights are float32, labels and whole "
+              "numbers int64, NumPy's floats float64, so cast on purpose (.float(), .long(), dtype=x.dtype) instead "
+              "of mixing two in one operation.",
+    "devices": "A tensor lives on one device: pick it when asked (CUDA, then MPS, then the CPU) as a torch.device, "
+               "and move every tensor an operation uses with .to(device), leaving other values as they are.",
+    "broadcasting": "Shapes decide what an operation computes: broadcasting lines dimensions up from the right and "
+                    "stretches only sizes of 1, so (100, 1) against (100,) silently becomes (100, 100), and @ needs "
+                    "its inner sizes to agree.",
+    "views": "A view (view, reshape where it can, slicing, .T, detach) shares its source's memory, so a write shows "
+             "in both; view needs a contiguous layout, reshape copies only when it must, and only .clone() gives a "
+             "copy of your own.",
+    "requires_grad": "Autograd follows tensors made with requires_grad=True through torch operations only, and "
+                     "backward() on a scalar fills those leaves' .grad; to differentiate someone else's tensor, make "
+                     "a leaf copy of your own with x.detach().clone().requires_grad_(True).",
+    "chain_rule": "The chain rule by hand: write the composition exactly, then multiply each step's own local "
+                  "derivative (σ' = σ(1 − σ), the product and power rules, −1 from e^(−x)) by the gradient that "
+                  "flows into it.",
+    "accumulation": "backward() adds into .grad instead of replacing it: clear the gradients once per update, and let "
+                    "micro-batches add up only when each one's loss is scaled to its share of the whole batch.",
+    "detach_and_no_grad": "To stop tracking, detach() cuts a tensor from the graph (which .numpy() needs), .item() "
+                          "takes out a plain Python number (for logs and returned floats), torch.no_grad() records "
+                          "nothing (updates, inference), and .data, hidden from autograd, is never the answer.",
+    "training_loop": "Gradient descent repeats the same steps in the same order (forward, the mean squared error over "
+                     "every element, backward, an in-place step against the gradient, zeroing) from the start and "
+                     "for the number of steps asked; a loss that settles near the noise is a finished fit.",
+    "learning_rate": "The learning rate sets how far each step goes: a small one crawls, and one above the stable "
+                     "limit 2/λ_max overshoots further each step until the loss grows past its start or turns nan.",
+    "seeds_and_arguments": "A function's result follows from its arguments alone: seed with the seed given, draw the "
+                           "data and make the model in one fixed order, and use the rate, noise, grid or form passed "
+                           "in, never the lesson's example values.",
+    "gradient_checking": "A gradient check estimates each partial derivative by nudging one coordinate of a copy both "
+                         "ways, (f(x + h·e_i) − f(x − h·e_i)) / (2h), in float64, and reports the largest "
+                         "elementwise relative gap from autograd's answer.",
+    "forward_vs_reverse": "Forward and reverse mode are both exact autodiff on a recorded graph: forward mode pushes "
+                          "one input direction per pass (n passes for n inputs), reverse mode pulls one output back "
+                          "per pass, so a scalar loss needs a single backward.",
+    "micrograd": "Autograd from scratch: sort the graph topologically, seed the output's grad with 1, run each "
+                 "node's backward step once in reverse order, and add (+=) every use's share into grad.",
+}
+
 
 class ManifestError(ValueError):
     """An exercise's manifest is missing, not TOML, or has a missing, unknown or mistyped key."""

@@ -3,11 +3,24 @@ reference, tests/mistake_catalogue.py), is diagnosed as itself and costs exactly
 
 from __future__ import annotations
 
+import functools
+import importlib
+
 import pytest
 
 from conftest import MistakeSubmission, mistake_submissions
 
 SUBMISSIONS = mistake_submissions()
+
+
+@functools.cache
+def concept(slug: str, name: str) -> str:
+    """The concept (course_config.CONCEPTS) the catalogue of `slug` gives its mistake `name`: the JSON result must
+    carry it beside the name, however the check named the mistake (tests/test_concepts.py checks the vocabulary)."""
+    from graders.engine.collect import collect_mistakes
+    from graders.engine.mistakes import concept_of
+
+    return concept_of(name, collect_mistakes(importlib.import_module(f"graders.lesson01.{slug}.mistakes")))
 
 
 @pytest.mark.parametrize("submission", SUBMISSIONS, ids=[f"{s.slug}/{s.name}" for s in SUBMISSIONS])
@@ -22,6 +35,7 @@ def test_each_mistake_is_diagnosed_by_name_and_costs_only_its_checks(grade, subm
             f"{submission.change}: {check_id} named {checks[check_id]['mistake']!r}, its header says "
             f"{submission.mistake!r}\n{checks[check_id]['message']}")
         assert submission.mistake in checks[check_id]["message"]
+        assert checks[check_id]["concept"] == concept(submission.slug, submission.mistake), checks[check_id]
 
 
 def test_every_catalogued_mistake_has_a_submission() -> None:
@@ -71,3 +85,4 @@ def test_each_mistake_is_still_named_from_recorded_expected_values(grade, record
         assert checks[check_id]["mistake"] == submission.mistake, (
             f"{submission.change}: {check_id} named {checks[check_id]['mistake']!r}, its header says "
             f"{submission.mistake!r}\n{checks[check_id]['message']}")
+        assert checks[check_id]["concept"] == concept(submission.slug, submission.mistake), checks[check_id]

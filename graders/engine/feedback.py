@@ -60,6 +60,7 @@ class Feedback:
     hint: str = ""  # one thing to try
     section: str = ""  # where in the lesson to look
     mistake: str | None = None  # the catalogue name of the mistake, when one was recognised
+    concept: str = ""  # the lesson idea that mistake breaks (course_config.CONCEPTS); never part of text()
     not_implemented: bool = False  # the student has not started this function yet
     files: tuple[str, ...] = field(default_factory=tuple)  # e.g. a plot written for this failure
     pictures: tuple[LossCurves, ...] = ()  # plots to draw into `files` if the session shows this failure in full
@@ -104,10 +105,11 @@ class CheckFailed(AssertionError):
 
 def fail(summary: str, **parts: object) -> NoReturn:
     """Fail the current check with a message in the standard shape. `mistake` may be a named mistake
-    (graders/engine/mistakes.py): its name, explanation, hint and section fill the parts not given."""
+    (graders/engine/mistakes.py): its name, explanation, hint, section and concept fill the parts not given."""
     __tracebackhide__ = True
     named = parts.get("mistake")
     if named is not None and not isinstance(named, str):  # a Mistake (not imported here: it imports this module)
         parts = {"meaning": named.explanation, "hint": named.hint, "section": named.section,  # type: ignore[attr-defined]
-                 **parts, "mistake": named.name}  # type: ignore[attr-defined]
+                 "concept": named.concept, **parts,  # type: ignore[attr-defined]
+                 "mistake": named.name}  # type: ignore[attr-defined]
     raise CheckFailed(Feedback(summary, **parts))  # type: ignore[arg-type]

@@ -4,17 +4,21 @@ Each exercise keeps a catalogue (its room's mistakes.py, collected by engine/col
 recognised in one of three ways: the student's output equals a wrong variant of the
 reference run on the same input; a gradient is a known multiple of the right one (the
 gradient signature); or a raised error matches the message that mistake produces.
+
+Each mistake also names the lesson idea it breaks, a key of course_config.CONCEPTS, which the check
+result carries beside the mistake's name so that the class report can count students per idea.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import torch
 
+from course_config import CONCEPTS
 from graders.engine.compare import tensor_problem
 
 
@@ -27,6 +31,15 @@ class Mistake:
     hint: str  # one concrete thing to change
     section: str  # where in the lesson the right idea is taught
     error_pattern: str | None = None  # regex over "ErrorType: message" when the mistake raises
+    # The idea of the lesson it breaks: a key of course_config.CONCEPTS, e.g. "accumulation" for gradients never
+    # zeroed. Many mistakes of many exercises share one, so the class report groups them by it.
+    concept: str = field(default="", kw_only=True)
+
+    def __post_init__(self) -> None:
+        # A misspelt concept fails at import, naming the mistake, rather than splitting the report's groups.
+        if self.concept and self.concept not in CONCEPTS:
+            raise ValueError(f"mistake {self.name!r}: concept {self.concept!r} is not a key of course_config.CONCEPTS "
+                             f"(they are: {', '.join(CONCEPTS)})")
 
     def matches_error(self, error_type: str, message: str) -> bool:
         return self.error_pattern is not None and re.search(self.error_pattern, f"{error_type}: {message}") is not None
@@ -88,5 +101,15 @@ MIXED_DTYPES = Mistake(
     '"Common pitfalls", "Mixing dtypes"',
     error_pattern=r"must have the same dtype|expected scalar type \w+ but found \w+|"
                   r"[Ff]ound dtype \w+ but expected \w+|expected both inputs to have same dtype",
+    concept="dtypes",
 )
 ANY_EXERCISE = [MIXED_DTYPES]
+
+
+def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:
+    """The concept of the mistake called `name`, from an exercise's catalogue or the ones any exercise can make;
+    "" when none is called so. For a check that names a mistake by its name alone (having reworded its
+    explanation for the case at hand), so that its result still carries the mistake's concept."""
+    if not name:
+        return ""
+    return next((mistake.concept for mistake in (*catalogue, *ANY_EXERCISE) if mistake.name == name), "")

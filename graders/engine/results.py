@@ -18,6 +18,10 @@ class CheckResult:
     message: str  # the feedback text; empty when passed
     hidden: bool  # hidden checks use fresh inputs and are not shown to students before grading
     mistake: str | None = None  # the name of the recognised mistake, if any
+    concept: str = ""  # the lesson idea that mistake breaks, a key of course_config.CONCEPTS; "" when none is named
+    # What failed the whole exercise at once, if anything: "import", "allowance spent" or "timeout of <function>",
+    # so that reports count timeouts apart from wrong answers.
+    cause: str = ""
     not_implemented: bool = False  # failed only because the function still raises NotImplementedError
     files: list[str] = field(default_factory=list)  # files written for this check (e.g. a plot)
     shown: str = ""  # the feedback students see: the message, or less of it for a hidden check (shown_message)

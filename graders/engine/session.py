@@ -29,7 +29,7 @@ from graders.engine import kept_values
 from graders.engine.allowance import Allowance
 from graders.engine.collect import collect_mistakes
 from graders.engine.feedback import FIELD_CHARS, CheckFailed, Feedback, cut
-from graders.engine.mistakes import Mistake
+from graders.engine.mistakes import Mistake, concept_of
 from graders.engine.options import KEPT, replay_file
 from graders.engine.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
 from graders.engine.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, shown_message, tally
@@ -277,7 +277,11 @@ class GradingSession:
             return
         elif call.excinfo is not None and isinstance(call.excinfo.value, CheckFailed):
             feedback = self._with_pictures(exercise.slug, call.excinfo.value.feedback, check.hidden)
-            check.message, check.mistake = feedback.text(), feedback.mistake
+            check.message, check.mistake, check.cause = feedback.text(), feedback.mistake, feedback.cause
+            # A check that names a mistake by its name alone (to reword its explanation) leaves its concept to the
+            # exercise's catalogue.
+            check.concept = feedback.concept or (concept_of(feedback.mistake, module.mistakes())
+                                                 if feedback.mistake else "")
             check.not_implemented, check.files = feedback.not_implemented, list(feedback.files)
             if printed and (not check.hidden or self.hidden_show == "full"):  # a hidden check's prints show its inputs
                 feedback = dataclasses.replace(feedback, printed=printed)

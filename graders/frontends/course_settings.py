@@ -32,6 +32,10 @@ def course_lines() -> list[str]:
     lines += ["", "policy (course_config.py)"]
     lines += _described("HIDDEN_CHECKS_SHOW", course_config.HIDDEN_CHECKS_SHOW)
     lines += _described("LESSON_URL", course_config.LESSON_URL)
+    lines += ["", "CONCEPTS (course_config.py): the lesson ideas a named mistake breaks (Mistake(concept=...)); "
+                  "the class report groups mistakes by them"]
+    for key, sentence in course_config.CONCEPTS.items():
+        lines += [f"  {key}"] + _wrapped(sentence, 4)
     for lesson in course_config.LESSONS:
         lines += ["", f"lesson {lesson.number}, {lesson.title}: {len(lesson.exercises)} exercises, "
                       f"{lesson.points:g} points (graders/{lesson.folder}/<slug>/exercise.toml)"]

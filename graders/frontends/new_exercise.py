@@ -241,5 +241,6 @@ FACTOR_IGNORED = Mistake(
     "Your result equals x itself: the factor was never applied.",
     "Return x * factor.",
     SECTION,
+    concept="broadcasting",  # a key of course_config.CONCEPTS: the lesson idea the mistake breaks
 )
 '''

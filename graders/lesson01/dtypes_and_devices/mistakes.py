@@ -11,6 +11,10 @@ PITFALLS = '"Common pitfalls", "Mixing dtypes"'
 
 DEVICES = '"Devices: CPU, CUDA, MPS" in the companion text'
 
+# The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
+# the others name their own.
+CONCEPT = "devices"
+
 FLOAT64_KEPT = Mistake(
     "float64 kept from the NumPy array",
     "Your features are float64. Converting an array keeps its dtype (torch.from_numpy and torch.tensor "
@@ -18,6 +22,7 @@ FLOAT64_KEPT = Mistake(
     "with RuntimeError: mat1 and mat2 must have the same dtype.",
     "Cast after converting: torch.from_numpy(a).float().",
     PITFALLS,
+    concept="dtypes",
 )
 
 FLOAT_LABELS = Mistake(
@@ -26,6 +31,7 @@ FLOAT_LABELS = Mistake(
     "labels as int64 (torch.long); only features and weights are float32.",
     "Convert labels with .long(): torch.from_numpy(a).long().",
     PITFALLS,
+    concept="dtypes",
 )
 
 INT32_LABELS = Mistake(
@@ -35,6 +41,7 @@ INT32_LABELS = Mistake(
     "nn.CrossEntropyLoss stops on int32 labels with a RuntimeError that asks for Long.",
     "Cast with .long(), not .int(): torch.from_numpy(a).long().",
     TENSORS,
+    concept="dtypes",
 )
 
 WRONG_BACKEND_ORDER = Mistake(
@@ -43,6 +50,7 @@ WRONG_BACKEND_ORDER = Mistake(
     "order of the questions is the order of preference, and CUDA comes first.",
     "Ask torch.cuda.is_available() first, then torch.backends.mps.is_available(), then fall back to cpu.",
     DEVICES,
+    concept=CONCEPT,
 )
 
 DEVICE_NAME = Mistake(
@@ -52,6 +60,7 @@ DEVICE_NAME = Mistake(
     "torch.device.",
     'Wrap the name before returning it: torch.device("cuda"), torch.device("mps") or torch.device("cpu").',
     DEVICES,
+    concept=CONCEPT,
 )
 
 MOVED_NON_TENSOR = Mistake(
@@ -61,6 +70,7 @@ MOVED_NON_TENSOR = Mistake(
     "Move only the tensors: value.to(device) if isinstance(value, torch.Tensor) else value.",
     DEVICES,
     error_pattern=r"^AttributeError: '\w+' object has no attribute 'to'",
+    concept=CONCEPT,
 )
 
 CHANGED_BATCH = Mistake(
@@ -70,6 +80,7 @@ CHANGED_BATCH = Mistake(
     "on the CPU for logging, a dataset that hands out the same dict each epoch) finds its tensors moved.",
     "Leave batch as it is and build a new dict: return {key: ... for key, value in batch.items()}.",
     DEVICES,
+    concept=CONCEPT,
 )
 
 INTEGER_FEATURES = Mistake(
@@ -79,6 +90,7 @@ INTEGER_FEATURES = Mistake(
     "float32 weights cannot be multiplied with it.",
     "Cast every array, whatever its dtype: torch.from_numpy(a).float().",
     PITFALLS,
+    concept="dtypes",
 )
 
 NON_TENSORS_DROPPED = Mistake(
@@ -89,6 +101,7 @@ NON_TENSORS_DROPPED = Mistake(
     "Keep every key and choose the value per entry: {key: value.to(device) if isinstance(value, torch.Tensor) "
     "else value for key, value in batch.items()}.",
     DEVICES,
+    concept=CONCEPT,
 )
 
 DEVICE_AT_IMPORT = Mistake(
@@ -100,4 +113,5 @@ DEVICE_AT_IMPORT = Mistake(
     "Move the questions into the function's body, so that torch is asked on every call: "
     'if torch.cuda.is_available(): return torch.device("cuda"), and so on.',
     DEVICES,
+    concept=CONCEPT,
 )

@@ -7,6 +7,10 @@ from graders.kit import Mistake
 
 WHY = 'companion text, "Why Do We Need Automatic Differentiation?" (option 2, finite differences)'
 
+# The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
+# the others name their own.
+CONCEPT = "gradient_checking"
+
 FORWARD_DIFFERENCES = Mistake(
     "forward instead of central differences",
     "Your estimate is the one-sided slope (f(x + h·e_i) − f(x)) / h. Its error shrinks only like h "
@@ -14,6 +18,7 @@ FORWARD_DIFFERENCES = Mistake(
     "about h², far below what a float64 gradient check must resolve.",
     "Evaluate f on both sides of x for every coordinate: two calls per coordinate, 2n in all.",
     WHY,
+    concept=CONCEPT,
 )
 
 DIVIDED_BY_H = Mistake(
@@ -22,6 +27,7 @@ DIVIDED_BY_H = Mistake(
     "apart, so their difference in f must be divided by 2h, not by h.",
     "Divide by (2 * h), with the parentheses.",
     WHY,
+    concept=CONCEPT,
 )
 
 MODIFIED_X = Mistake(
@@ -32,6 +38,7 @@ MODIFIED_X = Mistake(
     "Never write into x: build new tensors, e.g. step = torch.zeros_like(x); step[i] = h; "
     "f(x + step) and f(x - step).",
     WHY,
+    concept=CONCEPT,
 )
 
 FLOAT32_CHECK = Mistake(
@@ -41,6 +48,7 @@ FLOAT32_CHECK = Mistake(
     "Convert first: x64 = x.detach().to(torch.float64), and use x64 both for autograd and for "
     "numerical_gradient.",
     WHY,
+    concept=CONCEPT,
 )
 
 ALL_AT_ONCE = Mistake(
@@ -50,6 +58,7 @@ ALL_AT_ONCE = Mistake(
     "together; the i-th partial derivative needs x moved along coordinate i alone.",
     "For each i, make a step that is zero except step[i] = h, then use f(x + step) and f(x - step).",
     WHY,
+    concept=CONCEPT,
 )
 
 DETACH_SHARES_MEMORY = Mistake(
@@ -60,6 +69,7 @@ DETACH_SHARES_MEMORY = Mistake(
     "f(x + h·e_i) − f(x − h·e_i).",
     "Make real copies with x.detach().clone(), or build the two points as x + step and x - step (new tensors).",
     '"The Detach / no_grad / .data Triangle" in the companion text (x.detach() shares the same data)',
+    concept="views",
 )
 
 MEAN_OF_GAPS = Mistake(
@@ -68,6 +78,7 @@ MEAN_OF_GAPS = Mistake(
     "hides one badly wrong entry among many good ones, which is exactly what a gradient check must catch.",
     "End with .max().item() instead of .mean().item().",
     WHY,
+    concept=CONCEPT,
 )
 
 X_MADE_A_LEAF = Mistake(
@@ -77,6 +88,7 @@ X_MADE_A_LEAF = Mistake(
     "switched on tracking for the caller's own tensor, and backward() wrote the gradient into its .grad.",
     "Make the leaf from a copy: leaf = x.detach().to(torch.float64).clone().requires_grad_(True).",
     '"The Four Autograd Patterns" in the companion text (requires_grad=True turns on tracking)',
+    concept="requires_grad",
 )
 
 ERROR_AS_TENSOR = Mistake(
@@ -86,6 +98,7 @@ ERROR_AS_TENSOR = Mistake(
     "compare with a limit or print.",
     "End with .max().item(): .item() turns a one-element tensor into a Python float.",
     WHY,
+    concept="detach_and_no_grad",
 )
 
 WHOLE_TENSOR_RATIO = Mistake(
@@ -96,6 +109,7 @@ WHOLE_TENSOR_RATIO = Mistake(
     "the largest elementwise gap is the one a gradient check reports.",
     "Divide elementwise, then take the largest: ((a - b).abs() / (a.abs() + b.abs()).clamp(min=1e-8)).max().item().",
     WHY,
+    concept=CONCEPT,
 )
 
 TIMES_H_SQUARED = Mistake(
@@ -105,6 +119,7 @@ TIMES_H_SQUARED = Mistake(
     "slope, was halved and then multiplied by h instead of divided by it, which leaves h · h times the slope.",
     "Put the parentheses in: (f(x + step) - f(x - step)) / (2 * h).",
     WHY,
+    concept=CONCEPT,
 )
 
 FLOAT32_RESULT = Mistake(
@@ -114,4 +129,5 @@ FLOAT32_RESULT = Mistake(
     "named, so each float64 slope lost the digits a float64 gradient check relies on.",
     "Make the result in x's dtype: torch.zeros_like(x), or pass dtype=x.dtype where you create it.",
     WHY,
+    concept="dtypes",
 )

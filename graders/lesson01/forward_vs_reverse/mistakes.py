@@ -9,6 +9,10 @@ MODES = 'companion text, "Forward Mode vs. Reverse Mode"'
 
 TAKEAWAYS = '"Key Takeaways" of the companion text (one forward + one backward pass gives every gradient)'
 
+# The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
+# the others name their own.
+CONCEPT = "forward_vs_reverse"
+
 ONES_TANGENT = Mistake(
     "forward mode with one all-ones tangent",
     "Your gradient holds the sum of all the partial derivatives: what jvp gives with a tangent of ones, "
@@ -16,6 +20,7 @@ ONES_TANGENT = Mistake(
     "direction per pass, so each pass needs its own tangent, the basis vector of its coordinate.",
     "Loop over the coordinates: jvp(f, (x,), (e_i,)) with e_i = torch.eye(n)[i] gives df/dx_i.",
     MODES,
+    concept=CONCEPT,
 )
 
 BACKWARD_PER_COORDINATE = Mistake(
@@ -25,6 +30,7 @@ BACKWARD_PER_COORDINATE = Mistake(
     "Call f once on a leaf copy of x, call .backward() once, and return the whole leaf.grad "
     "(or use torch.func.vjp once).",
     TAKEAWAYS,
+    concept=CONCEPT,
 )
 
 SWAPPED_MODES = Mistake(
@@ -33,6 +39,7 @@ SWAPPED_MODES = Mistake(
     "carries one input direction per pass; reverse mode carries one output back per pass.",
     "forward → n_inputs, reverse → n_outputs: that is why a scalar loss of many parameters uses reverse mode.",
     MODES,
+    concept=CONCEPT,
 )
 
 JVP_OUTPUTS_SWAPPED = Mistake(
@@ -42,6 +49,7 @@ JVP_OUTPUTS_SWAPPED = Mistake(
     "derivative along the tangent.",
     "_, derivative = torch.func.jvp(f, (x,), (e_i,)); gradient[i] = derivative.",
     MODES,
+    concept=CONCEPT,
 )
 
 MODIFIED_X = Mistake(
@@ -51,6 +59,7 @@ MODIFIED_X = Mistake(
     "the next computation with it would build a graph or read a stale gradient.",
     "Work on a copy: leaf = x.detach().clone().requires_grad_(True), then f(leaf).backward() and return leaf.grad.",
     '"Autograd: gradients for free" (requires_grad and .grad belong to the tensor you set them on)',
+    concept="requires_grad",
 )
 
 SKIPPED_COORDINATE = Mistake(
@@ -60,6 +69,7 @@ SKIPPED_COORDINATE = Mistake(
     "coordinate 0; forward mode needs one pass for every one of the n inputs.",
     "Loop over all n coordinates: for i in range(x.numel()) (or over the rows of torch.eye(n)).",
     MODES,
+    concept=CONCEPT,
 )
 
 UNKNOWN_MODE_AS_REVERSE = Mistake(
@@ -70,6 +80,7 @@ UNKNOWN_MODE_AS_REVERSE = Mistake(
     'Test both names, mode == "forward" and mode == "reverse", and end with '
     'raise ValueError(f"unknown mode {mode!r}").',
     MODES,
+    concept=CONCEPT,
 )
 
 MODE_READ_LOOSELY = Mistake(
@@ -79,6 +90,7 @@ MODE_READ_LOOSELY = Mistake(
     'anything else is a caller\'s typo that deserves an error, as torch\'s own string options give one.',
     'Compare the mode as given: mode == "forward", mode == "reverse", else raise ValueError.',
     MODES,
+    concept=CONCEPT,
 )
 
 DIRECTIONS_PILED_UP = Mistake(
@@ -89,6 +101,7 @@ DIRECTIONS_PILED_UP = Mistake(
     "Make a fresh tangent in each pass (e_i = torch.zeros_like(x); e_i[i] = 1), or take the rows of "
     "torch.eye(n, dtype=x.dtype).",
     MODES,
+    concept=CONCEPT,
 )
 
 FLOAT32_BUFFER = Mistake(
@@ -98,6 +111,7 @@ FLOAT32_BUFFER = Mistake(
     "the digits that float64 kept.",
     "Make the result in x's dtype: torch.zeros_like(x), or torch.zeros(n, dtype=x.dtype).",
     MODES,
+    concept="dtypes",
 )
 
 REVERSE_ALWAYS_ONE = Mistake(
@@ -107,6 +121,7 @@ REVERSE_ALWAYS_ONE = Mistake(
     "function with m outputs needs m of them, one per row of its Jacobian.",
     'For mode == "reverse" return n_outputs.',
     MODES,
+    concept=CONCEPT,
 )
 
 GRADIENT_TRACKS_X = Mistake(
@@ -116,6 +131,7 @@ GRADIENT_TRACKS_X = Mistake(
     "answer, not a step of the model: nothing should flow back through it.",
     "Start from x.detach(): pass it to jvp and vjp, or make the leaf copy as x.detach().clone().requires_grad_().",
     MODES,
+    concept="detach_and_no_grad",
 )
 
 VJP_TUPLE_RETURNED = Mistake(
@@ -125,4 +141,5 @@ VJP_TUPLE_RETURNED = Mistake(
     "single input x, a tuple of one.",
     "Unpack the one element: (g,) = pullback(torch.ones_like(output)), then return g.",
     MODES,
+    concept=CONCEPT,
 )

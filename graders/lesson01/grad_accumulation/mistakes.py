@@ -11,12 +11,17 @@ COMPANION = 'the companion\'s "zero_grad() -- Reset Between Steps" (gradient acc
 
 LESSON_GRADS = ": the lesson's loop gives 6, 12, 18."  # a twin run's hint leaves it out: its x0 is not 3
 
+# The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
+# the others name their own.
+CONCEPT = "accumulation"
+
 CLEARED_BETWEEN_CALLS = Mistake(
     "gradient cleared between backward calls",
     "Every value you recorded is the plain derivative 2·x0: x.grad was zeroed, or x was made afresh, before "
     "each backward pass. This function is meant to show what happens when nobody clears it.",
     "Create x once, before the loop, and leave x.grad alone inside it" + LESSON_GRADS,
     WORKED,
+    concept=CONCEPT,
 )
 
 KEPT_GRAD_TENSOR = Mistake(
@@ -26,6 +31,7 @@ KEPT_GRAD_TENSOR = Mistake(
     "tensor, and after the last pass they all show the final sum.",
     "Append x.grad.item(): a Python number, copied when you take it, that later backward passes cannot change.",
     WORKED,
+    concept=CONCEPT,
 )
 
 NOT_SCALED = Mistake(
@@ -34,6 +40,7 @@ NOT_SCALED = Mistake(
     "backward() added the k gradients together. A sum of k means is not the mean over the whole batch.",
     "Divide each micro-batch's sum of squared errors by N, the number of rows in the whole batch.",
     COMPANION,
+    concept=CONCEPT,
 )
 
 MEAN_OF_MEANS = Mistake(
@@ -44,6 +51,7 @@ MEAN_OF_MEANS = Mistake(
     "Weight each micro-batch by its share of the rows: its sum of squared errors divided by N, not its mean "
     "divided by k.",
     COMPANION,
+    concept=CONCEPT,
 )
 
 DIVIDED_TWICE = Mistake(
@@ -55,6 +63,7 @@ DIVIDED_TWICE = Mistake(
     "Divide by the number of rows once: take each micro-batch's sum of squared errors (.sum(), not .mean()) "
     "and divide that by N, the number of rows in the whole batch.",
     COMPANION,
+    concept=CONCEPT,
 )
 
 ZEROED_BETWEEN_MICRO_BATCHES = Mistake(
@@ -64,6 +73,7 @@ ZEROED_BETWEEN_MICRO_BATCHES = Mistake(
     "Make the leaf copy of w once, before the loop, and let backward() add into leaf.grad; clear gradients "
     "between optimiser steps, never between the micro-batches of one step.",
     COMPANION,
+    concept=CONCEPT,
 )
 
 MODIFIED_W = Mistake(
@@ -72,6 +82,7 @@ MODIFIED_W = Mistake(
     "has other values. Whoever calls this function (a training loop) does not expect its weights to change.",
     "Work on a leaf copy: leaf = w.detach().clone().requires_grad_(True), and return leaf.grad.detach().",
     COMPANION,
+    concept="requires_grad",
 )
 
 COPY_NOT_DETACHED = Mistake(
@@ -81,4 +92,5 @@ COPY_NOT_DETACHED = Mistake(
     "copy's own .grad stays None.",
     "Cut the copy from the graph first: leaf = w.detach().clone().requires_grad_(True).",
     COMPANION,
+    concept="requires_grad",
 )

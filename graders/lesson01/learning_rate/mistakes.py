@@ -15,12 +15,17 @@ NO_GRAD = '"Worked example", where it explains torch.no_grad()'
 
 PITFALLS = '"Common pitfalls": accumulating graphs in a log'
 
+# The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
+# the others name their own.
+CONCEPT = "learning_rate"
+
 GRADIENTS_NOT_ZEROED = Mistake(
     "gradients never zeroed",
     "Your losses go up and down instead of falling: this is what gradients that are never zeroed do. "
     "backward() adds into w.grad and b.grad, so each update uses the sum of all gradients so far.",
     "Call w.grad.zero_() and b.grad.zero_() after each update.",
     ZERO_GRAD,
+    concept="accumulation",
 )
 
 ONE_GRADIENT_ZEROED = Mistake(
@@ -30,6 +35,7 @@ ONE_GRADIENT_ZEROED = Mistake(
     "its past gradients and the loss wanders instead of settling.",
     "Zero both gradients after each update: w.grad.zero_() and b.grad.zero_().",
     ZERO_GRAD,
+    concept="accumulation",
 )
 
 SUM_FOR_MEAN = Mistake(
@@ -38,6 +44,7 @@ SUM_FOR_MEAN = Mistake(
     "every step is n times too long and even lr = 0.01 overshoots and diverges.",
     "Take the mean squared error: ((pred - y) ** 2).mean().",
     WORKED,
+    concept="training_loop",
 )
 
 MISSING_FACTOR_2 = Mistake(
@@ -47,6 +54,7 @@ MISSING_FACTOR_2 = Mistake(
     "(48 instead of 23 at lr 0.1, 497 instead of 248 at lr 0.01).",
     "Use grad_w = 2 * ((pred - y) * X).mean() and grad_b = 2 * (pred - y).mean(), or let backward() do it.",
     WORKED,
+    concept="chain_rule",
 )
 
 SIGN_ERROR = Mistake(
@@ -55,6 +63,7 @@ SIGN_ERROR = Mistake(
     "Gradient descent steps against the gradient.",
     "Subtract: w -= lr * w.grad and b -= lr * b.grad.",
     WORKED,
+    concept="training_loop",
 )
 
 LOSS_AFTER_UPDATE = Mistake(
@@ -63,6 +72,7 @@ LOSS_AFTER_UPDATE = Mistake(
     "losses[0] is already the loss at w = 0.792 instead of 15.43 at w = b = 0.",
     "Record loss.item() of the loss you call backward() on, before the update.",
     WORKED,
+    concept="training_loop",
 )
 
 LOSSES_AS_TENSORS = Mistake(
@@ -72,6 +82,7 @@ LOSSES_AS_TENSORS = Mistake(
     "of a long run. A log of losses needs plain numbers.",
     "Append loss.item() instead of loss.",
     PITFALLS,
+    concept="detach_and_no_grad",
 )
 
 UPDATE_WITHOUT_NO_GRAD = Mistake(
@@ -82,6 +93,7 @@ UPDATE_WITHOUT_NO_GRAD = Mistake(
     "Put the two updates inside `with torch.no_grad():`.",
     NO_GRAD,
     error_pattern=r"a leaf Variable that requires grad is being used in an in-place operation",
+    concept="detach_and_no_grad",
 )
 
 REBOUND_PARAMETERS = Mistake(
@@ -91,6 +103,7 @@ REBOUND_PARAMETERS = Mistake(
     "torch.no_grad() the new w does not even require grad, and the next loss has no graph to go back through.",
     "Update in place under torch.no_grad(): `w -= lr * w.grad`, so w stays the same leaf.",
     NO_GRAD,
+    concept="training_loop",
 )  # no error pattern: the same errors come from other slips; `lost_its_leaves` tells them apart
 
 HESSIAN_MISSING_FACTOR_2 = Mistake(
@@ -100,6 +113,7 @@ HESSIAN_MISSING_FACTOR_2 = Mistake(
     "half the true ones, so 2 / λ_max doubles, and descent at that rate diverges.",
     "Build H = 2·[[mean x², mean x], [mean x, 1]], then return 2 / λ_max.",
     TRY_IT,
+    concept=CONCEPT,
 )
 
 HESSIAN_SUMS = Mistake(
@@ -110,6 +124,7 @@ HESSIAN_SUMS = Mistake(
     "eigenvalue is n times too large and 2 / λ_max is n times too small.",
     "Build H = 2·[[mean x², mean x], [mean x, 1]] with x.mean() and (x ** 2).mean(), then return 2 / λ_max.",
     TRY_IT,
+    concept=CONCEPT,
 )
 
 STEPS_FROM_ONE = Mistake(
@@ -120,6 +135,7 @@ STEPS_FROM_ONE = Mistake(
     "Return the index that enumerate gives, step, not step + 1; keep None for a list with no loss below the "
     "target.",
     TRY_IT,
+    concept=CONCEPT,
 )
 
 LR_IGNORED = Mistake(
@@ -129,6 +145,7 @@ LR_IGNORED = Mistake(
     "The exercise is about what changing lr does, so the loop must use the lr it is called with.",
     "Write the update as `w -= lr * w.grad` and `b -= lr * b.grad`, with the function's own lr.",
     WORKED,
+    concept="seeds_and_arguments",
 )
 
 FLAT_TARGET = Mistake(
@@ -140,6 +157,7 @@ FLAT_TARGET = Mistake(
     "Keep y of shape (100, 1), as make_line_data returns it: do not flatten or squeeze it, and print "
     "(X * w + b).shape and y.shape once before the loop.",
     '"Common pitfalls", on shape mismatches that broadcast silently',
+    concept="broadcasting",
 )
 
 LAST_LOSS_ONLY = Mistake(
@@ -149,6 +167,7 @@ LAST_LOSS_ONLY = Mistake(
     "blow up on the way. The docstring asks whether some loss, any of them, grew past the first.",
     "Compare every loss with the first: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
     TRY_IT,
+    concept=CONCEPT,
 )
 
 EMPTY_LOSSES = Mistake(
@@ -158,6 +177,7 @@ EMPTY_LOSSES = Mistake(
     "Start with `if not losses: return False`, or read losses[0] only inside the any(... for loss in losses), "
     "which never runs for an empty list.",
     TRY_IT,
+    concept=CONCEPT,
 )  # recognised in diverged's check only: an IndexError elsewhere has other causes
 
 RISE_ON_ANY_STEP = Mistake(
@@ -168,6 +188,7 @@ RISE_ON_ANY_STEP = Mistake(
     "every loss with the first.",
     "Compare every loss with the first: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
     TRY_IT,
+    concept=CONCEPT,
 )
 
 NAN_NOT_DIVERGED = Mistake(
@@ -177,6 +198,7 @@ NAN_NOT_DIVERGED = Mistake(
     "run computes once infinities meet (inf − inf, 0 · inf), and the docstring counts it as diverged.",
     "Test for inf and nan as well: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
     TRY_IT,
+    concept=CONCEPT,
 )
 
 SEED_IGNORED = Mistake(
@@ -186,6 +208,7 @@ SEED_IGNORED = Mistake(
     "out right only because 42 is also the default; with another seed the points must be other ones.",
     "Seed with the function's own argument: torch.manual_seed(seed).",
     WORKED,
+    concept="seeds_and_arguments",
 )
 
 EQUAL_COUNTS_AS_BELOW = Mistake(
@@ -195,4 +218,5 @@ EQUAL_COUNTS_AS_BELOW = Mistake(
     "loss equal to it has not got under it yet.",
     "Compare strictly: return the first step with loss < target.",
     TRY_IT,
+    concept=CONCEPT,
 )

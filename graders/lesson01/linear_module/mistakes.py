@@ -16,6 +16,7 @@ ZERO_GRAD_MISSING = Mistake(
     "instead of settling.",
     "Call optimiser.zero_grad() once at the start of every pass of the loop.",
     SECTION,
+    concept="accumulation",
 )
 
 ZERO_GRAD_BEFORE_STEP = Mistake(
@@ -26,6 +27,7 @@ ZERO_GRAD_BEFORE_STEP = Mistake(
     "starting value.",
     "Keep the lesson's order in each pass: zero_grad(), forward pass, loss, backward(), step().",
     SECTION,
+    concept="training_loop",
 )
 
 STEP_BEFORE_BACKWARD = Mistake(
@@ -35,6 +37,7 @@ STEP_BEFORE_BACKWARD = Mistake(
     "is never applied. The parameters end one update behind.",
     "Move optimiser.step() to the end of the loop body, right after loss.backward().",
     SECTION,
+    concept="training_loop",
 )
 
 LOSSES_AS_TENSORS = Mistake(
@@ -43,6 +46,7 @@ LOSSES_AS_TENSORS = Mistake(
     "the log keeps every step's graph alive and memory grows with every step.",
     "Append loss.item() to the list: it gives the loss as a plain Python float.",
     PITFALLS,
+    concept="detach_and_no_grad",
 )
 
 SEED_IGNORED = Mistake(
@@ -53,6 +57,7 @@ SEED_IGNORED = Mistake(
     "ignores it cannot be compared with anyone else's and cannot be repeated.",
     "Start the function with torch.manual_seed(seed), using the argument, before X, y and the layer are made.",
     SECTION,
+    concept="seeds_and_arguments",
 )
 
 LOSS_AFTER_UPDATE = Mistake(
@@ -64,6 +69,7 @@ LOSS_AFTER_UPDATE = Mistake(
     "Append loss.item() of the loss you called backward() on, in the same pass; do not compute the loss "
     "again after step().",
     SECTION,
+    concept="training_loop",
 )
 
 LR_IGNORED = Mistake(
@@ -73,6 +79,7 @@ LR_IGNORED = Mistake(
     "the function with other rates too, and its run must follow the rate it is called with.",
     "Build the optimiser with the function's own rate: torch.optim.SGD(model.parameters(), lr=lr).",
     SECTION,
+    concept="seeds_and_arguments",
 )
 
 NOISE_BROADCAST = Mistake(
@@ -85,6 +92,7 @@ NOISE_BROADCAST = Mistake(
     "the input size\".",
     "Draw the noise with X's shape, 0.3 * torch.randn(100, 1), and print y.shape once: it must be (100, 1).",
     '"Common pitfalls", on shape mismatches that broadcast silently',
+    concept="broadcasting",
 )
 
 MODEL_BEFORE_DATA = Mistake(
@@ -95,6 +103,7 @@ MODEL_BEFORE_DATA = Mistake(
     "(the loss at step 0 is 14.2617 instead of the lesson's 13.4355 on seed 42).",
     "Keep the lesson's order after torch.manual_seed(seed): X, then y, then nn.Linear, the loss and the optimiser.",
     SECTION,
+    concept="seeds_and_arguments",
 )
 
 LR_AND_SEED_IGNORED = Mistake(
@@ -105,4 +114,5 @@ LR_AND_SEED_IGNORED = Mistake(
     "Use the function's own arguments: torch.manual_seed(seed) first, and torch.optim.SGD(model.parameters(), "
     "lr=lr).",
     SECTION,
+    concept="seeds_and_arguments",
 )

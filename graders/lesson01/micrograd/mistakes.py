@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from graders.kit import Mistake
 from graders.lesson01.micrograd import micrograd_steps as steps
 
@@ -9,6 +11,11 @@ from graders.lesson01.micrograd import micrograd_steps as steps
 SCRATCH = 'the companion\'s "Building Autograd From Scratch (Karpathy\'s Micrograd)"'
 
 CHAIN_RULE = '"Autograd: gradients for free" (each node knows its local derivative; backward() multiplies them)'
+
+# The ideas of the lesson these mistakes break (keys of course_config.CONCEPTS): how the backward pass walks the
+# graph (order, seeding, adding up the shares), or one operation's local derivative, which is the chain rule.
+CONCEPT = "micrograd"
+LOCAL_DERIVATIVE = "chain_rule"
 
 ASSIGNED = Mistake(
     "gradients assigned instead of accumulated",
@@ -18,6 +25,7 @@ ASSIGNED = Mistake(
     "In every backward step write `self.grad += ...` and `other.grad += ...`: each use of a node adds its own "
     "share of the gradient.",
     SCRATCH,
+    concept=CONCEPT,
 )
 
 NO_TOPOLOGICAL_ORDER = Mistake(
@@ -30,6 +38,7 @@ NO_TOPOLOGICAL_ORDER = Mistake(
     "Sort the graph first: a depth-first walk with a visited set that appends a node after its operands; then "
     "set the output's grad to 1 and call each node's backward step in the reverse of that list.",
     SCRATCH,
+    concept=CONCEPT,
 )
 
 VISITED_TWICE = Mistake(
@@ -43,6 +52,7 @@ VISITED_TWICE = Mistake(
     "(`if v not in visited: visited.add(v); ...; topo.append(v)`, the append inside the `if`); then call each "
     "node's _backward() exactly once, in the reverse of that order.",
     SCRATCH,
+    concept=CONCEPT,
 )
 
 NOT_SEEDED = Mistake(
@@ -51,6 +61,7 @@ NOT_SEEDED = Mistake(
     "multiplied its local derivative by 0.",
     "Set self.grad = 1.0 at the start of backward(), before the backward steps run.",
     CHAIN_RULE,
+    concept=CONCEPT,
 )
 
 TANH_DERIVATIVE = Mistake(
@@ -59,6 +70,7 @@ TANH_DERIVATIVE = Mistake(
     "The derivative of tanh(x) is 1 − tanh(x)² = 1 − t², with t the output.",
     "In tanh's backward step use (1 - t ** 2) * out.grad, where t = out.data.",
     SCRATCH,
+    concept=LOCAL_DERIVATIVE,
 )
 
 RELU_AT_ZERO = Mistake(
@@ -67,6 +79,7 @@ RELU_AT_ZERO = Mistake(
     "relu'(0) = 0: the gradient flows only where the input is strictly positive.",
     "Use (self.data > 0), not (self.data >= 0), in relu's backward step.",
     SCRATCH,
+    concept=LOCAL_DERIVATIVE,
 )
 
 POWER_RULE = Mistake(
@@ -76,6 +89,7 @@ POWER_RULE = Mistake(
     "as a factor and the power drops by one.",
     "In __pow__'s backward step use exponent * self.data ** (exponent - 1) * out.grad.",
     SCRATCH,
+    concept=LOCAL_DERIVATIVE,
 )
 
 EXP_DERIVATIVE = Mistake(
@@ -84,6 +98,7 @@ EXP_DERIVATIVE = Mistake(
     "eˣ itself: the node's own output.",
     "In exp's backward step use out.data * out.grad.",
     SCRATCH,
+    concept=LOCAL_DERIVATIVE,
 )
 
 REFLECTED_SWAPPED = Mistake(
@@ -94,8 +109,11 @@ REFLECTED_SWAPPED = Mistake(
     "In __rsub__ return other − self, e.g. (-self) + other; in __rtruediv__ return other / self, e.g. "
     "self ** -1 * other.",
     SCRATCH,
+    concept=CONCEPT,
 )
 
 # One operation's backward step wrong ("backward step of a * b wrong", ...): told by which step the grads
-# of every node show wrong, and how it slipped where that is known (micrograd_steps.py).
-STEP_MISTAKES = steps.mistakes(SCRATCH)
+# of every node show wrong, and how it slipped where that is known (micrograd_steps.py). Such a step hands on
+# the wrong local derivative, or drops out.grad: a slip of the chain rule, whichever operation it is.
+STEP_MISTAKES = {kind: dataclasses.replace(mistake, concept=LOCAL_DERIVATIVE)
+                 for kind, mistake in steps.mistakes(SCRATCH).items()}

@@ -9,12 +9,17 @@ AUTOGRAD = '"Autograd: gradients for free", the single artificial neuron'
 
 CHAIN_RULE = '"Autograd: gradients for free", the chain rule worked out below the neuron'
 
+# The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
+# the others name their own.
+CONCEPT = "chain_rule"
+
 FORGOT_ONE_MINUS_SIGMA = Mistake(
     "forgot the (1 − σ) factor",
     "Your gradient equals σ(z)·inp. The derivative of the sigmoid is σ(z)·(1 − σ(z)), not σ(z) itself; "
     "near z = 3, where σ is close to 1, leaving out (1 − σ) makes the gradient about 20 times too large.",
     "Multiply by (1 − σ(z)) as well: σ(z) * (1 - σ(z)) * inp.",
     CHAIN_RULE,
+    concept=CONCEPT,
 )
 
 NO_INP = Mistake(
@@ -23,6 +28,7 @@ NO_INP = Mistake(
     "the chain rule still needs d z / d w, which for z = w · inp is inp.",
     "Multiply σ′(z) by inp, so that each weight's gradient is scaled by its own input.",
     CHAIN_RULE,
+    concept=CONCEPT,
 )
 
 W_FOR_INP = Mistake(
@@ -31,6 +37,7 @@ W_FOR_INP = Mistake(
     "multiplied by, not w itself.",
     "Use inp as the last factor: σ(z) * (1 - σ(z)) * inp.",
     CHAIN_RULE,
+    concept=CONCEPT,
 )
 
 SIGN_FLIPPED = Mistake(
@@ -39,6 +46,7 @@ SIGN_FLIPPED = Mistake(
     "weight whose input is positive must raise the output.",
     "Write the factor as (1 - σ(z)), not (σ(z) - 1).",
     CHAIN_RULE,
+    concept=CONCEPT,
 )
 
 Z_FOR_SIGMA = Mistake(
@@ -48,6 +56,7 @@ Z_FOR_SIGMA = Mistake(
     "z = 3 that gives 3·(1 − 3) = −6 where σ′(3) is 0.045.",
     "Pass z through the sigmoid first, s = torch.sigmoid(z), then return s * (1 - s) * inp.",
     CHAIN_RULE,
+    concept=CONCEPT,
 )
 
 NO_SUM = Mistake(
@@ -56,6 +65,7 @@ NO_SUM = Mistake(
     "squashes a single number, the weighted sum z = w · inp.",
     "Sum the products before the sigmoid: torch.sigmoid((w * inp).sum()).",
     AUTOGRAD,
+    concept=CONCEPT,
 )
 
 SIGMOID_SIGN_FLIPPED = Mistake(
@@ -65,6 +75,7 @@ SIGMOID_SIGN_FLIPPED = Mistake(
     "should rise.",
     "Write the sigmoid as 1 / (1 + torch.exp(-z)), or simply call torch.sigmoid(z).",
     AUTOGRAD,
+    concept=CONCEPT,
 )
 
 SIGMOID_BEFORE_SUM = Mistake(
@@ -74,6 +85,7 @@ SIGMOID_BEFORE_SUM = Mistake(
     "a sum of n sigmoids can reach n, where σ(z) stays below 1 (the lesson's case gives 1.953, not 0.9526).",
     "Swap the order: torch.sigmoid((w * inp).sum()).",
     AUTOGRAD,
+    concept=CONCEPT,
 )
 
 SLOPE_WRITTEN_IN = Mistake(
@@ -83,6 +95,7 @@ SLOPE_WRITTEN_IN = Mistake(
     "misses even there); another w gives another z and another slope, 0.25 at z = 0.",
     "Compute the slope from the arguments: s = torch.sigmoid((w.detach() * inp).sum()), then s * (1 - s) * inp.",
     CHAIN_RULE,
+    concept=CONCEPT,
 )
 
 GRAPH_CUT = Mistake(
@@ -91,6 +104,7 @@ GRAPH_CUT = Mistake(
     "autograd graph (.item(), float(), math.exp, torch.tensor(...) or .detach() on the way).",
     "Use torch operations on w itself, e.g. torch.sigmoid((w * inp).sum()), and keep the result a tensor.",
     AUTOGRAD,
+    concept="requires_grad",
 )
 
 RESULT_TRACKS_W = Mistake(
@@ -100,6 +114,7 @@ RESULT_TRACKS_W = Mistake(
     "to w. A gradient worked out by hand is a plain number, not part of the model.",
     "Compute it from w.detach() (or inside torch.no_grad()): s = torch.sigmoid((w.detach() * inp).sum()).",
     CHAIN_RULE,
+    concept="detach_and_no_grad",
 )
 
 ONE_MINUS_SIGMA_ONLY = Mistake(
@@ -109,4 +124,5 @@ ONE_MINUS_SIGMA_ONLY = Mistake(
     "denominator not squared; for the lesson's z = 3 it gives 0.0474 where σ′(3) is 0.0452.",
     "Square the denominator, exp(−z) / (1 + exp(−z))², or write it as s * (1 - s) * inp with s = torch.sigmoid(z).",
     CHAIN_RULE,
+    concept=CONCEPT,
 )

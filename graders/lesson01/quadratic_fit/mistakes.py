@@ -9,6 +9,10 @@ TRY_IT = '"Try it yourself", exercise 2'
 
 WORKED_EXAMPLE = '"Worked example: fitting a line by gradient descent"'
 
+# The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
+# the others name their own.
+CONCEPT = "training_loop"
+
 GRADIENTS_NOT_ZEROED = Mistake(
     "gradients never zeroed",
     "Your (a, b, c) are what gradient descent gives when .grad is never cleared: backward() adds each new "
@@ -17,6 +21,7 @@ GRADIENTS_NOT_ZEROED = Mistake(
     "After each update, still inside torch.no_grad(), call a.grad.zero_(), b.grad.zero_() and c.grad.zero_() "
     "(or optimiser.zero_grad() once per step).",
     WORKED_EXAMPLE + ", where it explains w.grad.zero_()",
+    concept="accumulation",
 )
 
 SHAPE_BROADCAST = Mistake(
@@ -27,6 +32,7 @@ SHAPE_BROADCAST = Mistake(
     "Keep X, y and the prediction all of shape (n, 1): do not flatten or squeeze one of them, and print "
     "pred.shape and y.shape before computing the loss.",
     '"Common pitfalls", on shape mismatches that broadcast silently',
+    concept="broadcasting",
 )
 
 SIGN_ERROR = Mistake(
@@ -36,6 +42,7 @@ SIGN_ERROR = Mistake(
     "Descent moves against the gradient.",
     "Subtract the step: a -= lr * a.grad, and the same for b and c.",
     WORKED_EXAMPLE + ", where it updates w and b",
+    concept=CONCEPT,
 )
 
 SUM_FOR_MEAN = Mistake(
@@ -45,6 +52,7 @@ SUM_FOR_MEAN = Mistake(
     "the data's stable limit, each update overshoots the minimum further than the last and the coefficients blow up.",
     "Average the squared errors: loss = ((pred - y) ** 2).mean(), not .sum().",
     WORKED_EXAMPLE + ", where it computes the mean squared error",
+    concept=CONCEPT,
 )
 
 RATE_TOO_HIGH = Mistake(
@@ -56,6 +64,7 @@ RATE_TOO_HIGH = Mistake(
     "Use the lr the caller passes (do not overwrite it with a rate of your own), and average the squared "
     "errors with .mean().",
     '"Try it yourself", exercise 1, where the learning rate 1.1 is tried',
+    concept="learning_rate",
 )
 
 NO_REQUIRES_GRAD = Mistake(
@@ -65,6 +74,7 @@ NO_REQUIRES_GRAD = Mistake(
     "Create each parameter as a tracked leaf: a = torch.zeros(1, requires_grad=True).",
     '"Autograd: gradients for free"',
     error_pattern=r"element 0 of tensors does not require grad and does not have a grad_fn",
+    concept="requires_grad",
 )
 
 CLOSED_FORM = Mistake(
@@ -75,6 +85,7 @@ CLOSED_FORM = Mistake(
     "the coefficients after exactly `steps` updates.",
     "Start a, b and c at zero with requires_grad=True and take `steps` updates of −lr × gradient.",
     TRY_IT,
+    concept=CONCEPT,
 )
 
 NONZERO_START = Mistake(
@@ -85,6 +96,7 @@ NONZERO_START = Mistake(
     "start makes every run end somewhere else.",
     "Create each parameter as a = torch.zeros(1, requires_grad=True), and the same for b and c.",
     WORKED_EXAMPLE + ', which starts "from zero"',
+    concept=CONCEPT,
 )
 
 ONE_STEP_SHORT = Mistake(
@@ -95,6 +107,7 @@ ONE_STEP_SHORT = Mistake(
     "moves them a lot, and hardly at all once they have settled.",
     "Loop with `for _ in range(steps):`, which runs exactly `steps` times, one update each.",
     WORKED_EXAMPLE + ", whose loop `for step in range(101)` makes 101 updates",
+    concept=CONCEPT,
 )
 
 NOISE_IGNORED = Mistake(
@@ -105,6 +118,7 @@ NOISE_IGNORED = Mistake(
     "Write the last line of the recipe with the function's own argument: y = 0.5 * X**2 - X + 1 + noise * "
     "torch.randn(n, 1).",
     TRY_IT,
+    concept="seeds_and_arguments",
 )
 
 SEED_IGNORED = Mistake(
@@ -115,6 +129,7 @@ SEED_IGNORED = Mistake(
     "must be other ones.",
     "Seed with the function's own argument: torch.manual_seed(seed).",
     TRY_IT,
+    concept="seeds_and_arguments",
 )
 
 UPDATE_WITHOUT_NO_GRAD = Mistake(
@@ -125,4 +140,5 @@ UPDATE_WITHOUT_NO_GRAD = Mistake(
     "Put the updates and the zeroing of the gradients inside `with torch.no_grad():`.",
     WORKED_EXAMPLE + ", where it explains torch.no_grad()",
     error_pattern=r"a leaf Variable that requires grad is being used in an in-place operation",
+    concept="detach_and_no_grad",
 )

@@ -36,6 +36,7 @@ ARANGE_AS_FLOAT32 = Mistake(
     "made of whole numbers only, and a tensor of whole numbers gets an integer dtype.",
     "Print torch.arange(6).dtype, and read the comment beside d = torch.arange(6) in the lesson.",
     TENSORS,
+    concept="dtypes",
 )
 
 NUMPY_FLOAT64_EXPECTED = Mistake(
@@ -44,6 +45,7 @@ NUMPY_FLOAT64_EXPECTED = Mistake(
     "neither from NumPy nor from floats.",
     "Print torch.arange(6).dtype, and read the comment beside d = torch.arange(6) in the lesson.",
     TENSORS,
+    concept="dtypes",
 )
 
 INT32_AS_DEFAULT = Mistake(
@@ -52,6 +54,7 @@ INT32_AS_DEFAULT = Mistake(
     "that default where it says which dtype class labels use.",
     "Print torch.arange(6).dtype, and read the lesson's line on dtype under \"Three attributes\".",
     TENSORS,
+    concept="dtypes",
 )
 
 DTYPES_CONVERT_THEMSELVES = Mistake(
@@ -60,6 +63,7 @@ DTYPES_CONVERT_THEMSELVES = Mistake(
     "torch.from_numpy keeps NumPy's float64, and the matrix multiply inside nn.Linear needs one dtype on both sides.",
     "Try nn.Linear(1, 1)(torch.from_numpy(np.ones((3, 1)))) and read what PyTorch says.",
     DTYPES,
+    concept="dtypes",
 )
 
 ALIGNED_FROM_THE_LEFT = Mistake(
@@ -69,6 +73,7 @@ ALIGNED_FROM_THE_LEFT = Mistake(
     "Write the two shapes right-aligned, one under the other, and apply the rules to each pair; or print "
     "(torch.zeros(100, 1) - torch.zeros(100)).shape.",
     BROADCASTING,
+    concept="broadcasting",
 )
 
 SIZE_ONE_VANISHES = Mistake(
@@ -78,6 +83,7 @@ SIZE_ONE_VANISHES = Mistake(
     "Write the two shapes right-aligned, one under the other, and apply the rules to each pair; or print "
     "(torch.zeros(100, 1) - torch.zeros(100)).shape.",
     BROADCASTING,
+    concept="broadcasting",
 )
 
 MISMATCH_RAISES = Mistake(
@@ -87,6 +93,7 @@ MISMATCH_RAISES = Mistake(
     "this pitfall silent.",
     "Write the two shapes right-aligned, one under the other, and apply the rules to each pair.",
     BROADCASTING,
+    concept="broadcasting",
 )
 
 VIEW_OF_NON_CONTIGUOUS = Mistake(
@@ -96,6 +103,7 @@ VIEW_OF_NON_CONTIGUOUS = Mistake(
     "companion calls for .contiguous() after .transpose() and before .view().",
     "Print x.T.is_contiguous(), then try x.T.view(12) yourself.",
     VIEWS,
+    concept="views",
 )
 
 VIEW_AS_RESHAPE = Mistake(
@@ -104,6 +112,7 @@ VIEW_AS_RESHAPE = Mistake(
     "shape, and that is only possible for some layouts.",
     "Compare the companion's lines on .view() and .reshape(), then try x.T.view(12) yourself.",
     VIEWS,
+    concept="views",
 )
 
 GRAD_OVERWRITTEN = Mistake(
@@ -112,6 +121,7 @@ GRAD_OVERWRITTEN = Mistake(
     "the same on every call, and nothing clears .grad between the calls.",
     "Run the lesson's three-call loop and print x.grad after each call.",
     ACCUMULATION,
+    concept="accumulation",
 )
 
 BACKWARD_ONCE_ONLY = Mistake(
@@ -120,6 +130,7 @@ BACKWARD_ONCE_ONLY = Mistake(
     "pass. What the repeated calls change is the content of x.grad.",
     "Run the lesson's three-call loop and print x.grad after each call.",
     ACCUMULATION,
+    concept="accumulation",
 )
 
 FORWARD_MODE_AS_FINITE_DIFFERENCES = Mistake(
@@ -130,6 +141,7 @@ FORWARD_MODE_AS_FINITE_DIFFERENCES = Mistake(
     "Re-read the three options for computing gradients in the companion, and the one reason it gives for "
     "choosing between the two modes.",
     AUTODIFF,
+    concept="forward_vs_reverse",
 )
 
 REVERSE_MODE_WITHOUT_GRAPH = Mistake(
@@ -138,6 +150,7 @@ REVERSE_MODE_WITHOUT_GRAPH = Mistake(
     "walks that log from the loss back to the inputs.",
     "Re-read the companion's \"Key Takeaways\" on what reverse-mode autograd does.",
     AUTODIFF,
+    concept="forward_vs_reverse",
 )
 
 REVERSE_MODE_AS_DYNAMIC_GRAPH = Mistake(
@@ -147,6 +160,7 @@ REVERSE_MODE_AS_DYNAMIC_GRAPH = Mistake(
     "Re-read why the companion says reverse mode is right for deep learning: it is about the numbers of inputs "
     "and outputs.",
     DYNAMIC,
+    concept="forward_vs_reverse",
 )
 
 DETACH_AS_NO_GRAD = Mistake(
@@ -155,6 +169,7 @@ DETACH_AS_NO_GRAD = Mistake(
     "been recorded. The companion names another of its three tools for inference and validation.",
     "Re-read what each tool of the companion's triangle does, and which one it gives for evaluation.",
     TRIANGLE,
+    concept="detach_and_no_grad",
 )
 
 DATA_TO_STOP_TRACKING = Mistake(
@@ -163,6 +178,7 @@ DATA_TO_STOP_TRACKING = Mistake(
     "companion calls it almost always the wrong choice.",
     "Re-read the companion's triangle: of its three tools, one is never the answer.",
     TRIANGLE,
+    concept="detach_and_no_grad",
 )
 
 NUMPY_OF_TRACKED_TENSOR = Mistake(
@@ -171,6 +187,7 @@ NUMPY_OF_TRACKED_TENSOR = Mistake(
     "one: it neither makes the array quietly nor changes the tensor.",
     "Run torch.zeros(3, requires_grad=True).numpy() and read the message.",
     NUMPY,
+    concept="detach_and_no_grad",
 )
 
 LARGER_RATE_IS_FASTER = Mistake(
@@ -179,6 +196,7 @@ LARGER_RATE_IS_FASTER = Mistake(
     "times the lesson's are far too large for this loss.",
     "Run the worked example's loop with lr = 1.1 and print the loss and w of the first five steps.",
     RATE,
+    concept="learning_rate",
 )
 
 OVERSHOOT_SETTLES = Mistake(
@@ -187,6 +205,7 @@ OVERSHOOT_SETTLES = Mistake(
     "how large the step is: exercise 1 of \"Try it yourself\" asks you to watch what a step of 1.1 does.",
     "Run the worked example's loop with lr = 1.1 and print the loss and w of the first five steps.",
     RATE,
+    concept="learning_rate",
 )
 
 TOO_FEW_STEPS = Mistake(
@@ -195,6 +214,7 @@ TOO_FEW_STEPS = Mistake(
     "the best line, so more steps cannot lower the loss.",
     "Read the lesson's explanation of the printout, the third point under \"Reading the output\".",
     READING,
+    concept="training_loop",
 )
 
 ROUNDING_BLAMED = Mistake(
@@ -203,6 +223,7 @@ ROUNDING_BLAMED = Mistake(
     "cannot hold a loss at 0.06. What remains comes from the data, not from the arithmetic.",
     "Read the lesson's explanation of the printout, the third point under \"Reading the output\".",
     READING,
+    concept="training_loop",
 )
 
 RATE_BLAMED = Mistake(
@@ -211,6 +232,7 @@ RATE_BLAMED = Mistake(
     "and no learning rate gets below the minimum.",
     "Read the lesson's explanation of the printout, the third point under \"Reading the output\".",
     READING,
+    concept="training_loop",
 )
 
 FORM_LETTERS_REUSED = Mistake(
@@ -219,4 +241,5 @@ FORM_LETTERS_REUSED = Mistake(
     "order, so the same letters point at other options.",
     "Answer form B from what its options say, in the \"Form B\" part of the docstring, not from form A's letters.",
     f'the "Form B" part of the docstring in {STUB}',
+    concept="seeds_and_arguments",
 )

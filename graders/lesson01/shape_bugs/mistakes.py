@@ -11,12 +11,17 @@ PITFALL = '"Common pitfalls", the bullet on shape mismatches that broadcast sile
 
 WORKED = '"Worked example: fitting a line by gradient descent", the line that computes the loss'
 
+# The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
+# the others name their own.
+CONCEPT = "broadcasting"
+
 LEFT_TO_RIGHT = Mistake(
     "shapes read left to right",
     "Your answers are those of lining the two shapes up on their first dimension. Broadcasting "
     "lines them up on their last one, so (3, 4) goes with (4,) and not with (3,).",
     "Compare a[-1] with b[-1], then a[-2] with b[-2], and so on; pad the shorter shape with 1s on the left.",
     RULES,
+    concept=CONCEPT,
 )
 
 MISSING_AS_INCOMPATIBLE = Mistake(
@@ -25,6 +30,7 @@ MISSING_AS_INCOMPATIBLE = Mistake(
     "size 1 (rule 3), so (3, 4) and (4,) broadcast to (3, 4).",
     "Before comparing, pad the shorter shape on the left with 1s until both have the same length.",
     RULES,
+    concept=CONCEPT,
 )
 
 SIZE_ZERO = Mistake(
@@ -34,6 +40,7 @@ SIZE_ZERO = Mistake(
     "Do not take max() of the two sizes: keep the size that is not 1, and refuse two sizes that differ "
     "when neither is 1.",
     RULES,
+    concept=CONCEPT,
 )
 
 ONLY_SECOND_STRETCHED = Mistake(
@@ -43,6 +50,7 @@ ONLY_SECOND_STRETCHED = Mistake(
     "(100, 100) instead of an error.",
     "Add the missing case: when x == 1 (the size from a), the result takes y, the size from b.",
     RULES,
+    concept=CONCEPT,
 )
 
 ANY_STRETCH_SILENT = Mistake(
@@ -53,6 +61,7 @@ ANY_STRETCH_SILENT = Mistake(
     "Keep returning False when broadcast_shape raises, and otherwise compare its result with pred_shape: "
     "`return result != tuple(pred_shape)`, not `tuple(target_shape) != tuple(pred_shape)`.",
     PITFALL,
+    concept=CONCEPT,
 )
 
 ANY_DIFFERENCE_SILENT = Mistake(
@@ -63,6 +72,7 @@ ANY_DIFFERENCE_SILENT = Mistake(
     "Call broadcast_shape(pred_shape, target_shape): return False when it raises ValueError, and otherwise "
     "`return result != tuple(pred_shape)`.",
     PITFALL,
+    concept=CONCEPT,
 )
 
 UNCAUGHT_VALUE_ERROR = Mistake(
@@ -74,6 +84,7 @@ UNCAUGHT_VALUE_ERROR = Mistake(
     PITFALL,
     # The message of the broadcast_shape the checks put in place of the student's (_torch_broadcast_shape).
     error_pattern=r"^ValueError: shapes \(.*\) and \(.*\) do not broadcast",
+    concept=CONCEPT,
 )
 
 LOSS_RESHAPES = Mistake(
@@ -83,6 +94,7 @@ LOSS_RESHAPES = Mistake(
     "two dimensions.",
     "Compare pred.shape with target.shape first and raise ValueError(...) naming both when they differ.",
     PITFALL,
+    concept=CONCEPT,
 )
 
 LOSS_BROADCASTS = Mistake(
@@ -92,6 +104,7 @@ LOSS_BROADCASTS = Mistake(
     "averages all those pairs (10,000 meaningless ones for the lesson's (100, 1) and (100,)).",
     "Compare pred.shape with target.shape first and raise ValueError(...) naming both when they differ.",
     PITFALL,
+    concept=CONCEPT,
 )
 
 SUM_FOR_MEAN = Mistake(
@@ -101,6 +114,7 @@ SUM_FOR_MEAN = Mistake(
     "longer, which is enough to make the worked example's lr = 0.1 diverge.",
     "Average the squared errors: ((pred - target) ** 2).mean(), not .sum().",
     WORKED,
+    concept="training_loop",
 )
 
 DIVIDED_BY_BATCH = Mistake(
@@ -110,4 +124,5 @@ DIVIDED_BY_BATCH = Mistake(
     "a (10, 2) pred gives a loss, and a gradient, 2 times too large.",
     "Average over all elements: ((pred - target) ** 2).mean(), or divide the sum by pred.numel().",
     WORKED,
+    concept="training_loop",
 )

@@ -11,12 +11,17 @@ AUTOGRAD = '"Autograd: gradients for free"'
 
 ZERO_GRAD = '"Worked example", where it explains w.grad.zero_()'
 
+# The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
+# the others name their own.
+CONCEPT = "requires_grad"
+
 PRODUCT_RULE_MISSED = Mistake(
     "product rule missed",
     "Your derivative equals cos(x)·e^(−x): the derivative of sin(x) times e^(−x) unchanged. "
     "f is a product of two functions of x, so both factors must be differentiated.",
     "Use the product rule: (u·v)' = u'·v + u·v', with u = sin x and v = e^(−x).",
     TRY_IT,
+    concept="chain_rule",
 )
 
 SIGN_ERROR = Mistake(
@@ -25,6 +30,7 @@ SIGN_ERROR = Mistake(
     "so the sin x term enters with a minus sign.",
     "Check the chain rule on e^(−x): the inner function −x has derivative −1.",
     TRY_IT,
+    concept="chain_rule",
 )
 
 ACCUMULATED_TWICE = Mistake(
@@ -33,6 +39,7 @@ ACCUMULATED_TWICE = Mistake(
     "overwriting it, so two backward passes without zeroing in between leave 2× the derivative.",
     "Call backward() once per fresh leaf, or zero the gradient (x.grad.zero_()) before calling it again.",
     ZERO_GRAD,
+    concept="accumulation",
 )
 
 NON_SCALAR_BACKWARD = Mistake(
@@ -43,6 +50,7 @@ NON_SCALAR_BACKWARD = Mistake(
     "so the gradient of the sum is the derivative at every point.",
     TRY_IT,
     error_pattern=r"grad can be implicitly created only for scalar outputs",
+    concept=CONCEPT,
 )
 
 STILL_REQUIRES_GRAD = Mistake(
@@ -51,6 +59,7 @@ STILL_REQUIRES_GRAD = Mistake(
     "whoever uses it keeps that graph alive and may backpropagate through it by accident.",
     "Return the gradient detached: leaf.grad.detach(), or compute it without create_graph=True.",
     '"The Detach / no_grad / .data Triangle" in the companion text',
+    concept="detach_and_no_grad",
 )
 
 MODIFIED_INPUT = Mistake(
@@ -59,6 +68,7 @@ MODIFIED_INPUT = Mistake(
     "holds a .grad. A function should not change its caller's tensors as a side effect.",
     "Work on a copy: leaf = x.detach().clone().requires_grad_(True).",
     TRY_IT,
+    concept=CONCEPT,
 )
 
 F_NOT_DIFFERENTIATED = Mistake(
@@ -69,6 +79,7 @@ F_NOT_DIFFERENTIATED = Mistake(
     "Call f on the leaf: leaf = x.detach().clone().requires_grad_(True); f(leaf).sum().backward(); "
     "return leaf.grad.",
     AUTOGRAD,
+    concept=CONCEPT,
 )
 
 MEAN_NOT_SUM = Mistake(
@@ -79,6 +90,7 @@ MEAN_NOT_SUM = Mistake(
     "derivative itself.",
     "Reduce f's output with .sum() before backward(): f(leaf).sum().backward().",
     TRY_IT + ' ("sum the output, then call backward()")',
+    concept=CONCEPT,
 )
 
 GRID_ARGUMENTS_IGNORED = Mistake(
@@ -88,6 +100,7 @@ GRID_ARGUMENTS_IGNORED = Mistake(
     "asking for another grid still gives the lesson's answer.",
     "Build the grid from the arguments: x = torch.linspace(start, end, n).",
     TRY_IT,
+    concept="seeds_and_arguments",
 )
 
 PRODUCT_OF_DERIVATIVES = Mistake(
@@ -98,6 +111,7 @@ PRODUCT_OF_DERIVATIVES = Mistake(
     "Use the product rule: (u·v)' = u'·v + u·v', with u = sin x and v = e^(−x), which gives "
     "cos(x)·e^(−x) − sin(x)·e^(−x).",
     TRY_IT,
+    concept="chain_rule",
 )
 
 F_THROUGH_NUMPY = Mistake(
@@ -108,6 +122,7 @@ F_THROUGH_NUMPY = Mistake(
     "tensor goes through NumPy without complaint, which is why f can look right on its own.",
     "Use torch's own functions, which autograd can follow: return torch.sin(x) * torch.exp(-x).",
     '"Common pitfalls", calling .numpy() on a tracked tensor',
+    concept=CONCEPT,
 )
 
 GAP_AS_TENSOR = Mistake(
@@ -117,6 +132,7 @@ GAP_AS_TENSOR = Mistake(
     "number to compare with a limit or print.",
     "End with .item(): (autograd_derivative(x) - analytic_derivative(x)).abs().max().item().",
     TRY_IT,
+    concept="detach_and_no_grad",
 )
 
 COPY_NOT_DETACHED = Mistake(
@@ -125,4 +141,5 @@ COPY_NOT_DETACHED = Mistake(
     "graph, so backward() carries the derivative on into x.grad, and your copy's own .grad stays None.",
     "Cut the copy from the graph first: leaf = x.detach().clone().requires_grad_(True).",
     TRY_IT,
+    concept=CONCEPT,
 )

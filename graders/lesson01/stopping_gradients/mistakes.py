@@ -15,12 +15,17 @@ PITFALLS = '"Common pitfalls"'
 
 LINEAR = '"The same model, the PyTorch way", where nn.Linear holds the weight and prints its shape'
 
+# The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
+# the others name their own.
+CONCEPT = "detach_and_no_grad"
+
 DATA_USED = Mistake(
     "used .data",
     ".data hands you the tensor's storage behind autograd's back: changes made through it are invisible "
     "to autograd, so a gradient computed from the old values can silently come out wrong.",
     "Update inside `with torch.no_grad():` (p -= lr * p.grad); to read values without a graph, use .detach().",
     TRIANGLE,
+    concept=CONCEPT,
 )
 
 NO_GRAD_MISSING_IN_PREDICT = Mistake(
@@ -30,6 +35,7 @@ NO_GRAD_MISSING_IN_PREDICT = Mistake(
     "afterwards). Inference should record nothing.",
     "Put the computation inside `with torch.no_grad():` and return its result.",
     TRIANGLE,
+    concept=CONCEPT,
 )
 
 REBOUND = Mistake(
@@ -38,6 +44,7 @@ REBOUND = Mistake(
     "and points the loop variable at it; the tensor in the list (the model's parameter) never changes.",
     "Change the tensor itself with an in-place operation: p -= lr * p.grad (inside torch.no_grad()).",
     WORKED,
+    concept="training_loop",
 )
 
 ZEROED_BEFORE_UPDATE = Mistake(
@@ -47,6 +54,7 @@ ZEROED_BEFORE_UPDATE = Mistake(
     "because its backward() comes after; inside the step the gradient is already there and must be used first.",
     "Swap the two lines: first p -= lr * p.grad, then p.grad.zero_().",
     ZEROING,
+    concept="accumulation",
 )
 
 GRADS_NOT_ZEROED = Mistake(
@@ -55,6 +63,7 @@ GRADS_NOT_ZEROED = Mistake(
     "the next step would use the sum of the old and the new gradient.",
     "After updating p, clear its gradient: p.grad.zero_().",
     ZEROING,
+    concept="accumulation",
 )
 
 UPDATE_OUTSIDE_NO_GRAD = Mistake(
@@ -64,6 +73,7 @@ UPDATE_OUTSIDE_NO_GRAD = Mistake(
     "Wrap the update in `with torch.no_grad():`.",
     WORKED,
     error_pattern=r"a leaf Variable that requires grad is being used in an in-place operation",
+    concept=CONCEPT,
 )
 
 NUMPY_ON_TRACKED = Mistake(
@@ -73,6 +83,7 @@ NUMPY_ON_TRACKED = Mistake(
     "Return t.detach().cpu().numpy().",
     PITFALLS,
     error_pattern=r"Can't call numpy\(\) on Tensor that requires grad",
+    concept=CONCEPT,
 )
 
 REQUIRES_GRAD_TURNED_OFF = Mistake(
@@ -82,6 +93,7 @@ REQUIRES_GRAD_TURNED_OFF = Mistake(
     "a weight, its training would get no more gradients for it.",
     "Leave t as it is and cut a new tensor from the graph instead: return t.detach().cpu().numpy().",
     TRIANGLE,
+    concept=CONCEPT,
 )
 
 FLOAT32_TO_FLOAT64 = Mistake(
@@ -91,6 +103,7 @@ FLOAT32_TO_FLOAT64 = Mistake(
     "tensor's own dtype is lost on the way (and the array takes twice the memory).",
     "Convert the tensor directly, which keeps its dtype: return t.detach().cpu().numpy().",
     '"Tensors", the NumPy round trip',
+    concept="dtypes",
 )
 
 WEIGHT_NOT_TRANSPOSED = Mistake(
@@ -101,4 +114,5 @@ WEIGHT_NOT_TRANSPOSED = Mistake(
     "other weight torch refuses to multiply them (and a square weight that is not symmetric gives wrong values).",
     "Transpose the weight: X @ weight.T + bias.",
     LINEAR,
+    concept="broadcasting",
 )

@@ -9,6 +9,10 @@ VIEWS = '"Reshape vs. View vs. Contiguous" in the companion text'
 
 RESHAPING = '"Operations, broadcasting and reshaping", where view(-1) flattens'
 
+# The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
+# the others name their own.
+CONCEPT = "views"
+
 VIEW_ON_TRANSPOSED = Mistake(
     ".view on a transposed tensor",
     "view() only puts a new shape on the memory a tensor already has, so the elements must already lie "
@@ -18,6 +22,7 @@ VIEW_ON_TRANSPOSED = Mistake(
     "Use x.reshape(-1): it returns a view when one is possible and a copy when it is not.",
     VIEWS,
     error_pattern=r"view size is not compatible with input tensor's size and stride",
+    concept=CONCEPT,
 )
 
 ALWAYS_COPYING = Mistake(
@@ -28,6 +33,7 @@ ALWAYS_COPYING = Mistake(
     "Return x.view(...) or x.reshape(...) as it is, without .clone(), torch.tensor(...) or .tolist() "
     "on the way.",
     VIEWS,
+    concept=CONCEPT,
 )
 
 COPIED_A_STRIDED_VIEW = Mistake(
@@ -37,6 +43,7 @@ COPIED_A_STRIDED_VIEW = Mistake(
     "without a copy: x.reshape(-1) finds it. x.contiguous() (or .clone(), .flatten() after it) copies first.",
     "Return x.reshape(-1): it gives a view whenever the steps allow one, and copies only when they do not.",
     VIEWS,
+    concept=CONCEPT,
 )
 
 ROWS_AND_COLUMNS_SWAPPED = Mistake(
@@ -45,6 +52,7 @@ ROWS_AND_COLUMNS_SWAPPED = Mistake(
     "number of rows, and `rows` becomes the length of each row.",
     "Put the number of rows first: x.view(rows, -1).",
     VIEWS,
+    concept=CONCEPT,
 )
 
 DATA_PTR_COMPARED = Mistake(
@@ -54,6 +62,7 @@ DATA_PTR_COMPARED = Mistake(
     "address of a tensor's first element, so it differs between them although the storage is the same.",
     "Compare the storages: a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr().",
     VIEWS,
+    concept=CONCEPT,
 )
 
 FLAT_COLUMN = Mistake(
@@ -63,6 +72,7 @@ FLAT_COLUMN = Mistake(
     "so the shape should be (numel,).",
     "Pass -1 alone: x.reshape(-1), not x.reshape(-1, 1).",
     RESHAPING,
+    concept=CONCEPT,
 )
 
 BASE_COMPARED = Mistake(
@@ -72,4 +82,5 @@ BASE_COMPARED = Mistake(
     "two views of one tensor (x[::2] and x[1::2]) are neither the other's base, although they share a storage.",
     "Compare the storages: a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr().",
     VIEWS,
+    concept=CONCEPT,
 )
