@@ -28,8 +28,22 @@ CONFTEST = '''"""Loads this repository's checks (nbchecks/) for `pytest exercise
 import sys
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE / "nbchecks")]
+TWICE = ("pytest loaded the course package installed in this environment (its plugin {installed!r}) besides this "
+         "repository's checks, and the two cannot run together: run `python -m pytest exercises/` in this folder, "
+         "whose pyproject.toml turns that plugin off, or add `-p no:{installed}`")
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    # Called before the plugin below is loaded: where pyproject.toml's addopts were bypassed (-c, -o addopts=),
+    # a clear word instead of pytest's clash of options.
+    if pluginmanager.has_plugin({installed!r}):
+        raise pytest.UsageError(TWICE)
+
+
 pytest_plugins = ["nbchecks.frontends.pytest_plugin"]
 '''
 PYPROJECT = '''[build-system]
@@ -56,7 +70,10 @@ packages = []  # nothing to install but the dependencies: the exercises stay whe
 [tool.pytest.ini_options]
 testpaths = ["exercises"]
 graders_replay = "nbchecks/expected.json"
-addopts = "-p no:cacheprovider --assert=plain"
+# `-p no:{installed}`: the checks here are the bundled copy (nbchecks/), loaded by conftest.py. Where the
+# course's own package is installed too, pytest would also load its plugin (entry point `{installed}`), which
+# registers the same options: pytest would stop before grading.
+addopts = "-p no:cacheprovider --assert=plain -p no:{installed}"
 '''
 README = '''# Lesson {number}: {title}
 
@@ -125,6 +142,12 @@ jobs:
           runners: {runners}
 '''
 GITIGNORE = "__pycache__/\n*.pyc\nplots/\n.venv/\n*.egg-info/\nbuild/\n"
+# The name of this package's pytest plugin entry point (pyproject.toml, [project.entry-points.pytest11]): the
+# handout turns it off in its own pytest configuration, so its bundled copy is the only one, wherever it runs.
+# Turned off, not deferred to: an installed package (any version, an instructor's working copy) has other checks
+# than the ones the handout's values were recorded with, and hidden ones; and pytest reads the ini's addopts
+# before it loads any entry point, so nothing of it is even imported.
+INSTALLED_PLUGIN = "graders"
 
 
 def main(out_dir: Path, *, lesson: str = "lesson01", classroom: bool = False) -> Path:
@@ -150,9 +173,9 @@ def main(out_dir: Path, *, lesson: str = "lesson01", classroom: bool = False) ->
     stubs.mkdir(parents=True)
     for slug, text in stub_texts.items():
         (stubs / f"{slug}.py").write_bytes(text.encode("utf-8"))
-    (out / "conftest.py").write_text(CONFTEST)
+    (out / "conftest.py").write_text(CONFTEST.format(installed=INSTALLED_PLUGIN))
     (out / "pyproject.toml").write_text(PYPROJECT.format(name=f"{chosen.folder}-exercises", number=chosen.number,
-                                                          title=chosen.title))
+                                                          title=chosen.title, installed=INSTALLED_PLUGIN))
     (out / ".gitignore").write_text(GITIGNORE)
     (out / "README.md").write_text(README.format(
         number=chosen.number, title=chosen.title, count=len(exercises), points=sum(e.points for e in exercises),

@@ -24,6 +24,7 @@ import yaml
 
 import course_config
 from mistake_catalogue import submission
+from graders.frontends import release
 from graders.frontends.nbgrader.answer_cell import answer_source
 from graders.frontends.platforms import runner_id
 
@@ -156,6 +157,49 @@ def test_the_classroom_workflow_runs_a_command_that_reports_every_exercise(hando
         solved = slug == "views"
         assert payload["status"] == ("pass" if solved else "fail")
         assert sum(t["score"] for t in payload["tests"]) == pytest.approx(payload["max_score"] if solved else 0)
+
+
+def _installed_plugin(env: dict[str, str], folder: Path) -> str:
+    """The name of this package's pytest plugin entry point, as pytest in `folder` would load it."""
+    probe = ("from importlib.metadata import entry_points\n"
+             "found = [e for e in entry_points(group='pytest11') if e.value == 'graders.frontends.pytest_plugin']\n"
+             "print(' '.join(e.name for e in found)); [e.load() for e in found]")
+    run = subprocess.run([sys.executable, "-c", probe], cwd=folder, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0 and run.stdout.strip(), (
+        "this test needs the course package installed (pip install -e .) with its pytest plugin importable: "
+        + run.stdout + run.stderr[-2000:])
+    return run.stdout.strip()
+
+
+def test_the_handouts_checks_run_and_grade_where_this_package_is_installed(handout: Path, tmp_path: Path) -> None:
+    """A student, or a TA, with the course package installed in the same environment (pip install -e .):
+    pytest loads its plugin by entry point, and the handout's bundled copy registers the same options.
+    The README's command must still run the handout's own checks, against its recorded values."""
+    work = tmp_path / "clone"
+    shutil.copytree(handout, work)
+    shutil.copyfile(ROOT / "reference" / "lesson01" / "views.py", work / "exercises" / "lesson01" / "views.py")
+    # The installed package importable from the handout's folder too, whatever path its editable finder names.
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    assert _installed_plugin(env, work) == release.INSTALLED_PLUGIN
+    command = re.search(r"&& (python -m pytest exercises/)\n", (work / "README.md").read_text())
+    assert command, "the README no longer says how to run the checks"
+    out = tmp_path / "result.json"
+    run = subprocess.run([sys.executable, *command[1].split()[1:], "--json", str(out)], cwd=work, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert "already added" not in run.stderr, run.stderr[-3000:]
+    assert "Lesson 1:" in run.stdout, run.stdout[-3000:] + run.stderr[-3000:]
+    result = json.loads(out.read_text())
+    scores = {e["slug"]: e["score"] for e in result["exercises"]}
+    assert scores.keys() == {e.slug for e in LESSON.exercises}
+    public = sum(c.points for c in LESSON.exercise("views").checks if not c.hidden)
+    assert scores.pop("views") == pytest.approx(public) and not any(scores.values()), scores
+    assert not any(c["hidden"] for e in result["exercises"] for c in e["checks"])  # the handout's checks, not ours
+    # Where the pyproject.toml's addopts are bypassed, the conftest says what to do instead of pytest's clash.
+    bypassed = subprocess.run([sys.executable, "-m", "pytest", "exercises/", "-o", "addopts="], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=900)
+    assert bypassed.returncode != 0 and "already added" not in bypassed.stderr, bypassed.stderr[-3000:]
+    assert f"-p no:{release.INSTALLED_PLUGIN}" in bypassed.stderr, bypassed.stderr[-3000:]
 
 
 # --- The handout holds stubs, always --------------------------------------------------------

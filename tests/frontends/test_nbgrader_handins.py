@@ -15,6 +15,7 @@ import pytest
 
 import course_config
 from mistake_catalogue import submission
+from graders.frontends.grade.answers import notebook_answers
 from graders.frontends.nbgrader import build
 
 nbgrader_api = pytest.importorskip("nbgrader.api")
@@ -78,12 +79,18 @@ def _submit(course: Path, student: str, notebook: nbformat.NotebookNode, name: s
     return target / name
 
 
-def test_check_mends_a_copied_cell_and_a_renamed_notebook_so_autograde_grades_the_class(course: Path) -> None:
+def test_check_keeps_the_last_copy_of_an_answer_cell_and_mends_a_renamed_notebook_so_autograde_grades_all(course: Path) -> None:
     solved = _answered(course, {s: _reference(s) for s in SLUGS})
-    copied = nbformat.from_dict(json.loads(nbformat.writes(solved)))
-    answer = next(c for c in copied.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer-views")
-    copied.cells.append(nbformat.v4.new_code_cell(answer.source, metadata=json.loads(json.dumps(answer.metadata))))
-    _submit(course, "copier", copied)
+    # The copier's first try at views is the untouched stub; they copied the cell, with its nbgrader metadata as
+    # Jupyter copies it, to the end of the notebook and solved it there: that copy, the last, is the one graded.
+    copied = _answered(course, {"sin_exp_derivative": _reference("sin_exp_derivative"),
+                                "views": (ROOT / "exercises" / "lesson01" / "views.py").read_text()})
+    first = next(i for i, c in enumerate(copied.cells)
+                 if c.metadata.get("nbgrader", {}).get("grade_id") == "answer-views")
+    copied.cells.append(nbformat.v4.new_code_cell(f"%%answer views\n{_reference('views')}",
+                                                  metadata=json.loads(json.dumps(copied.cells[first].metadata))))
+    last = len(copied.cells)
+    handed_in = _submit(course, "copier", copied).read_text()
     _submit(course, "renamer", solved, name="lesson01 (1).ipynb")
     _submit(course, "honest", solved)
     stopped = _nbgrader(course, "autograde", "lesson01", check=False)
@@ -91,7 +98,9 @@ def test_check_mends_a_copied_cell_and_a_renamed_notebook_so_autograde_grades_th
 
     report = subprocess.run(["python", "-m", "graders", "nbgrader", "check", str(course)], cwd=ROOT,
                             capture_output=True, text=True)
-    assert "copier: mended: lesson01.ipynb: 1 copied cell(s)" in report.stdout, report.stdout + report.stderr
+    assert (f"copier: mended: lesson01.ipynb: 2 answer cells for views: kept the last one (cell {last}) for autograde "
+            f"to grade; the first (cell {first + 1}) lost its nbgrader id") in report.stdout, (
+        report.stdout + report.stderr)
     assert "renamer: mended: renamed 'lesson01 (1).ipynb' to 'lesson01.ipynb'" in report.stdout
     assert (course / "submitted" / "renamer" / "lesson01" / "lesson01.ipynb").is_file()
     assert list((course / "check-backups").rglob("lesson01.ipynb"))
@@ -105,7 +114,16 @@ def test_check_mends_a_copied_cell_and_a_renamed_notebook_so_autograde_grades_th
         for student in ("copier", "renamer", "honest"):
             assert gradebook.find_submission("lesson01", student).score == pytest.approx(points), student
 
+    # The batch grader reads the notebook as handed in by the same rule: the last copy.
+    batch = notebook_answers(handed_in, "lesson01.ipynb", SLUGS)
+    assert "raise NotImplementedError" not in batch.sources["views"]
+    assert batch.problems == [f"2 answer cells for views: graded the last one (cell {last}); "
+                              f"the first (cell {first + 1}) was ignored"]
+
     _nbgrader(course, "generate_feedback", "lesson01")
+    told = (course / "feedback" / "copier" / "lesson01" / "lesson01.html").read_text()
+    assert "Not graded: an earlier copy of your answer to <code>views</code>" in told
+    assert "Not graded" not in (course / "feedback" / "honest" / "lesson01" / "lesson01.html").read_text()
     feedback = course / "feedback" / "honest" / "lesson01"
     html = (feedback / "lesson01.html").read_text()
     for index, slug in enumerate(SLUGS, start=1):

@@ -2,9 +2,10 @@
 
 An answer cell is found by its nbgrader id (`answer-<slug>`) or, where a student's copy lost
 its metadata, by its first line (`%%answer <slug>`), as the notebook's test cells find it.
-What a hand-in got wrong is said per student and never stops the batch: a cell copied (the
-first is graded, as autograde's test cell would), an exercise with no answer cell (it scores
-0, as a missing file does), a file that is not a notebook at all.
+What a hand-in got wrong is said per student and never stops the batch: an answer cell copied (the
+last copy is graded: the one the student wrote last, what a kernel running the notebook top to bottom
+defines last, and the one `nbgrader check` keeps for autograde), an exercise with no answer cell (it
+scores 0, as a missing file does), a file that is not a notebook at all.
 """
 
 from __future__ import annotations
@@ -52,21 +53,32 @@ def notebook_answers(text: str, name: str, slugs: list[str]) -> Answers:
                               f"every exercise scores 0")
         return found
     listed = notebook.get("cells", [])  # a crafted notebook's cells may be anything
-    cells = [c for c in listed if isinstance(c, dict) and c.get("cell_type") == "code"] if isinstance(listed, list) else []
+    # Each code cell with its place in the notebook, counting every cell from 1 (as `nbgrader check` says it).
+    cells = [(number, c) for number, c in enumerate(listed, start=1) if isinstance(c, dict)
+             and c.get("cell_type") == "code"] if isinstance(listed, list) else []
     for slug in slugs:
-        by_id = [c for c in cells if _grade_id(c) == f"answer-{slug}"]
-        by_line = [c for c in cells if _first_line(c) == [MAGIC, slug]]
+        by_id = [(n, c) for n, c in cells if _grade_id(c) == f"answer-{slug}"]
+        by_line = [(n, c) for n, c in cells if _first_line(c) == [MAGIC, slug]]
         chosen = by_id or by_line
         if not chosen:
             found.problems.append(f"{slug}: no answer cell (nbgrader id answer-{slug}, or a first line "
                                   f"'{MAGIC} {slug}'); it scores 0")
             continue
         if len(chosen) > 1:
-            found.problems.append(f"{slug}: {len(chosen)} answer cells (a copied cell); the first one was graded")
+            found.problems.append(copies_graded(slug, [n for n, _ in chosen]))
         elif not by_id:
             found.problems.append(f"{slug}: the answer cell lost its nbgrader metadata; found by its first line")
-        found.sources[slug] = strip_magic(_source(chosen[0]))
+        found.sources[slug] = strip_magic(_source(chosen[-1][1]))
     return found
+
+
+def copies_graded(slug: str, numbers: list[int]) -> str:
+    """What a student is told when their notebook holds several answer cells for one exercise, at these
+    places (counting every cell from 1): the last was graded."""
+    others = len(numbers) - 1
+    ignored = (f"the first (cell {numbers[0]}) was ignored" if others == 1 else
+               f"the other {others} (cells {', '.join(map(str, numbers[:-1]))}) were ignored")
+    return f"{len(numbers)} answer cells for {slug}: graded the last one (cell {numbers[-1]}); {ignored}"
 
 
 def _source(cell: dict) -> str:

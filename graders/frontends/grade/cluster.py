@@ -27,7 +27,7 @@ UNCONFINED = ("graders grade: the sandbox cannot fully hold on the worker {worke
               "Landlock and seccomp (as root or not), or pass --allow-unconfined to grade anyway.")
 CONNECT_SECONDS = 30.0
 WORKER_PATIENCE = 300.0  # a cluster whose workers are still starting (jobs in a queue, pods being scheduled)
-KILLED = ("its grading ended the Dask worker that ran it {times} times (a worker killed, or out of memory); "
+KILLED = ("its grading ended the Dask worker that ran it {times} (a worker killed, or out of memory); "
           "graded 0")
 
 
@@ -165,13 +165,18 @@ def grade_all(client: Client, jobs: list[dict[str, Any]], expected: str, seconds
         try:
             reply = future.result()
         except KilledWorker as error:
-            reply = {"error": KILLED.format(times=_allowed_failures() + 1), "killed": str(error)}
+            reply = {"error": killed(_allowed_failures() + 1), "killed": str(error)}
         except dask_worker.WrongCourse as error:
             raise SystemExit(f"graders grade: {error}") from None
         except Exception as error:  # noqa: BLE001 - a task that raised twice: this student, not the batch
             reply = {"error": f"grading failed on its worker ({type(error).__name__}: {error})"[:500]}
         future.release()
         done(job, reply)
+
+
+def killed(times: int) -> str:
+    """What a student whose grading ended its Dask worker `times` times is told."""
+    return KILLED.format(times={1: "once", 2: "twice"}.get(times, f"{times} times"))
 
 
 def _allowed_failures() -> int:

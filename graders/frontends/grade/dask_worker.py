@@ -130,6 +130,16 @@ class _Service:
                 os.close(fd)
         self.ended = -1
 
+    def note(self, line: str) -> None:
+        """Add a line to the service's log (it has ended, or is stopped: nothing else writes there now), on a line
+        of its own: a service stopped mid-line (pytest's row of dots) leaves no newline."""
+        with contextlib.suppress(OSError), open(self.log, "ab+") as log:
+            size = log.seek(0, os.SEEK_END)
+            if size:
+                log.seek(size - 1)
+            ended = not size or log.read(1) == b"\n"
+            log.write(("" if ended else "\n").encode() + line.encode("utf-8", "backslashreplace") + b"\n")
+
     def _said(self) -> str:
         try:
             return self.log.read_text(errors="replace")[-1500:]
@@ -192,7 +202,14 @@ class GradingServices(WorkerPlugin):
                 raise WrongCourse(f"the worker {get_worker().address} has another version of the course "
                                   f"(checks, reference or course_config.py) than the instructor's: install the "
                                   f"same version on every worker machine")
-        reply = service.ask(request, seconds)
+        try:
+            reply = service.ask(request, seconds)
+        except ServiceDied:
+            service.note(f"graders: {_whose(request)}: the grading service ended without a reply")
+            raise
+        if reply is None:
+            service.note(f"graders: {_whose(request)}: no reply within {seconds:g} s; the grading service was "
+                         f"stopped, with its workers")
         if reply is not None and reply.get("exit") != ZYGOTE_GONE:
             with self.lock:
                 self.idle.append(service)
@@ -222,6 +239,13 @@ class GradingServices(WorkerPlugin):
                     said = True
                 time.sleep(pause)
                 pause = min(pause * 2, 1.0)
+
+
+def _whose(request: dict[str, Any]) -> str:
+    """Whose request it is, for the log: `student 'ann'` (an id written with repr: it may hold a newline)."""
+    if request.get("op") == "grade":
+        return f"student {request.get('student')!r}"
+    return "the reference" if request.get("op") == "reference" else f"the request {request.get('op')!r}"
 
 
 class ExpectedValues(WorkerPlugin):

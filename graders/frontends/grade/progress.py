@@ -35,7 +35,8 @@ class Progress:
         width = len(str(self.total))
         state = f"not graded: {record['error']}" if record.get("error") else (
             f"{record['score']:g} / {record['max_score']:g}")
-        notes = f" ({len(record['problems'])} problems)" if record.get("problems") else ""
+        count = len(record.get("problems") or [])
+        notes = f" ({count} problem{'' if count == 1 else 's'})" if count else ""
         print(f"[{self.count:>{width}}/{self.total}] {student}: {state}{notes}", file=self.stream, flush=True)
 
     def close(self) -> None:

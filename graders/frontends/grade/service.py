@@ -16,12 +16,19 @@ started with (pytest's own output goes to LOG):
                                          -> the JSON result, and the feedback's plots as base64
 
 A student's answers are written to a scratch folder of their own and removed after grading.
+
+In LOG, after the service's own first line (`graders: a grading service starts (pid N)`), each
+request's block begins with a line naming whose it is, `graders: grading student 'ann' (lesson01:
+every exercise)` (the reference's: `graders: grading the reference (...)`), and ends with one giving
+pytest's exit status; each failure pytest lists there is headed by the student and the exercise too.
+Ids are written with repr(): an id that holds a newline cannot begin a line of its own.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import copy
 import ctypes
 import json
 import os
@@ -29,7 +36,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 _PR_SET_PDEATHSIG = 1
@@ -44,6 +51,7 @@ def main(log: str) -> None:
     handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(handle, 1)
     os.dup2(handle, 2)
+    _log(f"graders: a grading service starts (pid {os.getpid()})")  # what it says before any request is its own
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with its Dask worker, even by kill -9
     draws = [tuple(item.split("/", 1)) for item in os.environ.pop(DRAW_VARIABLE, "").split(",") if "/" in item]
     if draws:  # the reference's generated inputs, drawn by a helper while torch loads (graders/engine/drawing.py)
@@ -106,9 +114,13 @@ class Service:
         folder = Path(tempfile.mkdtemp(dir=self.scratch))
         cache = folder / "expected.json"
         os.chdir(folder)
+        whose = "the reference"
+        _log(f"graders: grading {whose} ({self._exercises(request['lesson'], request['slugs'])})")
         code = int(pytest.main([*self._targets(request["lesson"], request["slugs"]),
                                 "--submission", str(self.course.ROOT / "reference"), "--expected-cache", str(cache),
-                                "-q", "-p", "no:cacheprovider", "--plots", str(folder / "plots")]))
+                                "-q", "-p", "no:cacheprovider", "--plots", str(folder / "plots")],
+                               plugins=[_failures_named(whose)]))
+        _log(f"graders: done with {whose} (pytest's exit status {code})")
         try:
             values = json.loads(cache.read_text())
         except (OSError, ValueError):
@@ -133,8 +145,12 @@ class Service:
         if self.leave_out:
             options += ["--sandbox-without", self.leave_out]
         os.chdir(folder)  # the messages name the student's files relative to it
+        whose = f"student {request['student']!r}"
+        _log(f"graders: grading {whose} ({self._exercises(lesson, request['slugs'])})")
         code = int(pytest.main([*self._targets(lesson, request["slugs"]), "--submission", str(folder),
-                                "--json", str(result), "--plots", str(plots), *options]))
+                                "--json", str(result), "--plots", str(plots), *options],
+                               plugins=[_failures_named(whose)]))
+        _log(f"graders: done with {whose} (pytest's exit status {code})")
         try:
             graded = json.loads(result.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -149,10 +165,66 @@ class Service:
         shutil.rmtree(folder, ignore_errors=True)
         return {"exit": code, "result": graded, "files": files}
 
+    def _exercises(self, lesson: str, slugs: list[str]) -> str:
+        """The exercises of a request, for its block's first line: `lesson01: every exercise`, `lesson01/views`."""
+        chosen = next(l for l in self.course.LESSONS if l.folder == lesson)
+        named = [e.slug for e in chosen.exercises if e.slug in slugs]
+        if len(named) == len(chosen.exercises):
+            return f"{lesson}: every exercise"
+        return f"{lesson}/{named[0]}" if len(named) == 1 else f"{lesson}: {', '.join(named)}"
+
     def _targets(self, lesson: str, slugs: list[str]) -> list[str]:
         chosen = next(l for l in self.course.LESSONS if l.folder == lesson)
         return [str(self.course.ROOT / "exercises" / lesson / f"{e.slug}.py") for e in chosen.exercises
                 if e.slug in slugs]
+
+
+def _log(line: str) -> None:
+    """One line of the log (this process's stdout, where pytest writes too)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def _failures_named(whose: str) -> object:
+    """A pytest plugin for one request: each failure pytest lists in the log is headed by whose it is and the
+    exercise, `test_autograd: student 'ann', exercise quick_check`, not by the check's name alone."""
+    import pytest
+
+    class FailuresNamed:
+        @pytest.hookimpl(wrapper=True, tryfirst=True)
+        def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
+            # pytest heads each failure with its report's location[2]: copies are listed, the reports stay as they are.
+            listed = {kind: terminalreporter.stats.get(kind, []) for kind in ("failed", "error")}
+            for kind, reports in listed.items():
+                if reports:
+                    terminalreporter.stats[kind] = [_named(report, whose) for report in reports]
+            try:
+                return (yield)
+            finally:
+                for kind, reports in listed.items():
+                    if reports:
+                        terminalreporter.stats[kind] = reports
+
+    return FailuresNamed()
+
+
+def _named(report: Any, whose: str) -> Any:
+    location = getattr(report, "location", None)
+    if not location:
+        return report
+    path, line, name = location
+    named = copy.copy(report)
+    try:
+        named.location = (path, line, f"{name}: {whose}, exercise {_exercise(report.nodeid)}")
+    except AttributeError:  # a collection error's location is not its own to set: it names the file already
+        return report
+    return named
+
+
+def _exercise(nodeid: str) -> str:
+    """The exercise of a check's node id, `.../exercises/lesson01/views.py::test_as_grid` (its location names the
+    checks module)."""
+    return PurePosixPath(nodeid.split("::", 1)[0]).stem
 
 
 if __name__ == "__main__":

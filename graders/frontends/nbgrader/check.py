@@ -13,8 +13,13 @@ then, for each submitted/<student>/<assignment>/:
 - a notebook renamed on the way (an LMS saves `lesson01 (1).ipynb`) is renamed back, when it
   is the only notebook there;
 - a cell a student copied carries the same nbgrader id twice, and nbgrader then stops the
-  whole batch ("old version of the metadata format", nbgrader #1083): the copies lose their
-  nbgrader metadata and become ordinary cells (autograde empties them anyway);
+  whole batch ("old version of the metadata format", nbgrader #1083): all copies but one lose
+  their nbgrader metadata and become ordinary cells (autograde empties them anyway). Of an answer
+  cell, the LAST copy keeps it: the one the student wrote last (often to fix their code), what a
+  kernel running the notebook top to bottom defines last, and what the batch grader grades
+  (graders/frontends/grade/answers.py); a markdown note above each earlier copy tells the student,
+  in their feedback, that it was not graded. Of a locked cell (setup, test, task), whose source
+  autograde restores anyway, the first keeps it: the setup cell must stay above the test cells;
 - what it cannot mend is reported: a file that is not a notebook, several notebooks, answer
   or test cells that are gone (test cells autograde puts back; a missing answer scores 0).
 
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import time
@@ -33,6 +39,12 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from graders.frontends.grade import handed_in
+
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_-]+")  # what nbgrader allows in a grade_id
+COPY_NOTE = ("**Not graded: an earlier copy of your answer to `{slug}`.** This notebook holds more than one "
+             "answer cell for `{slug}`; the last one (further down) is the one graded, as the one you wrote last. "
+             "This cell was ignored. *(A note from your instructor's check of the hand-ins.)*")
 
 
 @dataclass
@@ -134,23 +146,60 @@ def _check_cells(path: Path, ids: set[str], finding: Finding, backup: Path, dry_
     if not isinstance(cells, list):
         finding.problems.append(f"{path.name} is not a notebook nbgrader can read (its cells are not a list)")
         return
-    seen: set[str] = set()
-    copies = 0
-    for cell in cells:
-        grade_id = _grade_id(cell)
-        if grade_id and grade_id in seen:
-            copies += 1
-            cell.get("metadata", {}).pop("nbgrader", None)
-        seen.add(grade_id)
-    if copies:
-        finding.mended.append(f"{path.name}: {copies} copied cell(s) no longer carry an nbgrader id twice")
-        if not dry_run:
-            _back_up(path, backup)
-            path.write_text(json.dumps(notebook, indent=1) + "\n", encoding="utf-8")
-    missing = sorted(ids - seen)
+    places: dict[str, list[int]] = {}
+    for index, cell in enumerate(cells):
+        if _grade_id(cell):
+            places.setdefault(_grade_id(cell), []).append(index)
+    notes: list[tuple[int, dict]] = []  # (the index of an ignored copy of an answer, the note to put above it)
+    for grade_id, indices in places.items():
+        if len(indices) < 2:
+            continue
+        kept = indices[-1] if _is_answer(cells[indices[-1]]) else indices[0]
+        for index in indices:
+            if index != kept:
+                cells[index]["metadata"].pop("nbgrader", None)
+        numbers = [index + 1 for index in indices]  # counting every cell from 1, as the batch says it
+        shown = grade_id if _PLAIN_ID.fullmatch(grade_id) else repr(grade_id)  # the student's metadata: any text
+        if kept == indices[-1]:
+            slug = shown.removeprefix("answer-")
+            notes += [(index, _note(slug, notebook, len(notes))) for index in indices[:-1]]
+            finding.mended.append(f"{path.name}: {_copies_kept(slug, numbers)}")
+        else:
+            finding.mended.append(f"{path.name}: {len(indices)} cells carry the nbgrader id {shown} (a copied "
+                                  f"locked cell); kept the first (cell {numbers[0]}), the copies lost the id")
+    for index, note in sorted(notes, key=lambda n: n[0], reverse=True):
+        cells.insert(index, note)
+    if any(len(indices) > 1 for indices in places.values()) and not dry_run:
+        _back_up(path, backup)
+        path.write_text(json.dumps(notebook, indent=1) + "\n", encoding="utf-8")
+    missing = sorted(ids - set(places))
     if missing:
         finding.problems.append(f"{path.name}: cells gone: {', '.join(missing)} (autograde puts back test cells; "
                                 f"a missing answer scores 0)")
+
+
+def _is_answer(cell: dict) -> bool:
+    """An answer cell: a solution cell the student writes in (not a locked cell of the instructor's)."""
+    nbgrader = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(nbgrader.get("solution")) and not nbgrader.get("locked")
+
+
+def _copies_kept(slug: str, numbers: list[int]) -> str:
+    """The report's line for an answer cell handed in `len(numbers)` times, at these places (from 1)."""
+    others = len(numbers) - 1
+    ignored = (f"the first (cell {numbers[0]}) lost its nbgrader id" if others == 1 else
+               f"the other {others} (cells {', '.join(map(str, numbers[:-1]))}) lost their nbgrader id")
+    return (f"{len(numbers)} answer cells for {slug}: kept the last one (cell {numbers[-1]}) for autograde to "
+            f"grade; {ignored}, with a note above for the student's feedback")
+
+
+def _note(slug: str, notebook: dict, number: int) -> dict:
+    """The markdown cell put above an ignored copy of an answer cell: the student reads it in their feedback."""
+    cell = {"cell_type": "markdown", "metadata": {}, "source": COPY_NOTE.format(slug=slug)}
+    minor = notebook.get("nbformat_minor")
+    if notebook.get("nbformat") == 4 and isinstance(minor, int) and minor >= 5:
+        cell["id"] = f"nbgrader-check-note-{number}"  # nbformat 4.5 gives every cell an id
+    return cell
 
 
 def _grade_id(cell: dict) -> str:

@@ -253,8 +253,9 @@ def _source_of(cell: dict) -> str:
 
 
 def _answer_on_disk(notebook: Path, slug: str) -> str | None:
-    """The answer cell nbgrader knows by its grade_id; else the first cell that says `%%answer slug`."""
-    cells = [c for c in _cells(notebook) if c.get("cell_type") == "code"]
+    """The answer cell nbgrader knows by its grade_id; else the cell that says `%%answer slug`. Of copies, the last:
+    the one the student wrote most recently, as `nbgrader check` and the batch's reader keep."""
+    cells = [c for c in _cells(notebook) if c.get("cell_type") == "code"][::-1]
     for cell in cells:
         if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == f"answer-{slug}":
             return strip_magic(_source_of(cell))
