@@ -1,0 +1,341 @@
+"""Pairs of answers to one exercise that look alike, as MOSS lists them: for a person to review, never a verdict.
+
+Each answer is fingerprinted with copydetect (winnowing, offline) and compared with copydetect's
+`compare_files`; a pair is listed when the larger of its two shares (how much of an answer's own
+code the other holds too) reaches THRESHOLD. Three things come first, because these exercises are
+short functions that the docstrings all but dictate:
+
+- Normalizing. As copydetect's own filter does, names the answer makes up become V, strings S,
+  and comments, docstrings and spacing go, so that renaming and recommenting change nothing.
+  Unlike it, API names stay (torch.zeros is not torch.tensor(0.0), .item() is not .tolist()), and
+  so do block and statement ends: honest answers differ mostly in the calls they make.
+- What every student was given never counts: the stub's statements and the code its docstrings
+  give ("Follow this recipe: ...", `y = x ** 2`) are left out of each answer, then every k-gram of
+  the stub is dropped (copydetect's boilerplate). An untouched stub has nothing left to compare.
+- Code that many answers share (more than COMMON_FLOOR of them and COMMON_SHARE of the class) is
+  dropped too, as MOSS drops passages found in many programs: it is the obvious way to write what
+  was asked. This keeps every list of the inverted index of k-grams short, and only pairs that share
+  enough k-grams there are compared in full (6 pairs of 1.7 million for 500 students x 14 exercises,
+  benchmarks/similarity_speed.py).
+
+How the figures were chosen. tests/frontends/test_similarity.py holds 5 students' independent answers
+to 4 exercises (53 pairs that are not copies), 3 copies with new names and comments and reordered
+lines, and 5 copies edited further (an expression split or commuted, a loop or return rewritten):
+
+    k (characters)          8     10     12     15     18     20     25
+    largest honest share  0.86   0.86   0.76   0.77   0.77   0.77   0.77
+    smallest copy         0.88   0.93   0.97   1.00   0.97   0.97   0.97
+    smallest edited copy  0.92   0.90   0.88   0.89   0.88   0.88   0.78
+
+copydetect as it comes (its filter, its boilerplate) on the same answers, at k = 10 / 15 / 25: largest
+honest 0.88 / 0.89 / 0.79, smallest edited copy 0.93 / 0.85 / 0.76, a gap of 0.06 at best.
+
+- NOISE_THRESHOLD (k) = 15: honest answers stop matching by chance from 12 on, and copies start to
+  lose matches at reordered short lines from 18 on.
+- WINDOW = 1, so the guarantee threshold is the noise threshold and every k-gram is a fingerprint.
+  Answers are short enough to afford it, and winnowing picks k-grams by the value of Python's string
+  hash, which changes with every process: with a window of 4, the same class gave one copy 1.0 in one
+  run and 0.965 in the next.
+- THRESHOLD = 0.8: above the largest honest share (0.77, a class too small for common code to be
+  dropped), below every edited copy (0.88 there; 0.82 for the same copy in the benchmark's class of
+  500, whose common code is dropped from both answers while the edits stay).
+- MIN_OVERLAP = 80 normalized characters in common, about three lines: an answer with one function
+  written shares all of it with honest classmates (up to 0.98, on 58 characters, over every partial
+  answer of that class); copies share 197 to 367.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import csv
+import io
+import keyword
+import re
+import tokenize
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from copydetect import CodeFingerprint, compare_files
+from copydetect.utils import get_token_coverage
+
+
+NOISE_THRESHOLD = 15  # k: the shortest run of normalized code, in characters, that counts as a match
+WINDOW = 1  # winnowing window: the guarantee threshold is NOISE_THRESHOLD + WINDOW - 1
+THRESHOLD = 0.8
+MIN_OVERLAP = 80  # normalized characters both answers must hold in common, whatever the share
+COMMON_FLOOR = 10  # code in more answers than this, and than COMMON_SHARE of them, is common
+COMMON_SHARE = 0.05
+
+# Names that mean the same in every answer: a different one is a different API, never a rename.
+_KEPT_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist)  # not soft keywords: "_" is a made-up name
+_FSTRING_START = getattr(tokenize, "FSTRING_START", None)  # Python 3.12 splits f-strings into tokens
+_FSTRING_END = getattr(tokenize, "FSTRING_END", None)
+_LINE_STARTS = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT)
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+_NO_LINE = 0
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two answers to one exercise whose code overlaps."""
+
+    exercise: str  # the exercise's slug
+    first: str  # a student id, or "<term>/<student>" for an archived answer; first < second
+    second: str
+    similarity: float  # 0..1: the larger of the two shares of an answer's own code that the other holds too
+    first_blocks: list[tuple[int, int]]  # the matching lines of first's answer, 1-based, inclusive
+    second_blocks: list[tuple[int, int]]
+
+
+@dataclass
+class _Answer:
+    """One answer: copydetect's fingerprint of its normalized code, and the source line of each character."""
+
+    name: str
+    fingerprint: CodeFingerprint
+    lines: list[int]
+
+
+def similar_pairs(answers: dict[str, dict[str, str]], stubs: dict[str, str], *, threshold: float = THRESHOLD,
+                  archive: dict[str, dict[str, str]] | None = None) -> list[Pair]:
+    """The pairs of answers to one exercise at or above `threshold`, most similar first.
+
+    `answers` is student -> exercise slug -> source, `stubs` slug -> the handed-out stub, `archive`
+    earlier terms' answers ("<term>/<student>" -> slug -> source), compared with this term's only.
+    """
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"similar_pairs: threshold must be between 0 and 1, got {threshold!r}")
+    archive = archive or {}
+    twice = sorted(set(answers) & set(archive))
+    if twice:
+        raise ValueError(f"similar_pairs: {twice} named both in answers and in archive; "
+                         f"archived answers are named '<term>/<student>'")
+    pairs: list[Pair] = []
+    for slug in sorted({slug for answered in answers.values() for slug in answered}):
+        if slug not in stubs:
+            raise ValueError(f"similar_pairs: no stub for exercise {slug!r} (stubs has {sorted(stubs)}); "
+                             f"without it the code every student was given would count as shared")
+        current = {student: answered[slug] for student, answered in answers.items() if slug in answered}
+        earlier = {name: answered[slug] for name, answered in archive.items() if slug in answered}
+        pairs += _exercise_pairs(slug, current, earlier, stubs[slug], threshold)
+    return sorted(pairs, key=lambda pair: (-pair.similarity, pair.exercise, pair.first, pair.second))
+
+
+def _exercise_pairs(slug: str, current: dict[str, str], earlier: dict[str, str], stub: str,
+                    threshold: float) -> list[Pair]:
+    given = _given(stub)
+    boilerplate = _boilerplate(stub, given)
+    everyone = sorted({**current, **earlier}.items())
+    written = [_fingerprinted(name, source, given, boilerplate) for name, source in everyone]
+    written = [answer for answer in written if answer.fingerprint.hashes]  # untouched stubs have nothing left
+    held_by = Counter(h for answer in written for h in answer.fingerprint.hashes)
+    most = max(COMMON_FLOOR, COMMON_SHARE * len(written))
+    common = {h for h, count in held_by.items() if count > most}
+    for answer in written:
+        _drop(answer.fingerprint, common)
+    pairs = []
+    recounted: set[str] = set()
+    for first, second in _candidates([answer for answer in written if answer.fingerprint.hashes], set(current)):
+        for answer in (first, second):
+            if answer.name not in recounted:  # only answers compared need their size, which costs a pass
+                _recount(answer.fingerprint)
+                recounted.add(answer.name)
+        _, shares, (first_slices, second_slices) = compare_files(first.fingerprint, second.fingerprint)
+        similarity = float(max(shares))
+        if similarity >= threshold and min(_length(first_slices), _length(second_slices)) >= MIN_OVERLAP:
+            pairs.append(Pair(slug, first.name, second.name, similarity, _blocks(first.lines, first_slices),
+                              _blocks(second.lines, second_slices)))
+    return pairs
+
+
+def _candidates(answers: list[_Answer], current: set[str]) -> list[tuple[_Answer, _Answer]]:
+    """The pairs worth comparing in full (answers in name order, so first < second): at least one of this term,
+    sharing fingerprints at enough places to reach MIN_OVERLAP (a match of n places covers at most k·n characters)."""
+    index: dict[int, list[tuple[int, int]]] = defaultdict(list)  # k-gram -> (answer, places it is at)
+    for number, answer in enumerate(answers):
+        for h, places in answer.fingerprint.hash_idx.items():
+            index[h].append((number, len(places)))
+    shared: Counter[tuple[int, int]] = Counter()
+    for holders in index.values():  # common k-grams are gone: each list holds at most `most` answers
+        for i, (first, first_places) in enumerate(holders):
+            for second, second_places in holders[i + 1:]:
+                shared[first, second] += max(first_places, second_places)
+    return [(answers[first], answers[second]) for (first, second), places in sorted(shared.items())
+            if places * NOISE_THRESHOLD >= MIN_OVERLAP
+            and (answers[first].name in current or answers[second].name in current)]
+
+
+def _given(stub: str) -> frozenset[str]:
+    """The normalized statements every student was handed: the stub's, and those its docstrings spell out."""
+    imported = _imported(_tokens(stub))
+    statements: set[str] = set()
+    for code in (stub, _docstring_code(stub)):
+        text, _ = _normalized(code, imported=imported)
+        statements |= {part + ";" for part in re.split(r"[;{}]", text) if part}
+    return frozenset(statements)
+
+
+def _boilerplate(stub: str, given: frozenset[str]) -> set[int]:
+    """Every k-gram of the stub, with its given statements and without (as answers are fingerprinted), and of
+    its docstrings' code: copydetect's boilerplate, taken with a window of 1 as copydetect takes it."""
+    imported = _imported(_tokens(stub))
+    hashes: set[int] = set()
+    for text in (_normalized(stub)[0], _normalized(stub, given)[0],
+                 _normalized(_docstring_code(stub), imported=imported)[0]):
+        hashes |= CodeFingerprint("stub", NOISE_THRESHOLD, 1, filter=False, fp=io.StringIO(text)).hashes
+    return hashes
+
+
+def _fingerprinted(name: str, source: str, given: frozenset[str], boilerplate: set[int]) -> _Answer:
+    text, lines = _normalized(source, given)
+    # The stub's k-grams are dropped here rather than through copydetect's boilerplate argument: copydetect 0.5
+    # removes those with numpy's intersect1d(assume_unique=True), which also drops all but one of the answer's
+    # own repeated k-grams (of three equal lines, two go), stub or not.
+    fingerprint = CodeFingerprint(name, NOISE_THRESHOLD, WINDOW, filter=False, fp=io.StringIO(text))
+    _drop(fingerprint, boilerplate)
+    return _Answer(name, fingerprint, lines)
+
+
+def _drop(fingerprint: CodeFingerprint, hashes: set[int]) -> None:
+    """Forget some of a fingerprint's k-grams, as copydetect forgets boilerplate (then `_recount` it)."""
+    if fingerprint.hashes & hashes:
+        fingerprint.hashes = fingerprint.hashes - hashes
+        fingerprint.hash_idx = {h: places for h, places in fingerprint.hash_idx.items() if h not in hashes}
+
+
+def _recount(fingerprint: CodeFingerprint) -> None:
+    """The size of the code a fingerprint's k-grams cover, as copydetect counts it: shares are of this."""
+    fingerprint.token_coverage = get_token_coverage(fingerprint.hash_idx, fingerprint.k, len(fingerprint.filtered_code))
+
+
+def _tokens(source: str) -> list[tokenize.TokenInfo]:
+    tokens: list[tokenize.TokenInfo] = []
+    try:
+        tokens.extend(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        pass  # an answer that does not tokenize to its end is compared as far as it does
+    return tokens
+
+
+def _imported(tokens: list[tokenize.TokenInfo]) -> set[str]:
+    """The names import statements bind (torch, np, F): kept as written, since they name APIs."""
+    names: set[str] = set()
+    words: list[str] = []  # a statement's names and commas
+    for token in tokens + [None]:
+        if token is None or token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            if words[:1] == ["from"] and "import" in words:
+                words = words[words.index("import"):]
+            if words[:1] == ["import"]:
+                items = " ".join(words[1:]).split(",")  # "import a.b as c, d" binds c and d
+                names |= {item.split()[-1] if " as " in f" {item} " else item.split()[0]
+                          for item in items if item.split()}
+            words = []
+        elif token.type == tokenize.NAME or token.string == ",":
+            words.append(token.string)
+    return names
+
+
+def _normalized(source: str, given: frozenset[str] = frozenset(),
+                imported: frozenset[str] | set[str] = frozenset()) -> tuple[str, list[int]]:
+    """An answer's code as it is compared (statements in `given` left out), and the source line of each character.
+
+    Names its imports bind (and `imported`, for a snippet without them) are kept as written."""
+    tokens = _tokens(source)
+    kept = _KEPT_NAMES | _imported(tokens) | imported
+    text: list[str] = []
+    lines: list[int] = []
+    statement: list[tuple[str, int]] = []  # the pieces of the statement being read, with their lines
+    brackets = in_fstring = 0
+    for i, token in enumerate(tokens):
+        kind, string = token.type, token.string
+        before = tokens[i - 1] if i else None
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if _FSTRING_START is not None and kind in (_FSTRING_START, _FSTRING_END):
+            in_fstring += 1 if kind == _FSTRING_START else -1
+            piece = "S" if kind == _FSTRING_START and in_fstring == 1 else ""
+        elif in_fstring or kind in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER):
+            piece = ""
+        elif kind in (tokenize.INDENT, tokenize.DEDENT):
+            text.append("{" if kind == tokenize.INDENT else "}")
+            lines.append(_NO_LINE)  # a block's bounds are not a line of code anyone wrote
+            continue
+        elif kind == tokenize.NEWLINE:
+            piece = ";" if statement else ""
+        elif kind == tokenize.STRING:
+            alone = (before is None or before.type in _LINE_STARTS) and \
+                    (after is None or after.type in (tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER))
+            piece = "" if alone else "S"  # a string standing alone is a docstring, or a comment
+        elif kind == tokenize.NAME:
+            attribute = before is not None and before.string == "."
+            keyword_argument = brackets > 0 and after is not None and after.string == "="
+            piece = string if string in kept or attribute or keyword_argument else "V"
+        else:
+            brackets += string in ("(", "[", "{")
+            brackets -= brackets > 0 and string in (")", "]", "}")
+            piece = string
+        if piece:
+            statement.append((piece, token.start[0]))
+        if kind == tokenize.NEWLINE or after is None:
+            if "".join(piece for piece, _ in statement) not in given:
+                for piece, line in statement:
+                    text.append(piece)
+                    lines.extend([line] * len(piece))
+            statement = []
+    return "".join(text), lines
+
+
+def _docstring_code(stub: str) -> str:
+    """The code the stub's docstrings hand out: their lines and `backticked` spans that parse as statements."""
+    try:
+        tree = ast.parse(stub)
+    except SyntaxError:
+        return ""
+    pieces = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            doc = ast.get_docstring(node) or ""
+            pieces += [piece for piece in [line.strip() for line in doc.splitlines()] + _BACKTICKED.findall(doc)
+                       if _is_code(piece)]
+    return "\n".join(pieces)
+
+
+def _is_code(text: str) -> bool:
+    """Whether a line of a docstring is a statement that does something (a call, an assignment, a sum), not prose."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False
+    return any(isinstance(node, (ast.Call, ast.Assign, ast.AugAssign, ast.BinOp)) for node in ast.walk(tree))
+
+
+def _length(slices) -> int:  # noqa: ANN001 - copydetect's 2xN array of starts and ends
+    return int(sum(end - start for start, end in zip(*slices)))
+
+
+def _blocks(lines: list[int], slices) -> list[tuple[int, int]]:  # noqa: ANN001
+    """The source lines holding copydetect's matching slices of normalized code, as runs of consecutive lines
+    (a slice that runs from one function's body into the next leaves out the signature and docstring between)."""
+    matched = sorted({lines[at] for start, end in zip(*slices) for at in range(int(start), int(end))} - {_NO_LINE})
+    blocks: list[tuple[int, int]] = []
+    for line in matched:
+        if blocks and line == blocks[-1][1] + 1:
+            blocks[-1] = (blocks[-1][0], line)
+        else:
+            blocks.append((line, line))
+    return blocks
+
+
+def similarity_csv(pairs: list[Pair]) -> str:
+    """similarity.csv: exercise, first, second, similarity, first_lines, second_lines ("3-7 12-14")."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["exercise", "first", "second", "similarity", "first_lines", "second_lines"])
+    for pair in pairs:
+        writer.writerow([pair.exercise, pair.first, pair.second, f"{pair.similarity:.3f}",
+                         _ranges(pair.first_blocks), _ranges(pair.second_blocks)])
+    return buffer.getvalue()
+
+
+def _ranges(blocks: list[tuple[int, int]]) -> str:
+    return " ".join(f"{first}-{last}" if last > first else str(first) for first, last in blocks)
