@@ -1,7 +1,9 @@
 """No student text runs in a browser: every HTML page we write or template, opened in a real headless
 chromium, runs none of the hostile HTML a student can put in what it shows.
 
-The payloads try, each in its own way (<script>, <img onerror>, <svg onload>, <iframe srcdoc>,
+The batch grader's pages are tried with every student-controlled field hostile: the feedback page and the
+instructor's view of it (with the term's standing), and the class report (with standings, concepts, causes and
+similar pairs). The payloads try, each in its own way (<script>, <img onerror>, <svg onload>, <iframe srcdoc>,
 <details ontoggle>, a <body onload> merged into the page's, <meta refresh>, <base>, javascript:
 links, ...), to call a local HTTP server this test starts (at /fired-<how>) and to set
 document.title. A page passes when the server heard nothing (under the page's
@@ -23,6 +25,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -34,6 +37,7 @@ from mistake_catalogue import submission
 from graders.frontends.grade import tables
 from graders.frontends.grade.feedback_html import feedback_html
 from graders.frontends.grade.report import report_html
+from graders.frontends.grade.standing import Person, Standing
 from graders.frontends.safe_html import CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY_META
 
 CHROMIUM = shutil.which("chromium")
@@ -236,31 +240,55 @@ def _hostile_record(base: str) -> dict:
     payload = hostile_html(base)
     exercise = LESSON.exercise(SLUG)
     checks = [{"id": check.id, "passed": False, "score": 0, "points": check.points, "hidden": check.hidden,
-               "message": f"printed: {payload}", "shown": f"returned {payload}", "mistake": payload, "files": []}
+               "message": f"printed: {payload}", "shown": f"returned {payload}", "mistake": payload, "files": [],
+               "concept": payload, "cause": f"timeout of {payload}" if check.hidden else payload}
               for check in exercise.checks]
     return {"student": f'mallory"><img src=x onerror="fetch(\'{base}/fired-id\')">', "score": 0.0,
             "max_score": LESSON.points, "problems": [f"two notebooks: {payload}"], "error": f"SyntaxError: {payload}",
             "integrity": [f"{SLUG}: {SLUG}.py line 3: {payload}"],
+            "origin": f"submissions/{payload}",
             "exercises": [{"slug": SLUG, "score": 0, "max_score": exercise.points, "checks": checks,
                            "integrity": [payload]}]}
 
 
-def test_the_batch_feedback_page_runs_nothing(listener: Listener, tmp_path: Path) -> None:
+def _hostile_standing(base: str, student: str) -> Standing:
+    """The term's standing of a student, with every piece of text that came from a roster, a ledger or an LMS
+    export hostile: the roster's name and section, a decision's target, the notes, where the hand-in time came from."""
+    payload = hostile_html(base)
+    return Standing(student=student, person=Person(student, name=payload, section=payload), handed_in=True, raw=0.0,
+                    max_score=LESSON.points, submitted_at=datetime(2025, 3, 2, 10, 0), submitted_how=payload,
+                    due=datetime(2025, 3, 1, 23, 59), late_days=1, penalty=0.1, overrides={payload: 1.0},
+                    final=1.0, notes=[f"decided: {payload}"])
+
+
+@pytest.mark.parametrize("instructor", [False, True], ids=["students-page", "instructors-view"])
+def test_the_batch_feedback_page_runs_nothing(listener: Listener, tmp_path: Path, instructor: bool) -> None:
     record = _hostile_record(listener.base)
     page = tmp_path / "feedback.html"
-    page.write_text(feedback_html(record, LESSON, tmp_path), encoding="utf-8")
+    standing = _hostile_standing(listener.base, record["student"])
+    page.write_text(feedback_html(record, LESSON, tmp_path, standing=standing, instructor=instructor), encoding="utf-8")
     dom = assert_inert(page, listener, tmp_path)
-    assert "<script>fetch(" in dom.replace("&lt;", "<").replace("&gt;", ">"), "the message should show, as text"
+    text = dom.replace("&lt;", "<").replace("&gt;", ">")
+    assert "<script>fetch(" in text, "the message should show, as text"
+    assert ("printed: <script>" in text) == instructor, "the full message on the instructor's view only"
+    assert "decided: <script>" in text, "the term's notes should show, as text"
     assert_inert(page, listener, tmp_path, policy=False)
 
 
 def test_the_class_report_runs_nothing(listener: Listener, tmp_path: Path) -> None:
-    records = [_hostile_record(listener.base), {"student": "alice", "score": 10.0, "exercises": [], "problems": [],
-                                                "error": ""}]
+    hostile = _hostile_record(listener.base)
+    records = [hostile, {"student": "alice", "score": 10.0, "exercises": [], "problems": [], "error": ""}]
+    standings = {hostile["student"]: _hostile_standing(listener.base, hostile["student"]),
+                 "nobody": _hostile_standing(listener.base, "nobody")}
+    similar = [{"exercise": hostile_html(listener.base), "first": hostile["student"], "second": "alice",
+                "similarity": 0.9}, {"exercise": SLUG, "first": f"2024/{hostile_html(listener.base)}",
+                                     "second": hostile["student"], "similarity": 0.8}]
     page = tmp_path / "report.html"
-    page.write_text(report_html(records, LESSON, tables.class_stats(records, LESSON)), encoding="utf-8")
+    page.write_text(report_html(records, LESSON, tables.class_stats(records, LESSON), standings=standings,
+                                similar=similar), encoding="utf-8")
     dom = assert_inert(page, listener, tmp_path)
-    assert "Integrity flags" in dom and "Hand-in problems" in dom
+    assert "Integrity flags" in dom and "Hand-in problems" in dom and "Similar answers" in dom
+    assert "What to reteach" in dom and "Roster" in dom
     assert_inert(page, listener, tmp_path, policy=False)
 
 

@@ -1,24 +1,45 @@
-"""A student's feedback as one HTML page: every exercise, every check, each failure's message, its plots.
+"""A student's feedback as one HTML page: every exercise, every check, each failure's message, its plots;
+and, with the term's standing, what the term made of the score (lateness, decisions, the final score).
 
-It shows what the student may see: a hidden check as course_config.HIDDEN_CHECKS_SHOW says
-(its `shown` text; its plots only where its whole message is shown), and never a check's code.
+The student's page shows what the student may see: a hidden check as course_config.HIDDEN_CHECKS_SHOW says
+(its `shown` text; its plots only where its whole message is shown), and never a check's code. The
+instructor's view of the same record (instructor/<id>.html, linked from report.html) shows every message
+in full, with each failure's named mistake, concept and cause, and where the answers came from and the
+integrity evidence.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import course_config
+from graders.engine.results import shown_message
 from graders.frontends.grade.html_page import escape, page, png, section_links
+from graders.frontends.grade.standing import Standing
 
 
-def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Path) -> str:
+def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Path, *,
+                  standing: Standing | None = None, instructor: bool = False) -> str:
     """The page for one stored record; `out` is the batch's folder (plots are stored beneath it)."""
-    parts = [f"<h1>Lesson {lesson.number}: {escape(lesson.title)}</h1>",
-             f"<p><b>{escape(record['student'])}</b>: {record.get('score', 0):g} / {lesson.points:g} points</p>"]
+    raw = float(record.get("score", 0))
+    parts = [f"<h1>Lesson {lesson.number}: {escape(lesson.title)}"
+             + (": the instructor's view</h1><p><a href=\"../report.html\">Back to the class report</a></p>"
+                if instructor else "</h1>")]
+    who = escape(record["student"])
+    if standing is not None and standing.person is not None and standing.person.name:
+        who = f"{escape(standing.person.name)} ({who})"
+    if standing is None:
+        parts.append(f'<p><b>{who}</b>: <span data-key="raw">{raw:g}</span> / {lesson.points:g} points</p>')
+    else:
+        parts.append(f'<p><b>{who}</b>: <span data-key="final">{standing.final:g}</span> / {lesson.points:g} '
+                     f'points (<span data-key="raw">{raw:g}</span> from the checks)</p>' + _term(standing, instructor))
+    if instructor:
+        parts.append(_about(record))
     if record.get("error"):
-        parts.append(f'<p class="note">Your work could not be graded: {escape(record["error"])}</p>')
+        parts.append(f'<p class="note">{"The" if instructor else "Your"} work could not be graded: '
+                     f'{escape(record["error"])}</p>')
     parts += [f'<p class="note">Note: {escape(problem)}</p>' for problem in record.get("problems", [])]
     graded = {e["slug"]: e for e in record.get("exercises", [])}
     for index, exercise in enumerate(lesson.exercises, start=1):
@@ -29,13 +50,54 @@ def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Pat
         if result is None:
             parts.append("<p>Not graded.</p>")
             continue
+        if instructor and result.get("integrity"):
+            parts.append(_evidence(result["integrity"]))
         if result.get("not_implemented") and result["score"] == 0:
             parts.append(f"<p>Not implemented yet: every function of {escape(exercise.slug)} still raises "
                          f"NotImplementedError.</p>")
             continue
         parts.append(_checks_table(result))
-        parts += [_failure(check, out) for check in result.get("checks", []) if not check.get("passed")]
-    return page(f"{record['student']}: lesson {lesson.number} feedback", "\n".join(parts))
+        parts += [_failure(check, out, instructor) for check in result.get("checks", []) if not check.get("passed")]
+    kind = "instructor's view" if instructor else "feedback"
+    return page(f"{record['student']}: lesson {lesson.number} {kind}", "\n".join(parts))
+
+
+def _term(standing: Standing, instructor: bool) -> str:
+    """What the term made of the grader's score, field by field, then its notes."""
+    rows = []
+    if standing.submitted_at is not None:
+        how = f" ({escape(standing.submitted_how)})" if standing.submitted_how else ""
+        rows.append(("handed in", f'<span data-key="submitted">{_when(standing.submitted_at)}</span>{how}'))
+    if standing.due is not None:
+        rows.append(("due", f'<span data-key="due">{_when(standing.due)}</span>'))
+    if standing.late_days or standing.penalty:
+        rows.append(("late", f'<span data-key="late-days">{standing.late_days}</span> days: '
+                             f'<span data-key="penalty" data-value="{standing.penalty!r}">{standing.penalty:.0%}'
+                             f"</span> of the score taken"))
+    for target, points in standing.overrides.items():
+        rows.append(("set by a decision", f'{escape(target)}: <span data-key="override" data-target="{escape(target)}">'
+                                          f"{points:g}</span> points"))
+    if standing.excused:
+        rows.append(("excused", '<span data-key="excused">yes</span>: no grade counts'))
+    table = "".join(f"<tr><th>{label}</th><td>{value}</td></tr>" for label, value in rows)
+    notes = "".join(f"<li>{escape(note)}</li>" for note in standing.notes)
+    return (f'<h2 id="term">{"The" if instructor else "Your"} grade this term</h2><table>{table}</table>'
+            + (f"<ul>{notes}</ul>" if notes else ""))
+
+
+def _when(moment: datetime) -> str:
+    return escape(moment.isoformat(sep=" ", timespec="minutes"))
+
+
+def _about(record: dict[str, Any]) -> str:
+    """For the instructor: where the answers came from and what their code reached for."""
+    origin = f'<p>Graded from: <code data-key="origin">{escape(record.get("origin", ""))}</code></p>'
+    integrity = record.get("integrity") or []
+    return origin + (f'<h2 id="integrity">Integrity flags</h2>{_evidence(integrity)}' if integrity else "")
+
+
+def _evidence(lines: list[str]) -> str:
+    return '<ul class="integrity">' + "".join(f"<li><code>{escape(line)}</code></li>" for line in lines) + "</ul>"
 
 
 def _checks_table(exercise: dict[str, Any]) -> str:
@@ -48,10 +110,22 @@ def _checks_table(exercise: dict[str, Any]) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
-def _failure(check: dict[str, Any], out: Path) -> str:
-    shown = check.get("shown", check.get("message", "")) or ""
+def _failure(check: dict[str, Any], out: Path, instructor: bool) -> str:
+    message = check.get("message", "") or ""
+    if instructor:
+        shown = message
+    elif "shown" in check:
+        shown = check["shown"] or ""
+    else:  # stored before `shown` existed: what the course's setting shows of it now
+        shown = shown_message(message, bool(check.get("hidden")), check.get("mistake"),
+                              str(course_config.HIDDEN_CHECKS_SHOW.value))
     pictures = ""
-    if not check.get("hidden") or shown == check.get("message"):  # a hidden check's plot shows its inputs
+    if instructor or not check.get("hidden") or shown == message:  # a hidden check's plot shows its inputs
         pictures = "".join(png(out / name, f"plot for {check['id']}") for name in check.get("files", [])
                            if str(name).endswith(".png"))
-    return f"<h3>{escape(check['id'])}</h3><pre>{escape(shown)}</pre>{pictures}"
+    about = ""
+    if instructor:
+        named = [f"{label}: {escape(check[key])}" for label, key in
+                 (("mistake", "mistake"), ("concept", "concept"), ("cause", "cause")) if check.get(key)]
+        about = f'<p class="note">{"; ".join(named)}</p>' if named else ""
+    return f"<h3>{escape(check['id'])}</h3>{about}<pre>{escape(shown)}</pre>{pictures}"

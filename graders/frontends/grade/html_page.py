@@ -19,10 +19,15 @@ from graders.frontends.safe_html import CONTENT_SECURITY_POLICY_META, escape
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1.05rem; margin-top: 1.2rem; }
 table { border-collapse: collapse; margin: 0.5rem 0; } td, th { padding: 0.2rem 0.6rem; text-align: left; }
 tr:nth-child(even) { background: #f6f6f6; } .pass { color: #1a7f37; } .fail { color: #b3261e; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; } small { color: #666; }
+table.reteach tr.concept th { background: #e8eef7; font-weight: normal; padding-top: 0.4rem; }
+td.mistake { padding-left: 1.5rem; } th.band, td.band { text-align: center; min-width: 2rem; }
+table.ranked { font-size: 0.9rem; } table.ranked td, table.ranked th { padding: 0.2rem 0.4rem; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: 0.5rem; border-radius: 4px; }
-.note { color: #8a5a00; } img { max-width: 100%; }
+.note { color: #8a5a00; } img { max-width: 100%; height: auto; }
 """
 
 
@@ -41,13 +46,16 @@ def png(path: Path, alt: str) -> str:
     return f'<img alt="{escape(alt)}" src="data:image/png;base64,{data}">'
 
 
-def figure_png(figure: object) -> str:
-    """A matplotlib figure as an inline picture."""
+def figure_png(figure: object, *, width: int | None = None, alt: str = "") -> str:
+    """A matplotlib figure as an inline picture, shown `width` CSS pixels wide (or at its pixel size): a figure
+    drawn at a higher dpi than it is shown stays sharp on dense screens, and its fonts keep their size."""
     import io
 
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")  # type: ignore[attr-defined]
-    return f'<img alt="" src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
+    shown = f' width="{width}"' if width else ""
+    data = base64.b64encode(buffer.getvalue()).decode()
+    return f'<img alt="{escape(alt)}"{shown} src="data:image/png;base64,{data}">'
 
 
 def section_links(section: str) -> str:

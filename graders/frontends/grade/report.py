@@ -1,48 +1,97 @@
-"""report.html: what the class got wrong, on one page, so the instructor sees what to reteach.
+"""report.html: what the class got wrong and what to reteach, on one page, for the instructor.
 
-At the top, the students to look at before anything else: those whose submission reached for the
-grader's internals (integrity flags, with the evidence), and those whose hand-in had a problem or
-could not be graded; then the mistakes that most of the class made, across every exercise; then the score
-distribution; then, per exercise, its mean, a chart of each check's pass rate, and each
-check's named mistakes with their counts and share of the class. Every figure comes from
-the stored results (tables.class_stats), so the page and mistakes.csv agree. Drawing a figure
-costs about 0.1 s, so the page's figures are shared out among the cores. Student ids, problems and
-evidence lines are the students' own text (folder and file names, quoted source): all escaped.
+In order: the headline (who handed in; the mean and median of the final scores when the term's
+standings are given, else of the raw ones); the students to look at first (integrity flags, hand-in
+problems, pairs of similar answers: a list to review, never a verdict); what to reteach: the named
+mistakes grouped by the lesson idea each breaks (a check's `concept`, described by course_config.CONCEPTS),
+ranked by how many students made any of them; the exercises ranked by mean, with who had not started and who
+timed out counted apart from who failed; the score histogram; per exercise, each check's pass rate and named
+mistakes; the roster, each student linked to their feedback and to the instructor's view of it.
+
+Named mistakes per check come from tables.class_stats, so the page and mistakes.csv agree. Every number
+a reader (or a test) may check is in an element with data-key, with data-exercise, data-concept or
+data-student saying whose, and its exact value in data-value where the text rounds it. Drawing a figure
+costs about 0.1 s, so the figures are shared out among the cores. Everything a student controls (ids,
+problems, evidence, mistake and concept names, the roster's text, the term's notes) is escaped.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import statistics
 from typing import Any
 from urllib.parse import quote
 
 import course_config
-from graders.frontends.grade.html_page import escape, figure_png, page
+from graders.frontends.grade.html_page import escape, page
+from graders.frontends.grade.class_tally import BANDS, OTHER, ExerciseTally, concept_tallies, exercise_tally
+from graders.frontends.grade.report_charts import draw_all
+from graders.frontends.grade.standing import Standing
 from graders.frontends.grade.store import file_name
 from graders.frontends.grade.tables import NOT_NAMED, NOT_STARTED, CheckStats
 
-TOP_MISTAKES = 10
 
 
-def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, stats: list[CheckStats]) -> str:
-    size = len(records)
-    scores = [float(r.get("score", 0.0)) for r in records]
-    not_graded = [r["student"] for r in records if r.get("error")]
+def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, stats: list[CheckStats], *,
+                standings: dict[str, Standing] | None = None, similar: list[dict[str, Any]] | None = None) -> str:
+    standings = standings or {}
+    scores, basis = _class_scores(records, standings)
+    tallies = [exercise_tally(exercise, records) for exercise in lesson.exercises]
+    histogram, *drawn = draw_all([("histogram", scores, lesson.points, basis)]
+                                  + [("pass_rates", t.exercise.slug, t.bars()) for t in tallies if t.scores])
+    charts = [drawn.pop(0) if t.scores else "" for t in tallies]
+    by_check = {(s.exercise, s.check): s for s in stats}
     parts = [f"<h1>Lesson {lesson.number}: {escape(lesson.title)}: the class</h1>",
-             f"<p>{size} students; mean {statistics.fmean(scores):.1f}, median {statistics.median(scores):g} of "
-             f"{lesson.points:g} points.</p>" if scores else "<p>No students.</p>"]
-    if not_graded:
-        parts.append(f'<p class="note">Not graded: {len(not_graded)} (see "Hand-in problems").</p>')
-    parts += [_integrity_flags(records), _hand_in_problems(records)]
-    by_exercise = [[s for s in stats if s.exercise == exercise.slug] for exercise in lesson.exercises]
-    histogram, *pass_rates = _draw_all([("histogram", scores, lesson.points)]
-                                       + [("pass_rates", _bars(entries)) for entries in by_exercise])
-    parts += [_top_mistakes(stats, size), "<h2>Scores</h2>", histogram]
-    for exercise, entries, chart in zip(lesson.exercises, by_exercise, pass_rates):
-        parts.append(_exercise(exercise, entries, chart, records, size))
+             _headline(records, standings, scores, basis, lesson.points),
+             _look_first(records, similar or [], lesson),
+             _reteach(records, lesson),
+             _ranked(tallies),
+             f'<h2 id="scores">Scores</h2><p>{basis.capitalize()} scores, in points.</p>{histogram}']
+    parts += [_exercise(t, by_check, chart, len(records)) for t, chart in zip(tallies, charts)]
+    parts.append(_roster(records, standings))
     return page(f"Lesson {lesson.number}: class report", "\n".join(parts))
+
+
+def _class_scores(records: list[dict[str, Any]], standings: dict[str, Standing]) -> tuple[list[float], str]:
+    """The scores the headline and histogram are of: every final score that counts (excused students left out;
+    a student on the roster who handed nothing in counts with their final), or, with no standings, the raw ones."""
+    if not standings:
+        return [float(r.get("score", 0.0)) for r in records], "raw"
+    finals = [s.final for s in standings.values() if not s.excused]
+    return finals + [float(r.get("score", 0.0)) for r in records if r["student"] not in standings], "final"
+
+
+# ------------------------------------------------------------------ the sections
+
+
+def _headline(records: list[dict[str, Any]], standings: dict[str, Standing], scores: list[float], basis: str,
+              points: float) -> str:
+    handed_in = {r["student"] for r in records}
+    text = f'<span data-key="students">{len(records)}</span> students handed in'
+    if standings:
+        nothing = sum(student not in handed_in for student in standings)
+        excused = sum(s.excused for s in standings.values())
+        text += (f' (<span data-key="in-all">{len(handed_in | set(standings))}</span> in all: '
+                 f'<span data-key="nothing-handed-in">{nothing}</span> handed nothing in, '
+                 f'<span data-key="excused">{excused}</span> excused)')
+    if scores:
+        mean, median = statistics.fmean(scores), statistics.median(scores)
+        which = (f"Final scores (after lateness and the instructor's decisions) of the {len(scores)} students whose "
+                 f"grade counts" if basis == "final" else "Raw scores, from the checks")
+        text += (f'. {which}: mean <span data-key="mean" data-basis="{basis}" data-value="{mean!r}">{mean:.1f}</span>, '
+                 f'median <span data-key="median" data-basis="{basis}" data-value="{median!r}">{median:g}</span> '
+                 f"of {points:g} points")
+    not_graded = sum(bool(r.get("error")) for r in records)
+    text += f'. Not graded: <span data-key="not-graded">{not_graded}</span>'
+    text += ' (see "Hand-in problems").' if not_graded else "."
+    return f'<p id="headline">{text}</p>'
+
+
+def _look_first(records: list[dict[str, Any]], similar: list[dict[str, Any]], lesson: course_config.Lesson) -> str:
+    graded = {r["student"] for r in records}
+    found = _integrity_flags(records) + _hand_in_problems(records) + _similar_pairs(similar, graded, lesson)
+    return ('<h2 id="look-first">Students to look at first</h2><p>A list to review, never a verdict: each name '
+            "opens the instructor's view of that student's work.</p>"
+            + (found or "<p>No one: no integrity flag, hand-in problem or pair of similar answers.</p>"))
 
 
 def _integrity_flags(records: list[dict[str, Any]]) -> str:
@@ -51,11 +100,12 @@ def _integrity_flags(records: list[dict[str, Any]]) -> str:
     flagged = [r for r in records if _lines(r.get("integrity"))]
     if not flagged:
         return ""
-    items = "".join(f"<li>{_feedback_link(r['student'])}<ul>"
+    items = "".join(f"<li>{_student(r['student'])}<ul>"
                     + "".join(f"<li><code>{escape(line)}</code></li>" for line in _lines(r.get("integrity")))
                     + "</ul></li>" for r in flagged)
-    return (f'<h2 id="integrity">Integrity flags ({len(flagged)})</h2><p>These submissions reached for the '
-            f"grader's internals. The evidence, from what each handed in:</p><ul>{items}</ul>")
+    return (f'<h3 id="integrity">Integrity flags (<span data-key="integrity">{len(flagged)}</span>)</h3><p>These '
+            f"submissions reached for the grader's internals. The evidence, from what each handed in:</p>"
+            f"<ul>{items}</ul>")
 
 
 def _hand_in_problems(records: list[dict[str, Any]]) -> str:
@@ -68,10 +118,171 @@ def _hand_in_problems(records: list[dict[str, Any]]) -> str:
     for record in listed:
         lines = [f"not graded: {record['error']}"] if record.get("error") else []
         lines += _lines(record.get("problems"))
-        items.append(f"<li>{_feedback_link(record['student'])}<ul>"
+        items.append(f"<li>{_student(record['student'])}<ul>"
                      + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul></li>")
-    return (f'<h2 id="hand-in-problems">Hand-in problems ({len(listed)})</h2><p>Decide for these students: '
-            f"their record in students/ says what was graded.</p><ul>{''.join(items)}</ul>")
+    return (f'<h3 id="hand-in-problems">Hand-in problems (<span data-key="hand-in-problems">{len(listed)}</span>)'
+            f"</h3><p>Decide for these students: their record in students/ says what was graded.</p>"
+            f"<ul>{''.join(items)}</ul>")
+
+
+def _similar_pairs(similar: list[dict[str, Any]], graded: set[str], lesson: course_config.Lesson) -> str:
+    if not similar:
+        return ""
+    titles = {e.slug: e.title for e in lesson.exercises}
+
+    def who(student: str) -> str:  # an answer of an earlier term ("<term>/<student>") has no page here
+        return _student(student) if student in graded else f"{escape(student)} <small>(an earlier term)</small>"
+
+    rows = "".join(
+        f"<tr><td title=\"{escape(titles.get(str(pair.get('exercise')), ''))}\">{escape(pair.get('exercise'))}</td>"
+        f"<td>{who(str(pair.get('first')))}</td><td>{who(str(pair.get('second')))}</td>"
+        f'<td class="num" data-key="similarity" data-value="{float(pair.get("similarity", 0))!r}">'
+        f'{float(pair.get("similarity", 0)):.0%}</td><td><a href="similarity.html">side by side</a></td></tr>'
+        for pair in sorted(similar, key=lambda p: -float(p.get("similarity", 0))))
+    return (f'<h3 id="similar">Similar answers (<span data-key="similar">{len(similar)}</span>)</h3><p>Pairs of '
+            f"answers more alike than the threshold. Alike is common in short exercises and shared starting "
+            f"points: read them side by side before asking anyone about it.</p><table><tr><th>exercise</th>"
+            f"<th>one student</th><th>another</th><th>similarity</th><th></th></tr>{rows}</table>")
+
+
+def _reteach(records: list[dict[str, Any]], lesson: course_config.Lesson) -> str:
+    concepts = concept_tallies(records)
+    if not concepts:
+        return '<h2 id="reteach">What to reteach</h2><p>No named mistake was made.</p>'
+    described: dict[str, str] = getattr(course_config, "CONCEPTS", None) or {}
+    size = len(records)
+    bodies = []
+    for concept, students, mistakes in concepts:
+        whose = f'data-concept="{escape(concept)}"'
+        text = "Mistakes no lesson idea is named for." if concept == OTHER else described.get(concept, "")
+        share = len(students) / size
+        rows = [f'<tr class="concept"><th colspan="2"><b>{escape(concept)}</b>{": " if text else ""}{escape(text)}</th>'
+                f'<td class="num" {whose} data-key="students">{len(students)}</td>'
+                f'<td class="num" {whose} data-key="share" data-value="{share!r}">{share:.0%}</td></tr>']
+        rows += [f'<tr><td class="mistake">{escape(m.name)}</td><td>{_where(m.where, lesson)}</td>'
+                 f'<td class="num" {whose} data-mistake="{escape(m.name)}" data-key="students">{len(m.students)}</td>'
+                 f'<td class="num">{len(m.students) / size:.0%}</td></tr>' for m in mistakes]
+        bodies.append("<tbody>" + "".join(rows) + "</tbody>")
+    return ('<h2 id="reteach">What to reteach</h2><p>The named mistakes, grouped by the idea of the lesson each '
+            f"breaks; the ideas most students got wrong first. A student counts once per idea and once per "
+            f"mistake, however many checks it failed; shares are of the {size} students who handed in.</p>"
+            '<table class="reteach"><thead><tr><th>idea, then its mistakes</th><th>where</th><th>students</th>'
+            "<th>share</th></tr></thead>" + "".join(bodies) + "</table>")
+
+
+def _where(where: set[tuple[str, str]], lesson: course_config.Lesson) -> str:
+    """The checks a mistake was made in, by exercise, in lesson order."""
+    order = {(e.slug, c.id): (i, j) for i, e in enumerate(lesson.exercises) for j, c in enumerate(e.checks)}
+    by_exercise: dict[str, list[str]] = {}
+    for slug, check in sorted(where, key=lambda w: (order.get(w, (len(order), 0)), w)):
+        by_exercise.setdefault(slug, []).append(check)
+    return "; ".join(f'<a href="#{escape(quote(slug))}">{escape(slug)}</a>: {escape(", ".join(checks))}'
+                     for slug, checks in by_exercise.items())
+
+
+def _ranked(tallies: list[ExerciseTally]) -> str:
+    ranked = sorted(tallies, key=lambda t: (t.mean is None, t.mean or 0.0))  # sorted is stable: lesson order on ties
+    rows = []
+    for t in ranked:
+        slug, points = t.exercise.slug, t.exercise.points
+        whose = f'data-exercise="{escape(slug)}"'
+        mean = _fraction(t.mean, "mean", whose, f"{t.mean * points:.2f} of {points:g} points" if t.scores else "")
+        rows.append(f'<tr><td><a href="#{escape(slug)}" title="{escape(t.exercise.title)}">{escape(slug)}</a></td>'
+                    f'{mean}{_fraction(t.median, "median", whose)}<td class="num" {whose} data-key="students">'
+                    f'{len(t.scores)}</td><td class="num" {whose} data-key="not-started">{t.not_started}</td>'
+                    f'<td class="num" {whose} data-key="timed-out">{t.timed_out}</td>'
+                    f'{_fraction(t.rate, "pass-rate", whose)}{_bands(t, whose)}</tr>')
+    return ('<h2 id="exercises">Exercises, lowest mean first</h2><p>Means and medians are shares of each '
+            "exercise's points. <i>Not started</i>: every check failed as not implemented. <i>Timed out</i>: a "
+            "check failed for a timeout or for the time allowance spent. <i>Checks passed</i> is over the "
+            "students who started and did not time out; each exercise's section below gives each check's pass "
+            "rate over the students who wrote its function and did not time out on it. The last columns count the "
+            "students by their share of the exercise's points, shaded by how many.</p><table class=\"ranked\"><tr>"
+            "<th>exercise</th>"
+            "<th>mean</th><th>median</th><th>students</th><th>not started</th><th>timed out</th>"
+            "<th>checks passed</th>" + "".join(f'<th class="band">{escape(band)}</th>' for band in BANDS)
+            + "</tr>" + "".join(rows) + "</table>")
+
+
+def _bands(t: ExerciseTally, whose: str) -> str:
+    """The exercise's score distribution: a count per band, its cell shaded by its share of the students."""
+    counts = t.bands()
+    cells = []
+    for i, count in enumerate(counts):
+        shade = f' style="background: rgba(76, 114, 176, {count / max(len(t.scores), 1) * 0.6:.2f})"' if count else ""
+        cells.append(f'<td class="num band"{shade} {whose} data-key="band-{i}">{count}</td>')
+    return "".join(cells)
+
+
+def _fraction(value: float | None, key: str, whose: str, title: str = "") -> str:
+    if value is None:
+        return f'<td class="num" {whose} data-key="{key}" data-value="">&ndash;</td>'
+    said = f' title="{escape(title)}"' if title else ""
+    return f'<td class="num" {whose} data-key="{key}" data-value="{value!r}"{said}>{value:.0%}</td>'
+
+
+def _exercise(t: ExerciseTally, by_check: dict[tuple[str, str], CheckStats], chart: str, size: int) -> str:
+    slug = t.exercise.slug
+    mean = f"mean {t.mean * t.exercise.points:.2f} of {t.exercise.points:g} points" if t.scores else "not graded"
+    rows = []
+    for tally in t.checks.values():
+        whose = f'data-exercise="{escape(slug)}" data-check="{escape(tally.check.id)}"'
+        entry = by_check.get((slug, tally.check.id))
+        counted = entry.mistakes.most_common() if entry else []
+        named = [(m, c) for m, c in counted if m not in (NOT_NAMED, NOT_STARTED)]
+        named += [(NOT_NAMED, tally.unnamed)] if tally.unnamed else []
+        mistakes = "; ".join(f"{escape(m)}: {c} ({c / size:.0%})" for m, c in named)
+        hidden = " [hidden]" if tally.check.hidden else ""
+        counts = "".join(f'<td class="num" {whose} data-key="{key}">{getattr(tally, key.replace("-", "_"))}</td>'
+                         for key in ("passed", "failed", "not-written", "timed-out"))
+        rows.append(f"<tr><td>{escape(tally.check.id)}{hidden}</td>{counts}{_fraction(tally.rate, 'pass-rate', whose)}"
+                    f"<td>{mistakes or '&ndash;'}</td></tr>")
+    return (f'<h2 id="{escape(slug)}">{escape(t.exercise.title)}</h2><p>{mean}; not started: {t.not_started}, '
+            f"timed out: {t.timed_out}.</p>{chart}"
+            "<table><tr><th>check</th><th>passed</th><th>failed</th><th>not written</th><th>timed out</th>"
+            "<th>pass rate</th><th>mistakes (students, share of the class)</th></tr>" + "".join(rows) + "</table>")
+
+
+def _roster(records: list[dict[str, Any]], standings: dict[str, Standing]) -> str:
+    graded = {r["student"]: r for r in records}
+    students = sorted(set(standings) | set(graded))  # as grades.csv lists them
+    roster_given = any(s.person is not None for s in standings.values())
+    rows = []
+    for student in students:
+        record, standing = graded.get(student), standings.get(student)
+        whose = f'data-student="{escape(student)}"'
+        person = standing.person if standing else None
+        raw = standing.raw if standing else float(record.get("score", 0.0)) if record else 0.0
+        final = standing.final if standing else raw
+        shown = "EX" if standing and standing.excused else f"{final:g}"  # as grades.csv says it to the LMS
+        share = standing.penalty if standing else 0.0
+        penalty = f"{share:.0%} ({standing.late_days} days late)" if standing and share else ""
+        marks = _marks(record, standing, roster_given)
+        shown_id = f'<a href="instructor/{_href(student)}">{escape(student)}</a>' if record else escape(student)
+        pages = f'<a href="feedback/{_href(student)}">feedback</a>' if record else ""
+        rows.append(f"<tr><td>{shown_id}</td><td>{escape(person.name if person else '')}</td>"
+                    f"<td>{escape(person.section if person else '')}</td>"
+                    f'<td class="num" {whose} data-key="raw" data-value="{raw!r}">{raw:g}</td>'
+                    f'<td class="num" {whose} data-key="penalty" data-value="{share!r}">{penalty}</td>'
+                    f'<td class="num" {whose} data-key="final" data-value="{final!r}">{shown}</td>'
+                    f"<td>{marks}</td><td>{pages}</td></tr>")
+    return (f'<h2 id="roster">Roster (<span data-key="roster">{len(students)}</span>)</h2><p>Every student, by id: '
+            f"each id opens the instructor's view of that student's work, <i>feedback</i> the student's own page.</p>"
+            + "<table><tr><th>student</th><th>name</th><th>section</th><th>raw</th><th>late penalty</th>"
+            "<th>final</th><th></th><th>student's page</th></tr>" + "".join(rows) + "</table>")
+
+
+def _marks(record: dict[str, Any] | None, standing: Standing | None, roster_given: bool) -> str:
+    marks = ["not on the roster"] if roster_given and (standing is None or standing.person is None) else []
+    if standing and standing.excused:
+        marks.append("excused")
+    if standing and standing.overrides:
+        marks.append("set by a decision: " + ", ".join(f"{escape(k)} {v:g}" for k, v in standing.overrides.items()))
+    if record is None:
+        marks.append("nothing handed in")
+    elif record.get("error"):
+        marks.append("not graded")
+    return "; ".join(marks)
 
 
 def _lines(value: object) -> list[str]:
@@ -79,84 +290,11 @@ def _lines(value: object) -> list[str]:
     return [str(line) for line in value] if isinstance(value, list) else []
 
 
-def _feedback_link(student: str) -> str:
-    """The student's id, linked to their feedback page (feedback/<file name>.html, beside this report)."""
-    return f'<a href="feedback/{escape(quote(file_name(student)))}.html">{escape(student)}</a>'
+def _href(student: str) -> str:
+    return f"{escape(quote(file_name(student)))}.html"
 
 
-def _top_mistakes(stats: list[CheckStats], size: int) -> str:
-    named = sorted(((count, entry, mistake) for entry in stats for mistake, count in entry.mistakes.items()
-                    if mistake not in (NOT_NAMED, NOT_STARTED)), key=lambda item: -item[0])[:TOP_MISTAKES]
-    if not named:
-        return "<h2>What to reteach</h2><p>No named mistake was made.</p>"
-    rows = "".join(f"<tr><td>{escape(mistake)}</td><td>{escape(entry.exercise)}: {escape(entry.check)}</td>"
-                   f"<td>{count}</td><td>{count / size:.0%}</td></tr>" for count, entry, mistake in named)
-    return ("<h2>What to reteach</h2><p>The named mistakes made by the most students.</p><table>"
-            "<tr><th>mistake</th><th>where</th><th>students</th><th>share</th></tr>" + rows + "</table>")
-
-
-def _exercise(exercise: course_config.Exercise, stats: list[CheckStats], chart: str, records: list[dict[str, Any]],
-              size: int) -> str:
-    scores = [e["score"] for r in records for e in r.get("exercises", []) if e["slug"] == exercise.slug]
-    mean = f"mean {statistics.fmean(scores):.2f} of {exercise.points:g} points" if scores else "not graded"
-    rows = []
-    for entry in stats:
-        mistakes = "; ".join(f"{escape(m)}: {c} ({c / size:.0%})" for m, c in entry.mistakes.most_common())
-        hidden = " [hidden]" if entry.hidden else ""
-        rows.append(f"<tr><td>{escape(entry.check)}{hidden}</td><td>{entry.pass_rate:.0%}</td>"
-                    f"<td>{mistakes or '&ndash;'}</td></tr>")
-    return (f'<h2 id="{escape(exercise.slug)}">{escape(exercise.title)}</h2><p>{mean}</p>'
-            + chart
-            + "<table><tr><th>check</th><th>passed</th><th>mistakes (students, share of the class)</th></tr>"
-            + "".join(rows) + "</table>")
-
-
-def _bars(stats: list[CheckStats]) -> list[tuple[str, float]]:
-    return [(e.check + (" [hidden]" if e.hidden else ""), e.pass_rate * 100) for e in stats]
-
-
-def _draw_all(figures: list[tuple]) -> list[str]:
-    """Each figure (its kind and data) as an inline picture, in order; drawn by forked processes,
-    which inherit matplotlib from this one (nothing here runs torch, so forking is safe)."""
-    if not figures:
-        return []
-    first = _drawn(figures[0])  # here, before the fork: matplotlib's imports and font caches are shared
-    processes = min(len(figures) - 1, os.cpu_count() or 1)
-    if processes < 2:
-        return [first, *(_drawn(f) for f in figures[1:])]
-    with multiprocessing.get_context("fork").Pool(processes) as pool:
-        return [first, *pool.map(_drawn, figures[1:], chunksize=1)]
-
-
-def _drawn(figure: tuple) -> str:
-    kind, *data = figure
-    return _histogram(*data) if kind == "histogram" else _pass_rates(*data)
-
-
-def _histogram(scores: list[float], points: float) -> str:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(7, 3), dpi=90)
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
-    axes.hist(scores, bins=20, range=(0, points), color="#4c72b0")
-    axes.set_xlabel("points")
-    axes.set_ylabel("students")
-    figure.tight_layout()
-    return figure_png(figure)
-
-
-def _pass_rates(bars: list[tuple[str, float]]) -> str:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(7, 0.35 * len(bars) + 0.8), dpi=90)
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
-    axes.barh([label for label, _ in bars][::-1], [rate for _, rate in bars][::-1], color="#55a868")
-    axes.set_xlim(0, 100)
-    axes.set_xlabel("students who passed (%)")
-    axes.tick_params(axis="y", labelsize=8)
-    figure.tight_layout()
-    return figure_png(figure)
+def _student(student: str) -> str:
+    """The student's id, linked to the instructor's view of their work, and their own feedback page beside it."""
+    return (f'<a href="instructor/{_href(student)}">{escape(student)}</a> '
+            f'(<a href="feedback/{_href(student)}">feedback</a>)')

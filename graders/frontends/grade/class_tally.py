@@ -1,0 +1,135 @@
+"""The class counted for the report: each exercise and check across the class, and each concept's mistakes.
+
+A check a student did not write (not implemented) or that timed out (its cause a timeout or a spent
+allowance) is counted apart from one they failed: a pass rate is of those who tried. Students are
+counted once per concept, however many of its mistakes or checks they fell into.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import course_config
+
+OTHER = "other"  # the concept of a named mistake whose check names none
+BANDS = ("0", "<25%", "<50%", "<75%", "<100%", "full")  # of the exercise's points
+
+
+@dataclass
+class CheckTally:
+    """One check across the class: who passed, failed, had not written the function, or timed out."""
+
+    check: course_config.Check
+    passed: int = 0
+    failed: int = 0
+    not_written: int = 0
+    timed_out: int = 0
+    unnamed: int = 0  # failures that no named mistake explains
+
+    @property
+    def rate(self) -> float | None:
+        """Passed over passed and failed: a function not written, or one that timed out, is no failure of this check."""
+        tried = self.passed + self.failed
+        return self.passed / tried if tried else None
+
+
+@dataclass
+class ExerciseTally:
+    """One exercise across the class, over the students graded on it."""
+
+    exercise: course_config.Exercise
+    checks: dict[str, CheckTally]
+    scores: list[float] = field(default_factory=list)
+    not_started: int = 0  # every check failed as not implemented
+    timed_out: int = 0  # a check failed for a timeout or a spent allowance
+    passed: int = 0  # checks passed by the students who started and did not time out
+    tried: int = 0  # and all their checks
+
+    @property
+    def mean(self) -> float | None:
+        return statistics.fmean(self.scores) / self.exercise.points if self.scores else None
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.scores) / self.exercise.points if self.scores else None
+
+    @property
+    def rate(self) -> float | None:
+        return self.passed / self.tried if self.tried else None
+
+    def bands(self) -> list[int]:
+        counts = [0] * len(BANDS)
+        for score in self.scores:
+            share = score / self.exercise.points
+            counts[0 if share <= 0 else 5 if share >= 1 else 1 + min(3, int(share * 4))] += 1
+        return counts
+
+    def bars(self) -> list[tuple[str, float | None, int]]:
+        return [(c.check.id + (" [hidden]" if c.check.hidden else ""), c.rate, c.passed + c.failed)
+                for c in self.checks.values()]
+
+
+def check_timed_out(check: dict[str, Any]) -> bool:
+    cause = str(check.get("cause") or "")
+    return cause.startswith("timeout of") or cause == "allowance spent"
+
+
+def exercise_tally(exercise: course_config.Exercise, records: list[dict[str, Any]]) -> ExerciseTally:
+    tally = ExerciseTally(exercise, {c.id: CheckTally(c) for c in exercise.checks})
+    for record in records:
+        result = next((e for e in record.get("exercises", []) if e.get("slug") == exercise.slug), None)
+        if result is None:
+            continue
+        checks = result.get("checks", [])
+        tally.scores.append(float(result.get("score", 0.0)))
+        started = not checks or not all(c.get("not_implemented") for c in checks)
+        timed_out = any(check_timed_out(c) for c in checks)
+        tally.not_started += not started
+        tally.timed_out += timed_out
+        if started and not timed_out:
+            tally.tried += len(checks)
+            tally.passed += sum(bool(c.get("passed")) for c in checks)
+        for check in checks:
+            entry = tally.checks.get(check.get("id"))
+            if entry is None:
+                continue
+            if check.get("passed"):
+                entry.passed += 1
+            elif check.get("not_implemented"):
+                entry.not_written += 1
+            elif check_timed_out(check):
+                entry.timed_out += 1
+            else:
+                entry.failed += 1
+                entry.unnamed += not check.get("mistake")
+    return tally
+
+
+@dataclass
+class MistakeTally:
+    name: str
+    where: set[tuple[str, str]] = field(default_factory=set)  # (exercise, check)
+    students: set[str] = field(default_factory=set)
+
+
+def concept_tallies(records: list[dict[str, Any]]) -> list[tuple[str, set[str], list[MistakeTally]]]:
+    """Each concept with the students who made any of its named mistakes, and those mistakes; most students first,
+    "other" (mistakes no concept is named for) last."""
+    students: dict[str, set[str]] = defaultdict(set)
+    mistakes: dict[str, dict[str, MistakeTally]] = defaultdict(dict)
+    for record in records:
+        for exercise in record.get("exercises", []):
+            for check in exercise.get("checks", []):
+                name = check.get("mistake")
+                if check.get("passed") or not name:
+                    continue
+                concept = str(check.get("concept") or OTHER)
+                students[concept].add(record["student"])
+                mistake = mistakes[concept].setdefault(str(name), MistakeTally(str(name)))
+                mistake.where.add((str(exercise.get("slug")), str(check.get("id"))))
+                mistake.students.add(record["student"])
+    ranked = sorted(students, key=lambda c: (c == OTHER, -len(students[c]), c))
+    return [(c, students[c], sorted(mistakes[c].values(), key=lambda m: (-len(m.students), m.name))) for c in ranked]

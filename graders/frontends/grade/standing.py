@@ -1,0 +1,125 @@
+"""A student's standing in the term: who they are (the roster), what the grader gave, and what the term
+made of it (lateness, the instructor's decisions), down to the final score that goes back to the LMS.
+
+The grader's stored result (students/<id>.json) is never changed by the term: a late penalty, an
+extension or an override is applied when the outputs are written, so changing the term's settings or
+the ledger of decisions rewrites the outputs without grading anyone again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graders.frontends.wording import counted
+from graders.frontends.grade.decisions import Decision, InForce, extended_due, in_force
+from graders.frontends.grade.term import LatePolicy
+
+
+@dataclass(frozen=True)
+class Person:
+    """One row of the roster: the ids an LMS knows a student by, and how to address them."""
+
+    id: str  # the id the grader files the student under (an LMS download's id, a folder name)
+    name: str = ""
+    email: str = ""
+    sis_id: str = ""  # the student information system's id (Canvas "SIS User ID", Moodle "ID number")
+    login: str = ""  # Canvas "SIS Login ID", Moodle "Username"
+    section: str = ""
+
+
+@dataclass
+class Standing:
+    """Everything the outputs say about one student beyond the grader's own result."""
+
+    student: str
+    person: Person | None  # None: no roster was given, or the student is not on it
+    handed_in: bool  # False: on the roster, nothing handed in (scores 0 unless excused)
+    raw: float  # the grader's score, before the term
+    max_score: float
+    submitted_at: datetime | None = None  # when the graded hand-in arrived, if its source says
+    submitted_how: str = ""  # where that time came from: "Blackboard attempt time", "nbgrader timestamp", ...
+    due: datetime | None = None  # the student's due date (an extension moves it)
+    late_days: int = 0  # started days past the due date and the grace period
+    penalty: float = 0.0  # the share of the score taken for lateness, 0..1
+    overrides: dict[str, float] = field(default_factory=dict)  # exercise slug, or "total" -> points set by a decision
+    excused: bool = False  # the instructor excused the student: no grade counts
+    final: float = 0.0  # what goes back to the LMS
+    notes: list[str] = field(default_factory=list)  # one sentence per thing the term changed, for every output
+
+    @property
+    def name(self) -> str:
+        return self.person.name if self.person and self.person.name else self.student
+
+
+def build_standings(records: list[dict[str, Any]], max_score: float, *, policy: LatePolicy | None = None,
+                    roster: dict[str, Person] | None = None, decisions: list[Decision] | None = None,
+                    times: dict[str, tuple[datetime | None, str]] | None = None) -> dict[str, Standing]:
+    """Every student's standing: each graded record, and each roster student who handed nothing in.
+
+    The order of the term's steps: exercise overrides replace those exercises' points; the late penalty
+    (unless waived) takes its share of that; an override of the total sets the final score as it is; an
+    excused student's grade does not count."""
+    policy = policy or LatePolicy()
+    roster = roster or {}
+    forced = in_force(decisions or [])
+    times = times or {}
+    graded = {r["student"]: r for r in records}
+    standings = {}
+    for student in [*graded, *(s for s in roster if s not in graded)]:
+        record = graded.get(student)
+        standing = Standing(student, roster.get(student), handed_in=record is not None,
+                            raw=float(record.get("score", 0.0)) if record else 0.0, max_score=max_score)
+        if roster and student not in roster:
+            standing.notes.append("not on the roster: check the id, or add the student to the roster")
+        if record is None:
+            standing.notes.append("nothing handed in")
+        standing.submitted_at, standing.submitted_how = times.get(student, (None, ""))
+        _apply(standing, record, policy, forced.get(student, InForce()))
+        standings[student] = standing
+    return standings
+
+
+def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy, forced: InForce) -> None:
+    points = {e["slug"]: float(e.get("score", 0.0)) for e in (record or {}).get("exercises", [])}
+    adjusted = standing.raw
+    for slug, decision in sorted(forced.overrides.items()):
+        if slug:
+            value = float(decision.value)
+            adjusted += value - points.get(slug, 0.0)
+            standing.overrides[slug] = value
+            standing.notes.append(f"{slug} set to {value:g} points by {decision.who} on {decision.when:%Y-%m-%d}: "
+                                  f"{decision.reason}")
+    standing.due = policy.due
+    if forced.extension is not None:
+        standing.due = extended_due(forced.extension.value, policy.due) or policy.due
+        standing.notes.append(f"extension to {standing.due:%Y-%m-%d %H:%M %Z} by {forced.extension.who}: "
+                              f"{forced.extension.reason}" if standing.due else "extension given, but the term "
+                              "has no due date")
+    if standing.handed_in and standing.submitted_at is None and policy.due is not None:
+        standing.notes.append("the hand-in's time is unknown, so it was taken as on time")
+    days, penalty = policy.penalty(standing.submitted_at, standing.due)
+    if days and forced.waive_late is not None:
+        standing.notes.append(f"{counted(days, 'day')} late; the penalty was waived by "
+                              f"{forced.waive_late.who}: {forced.waive_late.reason}")
+        days, penalty = days, 0.0
+    elif days:
+        standing.notes.append(f"handed in {standing.submitted_at:%Y-%m-%d %H:%M %Z} ({standing.submitted_how}), "
+                              f"{counted(days, 'day')} after the due date "
+                              f"{standing.due:%Y-%m-%d %H:%M %Z}: {penalty:.0%} of the score taken")
+    standing.late_days, standing.penalty = days, penalty
+    standing.final = round(max(adjusted, 0.0) * (1.0 - penalty), 2)
+    total = forced.overrides.get("")
+    if total is not None:
+        standing.final = float(total.value)
+        standing.overrides["total"] = standing.final
+        standing.notes.append(f"final score set to {standing.final:g} by {total.who} on {total.when:%Y-%m-%d}: "
+                              f"{total.reason}")
+    if forced.excused is not None:
+        standing.excused = True
+        standing.notes.append(f"excused by {forced.excused.who}: {forced.excused.reason}")
+    for request, answer in forced.requests:
+        about = f" on {request.exercise}" if request.exercise else ""
+        standing.notes.append(f"regrade request{about} ({request.when:%Y-%m-%d}): "
+                              + (f"{answer.value} by {answer.who}: {answer.reason}" if answer else "open"))
