@@ -81,9 +81,25 @@ def _grade(commands: argparse._SubParsersAction) -> None:
                         help="with an nbgrader course: also write the scores into its gradebook.db")
     parser.add_argument("--allow-unconfined", action="store_true",
                         help="grade even where the sandbox cannot fully hold on this machine (not tamper-proof)")
+    term = parser.add_argument_group("the term", "roster, deadline, decisions and regrades (README: Running a term)")
+    term.add_argument("--term", type=Path, metavar="TOML",
+                      help="the term's file: due date and late policy, and where its roster and ledger are")
+    term.add_argument("--roster", type=Path, metavar="CSV",
+                      help="the class list (id, name, email, sis_id, login, section; or the LMS's own export): "
+                           "joins every output, and lists who handed nothing in (overrides the term file's)")
+    term.add_argument("--decisions", type=Path, metavar="CSV",
+                      help="the ledger of decisions (python -m graders decide) applied to every output "
+                           "(overrides the term file's)")
+    term.add_argument("--compare", type=Path, metavar="OLD_DIR",
+                      help="an earlier run's --out folder: write changes.csv and changes.html saying who this "
+                           "regrade changes, on which checks and why, before anything is published")
+    term.add_argument("--archive", type=Path, action="append", metavar="OLD_DIR",
+                      help="an earlier term's --out folder whose answers the similarity check also compares "
+                           "with (repeat for more)")
     parser.set_defaults(run=lambda a: batch.main(
         a.source, out=a.out, jobs=a.jobs, lesson=a.lesson, assignment=a.assignment, student_pattern=a.student_pattern,
-        gradebook=a.gradebook, allow_unconfined=a.allow_unconfined, where=_where(a)))
+        gradebook=a.gradebook, allow_unconfined=a.allow_unconfined, where=_where(a), term=a.term, roster=a.roster,
+        decisions=a.decisions, compare=a.compare, archive=a.archive or []))
 
 
 def _where(arguments: argparse.Namespace) -> object:
@@ -170,6 +186,28 @@ def _run_new(arguments: argparse.Namespace) -> int:
     return 0
 
 
+def _decide(commands: argparse._SubParsersAction) -> None:
+    from graders.frontends import decide
+    from graders.frontends.grade.decisions import ACTIONS
+
+    parser = commands.add_parser("decide", help="write a decision (override, extension, excuse, regrade ...) into "
+                                                "the term's ledger, or --show those in force",
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 description="Actions:\n" + "\n".join(f"  {a:<16}{w}" for a, w in ACTIONS.items()))
+    parser.add_argument("ledger", type=Path, metavar="LEDGER", help="the ledger, e.g. decisions.csv (created if new)")
+    parser.add_argument("student", nargs="?", metavar="STUDENT", help="the student's id, as the outputs show it")
+    parser.add_argument("action", nargs="?", metavar="ACTION", help=", ".join(ACTIONS))
+    parser.add_argument("value", nargs="?", default="", metavar="VALUE",
+                        help="points, a date, yes/no, accepted/declined, or the request's text; empty withdraws")
+    parser.add_argument("--exercise", default="", metavar="SLUG", help="the exercise the decision is about")
+    parser.add_argument("--reason", default="", help="why (required: the ledger is the term's audit trail)")
+    parser.add_argument("--by", help="who decides (default: your login name)")
+    parser.add_argument("--lesson", default=_default(decide.main, "lesson"), help="which lesson (default: %(default)s)")
+    parser.add_argument("--show", action="store_true", help="print each student's decisions in force")
+    parser.set_defaults(run=lambda a: decide.main(a.ledger, a.student, a.action, a.value, exercise=a.exercise,
+                                                  reason=a.reason, by=a.by, lesson=a.lesson, show=a.show))
+
+
 def _config(commands: argparse._SubParsersAction) -> None:
     from graders.frontends import course_settings
 
@@ -179,7 +217,7 @@ def _config(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=lambda a: course_settings.main(a.exercise))
 
 
-VERBS = (_nbgrader, _grade, _release, _gradescope, _config, _new)
+VERBS = (_nbgrader, _grade, _decide, _release, _gradescope, _config, _new)
 
 
 def parser() -> argparse.ArgumentParser:

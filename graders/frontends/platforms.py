@@ -10,14 +10,18 @@ text); on Gradescope it also waits until grades are published.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graders.frontends.grade.standing import Standing
 
 PUBLIC_VISIBILITY = "visible"
 HIDDEN_VISIBILITY = "after_published"
 
 
-def gradescope_results(record: dict[str, Any]) -> dict[str, Any]:
-    """Gradescope's results.json for one student's result model."""
+def gradescope_results(record: dict[str, Any], standing: Standing | None = None) -> dict[str, Any]:
+    """Gradescope's results.json for one student's result model; with the student's standing in the term,
+    the score is the final one (overrides, late penalty) and the output says what the term changed."""
     tests = []
     for index, exercise in enumerate(record.get("exercises", []), start=1):
         for number, check in enumerate(exercise.get("checks", []), start=1):
@@ -30,13 +34,16 @@ def gradescope_results(record: dict[str, Any]) -> dict[str, Any]:
                 "output": _shown(check),
                 "visibility": HIDDEN_VISIBILITY if check.get("hidden") else PUBLIC_VISIBILITY,
             })
-    output = _summary(record)
-    return {"score": record.get("score", 0.0), "output": output, "visibility": PUBLIC_VISIBILITY,
+    output = _summary(record, standing)
+    score = standing.final if standing is not None else record.get("score", 0.0)
+    return {"score": score, "output": output, "visibility": PUBLIC_VISIBILITY,
             "stdout_visibility": "hidden", "tests": tests}
 
 
-def classroom_runners(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """GitHub Classroom's runner results, one per exercise, keyed by a runner id the reporter accepts."""
+def classroom_runners(record: dict[str, Any], standing: Standing | None = None) -> dict[str, dict[str, Any]]:
+    """GitHub Classroom's runner results, one per exercise, keyed by a runner id the reporter accepts; what the
+    term changed (a late penalty, an override) is one more runner, "term", whose message says it (the
+    reporter sums runners' scores and has no negative points, so a penalty is told, not subtracted)."""
     runners = {}
     for exercise in record.get("exercises", []):
         tests = [{"name": check["id"] + (" [hidden]" if check.get("hidden") else ""),
@@ -46,6 +53,10 @@ def classroom_runners(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
         status = "pass" if all(t["status"] == "pass" for t in tests) else "fail"
         runners[runner_id(exercise["slug"])] = {"version": 1, "status": status, "max_score": exercise["max_score"],
                                                 "tests": tests}
+    if standing is not None and standing.notes:
+        runners["term"] = {"version": 1, "status": "pass", "max_score": 0, "tests": [{
+            "name": f"final score {standing.final:g} / {standing.max_score:g}", "status": "pass", "score": 0,
+            "max_score": 0, "message": "\n".join(standing.notes), "line_no": None, "execution_time": None}]}
     if record.get("error"):
         runners["grading"] = {"version": 1, "status": "error", "max_score": 0,
                               "tests": [{"name": "grading", "status": "error", "score": 0, "message": record["error"]}]}
@@ -61,8 +72,11 @@ def _shown(check: dict[str, Any]) -> str:
     return check.get("shown", check.get("message", "")) or ""
 
 
-def _summary(record: dict[str, Any]) -> str:
+def _summary(record: dict[str, Any], standing: Standing | None = None) -> str:
     lines = [f"{record.get('score', 0.0):g} / {record.get('max_score', 0.0):g} points"]
+    if standing is not None and standing.notes:
+        lines[0] = f"{standing.final:g} / {standing.max_score:g} points (the checks gave {standing.raw:g})"
+        lines += standing.notes
     if record.get("error"):
         lines.append(f"Not graded: {record['error']}")
     lines += [f"Note: {problem}" for problem in record.get("problems", [])]

@@ -439,6 +439,60 @@ def test_an_nbgrader_course_gets_the_gradebook_autograde_would_give(tmp_path: Pa
     with open(course / "grades.csv", newline="") as handle:
         totals = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}
     assert totals == pytest.approx({s: sum(v.values()) for s, v in by_autograde.items()})
+    _the_term_reaches_the_gradebook(course, tmp_path)
+
+
+def _the_term_reaches_the_gradebook(course: Path, tmp_path: Path) -> None:
+    """A manual score set in the formgrader is copied into the ledger and kept; a late hand-in's penalty (from
+    nbgrader's timestamp.txt) is the gradebook's late_submission_penalty, so `nbgrader export` gives the batch's
+    final scores; an autograded notebook that scores a cell otherwise than the batch leaves that student's
+    gradebook as it was, and the run says why."""
+    from nbgrader.api import Gradebook
+
+    url = f"sqlite:///{course / 'gradebook.db'}"
+    with Gradebook(url, course_id="batch") as book:  # what the formgrader does when an instructor sets a score
+        grade = next(g for g in book.find_submission("lesson01", "mistaken").notebooks[0].grades
+                     if g.name == "test-sin_exp_derivative")
+        grade.manual_score = 9.0
+        book.db.commit()
+    (course / "submitted" / "mistaken" / "lesson01" / "timestamp.txt").write_text("2026-12-03 10:00:00.000000 UTC\n")
+    term = tmp_path / "term.toml"
+    term.write_text("[deadline]\ndue = 2026-12-01T23:59:00Z\npercent_per_day = 10\n")
+    out = tmp_path / "out"
+    _grade(course, out, "--gradebook", "--term", str(term), check=True)
+    with open(out / "decisions.csv", newline="") as handle:
+        ledger = list(csv.DictReader(handle))
+    assert [(r["who"], r["student"], r["action"], r["exercise"], r["value"]) for r in ledger] == [
+        ("nbgrader formgrader", "mistaken", "override", "sin_exp_derivative", "9")]
+    with open(out / "grades.csv", newline="") as handle:
+        grades = {row["student"]: row for row in csv.DictReader(handle)}
+    record = json.loads((out / "students" / "mistaken.json").read_text())
+    views = next(e["score"] for e in record["exercises"] if e["slug"] == "views")
+    assert grades["mistaken"]["sin_exp_derivative"] == "9" and grades["mistaken"]["late_days"] == "2"
+    assert float(grades["mistaken"]["score"]) == pytest.approx(round((9.0 + views) * 0.8, 2))
+    _grade(course, out, "--gradebook", "--term", str(term), check=True)  # again: nothing more in the ledger
+    assert len((out / "decisions.csv").read_text().splitlines()) == 2
+    with Gradebook(url, course_id="batch") as book:
+        submitted = book.find_submission("lesson01", "mistaken").notebooks[0]
+        assert {g.name: g.manual_score for g in submitted.grades}["test-sin_exp_derivative"] == 9.0
+        assert submitted.late_submission_penalty == pytest.approx((9.0 + views) * 0.2)
+    exported = subprocess.run(["nbgrader", "export"], cwd=course, capture_output=True, text=True)
+    assert exported.returncode == 0, exported.stderr[-2000:]
+    with open(course / "grades.csv", newline="") as handle:
+        finals = {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
+    assert finals == pytest.approx({s: float(g["score"]) for s, g in grades.items()})
+
+    autograded = course / "autograded" / "solved" / "lesson01" / "lesson01.ipynb"
+    notebook = nbformat.read(autograded, as_version=4)
+    cell = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test-views")
+    cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "0.5"}, execution_count=1)]
+    nbformat.write(notebook, autograded)
+    with Gradebook(url, course_id="batch") as book:
+        before = {g.name: g.auto_score for g in book.find_submission("lesson01", "solved").notebooks[0].grades}
+    run = _grade(course, out, "--gradebook", check=True)
+    assert "left solved: test-views scores 0.5 in autograded/solved/lesson01/lesson01.ipynb" in run.stdout, run.stdout
+    with Gradebook(url, course_id="batch") as book:
+        assert {g.name: g.auto_score for g in book.find_submission("lesson01", "solved").notebooks[0].grades} == before
 
 
 def test_a_notebooks_error_is_reported_at_its_line_in_the_cell(tmp_path: Path) -> None:

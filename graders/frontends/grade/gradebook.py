@@ -3,26 +3,50 @@
 Each exercise's points go to its test cell's grade (`test-<slug>`), rounded and capped as the
 notebook's test cell returns them, so `nbgrader export` and the formgrader show the batch's
 grades. The assignment must exist in the gradebook (nbgrader generate_assignment).
+
+The term goes in too, so that nbgrader's own outputs agree with the batch's: an override in the
+ledger is the grade's manual score (the formgrader shows it as the instructor's), and a late
+penalty is the notebook's late_submission_penalty, in points, which `nbgrader export` subtracts.
+Manual scores set in the formgrader are read back into the ledger before (class_term.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from graders.frontends.grade.standing import Standing
 
 
 class GradebookError(RuntimeError):
     """The course's gradebook cannot take the grades; the message says what to do."""
 
 
-def write_gradebook(course: Path, assignment: str, records: list[dict[str, Any]]) -> int:
-    """Store every record's scores; returns how many students were written."""
+@dataclass
+class Written:
+    """What write_gradebook did, for the batch to say."""
+
+    students: int = 0
+    refused: list[str] = field(default_factory=list)  # students left as they were, each with why
+    without_feedback: list[str] = field(default_factory=list)  # written, but with no autograded notebook
+
+
+def write_gradebook(course: Path, assignment: str, records: list[dict[str, Any]],
+                    standings: dict[str, Standing] | None = None) -> Written:
+    """Store every record's scores, and the term's overrides and penalties.
+
+    `nbgrader generate_feedback` shows the gradebook's score above the outputs of the student's
+    autograded notebook: where that notebook (from an earlier `nbgrader autograde`) scores a test cell
+    otherwise than the batch, writing would make the page contradict itself, so that student is left
+    as they are and the reason said."""
     from nbgrader.api import Gradebook, MissingEntry
     from nbgrader.utils import parse_utc
 
     database = course / "gradebook.db"
     if not database.is_file():
         raise GradebookError(f"{database} does not exist: run `nbgrader generate_assignment {assignment}` in {course}")
+    written = Written()
     with Gradebook(f"sqlite:///{database}", course_id=_course_id(course)) as gradebook:
         try:
             notebooks = [n.name for n in gradebook.find_assignment(assignment).notebooks]
@@ -31,19 +55,83 @@ def write_gradebook(course: Path, assignment: str, records: list[dict[str, Any]]
                                  f"`nbgrader generate_assignment {assignment}` in {course}") from None
         for record in records:
             student = record["student"]
+            points = {e["slug"]: e for e in record.get("exercises", [])}
+            disagreeing = [why for notebook in notebooks
+                           for why in _autograded_disagrees(course, assignment, student, notebook, points)]
+            if disagreeing:
+                written.refused.append(f"{student}: {'; '.join(disagreeing)}")
+                continue
+            if not all((course / "autograded" / student / assignment / f"{n}.ipynb").is_file() for n in notebooks):
+                written.without_feedback.append(student)
             stamp = course / "submitted" / student / assignment / "timestamp.txt"
             extra = {"timestamp": parse_utc(stamp.read_text().strip())} if stamp.is_file() else {}
             gradebook.update_or_create_student(student)
             gradebook.update_or_create_submission(assignment, student, **extra)
-            points = {e["slug"]: e for e in record.get("exercises", [])}
+            standing = (standings or {}).get(student)
+            overrides = standing.overrides if standing else {}
             for notebook in notebooks:
-                for grade in gradebook.find_submission_notebook(notebook, assignment, student).grades:
+                submitted = gradebook.find_submission_notebook(notebook, assignment, student)
+                raw = 0.0
+                for grade in submitted.grades:
                     slug = grade.name.removeprefix("test-")
                     earned = points.get(slug, {}).get("score", 0.0)
                     grade.auto_score = round(min(float(earned), float(grade.max_score)), 6)
-                    grade.needs_manual_grade = grade.manual_score is not None
+                    grade.manual_score = overrides.get(slug)  # the ledger's: withdrawn there, gone here
+                    grade.needs_manual_grade = False
+                    raw += grade.manual_score if grade.manual_score is not None else grade.auto_score
+                if standing is not None:  # nbgrader subtracts it, in points, from the notebook's score
+                    submitted.late_submission_penalty = round(raw * standing.penalty, 6) if standing.penalty else None
             gradebook.db.commit()
-    return len(records)
+            written.students += 1
+    return written
+
+
+def _autograded_disagrees(course: Path, assignment: str, student: str, notebook: str,
+                          points: dict[str, dict[str, Any]]) -> list[str]:
+    """Each test cell of the student's autograded notebook whose outputs score it otherwise than the batch,
+    scored by nbgrader's own rule (nbgrader.utils.determine_grade), said in words."""
+    import nbformat
+    from nbgrader.utils import determine_grade
+
+    path = course / "autograded" / student / assignment / f"{notebook}.ipynb"
+    if not path.is_file():
+        return []
+    try:
+        cells = nbformat.read(path, as_version=4).cells
+    except (OSError, ValueError) as error:
+        return [f"its autograded notebook {path} cannot be read ({error})"]
+    found = []
+    for cell in cells:
+        name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        if not name.startswith("test-") or name.removeprefix("test-") not in points:
+            continue
+        shown, most = determine_grade(cell, None)
+        batch = round(min(float(points[name.removeprefix("test-")].get("score", 0.0)), float(most)), 6)
+        if shown is not None and abs(float(shown) - batch) > 1e-6:
+            found.append(f"{name} scores {float(shown):g} in autograded/{student}/{assignment}/{notebook}.ipynb "
+                         f"but {batch:g} here")
+    return found
+
+
+def manual_scores(course: Path, assignment: str) -> dict[tuple[str, str], float]:
+    """The scores an instructor set by hand in the formgrader: (student, exercise slug) -> points."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    database = course / "gradebook.db"
+    if not database.is_file():
+        raise GradebookError(f"{database} does not exist")
+    found = {}
+    with Gradebook(f"sqlite:///{database}", course_id=_course_id(course)) as gradebook:
+        try:
+            submissions = gradebook.find_assignment(assignment).submissions
+        except MissingEntry:
+            raise GradebookError(f"the gradebook has no assignment {assignment!r}") from None
+        for submission in submissions:
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    if grade.manual_score is not None and grade.name.startswith("test-"):
+                        found[(submission.student.id, grade.name.removeprefix("test-"))] = float(grade.manual_score)
+    return found
 
 
 def _course_id(course: Path) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import PurePosixPath
 
 from graders.frontends.grade.handed_in import Entry, problem
@@ -50,6 +51,9 @@ class HandIn:
     name: str  # the file's name as the student gave it (the LMS's part taken off)
     order: tuple  # the layout's own order of hand-ins, latest last
     when: str  # that order, said: "attempt of 2024-05-01 10:00:00", "Canvas file 4567"
+    # When the LMS received it, on the LMS's own clock and without a zone (zip entries and Blackboard's names
+    # carry none; the term's lms_time_zone places it): None where the layout is no LMS's.
+    arrived: datetime | None = None
 
 
 @dataclass
@@ -58,6 +62,7 @@ class Layout:
 
     name: str  # what the batch says it found: "Moodle download"
     rule: str  # how the latest of several hand-ins is told, for the problems
+    clock: str = ""  # where a hand-in's `arrived` comes from, for the late policy's notes; "" if nowhere
     students: dict[str, list[HandIn]] = field(default_factory=dict)  # everyone it names, hand-ins or not
     unnamed: list[Entry] = field(default_factory=list)  # notebooks no id was found for (--student-pattern only)
 
@@ -115,7 +120,8 @@ def _relevant(entry: Entry) -> bool:
 
 
 def _moodle(entries: list[Entry]) -> Layout | None:
-    layout = Layout("Moodle download", "the time Moodle's zip gives each file (when it reached Moodle)")
+    layout = Layout("Moodle download", "the time Moodle's zip gives each file (when it reached Moodle)",
+                    clock="Moodle's time for the file")
     for entry in entries:
         match = _MOODLE.match(entry.path.parts[0])
         if match is None:
@@ -126,12 +132,13 @@ def _moodle(entries: list[Entry]) -> Layout | None:
         # Inside a participant folder, whatever the student named a file, it is that participant's.
         name = "/".join(entry.path.parts[1:]) or match["rest"] or entry.path.name
         if _relevant(entry):
-            hand_ins.append(by_file_time(entry, name))
+            hand_ins.append(by_file_time(entry, name, lms_clock=True))
     return layout if layout.students else None
 
 
 def _canvas(entries: list[Entry]) -> Layout | None:
-    layout = Layout("Canvas download", "Canvas's file id (Canvas numbers files in the order they were uploaded)")
+    layout = Layout("Canvas download", "Canvas's file id (Canvas numbers files in the order they were uploaded)",
+                    clock="Canvas's time for the file")
     for entry in entries:
         match = _CANVAS_ANONYMOUS.match(entry.path.name) or _CANVAS.match(entry.path.name)
         if match is None or len(entry.path.parts) > 1 or entry.folder:
@@ -140,12 +147,14 @@ def _canvas(entries: list[Entry]) -> Layout | None:
             continue
         hand_ins = layout.students.setdefault(match["id"], [])
         if _relevant(entry):
-            hand_ins.append(HandIn(entry, match["original"], (int(match["file"]),), f"Canvas file {match['file']}"))
+            hand_ins.append(HandIn(entry, match["original"], (int(match["file"]),), f"Canvas file {match['file']}",
+                                   _wall_clock(entry.mtime)))
     return layout if layout.students else None
 
 
 def _blackboard(entries: list[Entry]) -> Layout | None:
-    layout = Layout("Blackboard download", "the attempt time in Blackboard's file names")
+    layout = Layout("Blackboard download", "the attempt time in Blackboard's file names",
+                    clock="Blackboard's attempt time")
     for entry in entries:
         match = _BLACKBOARD.match(entry.path.name)
         if match is None or len(entry.path.parts) > 1 or entry.folder:
@@ -155,14 +164,25 @@ def _blackboard(entries: list[Entry]) -> Layout | None:
         hand_ins = layout.students.setdefault(match["id"], [])  # a receipt alone names a student too
         if match["original"] and _relevant(entry):
             day, clock = match["when"][:10], match["when"][11:].replace("-", ":")
-            hand_ins.append(HandIn(entry, match["original"], (match["when"],), f"attempt of {day} {clock}"))
+            hand_ins.append(HandIn(entry, match["original"], (match["when"],), f"attempt of {day} {clock}",
+                                   datetime.strptime(match["when"], "%Y-%m-%d-%H-%M-%S")))
     return layout if layout.students else None
 
 
-def by_file_time(entry: Entry, name: str) -> HandIn:
-    """A hand-in ordered by its file's modification time (or its zip entry's time)."""
+def by_file_time(entry: Entry, name: str, *, lms_clock: bool = False) -> HandIn:
+    """A hand-in ordered by its file's modification time (or its zip entry's time); with `lms_clock`, that time
+    is when an LMS received it (a Moodle download's)."""
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.mtime))
-    return HandIn(entry, name, (entry.mtime,), f"modified {when}")
+    return HandIn(entry, name, (entry.mtime,), f"modified {when}", _wall_clock(entry.mtime) if lms_clock else None)
+
+
+def _wall_clock(seconds: float) -> datetime | None:
+    """The time as the LMS wrote it: a zip entry's date and time, which this machine read as its own local time
+    (and unzip kept as a file's modification time, likewise)."""
+    try:
+        return datetime.fromtimestamp(seconds) if seconds > 0 else None
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def base_name(hand_in: HandIn) -> str:

@@ -7,7 +7,10 @@
    told `allow_unconfined`;
 4. grade the reference once, storing every expected value it computes, for all to reuse;
 5. grade the rest as Dask tasks, storing each result as soon as it is back;
-6. write the outputs from the stored results of this class (outputs.py).
+6. apply the term (term.py: the due date and late policy; roster.py; decisions.py, the ledger) to every
+   student's standing (standing.py), compare answers for similarity (similarity.py), and write the
+   outputs from the stored results of this class (outputs.py); with --compare, what changed since an
+   earlier run (regrade.py).
 
 This process never imports torch nor runs any check: it reads answers and writes results.
 """
@@ -25,10 +28,13 @@ from typing import Any
 
 import course_config
 from graders.frontends.grade import outputs, store
+from graders.frontends.grade.class_term import synced_from_nbgrader, the_term
 from graders.frontends.grade.cluster import Where
 from graders.frontends.grade.progress import Progress
 from graders.frontends.grade.sources import (DEFAULT_STUDENT_PATTERN, SourceError, Submission, course_exercises,
                                    find_submissions)
+from graders.frontends.grade.term import TermError
+from graders.frontends.wording import counted
 
 DEADLINE_MARGIN = 120.0  # a grading service's own time for one submission, on top of the code's allowance
 
@@ -36,13 +42,17 @@ DEADLINE_MARGIN = 120.0  # a grading service's own time for one submission, on t
 def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "lesson01",
          assignment: str | None = None, student_pattern: str = DEFAULT_STUDENT_PATTERN,
          gradebook: bool = False, allow_unconfined: bool = False, cache: Path | None = None,
-         where: Where | None = None) -> int:
+         where: Where | None = None, term: Path | None = None, roster: Path | None = None,
+         decisions: Path | None = None, compare: Path | None = None, archive: list[Path] | None = None) -> int:
     """Grade every submission under `source` into `out`; returns the number that could not be graded.
     `cache` is the folder of the expected-values cache (default: out/.cache); `where` the Dask cluster
-    to grade on (default: one of `jobs` processes on this machine, as many as it has cores)."""
+    to grade on (default: one of `jobs` processes on this machine, as many as it has cores). `term`,
+    `roster` and `decisions` are the term's files (the last two override what `term` names; the ledger's
+    default is out/decisions.csv); `compare` an earlier run's output folder; `archive` earlier terms'."""
     chosen = next((l for l in course_config.LESSONS if l.folder == lesson), None)
     if chosen is None:
         raise SystemExit(f"--lesson {lesson}: course_config.py has no such lesson")
+    setting = the_term(term, roster, decisions, Path(out), tuple(e.slug for e in chosen.exercises), compare)
     slugs = [e.slug for e in chosen.exercises]
     if (Path(source) / "submitted").is_dir():  # an nbgrader course: the exercises its assignment has
         slugs = course_exercises(Path(source), assignment or lesson, lesson, slugs)
@@ -61,16 +71,28 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     keys = {s.student: store.result_key(course, s.sources, s.problems) for s in submissions}
     to_grade = [s for s in submissions if (stored := store.stored(out, s.student)) is None
                 or stored.get("key") != keys[s.student]]
-    print(f"graders grade: {len(submissions)} submissions ({layout}) in {source}; "
+    print(f"graders grade: {counted(len(submissions), 'submission')} ({layout}) in {source}; "
           f"{len(submissions) - len(to_grade)} unchanged since the last run, {len(to_grade)} to grade", flush=True)
     failed = 0
     if to_grade:
         where = where or Where(jobs=jobs or os.cpu_count() or 1)
         failed = _grade(to_grade, keys, chosen, out, where, allow_unconfined, cache or out / ".cache", course)
-    records = [store.stored(out, s.student) for s in submissions]
+    records = [r for r in (store.stored(out, s.student) for s in submissions) if r is not None]
+    course_folder = Path(source) if layout == "nbgrader course" else None
     try:
-        written = outputs.write_all(out, [r for r in records if r is not None], chosen, gradebook_course=(
-            Path(source) if gradebook and layout == "nbgrader course" else None), assignment=assignment or lesson)
+        if course_folder is not None:
+            synced_from_nbgrader(course_folder, assignment or lesson, setting)
+        class_term = setting.applied(records, submissions, chosen)
+        written = outputs.write_all(out, records, chosen, gradebook_course=course_folder if gradebook else None,
+                                    assignment=assignment or lesson, term=class_term,
+                                    answers={s.student: s.sources for s in submissions},
+                                    archive=archive or [])
+        if setting.compare is not None:
+            written += outputs.write_changes(out, setting.compare, records)
+    except TermError as error:  # the ledger or the gradebook changed under us: nothing graded is lost
+        print(f"graders grade: {error}; every result is stored: mend it and run again to write the outputs",
+              flush=True)
+        return failed or 1
     except OSError as error:  # a full disk: every stored result is still there for the next run
         print(f"graders grade: the class's outputs could not be written in {out} ({error.strerror or error}); "
               f"every result stored so far is kept: free some space and run again to write them", flush=True)
@@ -124,7 +146,7 @@ def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_c
     for student, why in later.items():
         print(f"graders grade: {student} was not graded by this run: {why}", flush=True)
     if later:
-        print(f"graders grade: {len(later)} student(s) not graded; run the same command again to grade them "
+        print(f"graders grade: {counted(len(later), 'student')} not graded; run the same command again to grade them "
               f"(what is stored is kept)", flush=True)
     return len(failures)
 

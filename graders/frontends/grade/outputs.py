@@ -1,12 +1,19 @@
-"""Every output of a batch, written from the stored results of the class being graded.
+"""Every output of a batch, written from the stored results of the class being graded and the term.
 
     DIR/students/<id>.json           the result model, with the student, key, origin, problems, error
-    DIR/feedback/<id>.html           the student's feedback page
+    DIR/answers/<id>/<slug>.py       what each student handed in, per exercise (for review and later terms)
+    DIR/feedback/<id>.html           the student's feedback page (with the term's lines: lateness, decisions)
+    DIR/instructor/<id>.html         the instructor's view of it: hidden checks in full, problems, evidence
     DIR/grades.csv, mistakes.csv     the class in tables
-    DIR/report.html                  what the class got wrong
+    DIR/report.html                  what the class got wrong, who to look at, the roster
+    DIR/similarity.csv, .html        answers alike enough to review (never a verdict)
+    DIR/lms/canvas.csv               Canvas's gradebook import
+    DIR/lms/moodle_worksheet.csv     Moodle's assignment grading worksheet (matched on participant id)
+    DIR/lms/moodle_grades.csv        Moodle's gradebook CSV import (matched on e-mail address)
+    DIR/lms/blackboard.csv           Blackboard's Grade Center upload (matched on username)
     DIR/gradescope/<id>/results.json Gradescope's format
     DIR/classroom/<id>.json          GitHub Classroom's runner results, one per exercise
-    and, with --gradebook on an nbgrader course, its gradebook.db
+    and, with --gradebook on an nbgrader course, its gradebook.db; with --compare, changes.csv and .html
 """
 
 from __future__ import annotations
@@ -16,33 +23,126 @@ from pathlib import Path
 from typing import Any
 
 import course_config
-from graders.frontends.grade import tables
+from graders.frontends.wording import counted
+from graders.frontends.grade import lms_exports, tables
+from graders.frontends.grade.class_term import ClassTerm
 from graders.frontends.grade.feedback_html import feedback_html
 from graders.frontends.grade.report import report_html
+from graders.frontends.grade.standing import build_standings
 from graders.frontends.grade.store import file_name, write_atomically
 from graders.frontends.platforms import classroom_runners, gradescope_results
 
 
 def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Lesson, *,
-              gradebook_course: Path | None = None, assignment: str = "lesson01") -> list[str]:
+              gradebook_course: Path | None = None, assignment: str = "lesson01", term: ClassTerm | None = None,
+              answers: dict[str, dict[str, str]] | None = None, archive: list[Path] | None = None) -> list[str]:
     """Write every output; returns what was written, for the summary line."""
+    term = term or ClassTerm(build_standings(records, lesson.points), roster_given=False)
+    standings = term.standings
     for record in records:
         name = file_name(record["student"])
-        write_atomically(out / "feedback" / f"{name}.html", feedback_html(record, lesson, out))
+        standing = standings.get(record["student"])
+        write_atomically(out / "feedback" / f"{name}.html", feedback_html(record, lesson, out, standing=standing))
+        write_atomically(out / "instructor" / f"{name}.html",
+                         feedback_html(record, lesson, out, standing=standing, instructor=True))
         write_atomically(out / "gradescope" / name / "results.json",
-                         json.dumps(gradescope_results(record), indent=2) + "\n")
-        write_atomically(out / "classroom" / f"{name}.json", json.dumps(classroom_runners(record), indent=2) + "\n")
+                         json.dumps(gradescope_results(record, standing), indent=2) + "\n")
+        write_atomically(out / "classroom" / f"{name}.json",
+                         json.dumps(classroom_runners(record, standing), indent=2) + "\n")
+    for student, sources in (answers or {}).items():
+        for slug, source in sources.items():
+            write_atomically(out / "answers" / file_name(student) / f"{slug}.py", source)
+    similar = _similarity(out, answers or {}, lesson, archive or [])
     stats = tables.class_stats(records, lesson)
-    write_atomically(out / "grades.csv", tables.grades_csv(records, lesson))
+    everyone = sorted(standings.values(), key=lambda s: s.student)
+    write_atomically(out / "grades.csv", tables.grades_csv(records, lesson, standings))
     write_atomically(out / "mistakes.csv", tables.mistakes_csv(stats, len(records)))
-    write_atomically(out / "report.html", report_html(records, lesson, stats))
-    written = ["students/", "feedback/", "grades.csv", "mistakes.csv", "report.html", "gradescope/", "classroom/"]
+    write_atomically(out / "report.html", report_html(records, lesson, stats, standings=standings, similar=[
+        {"exercise": p.exercise, "first": p.first, "second": p.second, "similarity": p.similarity} for p in similar]))
+    write_atomically(out / "lms" / "canvas.csv", lms_exports.canvas_csv(
+        everyone, assignment, lesson.points, canvas_assignment_id=term.canvas_assignment_id))
+    write_atomically(out / "lms" / "moodle_worksheet.csv", lms_exports.moodle_worksheet_csv(everyone, assignment,
+                                                                                            lesson.points))
+    write_atomically(out / "lms" / "moodle_grades.csv", lms_exports.moodle_grades_csv(everyone, assignment,
+                                                                                      lesson.points))
+    write_atomically(out / "lms" / "blackboard.csv", lms_exports.blackboard_csv(everyone, assignment, lesson.points))
+    for file, left_out, why in (("moodle_worksheet.csv", lms_exports.left_out_of_moodle_worksheet(everyone),
+                                 "their id is not a Moodle participant id"),
+                                ("moodle_grades.csv", lms_exports.left_out_of_moodle_grades(everyone),
+                                 "the roster gives no e-mail address")):
+        if left_out and len(left_out) < len(everyone):  # all left out: the class is not from Moodle; say nothing
+            print(f"graders grade: lms/{file} leaves out {counted(len(left_out), 'student')} "
+                  f"({', '.join(map(repr, left_out[:5]))}{', ...' if len(left_out) > 5 else ''}): {why}", flush=True)
+    written = ["students/", "answers/", "feedback/", "instructor/", "grades.csv", "mistakes.csv", "report.html",
+               "similarity.html", "lms/", "gradescope/", "classroom/"]
+    if term.open_requests:
+        print(f"graders grade: {counted(len(term.open_requests), 'regrade request')} "
+              f"still open in {term.ledger} (python -m graders decide {term.ledger} --show)", flush=True)
     if gradebook_course is not None:
-        from graders.frontends.grade.gradebook import GradebookError, write_gradebook
-
-        try:
-            write_gradebook(gradebook_course, assignment, records)
-            written.append(f"{gradebook_course / 'gradebook.db'}")
-        except GradebookError as error:
-            print(f"graders grade: the gradebook was not written: {error}")
+        written += _gradebook(gradebook_course, assignment, records, standings)
     return written
+
+
+def _similarity(out: Path, answers: dict[str, dict[str, str]], lesson: course_config.Lesson,
+                archive: list[Path]) -> list[Any]:
+    """The pairs of answers alike enough to review, written as similarity.csv and .html."""
+    from graders.frontends.grade.similarity import similar_pairs, similarity_csv
+    from graders.frontends.grade.similarity_page import similarity_html
+
+    stubs = {}
+    for exercise in lesson.exercises:
+        stub = course_config.ROOT / "exercises" / lesson.folder / f"{exercise.slug}.py"
+        stubs[exercise.slug] = stub.read_text(encoding="utf-8") if stub.is_file() else ""
+    earlier = archived_answers(archive)
+    pairs = similar_pairs(answers, stubs, archive=earlier or None)
+    write_atomically(out / "similarity.csv", similarity_csv(pairs))
+    write_atomically(out / "similarity.html", similarity_html(pairs, answers, earlier or None))
+    return pairs
+
+
+def archived_answers(folders: list[Path]) -> dict[str, dict[str, str]]:
+    """Earlier terms' answers (their --out folders' answers/), named "<folder>/<student>"."""
+    found: dict[str, dict[str, str]] = {}
+    for folder in folders:
+        if not (folder / "answers").is_dir():
+            raise SystemExit(f"graders grade: --archive {folder}: no answers/ folder there; give the --out folder "
+                             f"of an earlier term's run")
+        for student in sorted(p for p in (folder / "answers").iterdir() if p.is_dir()):
+            found[f"{folder.name}/{student.name}"] = {f.stem: f.read_text(encoding="utf-8", errors="replace")
+                                                      for f in sorted(student.glob("*.py"))}
+    return found
+
+
+def _gradebook(course: Path, assignment: str, records: list[dict[str, Any]], standings: dict) -> list[str]:
+    from graders.frontends.grade.gradebook import GradebookError, write_gradebook
+
+    try:
+        done = write_gradebook(course, assignment, records, standings)
+    except GradebookError as error:
+        print(f"graders grade: the gradebook was not written: {error}")
+        return []
+    for why in done.refused:
+        print(f"graders grade: gradebook: left {why}: nbgrader generate_feedback would show the gradebook's score "
+              f"above outputs that say another; run `nbgrader autograde {assignment} --force` for them (the two "
+              f"paths give the same scores) or hand out the batch's feedback pages", flush=True)
+    if done.without_feedback:
+        print(f"graders grade: gradebook: {counted(len(done.without_feedback), 'student')} without an autograded "
+              f"notebook, so "
+              f"`nbgrader generate_feedback` makes no page for them: hand out feedback/<id>.html from this folder",
+              flush=True)
+    return [f"{course / 'gradebook.db'} ({counted(done.students, 'student')})"]
+
+
+def write_changes(out: Path, previous: Path, records: list[dict[str, Any]]) -> list[str]:
+    """changes.csv and changes.html: what this run changes against `previous`, said on the terminal too."""
+    from graders.frontends.grade import regrade
+
+    before = regrade.previous_records(previous, out)
+    found = regrade.changes(before, records)
+    moved = regrade.totals(before, records)
+    write_atomically(out / "changes.csv", regrade.changes_csv(found))
+    write_atomically(out / "changes.html", regrade.changes_html(found, moved, str(previous)))
+    print(f"graders grade: against {previous}: {counted(len(moved), 'student')} with a new "
+          f"total, {counted(len(found), 'check result')} moved (changes.html); nothing is "
+          f"published until you upload this folder's outputs", flush=True)
+    return ["changes.csv", "changes.html"]

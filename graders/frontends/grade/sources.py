@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 import zipfile
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 
-from graders.frontends.grade import handed_in, lms_layouts
+from graders.frontends.grade import handed_in, hand_in_times, lms_layouts
 from graders.frontends.grade.answers import load_nbformat, notebook_answers
 from graders.frontends.grade.handed_in import ANSWER_BYTES, NOTEBOOK_BYTES, Entry, Refused, problem
 from graders.frontends.grade.lms_layouts import HandIn, Layout, base_name, by_file_time
@@ -39,6 +40,10 @@ class Submission:
     origin: str  # where the answers came from, for the instructor
     sources: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    # When the graded hand-in arrived (hand_in_times.py): zone-aware, or naive on an LMS's own clock (the term's
+    # lms_time_zone places it); None where the source records no time.
+    submitted_at: datetime | None = None
+    submitted_how: str = ""  # where that time came from, for the late policy's notes
 
 
 def find_submissions(source: Path, *, lesson: str, slugs: list[str], assignment: str | None = None,
@@ -135,6 +140,7 @@ def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: P
             submission.problems += [f"{slug}: {p}" for p in problems]
             if chosen is not None:
                 _read_into(submission, slug, chosen.entry)
+                _arrived(submission, chosen, layout)
             elif not named:
                 submission.problems.append(f"{slug}: no file {slug}.py handed in; it scores 0")
         return submission
@@ -147,7 +153,15 @@ def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: P
                                    f"every exercise scores 0")
     else:
         _read_notebook(submission, chosen.entry, root, slugs)
+        _arrived(submission, chosen, layout)
     return submission
+
+
+def _arrived(submission: Submission, hand_in: HandIn, layout: Layout) -> None:
+    """Keep the latest arrival of the hand-ins graded (several .py files: the last one counts)."""
+    if hand_in.arrived is not None and layout.clock and (submission.submitted_at is None
+                                                         or hand_in.arrived > submission.submitted_at):
+        submission.submitted_at, submission.submitted_how = hand_in.arrived, layout.clock
 
 
 def _from_folders(entries: list[Entry], root: Path, lesson: str, slugs: list[str]) -> list[Submission]:
@@ -161,7 +175,12 @@ def _from_folders(entries: list[Entry], root: Path, lesson: str, slugs: list[str
     for entry in entries:
         if len(entry.path.parts) == 1 and entry.refused:
             by_student.setdefault(entry.path.name, {})[entry.path] = entry
-    return [_from_folder(student, files, root, lesson, slugs) for student, files in sorted(by_student.items())]
+    found = [_from_folder(student, files, root, lesson, slugs) for student, files in sorted(by_student.items())]
+    for submission in found:  # a cloned repository: its last commit (the student's clock, said so)
+        submission.submitted_at, submission.submitted_how = hand_in_times.git_commit_time(root / submission.student)
+        if submission.submitted_at is None:
+            submission.submitted_how = ""
+    return found
 
 
 def _from_folder(student: str, files: dict[PurePosixPath, Entry], root: Path, lesson: str,
@@ -193,6 +212,8 @@ def _from_course(entries: list[Entry], submitted: Path, lesson: str, slugs: list
             continue  # a stray file in submitted/, no student's folder
         where = PurePosixPath(student, assignment)
         submission = Submission(student, str(submitted / where))
+        submission.submitted_at, how = hand_in_times.nbgrader_timestamp(submitted, student, assignment)
+        submission.submitted_how = how if submission.submitted_at else ""
         blocked = [e for e in own if e.refused and e.path in (PurePosixPath(student), where)]
         notebooks = [by_file_time(e, e.path.name) for e in own if e.path.parent == where and e.path.suffix == ".ipynb"]
         if blocked:

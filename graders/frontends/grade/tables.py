@@ -1,8 +1,12 @@
 """The class in two tables: grades.csv (a row per student) and mistakes.csv (a row per check and mistake).
 
-    grades.csv     student, score, max_score, not_graded, problems, integrity (the lines of the student's code
-                   that reach for the grader's internals: graders/engine/source_evidence.py), then one column per
-                   exercise (its points) and one per check (`<exercise>.<check>`), in lesson order
+    grades.csv     student, name, email, sis_id, section (from the roster), score (the final score: after
+                   overrides and the late penalty; "EX" when excused), raw_score (the grader's), max_score,
+                   submitted_at, late_days, penalty_percent, decisions (what the term changed, in words),
+                   not_graded, problems, integrity (the lines of the student's code that reach for the
+                   grader's internals: graders/engine/source_evidence.py), then one column per exercise (its
+                   points, an override's where one is in force) and one per check (`<exercise>.<check>`), in
+                   lesson order; one row per graded student and per roster student who handed nothing in
     mistakes.csv   exercise, check, hidden, points, students, passed, pass_rate, mistake, count, share:
                    for every check, one row per named mistake students made there, one for
                    functions not written yet ("(not implemented yet)") and one for failures no
@@ -20,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import course_config
+from graders.frontends.grade.standing import Standing
 
 NOT_NAMED = "(not named)"
 NOT_STARTED = "(not implemented yet)"
@@ -58,23 +63,40 @@ def class_stats(records: list[dict[str, Any]], lesson: course_config.Lesson) -> 
     return list(stats.values())
 
 
-def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson) -> str:
-    columns = ["student", "score", "max_score", "not_graded", "problems", "integrity"]
+def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
+               standings: dict[str, Standing] | None = None) -> str:
+    columns = ["student", "name", "email", "sis_id", "section", "score", "raw_score", "max_score", "submitted_at",
+               "late_days", "penalty_percent", "decisions", "not_graded", "problems", "integrity"]
     columns += [e.slug for e in lesson.exercises]
     columns += [f"{e.slug}.{c.id}" for e in lesson.exercises for c in e.checks]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
-    for record in sorted(records, key=lambda r: r["student"]):
-        row: dict[str, Any] = {"student": record["student"], "score": _points(record.get("score", 0.0)),
+    standings = standings or {}
+    graded = {r["student"]: r for r in records}
+    for student in sorted(graded.keys() | standings.keys()):
+        record = graded.get(student) or {"student": student, "score": 0.0}
+        standing = standings.get(student)
+        person = standing.person if standing else None
+        row: dict[str, Any] = {"student": student, "score": _points(record.get("score", 0.0)),
+                               "raw_score": _points(record.get("score", 0.0)),
                                "max_score": _points(lesson.points), "not_graded": record.get("error", ""),
                                "problems": " | ".join(record.get("problems", [])),
                                "integrity": " | ".join(record.get("integrity", []))}
+        if person is not None:
+            row.update(name=person.name, email=person.email, sis_id=person.sis_id, section=person.section)
+        if standing is not None:
+            row.update(score="EX" if standing.excused else _points(standing.final), late_days=standing.late_days,
+                       penalty_percent=f"{standing.penalty * 100:g}", decisions=" | ".join(standing.notes),
+                       submitted_at=standing.submitted_at.isoformat() if standing.submitted_at else "")
         row.update({e.slug: _points(0.0) for e in lesson.exercises})
         row.update({f"{e.slug}.{c.id}": _points(0.0) for e in lesson.exercises for c in e.checks})
         for exercise in record.get("exercises", []):
             if exercise["slug"] in row:
                 row[exercise["slug"]] = _points(exercise["score"])
+        for slug, points in (standing.overrides.items() if standing else ()):
+            if slug in row:
+                row[slug] = _points(points)
         for exercise, check in _checks(record):
             name = f"{exercise['slug']}.{check['id']}"
             if name in row:

@@ -1,0 +1,145 @@
+"""What a regrade changes, before anything is published: `python -m graders grade ... --out NEW --compare OLD`.
+
+After a check is fixed, the class is graded again into a new folder; this compares the new stored
+results with the old folder's, student by student and check by check, and writes
+
+    NEW/changes.csv    student, exercise, check, before, after, change, passed_before, passed_after,
+                       message_before, message_after   (one row per check whose score or verdict moved,
+                       and one per student who appears or disappears)
+    NEW/changes.html   the same, grouped by student, with the two messages side by side
+
+The old folder is only read. Nothing is sent anywhere: the instructor reads the changes, then publishes
+NEW's outputs (uploads its LMS file) or keeps OLD's.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graders.frontends.wording import counted
+from graders.frontends.grade.html_page import escape, page
+
+
+class CompareError(ValueError):
+    """The folder to compare with is not a batch's output; the message says what to give."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One check whose result moved between two gradings of one student (check "" : the whole student)."""
+
+    student: str
+    exercise: str
+    check: str
+    before: float | None  # None: not graded before (a new student, a new check)
+    after: float | None  # None: not graded now
+    passed_before: bool | None
+    passed_after: bool | None
+    message_before: str
+    message_after: str
+
+    @property
+    def change(self) -> float:
+        return (self.after or 0.0) - (self.before or 0.0)
+
+
+def previous_records(folder: Path, current_out: Path) -> list[dict[str, Any]]:
+    """The stored results of an earlier run's output folder."""
+    if not (folder / "students").is_dir():
+        raise CompareError(f"--compare {folder}: no students/ folder there; give the --out folder of an "
+                           f"earlier `python -m graders grade` run")
+    if folder.resolve() == current_out.resolve():
+        raise CompareError(f"--compare {folder} is the --out folder itself, whose results this run replaces; "
+                           f"grade into a new folder and compare with this one")
+    records = []
+    for path in sorted((folder / "students").glob("*.json")):
+        try:
+            records.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as error:
+            raise CompareError(f"--compare: {path} cannot be read ({error})") from None
+    return records
+
+
+def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[Change]:
+    """Every check whose score or verdict differs, and every student graded in only one of the two runs."""
+    old = {r["student"]: r for r in before}
+    new = {r["student"]: r for r in after}
+    found = []
+    for student in sorted(old.keys() | new.keys()):
+        if student not in new or student not in old:
+            was, now = old.get(student), new.get(student)
+            found.append(Change(student, "", "", was and float(was.get("score", 0.0)),
+                                now and float(now.get("score", 0.0)), None, None,
+                                "" if was else "not graded before", "" if now else "not graded now"))
+            continue
+        checks_before, checks_after = _checks(old[student]), _checks(new[student])
+        for key in sorted(checks_before.keys() | checks_after.keys()):
+            was, now = checks_before.get(key), checks_after.get(key)
+            if was and now and was["score"] == now["score"] and was["passed"] == now["passed"]:
+                continue
+            found.append(Change(student, key[0], key[1], was and float(was["score"]), now and float(now["score"]),
+                                was and bool(was["passed"]), now and bool(now["passed"]),
+                                was.get("message", "") if was else "no such check before",
+                                now.get("message", "") if now else "no such check now"))
+    return found
+
+
+def _checks(record: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(e["slug"], c["id"]): c for e in record.get("exercises", []) for c in e.get("checks", [])}
+
+
+def totals(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    """Each student whose total moved: (before, after)."""
+    old = {r["student"]: float(r.get("score", 0.0)) for r in before}
+    new = {r["student"]: float(r.get("score", 0.0)) for r in after}
+    return {s: (old.get(s, 0.0), new.get(s, 0.0)) for s in sorted(old.keys() | new.keys())
+            if old.get(s) != new.get(s)}
+
+
+def changes_csv(found: list[Change]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", "exercise", "check", "before", "after", "change", "passed_before", "passed_after",
+                     "message_before", "message_after"])
+    for c in found:
+        writer.writerow([c.student, c.exercise, c.check, _points(c.before), _points(c.after), f"{c.change:+g}",
+                         _verdict(c.passed_before), _verdict(c.passed_after), c.message_before, c.message_after])
+    return buffer.getvalue()
+
+
+def changes_html(found: list[Change], moved: dict[str, tuple[float, float]], compared_with: str) -> str:
+    parts = [f"<h1>What this regrade changes</h1><p>Compared with {escape(compared_with)}: "
+             f"{counted(len(moved), 'student')} with a new total; "
+             f"{counted(len(found), 'check result')} moved. Nothing has been published: "
+             f"publish this folder's outputs, or keep the earlier ones.</p>"]
+    if moved:
+        rows = "".join(f'<tr><td><a href="#{escape(_anchor(s))}">{escape(s)}</a></td><td>{b:g}</td><td>{a:g}</td>'
+                       f"<td>{a - b:+g}</td></tr>" for s, (b, a) in moved.items())
+        parts.append("<table><tr><th>student</th><th>before</th><th>after</th><th>change</th></tr>"
+                     f"{rows}</table>")
+    for student in sorted({c.student for c in found}):
+        parts.append(f'<h2 id="{escape(_anchor(student))}">{escape(student)}</h2>')
+        for c in (c for c in found if c.student == student):
+            what = f"{c.exercise}: {c.check}" if c.check else "the whole submission"
+            parts.append(f"<h3>{escape(what)}: {_points(c.before) or '-'} &rarr; {_points(c.after) or '-'} "
+                         f"({c.change:+g})</h3><table><tr><th>before</th><th>after</th></tr><tr>"
+                         f"<td><pre>{escape(c.message_before or _verdict(c.passed_before))}</pre></td>"
+                         f"<td><pre>{escape(c.message_after or _verdict(c.passed_after))}</pre></td></tr></table>")
+    return page("What this regrade changes", "\n".join(parts))
+
+
+def _anchor(student: str) -> str:
+    return "student-" + "".join(ch if ch.isalnum() else "-" for ch in student)
+
+
+def _points(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def _verdict(passed: bool | None) -> str:
+    return "" if passed is None else ("passed" if passed else "failed")

@@ -1,0 +1,227 @@
+"""The term, from its files to each student's standing: the late policy, the ledger of decisions, the
+`decide` verb, and what a regrade changes. Real files, read the way `python -m graders grade` reads them."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+import course_config
+from graders.frontends.grade import decisions as ledger
+from graders.frontends.grade import regrade
+from graders.frontends.grade.hand_in_times import git_commit_time, nbgrader_timestamp
+from graders.frontends.grade.standing import Person, build_standings
+from graders.frontends.grade.term import LatePolicy, TermError, load_term
+
+UTC = timezone.utc
+DUE = datetime(2026, 12, 1, 23, 59, tzinfo=timezone(timedelta(hours=1)))
+POLICY = LatePolicy(due=DUE, grace=timedelta(minutes=15), percent_per_day=10, max_percent=30, zero_after_days=7)
+
+
+def _record(student: str, **scores: float) -> dict:
+    exercises = [{"slug": slug, "score": points, "max_score": 10.0, "checks": []} for slug, points in scores.items()]
+    return {"student": student, "score": sum(scores.values()), "exercises": exercises, "problems": [], "error": ""}
+
+
+def _decide(path: Path, *arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "graders", "decide", str(path), *arguments, "--by", "dr.lee"],
+                          capture_output=True, text=True)
+
+
+def test_a_late_day_is_counted_once_it_is_started_after_the_grace_and_the_penalty_is_capped() -> None:
+    assert POLICY.penalty(DUE + timedelta(minutes=14), DUE) == (0, 0.0)  # inside the grace
+    assert POLICY.penalty(DUE + timedelta(minutes=16), DUE) == (1, 0.1)
+    assert POLICY.penalty(DUE + timedelta(days=1, minutes=16), DUE) == (2, 0.2)
+    assert POLICY.penalty(DUE + timedelta(days=5), DUE) == (5, 0.3)  # capped at max_percent
+    assert POLICY.penalty(DUE + timedelta(days=8), DUE) == (8, 1.0)  # after zero_after_days
+    assert POLICY.penalty(None, DUE) == (0, 0.0)  # no time known: on time, and the notes say so
+
+
+def test_the_term_file_is_read_and_its_mistakes_are_named(tmp_path: Path) -> None:
+    term = tmp_path / "term.toml"
+    term.write_text('roster = "roster.csv"\ncanvas_assignment_id = 4711\n[deadline]\n'
+                    'due = 2026-12-01T23:59:00+01:00\ngrace_minutes = 15\npercent_per_day = 10\nmax_percent = 30\n'
+                    'lms_time_zone = "Europe/Berlin"\n')
+    read = load_term(term)
+    assert read.policy.due == DUE and read.policy.grace == timedelta(minutes=15)
+    assert read.roster == tmp_path / "roster.csv" and read.canvas_assignment_id == "4711"
+    assert str(read.lms_zone) == "Europe/Berlin"
+    for text, named in (("[deadline]\ndue = 2026-12-01T23:59:00\n", "UTC offset"),
+                        ("[deadline]\ndue = 2026-12-01T23:59:00Z\npercent_per_dya = 3\n", "percent_per_dya"),
+                        ("[deadline]\npercent_per_day = 10\n", "without `due`"),
+                        ("[deadline]\ndue = 2026-12-01T23:59:00Z\nmax_percent = 150\n", "cannot exceed 100%"),
+                        ("[deadline]\ndue = 2026-12-01T23:59:00Z\nlms_time_zone = \"Mars/Olympus\"\n", "time zone"),
+                        ("due = [", "not valid TOML")):
+        term.write_text(text)
+        with pytest.raises(TermError, match=named):
+            load_term(term)
+
+
+def test_decide_writes_an_audited_ledger_and_refuses_what_is_not_a_decision(tmp_path: Path) -> None:
+    path = tmp_path / "decisions.csv"
+    assert _decide(path, "alice", "override", "8.5", "--exercise", "micrograd", "--reason", "tolerance").returncode == 0
+    assert _decide(path, "alice", "extension", "+2 days", "--reason", "medical note").returncode == 0
+    for arguments, said in ((("bob", "override", "lots", "--reason", "r"), "not a number"),
+                            (("bob", "excuse", "yes"), "`reason` is empty"),
+                            (("bob", "override", "3", "--exercise", "nope", "--reason", "r"), "not one of this lesson"),
+                            (("bob", "promote", "yes", "--reason", "r"), "not one of override"),
+                            (("bob", "extension", "tomorrow", "--reason", "r"), "+N days")):
+        run = _decide(path, *arguments)
+        assert run.returncode != 0 and said in run.stderr, run.stderr
+    rows = list(csv.DictReader(path.open()))
+    assert [(r["who"], r["student"], r["action"], r["value"]) for r in rows] == [
+        ("dr.lee", "alice", "override", "8.5"), ("dr.lee", "alice", "extension", "+2 days")]
+    assert all(datetime.fromisoformat(r["when"]).tzinfo is not None for r in rows)
+    shown = subprocess.run([sys.executable, "-m", "graders", "decide", str(path), "--show"], capture_output=True,
+                           text=True)
+    assert "override on micrograd: 8.5" in shown.stdout and "2 decisions" in shown.stdout
+
+
+def test_a_hand_edited_ledger_row_without_who_or_why_is_refused_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "decisions.csv"
+    path.write_text("when,who,student,action,exercise,value,reason\n"
+                    "2026-12-05T10:00:00+00:00,dr.lee,alice,excuse,,yes,flu\n"
+                    "2026-12-05T10:00:00+00:00,,bob,excuse,,yes,flu\n")
+    with pytest.raises(ledger.LedgerError, match="line 3: `who` is empty"):
+        ledger.read_ledger(path)
+
+
+def test_the_latest_decision_is_in_force_and_an_empty_value_withdraws_it() -> None:
+    day = datetime(2026, 12, 5, tzinfo=UTC)
+    rows = [ledger.Decision(day, "lee", "alice", "override", "views", "3", "first look", row=2),
+            ledger.Decision(day, "lee", "alice", "override", "views", "4", "second look", row=3),
+            ledger.Decision(day, "lee", "bob", "excuse", "", "yes", "flu", row=4),
+            ledger.Decision(day, "lee", "bob", "excuse", "", "", "mistake: withdrawn", row=5),
+            ledger.Decision(day, "carol", "carol", "regrade_request", "views", "please", "e-mail", row=6)]
+    forced = ledger.in_force(rows)
+    assert forced["alice"].overrides["views"].value == "4"
+    assert "bob" not in forced or forced["bob"].excused is None
+    assert forced["carol"].requests[0][1] is None  # still open
+
+
+def test_standings_apply_overrides_then_the_penalty_and_list_roster_students_who_handed_nothing_in() -> None:
+    day = datetime(2026, 12, 5, tzinfo=UTC)
+    records = [_record("alice", views=6.0, micrograd=4.0), _record("bob", views=10.0), _record("mallory", views=2.0)]
+    roster = {s: Person(s, name=s.title()) for s in ("alice", "bob", "carol", "dave")}
+    rows = [ledger.Decision(day, "lee", "alice", "override", "micrograd", "8", "regrade accepted", row=2),
+            ledger.Decision(day, "lee", "bob", "extension", "", "+2 days", "medical", row=3),
+            ledger.Decision(day, "lee", "dave", "excuse", "", "yes", "withdrew", row=4)]
+    times = {"alice": (DUE + timedelta(hours=3), "Blackboard attempt time"),
+             "bob": (DUE + timedelta(days=1), "nbgrader timestamp"), "mallory": (None, "")}
+    standings = build_standings(records, 20.0, policy=POLICY, roster=roster, decisions=rows, times=times)
+    alice, bob = standings["alice"], standings["bob"]
+    assert (alice.raw, alice.late_days, alice.penalty, alice.final) == (10.0, 1, 0.1, 12.6)  # (6 + 8) * 0.9
+    assert any("micrograd set to 8" in n for n in alice.notes) and any("1 day after" in n for n in alice.notes)
+    assert (bob.late_days, bob.final) == (0, 10.0)  # inside his extension
+    assert not standings["carol"].handed_in and standings["carol"].final == 0.0
+    assert "nothing handed in" in standings["carol"].notes
+    assert standings["dave"].excused
+    assert standings["mallory"].person is None and any("not on the roster" in n for n in standings["mallory"].notes)
+    assert any("time is unknown" in n for n in standings["mallory"].notes)
+
+
+def test_a_regrade_names_each_check_that_moved_with_both_messages(tmp_path: Path) -> None:
+    def record(student: str, passed: bool, message: str) -> dict:
+        check = {"id": "values", "score": 2.0 if passed else 0.0, "points": 2.0, "passed": passed, "message": message}
+        return {"student": student, "score": check["score"], "exercises": [{"slug": "views", "checks": [check]}]}
+
+    before = [record("alice", False, "tolerance 1e-8: off by 3e-7"), record("bob", True, "")]
+    after = [record("alice", True, ""), record("bob", True, ""), record("carol", True, "")]
+    found = regrade.changes(before, after)
+    assert [(c.student, c.check, c.before, c.after) for c in found] == [("alice", "values", 0.0, 2.0),
+                                                                         ("carol", "", None, 2.0)]
+    assert found[0].message_before == "tolerance 1e-8: off by 3e-7"
+    assert regrade.totals(before, after) == {"alice": (0.0, 2.0), "carol": (0.0, 2.0)}
+    assert "alice,views,values,0,2,+2,failed,passed" in regrade.changes_csv(found)
+    (tmp_path / "old").mkdir()
+    with pytest.raises(regrade.CompareError, match="no students/ folder"):
+        regrade.previous_records(tmp_path / "old", tmp_path / "new")
+    (tmp_path / "old" / "students").mkdir()
+    with pytest.raises(regrade.CompareError, match="the --out folder itself"):
+        regrade.previous_records(tmp_path / "old", tmp_path / "old")
+
+
+def test_hand_in_times_come_from_nbgrader_timestamps_and_git_and_never_through_a_link(tmp_path: Path) -> None:
+    folder = tmp_path / "submitted" / "alice" / "lesson01"
+    folder.mkdir(parents=True)
+    (folder / "timestamp.txt").write_text("2026-12-02 08:30:00.000000 UTC\n")
+    assert nbgrader_timestamp(tmp_path / "submitted", "alice", "lesson01")[0] == datetime(2026, 12, 2, 8, 30,
+                                                                                           tzinfo=UTC)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("2001-01-01 00:00:00\n")
+    linked = tmp_path / "submitted" / "mallory" / "lesson01"
+    linked.mkdir(parents=True)
+    (linked / "timestamp.txt").symlink_to(secret)
+    assert nbgrader_timestamp(tmp_path / "submitted", "mallory", "lesson01")[0] is None
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    signer, fired = tmp_path / "sign.sh", tmp_path / "fired.sh"
+    signer.write_text('#!/bin/sh\ncat > /dev/null\necho "[GNUPG:] SIG_CREATED D 1 8 00 1 X" >&2\n'
+                      'printf -- "-----BEGIN PGP SIGNATURE-----\\n\\nfake\\n-----END PGP SIGNATURE-----\\n"\n')
+    fired.write_text(f"#!/bin/sh\ntouch {tmp_path / 'FIRED'}\n")
+    signer.chmod(0o755)
+    fired.chmod(0o755)
+    environment = {"GIT_COMMITTER_DATE": "2026-12-02T09:00:00+00:00", "GIT_AUTHOR_DATE": "2026-12-02T09:00:00+00:00",
+                   "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    for command in (["git", "init", "-q"], ["git", "-c", "user.name=a", "-c", "user.email=a@b", "-c",
+                                            f"gpg.program={signer}", "commit", "-q", "-S", "--allow-empty", "-m", "x"]):
+        subprocess.run(command, cwd=clone, check=True, env=environment)
+    # the student's own repository config: a signed commit's check runs the program it names
+    with open(clone / ".git" / "config", "a") as config:
+        config.write(f"[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {fired}\n")
+    subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=clone, env=environment, capture_output=True)
+    assert (tmp_path / "FIRED").exists()  # the control: a plain `git log` runs it
+    (tmp_path / "FIRED").unlink()
+    assert git_commit_time(clone)[0] == datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
+    assert not (tmp_path / "FIRED").exists()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".git").symlink_to(clone / ".git")
+    assert git_commit_time(other)[0] is None
+
+
+def test_each_lms_zip_gives_the_time_its_lms_received_the_graded_hand_in(tmp_path: Path) -> None:
+    import zipfile
+
+    from graders.frontends.grade.sources import find_submissions
+
+    notebook = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    downloads = {
+        "moodle": [("Ana Alves_1234_assignsubmission_file_/lesson01.ipynb", (2026, 12, 2, 8, 15, 0))],
+        "canvas": [("alves_4321_987_lesson01.ipynb", (2026, 12, 1, 9, 0, 0)),
+                   ("alves_4321_990_lesson01.ipynb", (2026, 12, 2, 7, 30, 0))],  # the later upload is graded
+        "blackboard": [("lesson01_ana_attempt_2026-12-02-06-45-00_lesson01.ipynb", (2020, 1, 1, 0, 0, 0)),
+                       ("lesson01_ana_attempt_2026-12-02-06-45-00.txt", (2020, 1, 1, 0, 0, 0))],
+    }
+    expected = {"moodle": ("1234", datetime(2026, 12, 2, 8, 15), "Moodle's time for the file"),
+                "canvas": ("4321", datetime(2026, 12, 2, 7, 30), "Canvas's time for the file"),
+                "blackboard": ("ana", datetime(2026, 12, 2, 6, 45), "Blackboard's attempt time")}
+    for lms, files in downloads.items():
+        archive = tmp_path / f"{lms}.zip"
+        with zipfile.ZipFile(archive, "w") as bundle:
+            for name, when in files:
+                bundle.writestr(zipfile.ZipInfo(name, date_time=when), notebook)
+        _, found = find_submissions(archive, lesson="lesson01", slugs=["views"])
+        student, when, how = expected[lms]
+        assert [(s.student, s.submitted_at, s.submitted_how) for s in found] == [(student, when, how)], lms
+
+
+def test_times_on_an_lms_clock_are_placed_in_the_lms_time_zone(tmp_path: Path) -> None:
+    from graders.frontends.grade.class_term import the_term
+    from graders.frontends.grade.sources import Submission
+
+    term = tmp_path / "term.toml"
+    term.write_text('[deadline]\ndue = 2026-12-01T23:59:00+01:00\npercent_per_day = 10\n'
+                    'lms_time_zone = "Europe/Berlin"\n')
+    setting = the_term(term, None, None, tmp_path / "out", ("views",), None)
+    # 23:30 on the Berlin server's clock is on time; the same wall-clock time read as UTC would be late
+    on_time = Submission("ana", "", submitted_at=datetime(2026, 12, 1, 23, 30), submitted_how="Moodle's time")
+    late = Submission("ben", "", submitted_at=datetime(2026, 12, 2, 0, 30), submitted_how="Moodle's time")
+    records = [_record("ana", views=10.0), _record("ben", views=10.0)]
+    standings = setting.applied(records, [on_time, late], course_config.LESSON_01)
+    assert standings.standings["ana"].late_days == 0 and standings.standings["ben"].late_days == 1
