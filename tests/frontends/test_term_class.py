@@ -86,9 +86,9 @@ def _term(folder: Path) -> Path:
     return folder / "term.toml"
 
 
-def _run(*arguments: str, project: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def _run(*arguments: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     run = subprocess.run([sys.executable, "-m", "graders", *arguments], capture_output=True, text=True,
-                         timeout=1200, cwd=project, env=env)
+                         timeout=1200, cwd=cwd, env=env)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     return run
 
@@ -109,7 +109,8 @@ def term(tmp_path_factory: pytest.TempPathFactory) -> dict:
          "--by", "dr.lee")
     _run("decide", ledger, "emma", "regrade_request", "my accumulation is right", "--exercise",
          "grad_accumulation", "--reason", "e-mail of 3 Dec", "--by", "dr.lee")
-    first = _run("grade", str(download), "--out", str(folder / "v1"), "--term", str(settings), "-j", "2")
+    # every path relative to where the instructor stands, as the README writes them
+    first = _run("grade", "blackboard", "--out", "v1", "--term", "term.toml", "-j", "2", cwd=folder)
     records = {p.stem: json.loads(p.read_text()) for p in (folder / "v1" / "students").glob("*.json")}
     return {"folder": folder, "download": download, "settings": settings, "run": first, "records": records}
 
@@ -178,7 +179,7 @@ def test_a_regrade_after_a_check_changed_says_who_changes_before_anything_is_pub
     old, new = term["folder"] / "v1", tmp_path / "v2"
     before = {p: p.stat().st_mtime_ns for p in old.rglob("*") if p.is_file()}
     run = _run("grade", str(term["download"]), "--out", str(new), "--term", str(term["settings"]), "--compare",
-               str(old), "-j", "2", project=project, env=environment)
+               str(old), "-j", "2", cwd=project, env=environment)
     with open(new / "changes.csv", newline="") as handle:
         changes = list(csv.DictReader(handle))
     hal = [row for row in changes if row["student"] == "hal"]

@@ -71,7 +71,8 @@ def _term(standing: Standing, instructor: bool) -> str:
     if standing.due is not None:
         rows.append(("due", f'<span data-key="due">{_when(standing.due)}</span>'))
     if standing.late_days or standing.penalty:
-        rows.append(("late", f'<span data-key="late-days">{standing.late_days}</span> days: '
+        rows.append(("late", f'<span data-key="late-days">{standing.late_days}</span> '
+                             f'day{"" if standing.late_days == 1 else "s"}: '
                              f'<span data-key="penalty" data-value="{standing.penalty!r}">{standing.penalty:.0%}'
                              f"</span> of the score taken"))
     for target, points in standing.overrides.items():

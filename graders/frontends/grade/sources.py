@@ -134,6 +134,7 @@ def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: P
     for link in (h for h in hand_ins if not h.entry.path.suffix):  # where a folder of answers could be
         submission.problems.append(problem(link.entry.path, link.entry.refused))
     if scripts and not notebooks:
+        missing = []
         for slug in slugs:
             named = [h for h in scripts if base_name(h) == f"{slug}.py"]
             chosen, problems = lms_layouts.choose(named, ANSWER_BYTES, layout.rule, f"{slug}.py")
@@ -142,7 +143,8 @@ def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: P
                 _read_into(submission, slug, chosen.entry)
                 _arrived(submission, chosen, layout)
             elif not named:
-                submission.problems.append(f"{slug}: no file {slug}.py handed in; it scores 0")
+                missing.append(f"{slug}.py")
+        _missing(submission, missing)
         return submission
     chosen, problems = lms_layouts.choose(notebooks, NOTEBOOK_BYTES, layout.rule, f"{lesson}.ipynb")
     submission.problems += problems
@@ -190,13 +192,24 @@ def _from_folder(student: str, files: dict[PurePosixPath, Entry], root: Path, le
         if where in files and files[where].refused:
             submission.problems.append(f"{problem(where, files[where].refused)}; every exercise scores 0")
             return submission
+    missing = []
     for slug in slugs:
         entry = files.get(PurePosixPath(student, lesson, f"{slug}.py"))
         if entry is None:
-            submission.problems.append(f"{slug}: no file {lesson}/{slug}.py; it scores 0")
+            missing.append(f"{lesson}/{slug}.py")
         else:
             _read_into(submission, slug, entry, shown=PurePosixPath(lesson, f"{slug}.py"))
+    _missing(submission, missing)
     return submission
+
+
+def _missing(submission: Submission, files: list[str]) -> None:
+    """One line for the exercises whose file was not handed in (a page of them would bury the other problems)."""
+    if len(files) == 1:
+        submission.problems.append(f"no file {files[0]} handed in; that exercise scores 0")
+    elif files:
+        submission.problems.append(f"no file handed in for {len(files)} exercises ({', '.join(files)}); "
+                                   f"they score 0")
 
 
 def _from_course(entries: list[Entry], submitted: Path, lesson: str, slugs: list[str],
