@@ -12,14 +12,18 @@ result carries beside the mistake's name so that the class report can count stud
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import torch
 
-from course_config import CONCEPTS
+from course_config import CONCEPTS, FORGET_MISTAKES_VARIABLE
 from graders.engine.compare import tensor_problem
+
+# The test switch of course_config.FORGET_MISTAKES_VARIABLE: these mistakes are graded as if unknown.
+FORGOTTEN = frozenset(name.strip() for name in os.environ.get(FORGET_MISTAKES_VARIABLE, "").split(",") if name.strip())
 
 
 @dataclass(frozen=True)

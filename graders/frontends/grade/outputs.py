@@ -7,6 +7,7 @@
     DIR/grades.csv, mistakes.csv     the class in tables
     DIR/report.html                  what the class got wrong, who to look at, the roster
     DIR/similarity.csv, .html        answers alike enough to review (never a verdict)
+    DIR/unnamed_groups.json          per exercise, the groups of alike failures no named mistake explains
     DIR/lms/canvas.csv               Canvas's gradebook import
     DIR/lms/moodle_worksheet.csv     Moodle's assignment grading worksheet (matched on participant id)
     DIR/lms/moodle_grades.csv        Moodle's gradebook CSV import (matched on e-mail address)
@@ -30,6 +31,7 @@ from graders.frontends.grade.feedback_html import feedback_html
 from graders.frontends.grade.report import report_html
 from graders.frontends.grade.standing import build_standings
 from graders.frontends.grade.store import file_name, write_atomically
+from graders.frontends.grade.unnamed_groups import members, references, unnamed_groups
 from graders.frontends.platforms import classroom_runners, gradescope_results
 
 
@@ -53,12 +55,17 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
         for slug, source in sources.items():
             write_atomically(out / "answers" / file_name(student) / f"{slug}.py", source)
     similar = _similarity(out, answers or {}, lesson, archive or [])
-    stats = tables.class_stats(records, lesson)
+    slugs = [e.slug for e in lesson.exercises]
+    groups = unnamed_groups(records, slugs, answers or {}, references(course_config.ROOT, lesson.folder, slugs))
+    unnamed = {slug: [g.as_json(len(records)) for g in listed] for slug, listed in groups.items()}
+    write_atomically(out / "unnamed_groups.json", json.dumps(unnamed, indent=2) + "\n")
+    stats = tables.class_stats(records, lesson, members(groups))
     everyone = sorted(standings.values(), key=lambda s: s.student)
     write_atomically(out / "grades.csv", tables.grades_csv(records, lesson, standings))
     write_atomically(out / "mistakes.csv", tables.mistakes_csv(stats, len(records)))
     write_atomically(out / "report.html", report_html(records, lesson, stats, standings=standings, similar=[
-        {"exercise": p.exercise, "first": p.first, "second": p.second, "similarity": p.similarity} for p in similar]))
+        {"exercise": p.exercise, "first": p.first, "second": p.second, "similarity": p.similarity} for p in similar],
+        unnamed=unnamed))
     write_atomically(out / "lms" / "canvas.csv", lms_exports.canvas_csv(
         everyone, assignment, lesson.points, canvas_assignment_id=term.canvas_assignment_id))
     write_atomically(out / "lms" / "moodle_worksheet.csv", lms_exports.moodle_worksheet_csv(everyone, assignment,
@@ -74,6 +81,7 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
             print(f"graders grade: lms/{file} leaves out {counted(len(left_out), 'student')} "
                   f"({', '.join(map(repr, left_out[:5]))}{', ...' if len(left_out) > 5 else ''}): {why}", flush=True)
     written = ["students/", "answers/", "feedback/", "instructor/", "grades.csv", "mistakes.csv", "report.html",
+               "unnamed_groups.json",
                "similarity.html", "lms/", "gradescope/", "classroom/"]
     if term.open_requests:
         print(f"graders grade: {counted(len(term.open_requests), 'regrade request')} "

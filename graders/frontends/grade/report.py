@@ -32,7 +32,9 @@ from graders.frontends.grade.tables import NOT_NAMED, NOT_STARTED, CheckStats
 
 
 def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, stats: list[CheckStats], *,
-                standings: dict[str, Standing] | None = None, similar: list[dict[str, Any]] | None = None) -> str:
+                standings: dict[str, Standing] | None = None, similar: list[dict[str, Any]] | None = None,
+                unnamed: dict[str, list[dict[str, Any]]] | None = None) -> str:
+    """The page; `unnamed` is each exercise's groups of alike unnamed failures, as unnamed_groups.json holds them."""
     standings = standings or {}
     scores, basis = _class_scores(records, standings)
     tallies = [exercise_tally(exercise, records) for exercise in lesson.exercises]
@@ -44,6 +46,7 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
              _headline(records, standings, scores, basis, lesson.points),
              _look_first(records, similar or [], lesson),
              _reteach(records, lesson),
+             _unnamed(unnamed or {}, lesson, len(records)),
              _ranked(tallies),
              f'<h2 id="scores">Scores</h2><p>{basis.capitalize()} scores, in points.</p>{histogram}']
     parts += [_exercise(t, by_check, chart, len(records)) for t, chart in zip(tallies, charts)]
@@ -143,6 +146,29 @@ def _similar_pairs(similar: list[dict[str, Any]], graded: set[str], lesson: cour
             f"answers more alike than the threshold. Alike is common in short exercises and shared starting "
             f"points: read them side by side before asking anyone about it.</p><table><tr><th>exercise</th>"
             f"<th>one student</th><th>another</th><th>similarity</th><th></th></tr>{rows}</table>")
+
+
+def _unnamed(groups: dict[str, list[dict[str, Any]]], lesson: course_config.Lesson, size: int) -> str:
+    """The groups of alike failures no named mistake explains: mistakes the catalogue should learn."""
+    if not groups:
+        return ""
+    parts = ['<h2 id="unnamed">Mistakes the catalogue does not know yet</h2><p>Students whose failures no named '
+             "mistake explains, grouped by what their answers did (the checks failed, the errors, how the values "
+             "relate to the reference's): a group is one slip worth a name in the exercise's mistakes.py "
+             "(docs/AUTHORING.md). Each shows the answer nearest the group's centre, as it differs from the "
+             "reference.</p>"]
+    for exercise in lesson.exercises:
+        for group in groups.get(exercise.slug, []):
+            whose = f'data-exercise="{escape(exercise.slug)}" data-group="{group["group"]}"'
+            students = ", ".join(_student(s) for s in group["students"])
+            differs = escape("\n".join(group["differs"])) or "(the same text as the reference)"
+            parts.append(f"<h3>{escape(exercise.title)}: {escape(group['label'])}</h3>"
+                         f'<p><span {whose} data-key="group-size">{len(group["students"])}</span> students '
+                         f"({len(group['students']) / size:.0%} of the class) fail together: "
+                         f"{escape(', '.join(group['checks']))}.</p><p>Students: {students}.</p>"
+                         f"<p>Nearest the centre: {_student(group['representative'])}; its lines that differ from "
+                         f"the reference:</p><pre>{differs}</pre>")
+    return "\n".join(parts)
 
 
 def _reteach(records: list[dict[str, Any]], lesson: course_config.Lesson) -> str:

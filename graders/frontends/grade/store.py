@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from course_config import FORGET_MISTAKES_VARIABLE
 from graders.engine.kept_values import course_digest  # noqa: F401 - results are keyed by it (main.py)
 
 STUDENTS = "students"
@@ -22,7 +23,9 @@ _SAFE = re.compile(r"[^A-Za-z0-9._@+-]")
 
 
 def result_key(course: str, sources: dict[str, str], problems: list[str]) -> str:
-    payload = json.dumps({"course": course, "sources": sources, "problems": problems}, sort_keys=True)
+    forgotten = os.environ.get(FORGET_MISTAKES_VARIABLE, "")  # a test's forgotten mistakes change diagnoses
+    payload = json.dumps({"course": course, "sources": sources, "problems": problems,
+                          **({"forgotten": forgotten} if forgotten else {})}, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

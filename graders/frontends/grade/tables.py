@@ -9,8 +9,9 @@
                    lesson order; one row per graded student and per roster student who handed nothing in
     mistakes.csv   exercise, check, hidden, points, students, passed, pass_rate, mistake, count, share:
                    for every check, one row per named mistake students made there, one for
-                   functions not written yet ("(not implemented yet)") and one for failures no
-                   mistake explains ("(not named)")
+                   functions not written yet ("(not implemented yet)"), one per group of alike
+                   failures the catalogue does not name yet ("(unnamed group 2)" of that exercise:
+                   unnamed_groups.py), and one for the other failures no mistake explains ("(not named)")
 
 Both are computed from the stored results alone; `class_stats` serves the HTML report too.
 """
@@ -47,8 +48,11 @@ class CheckStats:
         return self.passed / self.students if self.students else 0.0
 
 
-def class_stats(records: list[dict[str, Any]], lesson: course_config.Lesson) -> list[CheckStats]:
-    """One CheckStats per check of the lesson, in lesson order."""
+def class_stats(records: list[dict[str, Any]], lesson: course_config.Lesson,
+                groups: dict[tuple[str, str], str] | None = None) -> list[CheckStats]:
+    """One CheckStats per check of the lesson, in lesson order. `groups` puts a failure no mistake names under
+    the label of its student's group of unnamed failures (unnamed_groups.py) instead of "(not named)"."""
+    groups = groups or {}
     stats = {(e.slug, c.id): CheckStats(e.slug, c.id, c.hidden, c.points) for e in lesson.exercises for c in e.checks}
     for record in records:
         for exercise, check in _checks(record):
@@ -59,7 +63,8 @@ def class_stats(records: list[dict[str, Any]], lesson: course_config.Lesson) -> 
             if check.get("passed"):
                 entry.passed += 1
             else:
-                entry.mistakes[check.get("mistake") or (NOT_STARTED if check.get("not_implemented") else NOT_NAMED)] += 1
+                unnamed = groups.get((record["student"], exercise["slug"]), NOT_NAMED)
+                entry.mistakes[check.get("mistake") or (NOT_STARTED if check.get("not_implemented") else unnamed)] += 1
     return list(stats.values())
 
 
