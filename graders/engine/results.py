@@ -19,8 +19,8 @@ class CheckResult:
     hidden: bool  # hidden checks use fresh inputs and are not shown to students before grading
     mistake: str | None = None  # the name of the recognised mistake, if any
     concept: str = ""  # the lesson idea that mistake breaks, a key of course_config.CONCEPTS; "" when none is named
-    # What failed the whole exercise at once, if anything: "import", "allowance spent" or "timeout of <function>",
-    # so that reports count timeouts apart from wrong answers.
+    # What failed the whole exercise at once, if anything: "missing file", "import", "allowance spent" or
+    # "timeout of <function>", so that reports count files not handed in and timeouts apart from wrong answers.
     cause: str = ""
     not_implemented: bool = False  # failed only because the function still raises NotImplementedError
     files: list[str] = field(default_factory=list)  # files written for this check (e.g. a plot)

@@ -204,7 +204,7 @@ class GradingSession:
         handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section,
                          allowance=Allowance(self.exercise_seconds, "this exercise", "exercise_seconds", self.allowance))
         if not path.is_file():
-            handle._import_failure = Feedback(MISSING_FILE.format(file=display), cause="import",
+            handle._import_failure = Feedback(MISSING_FILE.format(file=display), cause="missing file",
                                               hint="Copy the stub from exercises/ into the submission and complete it.")
         return handle
 

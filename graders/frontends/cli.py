@@ -57,7 +57,8 @@ def _grade(commands: argparse._SubParsersAction) -> None:
     from graders.frontends.grade.sources import DEFAULT_STUDENT_PATTERN
 
     parser = commands.add_parser("grade", help="grade a class of submissions in parallel, into every format",
-                                 description="Grade every submission in SOURCE (an nbgrader course, folders "
+                                 description="Grade every submission in SOURCE (an nbgrader course, an LMS download "
+                                             "from Moodle, Canvas or Blackboard, folders "
                                              "<student>/lesson01/<exercise>.py, or notebooks <student>_*.ipynb "
                                              "in a folder or a .zip) into DIR.")
     parser.add_argument("source", type=Path, metavar="SOURCE", help="the submissions")
@@ -87,6 +88,8 @@ def _grade(commands: argparse._SubParsersAction) -> None:
     term.add_argument("--roster", type=Path, metavar="CSV",
                       help="the class list (id, name, email, sis_id, login, section; or the LMS's own export): "
                            "joins every output, and lists who handed nothing in (overrides the term file's)")
+    term.add_argument("--roster-id-column", metavar="COLUMN",
+                      help="the roster's column holding the ids the download gives (default: its id column)")
     term.add_argument("--decisions", type=Path, metavar="CSV",
                       help="the ledger of decisions (python -m graders decide) applied to every output "
                            "(overrides the term file's)")
@@ -99,7 +102,7 @@ def _grade(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=lambda a: batch.main(
         a.source, out=a.out, jobs=a.jobs, lesson=a.lesson, assignment=a.assignment, student_pattern=a.student_pattern,
         gradebook=a.gradebook, allow_unconfined=a.allow_unconfined, where=_where(a), term=a.term, roster=a.roster,
-        decisions=a.decisions, compare=a.compare, archive=a.archive or []))
+        decisions=a.decisions, compare=a.compare, archive=a.archive or [], roster_id_column=a.roster_id_column))
 
 
 def _where(arguments: argparse.Namespace) -> object:

@@ -29,13 +29,16 @@ def main(ledger: Path, student: str | None = None, action: str | None = None, va
     chosen = next((l for l in course_config.LESSONS if l.folder == lesson), None)
     if chosen is None:
         raise SystemExit(f"--lesson {lesson}: course_config.py has no such lesson")
-    slugs = tuple(e.slug for e in chosen.exercises)
+    slugs = {"": chosen.points, **{e.slug: e.points for e in chosen.exercises}}
     try:
         if show or student is None:
             if student is not None or action is not None:
                 raise SystemExit("give either --show, or STUDENT ACTION [VALUE] --reason WHY")
             _show(read_ledger(ledger, slugs), ledger)
             return 0
+        if student.startswith("Participant "):
+            raise SystemExit(f"python -m graders decide: {student!r}: give the id alone, "
+                             f"{student.removeprefix('Participant ')!r}, as the outputs name the student")
         if action is None:
             raise SystemExit(f"what is decided for {student}? give an ACTION: {', '.join(ACTIONS)}")
         decision = Decision(when=now(), who=by or _who(), student=student, action=action, exercise=exercise,

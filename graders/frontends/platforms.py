@@ -74,7 +74,9 @@ def _shown(check: dict[str, Any]) -> str:
 
 def _summary(record: dict[str, Any], standing: Standing | None = None) -> str:
     lines = [f"{record.get('score', 0.0):g} / {record.get('max_score', 0.0):g} points"]
-    if standing is not None and standing.notes:
+    if standing is not None and standing.excused:
+        lines[0] = f"excused: no grade counts (the checks gave {standing.raw:g} / {standing.max_score:g})"
+    elif standing is not None and standing.notes:
         lines[0] = f"{standing.final:g} / {standing.max_score:g} points (the checks gave {standing.raw:g})"
         lines += standing.notes
     if record.get("error"):

@@ -472,6 +472,22 @@ def _the_term_reaches_the_gradebook(course: Path, tmp_path: Path) -> None:
     assert float(grades["mistaken"]["score"]) == pytest.approx(round((9.0 + views) * 0.8, 2))
     _grade(course, out, "--gradebook", "--term", str(term), check=True)  # again: nothing more in the ledger
     assert len((out / "decisions.csv").read_text().splitlines()) == 2
+    # the instructor changes their mind in the ledger: the gradebook's older manual score (written from the
+    # ledger) does not undo it, and the gradebook follows
+    subprocess.run([sys.executable, "-m", "graders", "decide", str(out / "decisions.csv"), "mistaken", "override",
+                    "8.5", "--exercise", "sin_exp_derivative", "--reason", "second look", "--by", "dr.lee"],
+                   check=True, capture_output=True)
+    _grade(course, out, "--gradebook", "--term", str(term), check=True)
+    with open(out / "decisions.csv", newline="") as handle:
+        assert [r["value"] for r in csv.DictReader(handle)] == ["9", "8.5"]
+    with Gradebook(url, course_id="batch") as book:
+        submitted = book.find_submission("lesson01", "mistaken").notebooks[0]
+        assert {g.name: g.manual_score for g in submitted.grades}["test-sin_exp_derivative"] == 8.5
+    _grade(course, out, "--gradebook", "--term", str(term), check=True)  # back to 9 for what follows
+    subprocess.run([sys.executable, "-m", "graders", "decide", str(out / "decisions.csv"), "mistaken", "override",
+                    "9", "--exercise", "sin_exp_derivative", "--reason", "third look", "--by", "dr.lee"],
+                   check=True, capture_output=True)
+    _grade(course, out, "--gradebook", "--term", str(term), check=True)
     with Gradebook(url, course_id="batch") as book:
         submitted = book.find_submission("lesson01", "mistaken").notebooks[0]
         assert {g.name: g.manual_score for g in submitted.grades}["test-sin_exp_derivative"] == 9.0

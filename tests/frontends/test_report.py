@@ -243,7 +243,7 @@ def test_the_roster_lists_every_student_with_their_pages_and_the_terms_marks() -
     assert "not on the roster" in section.split('data-student="zed"')[-1], "zed has no standing of the roster"
     assert f'{_link("ann")}ann</a>' in section and '<a href="feedback/ann.html">feedback</a>' in section
     assert '<td>cy</td>' in section and "nothing handed in" in section, "no page to link for who handed nothing in"
-    assert 'data-student="ann" data-key="penalty" data-value="0.1">10% (1 days late)<' in section
+    assert 'data-student="ann" data-key="penalty" data-value="0.1">10% (1 day late)<' in section
     assert f"set by a decision: views{ESCAPED} 6" in section and f"Ben{ESCAPED}" in section
     assert HOSTILE not in section
     bare = _section(_report(records), "roster")

@@ -74,9 +74,18 @@ def test_decide_writes_an_audited_ledger_and_refuses_what_is_not_a_decision(tmp_
         run = _decide(path, *arguments)
         assert run.returncode != 0 and said in run.stderr, run.stderr
     rows = list(csv.DictReader(path.open()))
-    assert [(r["who"], r["student"], r["action"], r["value"]) for r in rows] == [
-        ("dr.lee", "alice", "override", "8.5"), ("dr.lee", "alice", "extension", "+2 days")]
+    assert [(r["who"], r["student"], r["action"]) for r in rows] == [("dr.lee", "alice", "override"),
+                                                                     ("dr.lee", "alice", "extension")]
+    assert rows[1]["value"] == "'+2 days"  # a spreadsheet would take +2 days for a formula
+    assert [d.value for d in ledger.read_ledger(path)] == ["8.5", "+2 days"]
     assert all(datetime.fromisoformat(r["when"]).tzinfo is not None for r in rows)
+    for arguments, said in ((("bob", "override", "nan", "--reason", "r"), "from 0"),
+                            (("bob", "override", "11", "--exercise", "micrograd", "--reason", "r"), "up to 10"),
+                            (("bob", "override", "850", "--reason", "r"), "up to 100"),
+                            (("bob", "extension", "+1e20 days", "--reason", "r"), "from 0 to 366"),
+                            (("bob", "extension", "+-3 days", "--reason", "r"), "from 0 to 366")):
+        run = _decide(path, *arguments)
+        assert run.returncode != 0 and said in run.stderr, (arguments, run.stderr)
     shown = subprocess.run([sys.executable, "-m", "graders", "decide", str(path), "--show"], capture_output=True,
                            text=True)
     assert "override on micrograd: 8.5" in shown.stdout and "2 decisions" in shown.stdout
@@ -87,7 +96,10 @@ def test_a_hand_edited_ledger_row_without_who_or_why_is_refused_with_its_line(tm
     path.write_text("when,who,student,action,exercise,value,reason\n"
                     "2026-12-05T10:00:00+00:00,dr.lee,alice,excuse,,yes,flu\n"
                     "2026-12-05T10:00:00+00:00,,bob,excuse,,yes,flu\n")
-    with pytest.raises(ledger.LedgerError, match="line 3: `who` is empty"):
+    with pytest.raises(ledger.LedgerError, match="row 3: `who` is empty"):
+        ledger.read_ledger(path)
+    path.write_text("when,who,student,action,exercise,value,reason\n2026-12-05T10:00:00+00:00,dr.lee\n")
+    with pytest.raises(ledger.LedgerError, match="row 2: `student` is empty"):
         ledger.read_ledger(path)
 
 
@@ -116,13 +128,17 @@ def test_standings_apply_overrides_then_the_penalty_and_list_roster_students_who
     standings = build_standings(records, 20.0, policy=POLICY, roster=roster, decisions=rows, times=times)
     alice, bob = standings["alice"], standings["bob"]
     assert (alice.raw, alice.late_days, alice.penalty, alice.final) == (10.0, 1, 0.1, 12.6)  # (6 + 8) * 0.9
-    assert any("micrograd set to 8" in n for n in alice.notes) and any("1 day after" in n for n in alice.notes)
+    assert "micrograd set to 8 points by your instructor" in alice.notes
+    assert any("1 started day late, 10% of the score taken" in n and "15-minute grace" in n for n in alice.notes)
+    assert any("regrade accepted" in n and "lee" in n for n in alice.private)
+    assert not any("lee" in n or "regrade accepted" in n for n in alice.notes), "who and why stay the instructor's"
     assert (bob.late_days, bob.final) == (0, 10.0)  # inside his extension
     assert not standings["carol"].handed_in and standings["carol"].final == 0.0
     assert "nothing handed in" in standings["carol"].notes
     assert standings["dave"].excused
-    assert standings["mallory"].person is None and any("not on the roster" in n for n in standings["mallory"].notes)
-    assert any("time is unknown" in n for n in standings["mallory"].notes)
+    assert standings["mallory"].person is None and any("not on the roster" in n for n in standings["mallory"].private)
+    assert any("time is unknown" in n for n in standings["mallory"].private)
+    assert not any("medical" in n for n in bob.notes) and any("medical" in n for n in bob.private)
 
 
 def test_a_regrade_names_each_check_that_moved_with_both_messages(tmp_path: Path) -> None:
@@ -171,18 +187,31 @@ def test_hand_in_times_come_from_nbgrader_timestamps_and_git_and_never_through_a
     for command in (["git", "init", "-q"], ["git", "-c", "user.name=a", "-c", "user.email=a@b", "-c",
                                             f"gpg.program={signer}", "commit", "-q", "-S", "--allow-empty", "-m", "x"]):
         subprocess.run(command, cwd=clone, check=True, env=environment)
-    # the student's own repository config: a signed commit's check runs the program it names
+    # the student's own repository config: a signed commit's check runs the program it names, and a promisor
+    # remote's upload-pack runs when git wants an object it lacks
     with open(clone / ".git" / "config", "a") as config:
-        config.write(f"[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {fired}\n")
+        config.write(f"[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {fired}\n"
+                     f"[extensions]\n\tpartialClone = origin\n[remote \"origin\"]\n\tpromisor = true\n"
+                     f"\turl = {tmp_path}\n\tuploadpack = {fired}\n")
     subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=clone, env=environment, capture_output=True)
     assert (tmp_path / "FIRED").exists()  # the control: a plain `git log` runs it
     (tmp_path / "FIRED").unlink()
     assert git_commit_time(clone)[0] == datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
     assert not (tmp_path / "FIRED").exists()
+    packed = tmp_path / "packed"  # a clone's objects are in a pack, its branch in packed-refs
+    subprocess.run(["git", "clone", "-q", "--no-local", str(clone), str(packed)], check=True, env=environment,
+                   capture_output=True)
+    assert git_commit_time(packed)[0] == datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
+    assert not (tmp_path / "FIRED").exists()
     other = tmp_path / "other"
     other.mkdir()
     (other / ".git").symlink_to(clone / ".git")
     assert git_commit_time(other)[0] is None
+    forged = tmp_path / "forged"  # a commit time no clock gives
+    subprocess.run(["git", "init", "-q", str(forged)], check=True, env=environment)
+    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "x"],
+                   cwd=forged, check=True, env={**environment, "GIT_COMMITTER_DATE": "@99999999999 +0000"})
+    assert git_commit_time(forged)[0] is None
 
 
 def test_each_lms_zip_gives_the_time_its_lms_received_the_graded_hand_in(tmp_path: Path) -> None:
@@ -225,3 +254,32 @@ def test_times_on_an_lms_clock_are_placed_in_the_lms_time_zone(tmp_path: Path) -
     records = [_record("ana", views=10.0), _record("ben", views=10.0)]
     standings = setting.applied(records, [on_time, late], course_config.LESSON_01)
     assert standings.standings["ana"].late_days == 0 and standings.standings["ben"].late_days == 1
+
+
+def test_a_reuploaded_file_is_a_hand_in_of_its_exercise_and_a_file_of_no_exercise_is_named(tmp_path: Path) -> None:
+    import os
+
+    from graders.frontends.grade.sources import find_submissions
+
+    folder = tmp_path / "moodle" / "Emma Eze_1048205_assignsubmission_file_"
+    folder.mkdir(parents=True)
+    (folder / "views.py").write_text("# first try\n")
+    (folder / "views (1).py").write_text("# the fix\n")
+    (folder / "helpers.py").write_text("# mine\n")
+    os.utime(folder / "views.py", (1_700_000_000, 1_700_000_000))
+    os.utime(folder / "views (1).py", (1_700_100_000, 1_700_100_000))
+    _, (emma,) = find_submissions(tmp_path / "moodle", lesson="lesson01", slugs=["views", "micrograd"])
+    assert emma.sources == {"views": "# the fix\n"}
+    assert any("views (1).py" in p and "2 hand-ins" in p for p in emma.problems), emma.problems
+    assert any("helpers.py is no exercise's file" in p for p in emma.problems), emma.problems
+
+
+def test_a_file_name_with_an_impossible_attempt_time_is_no_blackboard_download(tmp_path: Path) -> None:
+    from graders.frontends.grade.sources import find_submissions
+
+    (tmp_path / "class").mkdir()
+    notebook = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    (tmp_path / "class" / "aaa_hw_attempt_2026-13-45-99-99-99_x.ipynb").write_text(notebook)
+    (tmp_path / "class" / "bob_lesson01.ipynb").write_text(notebook)
+    layout, found = find_submissions(tmp_path / "class", lesson="lesson01", slugs=["views"])
+    assert layout == "notebooks" and {s.student for s in found} == {"aaa", "bob"}

@@ -135,6 +135,11 @@ def test_every_output_carries_the_roster_the_penalty_and_the_decisions(term: dic
     gradescope = json.loads((term["folder"] / "v1" / "gradescope" / "ben" / "results.json").read_text())
     assert gradescope["score"] == pytest.approx(round(raw["ben"] * 0.9, 2))
     assert "still open" in term["run"].stdout  # emma's regrade request
+    report = (term["folder"] / "v1" / "report.html").read_text()
+    assert "Open regrade requests (1)" in report and "my accumulation is right" in report
+    assert "plot missing" not in (term["folder"] / "v1" / "feedback" / "dev.html").read_text()  # the reason is ours
+    assert "plot missing" in (term["folder"] / "v1" / "instructor" / "dev.html").read_text()
+    assert "plot missing" in grades["dev"]["decisions"]
 
 
 def test_grades_go_back_in_canvas_and_blackboard_formats(term: dict) -> None:

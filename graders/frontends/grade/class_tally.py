@@ -1,6 +1,6 @@
 """The class counted for the report: each exercise and check across the class, and each concept's mistakes.
 
-A check a student did not write (not implemented) or that timed out (its cause a timeout or a spent
+A check a student did not write (not implemented, or its file not handed in) or that timed out (its cause a timeout or a spent
 allowance) is counted apart from one they failed: a pass rate is of those who tried. Students are
 counted once per concept, however many of its mistakes or checks they fell into.
 """
@@ -77,6 +77,11 @@ def check_timed_out(check: dict[str, Any]) -> bool:
     return cause.startswith("timeout of") or cause == "allowance spent"
 
 
+def not_written(check: dict[str, Any]) -> bool:
+    """A check failed only because its function is not written yet, or its file was not handed in."""
+    return bool(check.get("not_implemented")) or check.get("cause") == "missing file"
+
+
 def exercise_tally(exercise: course_config.Exercise, records: list[dict[str, Any]]) -> ExerciseTally:
     tally = ExerciseTally(exercise, {c.id: CheckTally(c) for c in exercise.checks})
     for record in records:
@@ -85,7 +90,7 @@ def exercise_tally(exercise: course_config.Exercise, records: list[dict[str, Any
             continue
         checks = result.get("checks", [])
         tally.scores.append(float(result.get("score", 0.0)))
-        started = not checks or not all(c.get("not_implemented") for c in checks)
+        started = not checks or not all(not_written(c) for c in checks)
         timed_out = any(check_timed_out(c) for c in checks)
         tally.not_started += not started
         tally.timed_out += timed_out
@@ -98,7 +103,7 @@ def exercise_tally(exercise: course_config.Exercise, records: list[dict[str, Any
                 continue
             if check.get("passed"):
                 entry.passed += 1
-            elif check.get("not_implemented"):
+            elif not_written(check):
                 entry.not_written += 1
             elif check_timed_out(check):
                 entry.timed_out += 1

@@ -15,6 +15,7 @@ from typing import Any
 import course_config
 from graders.frontends.wording import counted
 from graders.frontends.grade import decisions as ledger
+from graders.frontends.grade.hand_in_times import sane
 from graders.frontends.grade.standing import Person, Standing, build_standings
 from graders.frontends.grade.term import Term, TermError, load_term
 
@@ -38,8 +39,29 @@ class TermSetting:
     roster: dict[str, Person]
     roster_given: bool
     ledger: Path
-    exercises: tuple[str, ...]
+    exercises: dict[str, float]  # each exercise's points, "" the lesson's: what a decision may name and set
     compare: Path | None
+
+    def check_class(self, students: list[str]) -> None:
+        """Before grading: stop when most hand-ins are not on the roster (its ids are not the download's: every
+        LMS file would zero the real students), and say who is not on it and which decisions name nobody."""
+        if self.roster_given:
+            strangers = [s for s in students if s not in self.roster]
+            if strangers and len(strangers) * 2 > len(students):
+                raise SystemExit(f"graders grade: {len(strangers)} of {counted(len(students), 'hand-in')} have ids "
+                                 f"not on the roster ({', '.join(map(repr, strangers[:3]))}, ...; the roster's are "
+                                 f"{', '.join(map(repr, list(self.roster)[:3]))}, ...): give the roster column that "
+                                 f"holds the download's ids with --roster-id-column (or roster_id_column in the "
+                                 f"term's file)")
+            if strangers:
+                print(f"graders grade: {counted(len(strangers), 'hand-in')} not on the roster: "
+                      f"{', '.join(map(repr, strangers[:10]))}{', ...' if len(strangers) > 10 else ''}", flush=True)
+        known = set(students) | set(self.roster)
+        nobody = sorted({d.student for d in self.decisions()} - known)
+        if nobody:
+            print(f"graders grade: the ledger {self.ledger} has decisions for {counted(len(nobody), 'id')} neither "
+                  f"handed in nor on the roster, which apply to no one: {', '.join(map(repr, nobody[:10]))}",
+                  flush=True)
 
     def decisions(self) -> list[ledger.Decision]:
         """The ledger as it is now (read again: nbgrader's manual scores may have been added)."""
@@ -48,68 +70,82 @@ class TermSetting:
         except ledger.LedgerError as error:
             raise TermError(str(error)) from None
 
-    def applied(self, records: list[dict[str, Any]], submissions: list[Any], lesson: course_config.Lesson) -> ClassTerm:
-        """Every student's standing, from their stored result, their hand-in's time and the term."""
+    def applied(self, records: list[dict[str, Any]], submissions: list[Any], lesson: course_config.Lesson,
+                pending: set[str] | None = None) -> ClassTerm:
+        """Every student's standing, from their stored result, their hand-in's time and the term; `pending` are
+        the students handed in but not graded by this run."""
         times = {s.student: (self._placed(s.submitted_at), s.submitted_how) for s in submissions}
         found = self.decisions()
         standings = build_standings(records, lesson.points, policy=self.term.policy, roster=self.roster,
-                                    decisions=found, times=times)
+                                    decisions=found, times=times, pending=pending)
+        if self.term.policy.due is not None:
+            self._say_weak_times(standings)
         waiting = [request for forced in ledger.in_force(found).values() for request, answer in forced.requests
                    if answer is None]
         return ClassTerm(standings, self.roster_given, self.term.canvas_assignment_id, self.ledger, waiting)
+
+    @staticmethod
+    def _say_weak_times(standings: dict[str, Standing]) -> None:
+        """The late policy is only as good as the times: say whose are unknown (taken as on time) and whose are the
+        students' own clocks (git commits)."""
+        handed = [s for s in standings.values() if s.handed_in]
+        unknown = sorted(s.student for s in handed if s.submitted_at is None)
+        own = sorted(s.student for s in handed if s.submitted_how.startswith("last git commit"))
+        for who, what in ((unknown, "no known hand-in time, so taken as on time"),
+                          (own, "a time from their own git commits (their clock, which they can set)")):
+            if who:
+                print(f"graders grade: {counted(len(who), 'student')} with {what}: "
+                      f"{', '.join(map(repr, who[:10]))}{', ...' if len(who) > 10 else ''}", flush=True)
 
     def _placed(self, when: datetime | None) -> datetime | None:
         """A time on an LMS's own clock (naive) placed in the LMS's zone (this machine's where none is set)."""
         if when is None or when.tzinfo is not None:
             return when
-        return when.astimezone() if self.term.lms_zone is None else when.replace(tzinfo=self.term.lms_zone)
+        try:
+            placed = when.astimezone() if self.term.lms_zone is None else when.replace(tzinfo=self.term.lms_zone)
+        except (ValueError, OverflowError, OSError):
+            return None
+        return sane(placed)
 
 
-def the_term(term: Path | None, roster: Path | None, decisions: Path | None, out: Path, exercises: tuple[str, ...],
-             compare: Path | None) -> TermSetting:
-    """Read and check every file of the term; SystemExit naming the file and the problem."""
+def the_term(term: Path | None, roster: Path | None, decisions: Path | None, out: Path, exercises: dict[str, float],
+             compare: Path | None, archive: list[Path] | None = None, roster_id_column: str | None = None) -> TermSetting:
+    """Read and check every file of the term (`exercises`: each slug's points, "" the lesson's); SystemExit
+    naming the file and the problem."""
     from graders.frontends.grade.regrade import CompareError, previous_records
     from graders.frontends.grade.roster import RosterError, read_roster
 
     try:
         setting = load_term(term) if term is not None else Term()
         roster_file = roster or setting.roster
-        people = read_roster(roster_file) if roster_file is not None else {}
+        id_column = roster_id_column or setting.roster_id_column
+        people = read_roster(roster_file, id_column) if roster_file is not None else {}
         ledger_file = decisions or setting.decisions or out / "decisions.csv"
         ledger.read_ledger(ledger_file, exercises)
         if compare is not None:
             previous_records(compare, out)
+        for folder in archive or []:
+            if not (folder / "answers").is_dir():
+                raise TermError(f"--archive {folder}: no answers/ folder there; give the --out folder of an "
+                                f"earlier term's run")
     except (TermError, RosterError, ledger.LedgerError, CompareError) as error:
         raise SystemExit(f"graders grade: {error}") from None
     return TermSetting(setting, people, roster_file is not None, ledger_file, exercises, compare)
 
 
-def synced_from_nbgrader(course: Path, assignment: str, setting: TermSetting) -> int:
-    """Copy the scores an instructor set in nbgrader's formgrader into the ledger, where they differ from the
-    override in force: the ledger stays the one source of truth, and --gradebook writes it back. Returns how
-    many decisions were added."""
-    from graders.frontends.grade.gradebook import GradebookError, manual_scores
+def synced_from_nbgrader(course: Path, assignment: str, setting: TermSetting) -> None:
+    """Copy the scores an instructor set in nbgrader's formgrader into the ledger (gradebook.formgrader_decisions
+    says which): the ledger stays the one source of truth, and --gradebook writes it back."""
+    from graders.frontends.grade.gradebook import GradebookError, formgrader_decisions
 
     try:
-        manual = manual_scores(course, assignment)
-    except GradebookError:
-        return 0  # no gradebook yet: nothing was set by hand
-    history: dict[tuple[str, str], list[str]] = {}  # each (student, exercise)'s override values, oldest first
-    for decision in setting.decisions():
-        if decision.action == "override":
-            history.setdefault((decision.student, decision.exercise), []).append(decision.value)
-    added = 0
-    for (student, slug), points in sorted(manual.items()):
-        values = history.get((student, slug), [])
-        if values and values[-1] and float(values[-1]) == points:
-            continue  # the ledger already says so
-        if values and not values[-1] and any(v and float(v) == points for v in values):
-            continue  # withdrawn in the ledger; the gradebook still holds what --gradebook last wrote
-        ledger.append(setting.ledger, ledger.Decision(
-            when=ledger.now(), who="nbgrader formgrader", student=student, action="override", exercise=slug,
-            value=f"{points:g}", reason=f"manual score in {course.name}/gradebook.db"))
-        added += 1
+        added = formgrader_decisions(course, assignment, setting.decisions())
+    except GradebookError as error:
+        raise TermError(f"nbgrader's manual scores could not be read: {error}") from None
+    except Exception as error:  # SQLAlchemy's: a database locked by an open formgrader, a damaged file
+        raise TermError(f"nbgrader's manual scores could not be read ({type(error).__name__}: {error})") from None
+    for decision in added:
+        ledger.append(setting.ledger, decision)
     if added:
-        print(f"graders grade: {counted(added, 'manual score')} from nbgrader's formgrader "
+        print(f"graders grade: {counted(len(added), 'manual score')} from nbgrader's formgrader "
               f"copied into {setting.ledger}", flush=True)
-    return added

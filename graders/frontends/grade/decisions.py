@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+from graders.frontends.grade.spreadsheet import FORMULA_STARTS, text_cell
 
 COLUMNS = ("when", "who", "student", "action", "exercise", "value", "reason")
 ACTIONS = {
@@ -32,6 +35,8 @@ ACTIONS = {
     "regrade_answer": "accepted or declined, with the reason; an accepted request comes with an override",
 }
 YES_NO = ("yes", "no")
+MOST_DAYS = 366  # an extension of more than a year is a typo
+
 ANSWERS = ("accepted", "declined")
 
 
@@ -69,39 +74,50 @@ class InForce:
     requests: list[tuple[Decision, Decision | None]] = field(default_factory=list)  # request, its answer if any
 
 
-def read_ledger(path: Path, exercises: tuple[str, ...] = ()) -> list[Decision]:
-    """Every decision in the file, checked; a missing file is an empty ledger. `exercises` are the slugs an
-    exercise may name (empty: any)."""
+def read_ledger(path: Path, exercises: dict[str, float] | None = None) -> list[Decision]:
+    """Every decision in the file, checked; a missing file is an empty ledger. `exercises` maps each slug a
+    decision may name to its points ("" to the lesson's): an override above them is refused (None: any)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         return []
-    except OSError as error:
-        raise LedgerError(f"{path}: cannot read it ({error.strerror or error})") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise LedgerError(f"{path}: cannot read it as UTF-8 text ({getattr(error, 'strerror', None) or error})") \
+            from None
     reader = csv.DictReader(io.StringIO(text))
+    try:
+        rows = list(reader)
+    except csv.Error as error:
+        raise LedgerError(f"{path} line {reader.line_num}: not CSV the ledger can read ({error})") from None
     missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
         raise LedgerError(f"{path}: no column {missing[0]!r}; a ledger's header is {','.join(COLUMNS)}")
     decisions = []
-    for row in reader:
-        if not any((value or "").strip() for value in row.values()):
+    for number, row in enumerate(rows, start=2):
+        cells = {column: _cell(row.get(column)) for column in COLUMNS}
+        if not any(cells.values()):
             continue
-        where = f"{path} line {reader.line_num}"
+        where = f"{path} row {number}"
         try:
-            when = datetime.fromisoformat(row["when"].strip())
+            when = datetime.fromisoformat(cells["when"])
         except ValueError:
-            raise LedgerError(f"{where}: when = {row['when']!r} is not an ISO date-time "
+            raise LedgerError(f"{where}: when = {cells['when']!r} is not an ISO date-time "
                               f"(e.g. 2026-12-05T14:02:11+00:00)") from None
-        decision = Decision(when=when, who=row["who"].strip(), student=row["student"].strip(),
-                            action=row["action"].strip(), exercise=(row["exercise"] or "").strip(),
-                            value=(row["value"] or "").strip(), reason=(row["reason"] or "").strip(),
-                            row=reader.line_num)
+        decision = Decision(when=when, who=cells["who"], student=cells["student"], action=cells["action"],
+                            exercise=cells["exercise"], value=cells["value"], reason=cells["reason"], row=number)
         check(decision, exercises, where)
         decisions.append(decision)
     return decisions
 
 
-def check(decision: Decision, exercises: tuple[str, ...] = (), where: str = "the decision") -> None:
+def _cell(value: object) -> str:
+    """A cell as written: a missing one is empty; the quote `append` puts before a formula-like value is not
+    part of it."""
+    text = (value if isinstance(value, str) else "").strip()
+    return text[1:] if text[:1] == "'" and text[1:2] in FORMULA_STARTS else text
+
+
+def check(decision: Decision, exercises: dict[str, float] | None = None, where: str = "the decision") -> None:
     """Refuse a decision that is not one: every row must say who, for whom, what and why."""
     for name in ("who", "student", "reason"):
         if not getattr(decision, name):
@@ -111,7 +127,7 @@ def check(decision: Decision, exercises: tuple[str, ...] = (), where: str = "the
         raise LedgerError(f"{where}: action {decision.action!r} is not one of {', '.join(ACTIONS)}")
     if decision.exercise and exercises and decision.exercise not in exercises:
         raise LedgerError(f"{where}: exercise {decision.exercise!r} is not one of this lesson's: "
-                          f"{', '.join(exercises)}")
+                          f"{', '.join(e for e in exercises if e)}")
     value = decision.value
     if not value and decision.action not in ("regrade_request",):
         return  # withdrawn
@@ -120,10 +136,12 @@ def check(decision: Decision, exercises: tuple[str, ...] = (), where: str = "the
             points = float(value)
         except ValueError:
             raise LedgerError(f"{where}: override {value!r} is not a number of points") from None
-        if points < 0:
-            raise LedgerError(f"{where}: override {value!r}: points cannot be negative")
+        most = (exercises or {}).get(decision.exercise)
+        if not math.isfinite(points) or points < 0 or (most is not None and points > most):
+            bound = f" up to {most:g}, what {decision.exercise or 'the lesson'} is worth" if most is not None else ""
+            raise LedgerError(f"{where}: override {value!r}: give points from 0{bound}")
     elif decision.action == "extension":
-        extended_due(value, None, where)
+        extended_due(value, datetime(2000, 1, 1, tzinfo=timezone.utc), where)
     elif decision.action in ("excuse", "waive_late") and value not in YES_NO:
         raise LedgerError(f"{where}: {decision.action} takes yes or no, not {value!r}")
     elif decision.action == "regrade_answer" and value not in ANSWERS:
@@ -136,9 +154,12 @@ def extended_due(value: str, due: datetime | None, where: str = "extension") -> 
     """The due date an extension gives: an absolute date-time, or +N days after `due` (None if there is none)."""
     if value.startswith("+"):
         try:
-            days = float(value[1:].removesuffix("days").removesuffix("day").strip())
+            days = float(value[1:].strip().removesuffix("days").removesuffix("day").strip())
         except ValueError:
-            raise LedgerError(f"{where}: extension {value!r}: write +N days, e.g. +2 days") from None
+            days = math.nan
+        if not 0 < days <= MOST_DAYS:
+            raise LedgerError(f"{where}: extension {value!r}: write +N days with N from 0 to {MOST_DAYS}, e.g. "
+                              f"+2 days") from None
         return None if due is None else due + timedelta(days=days)
     try:
         moved = datetime.fromisoformat(value)
@@ -147,22 +168,32 @@ def extended_due(value: str, due: datetime | None, where: str = "extension") -> 
                           f"(2026-12-04T23:59:00+01:00) or +N days") from None
     if moved.tzinfo is None:
         raise LedgerError(f"{where}: extension {value!r} has no UTC offset; add one, e.g. +01:00")
+    try:
+        moved.astimezone(timezone.utc)
+    except (ValueError, OverflowError):
+        raise LedgerError(f"{where}: extension {value!r} is no usable time") from None
     return moved
 
 
 def in_force(decisions: list[Decision]) -> dict[str, InForce]:
-    """Each student's decisions in force: for each (action, exercise) the latest row; empty values withdraw."""
+    """Each student's decisions in force: for each (action, exercise) the latest row; empty values withdraw.
+    A regrade answer answers the requests on its exercise still open when it was written."""
     latest: dict[tuple[str, str, str], Decision] = {}
-    requests: dict[str, list[Decision]] = {}
-    answers: dict[tuple[str, str], Decision] = {}
+    found: dict[str, InForce] = {}
+    waiting: dict[tuple[str, str], list[int]] = {}  # open requests, by their place in found[student].requests
     for decision in decisions:
         if decision.action == "regrade_request":
-            requests.setdefault(decision.student, []).append(decision)
+            standing = found.setdefault(decision.student, InForce())
+            waiting.setdefault((decision.student, decision.exercise), []).append(len(standing.requests))
+            standing.requests.append((decision, None))
         elif decision.action == "regrade_answer":
-            answers[(decision.student, decision.exercise)] = decision
+            if not decision.value:
+                continue
+            standing = found.setdefault(decision.student, InForce())
+            for place in waiting.pop((decision.student, decision.exercise), []):
+                standing.requests[place] = (standing.requests[place][0], decision)
         else:
             latest[(decision.student, decision.action, decision.exercise)] = decision
-    found: dict[str, InForce] = {}
     for (student, action, exercise), decision in latest.items():
         if not decision.value or decision.value == "no":
             continue
@@ -175,11 +206,6 @@ def in_force(decisions: list[Decision]) -> dict[str, InForce]:
             standing.excused = decision
         elif action == "waive_late":
             standing.waive_late = decision
-    for student, asked in requests.items():
-        standing = found.setdefault(student, InForce())
-        for request in asked:  # an answer answers the requests before it, on the same exercise
-            answer = answers.get((student, request.exercise))
-            standing.requests.append((request, answer if answer and answer.row > request.row else None))
     return found
 
 
@@ -192,8 +218,8 @@ def append(path: Path, decision: Decision) -> None:
     writer = csv.writer(buffer, lineterminator="\n")
     if new:
         writer.writerow(COLUMNS)
-    writer.writerow([decision.when.isoformat(timespec="seconds"), decision.who, decision.student, decision.action,
-                     decision.exercise, decision.value, decision.reason])
+    writer.writerow([decision.when.isoformat(timespec="seconds"), *(text_cell(cell) for cell in (
+        decision.who, decision.student, decision.action, decision.exercise, decision.value, decision.reason))])
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8", newline="") as handle:
         if not new and not _ends_with_newline(path):
@@ -210,4 +236,5 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def now() -> datetime:
+    """This moment, in UTC to the second: when a decision is written."""
     return datetime.now(timezone.utc).replace(microsecond=0)

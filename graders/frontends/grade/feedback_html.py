@@ -10,14 +10,13 @@ integrity evidence.
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import course_config
 from graders.engine.results import shown_message
 from graders.frontends.grade.html_page import escape, page, png, section_links
-from graders.frontends.grade.standing import Standing
+from graders.frontends.grade.standing import Standing, when
 
 
 def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Path, *,
@@ -32,6 +31,10 @@ def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Pat
         who = f"{escape(standing.person.name)} ({who})"
     if standing is None:
         parts.append(f'<p><b>{who}</b>: <span data-key="raw">{raw:g}</span> / {lesson.points:g} points</p>')
+    elif standing.excused:
+        parts.append(f'<p><b>{who}</b>: <span data-key="final">excused</span>, no grade counts '
+                     f'(<span data-key="raw">{raw:g}</span> / {lesson.points:g} from the checks)</p>'
+                     + _term(standing, instructor))
     else:
         parts.append(f'<p><b>{who}</b>: <span data-key="final">{standing.final:g}</span> / {lesson.points:g} '
                      f'points (<span data-key="raw">{raw:g}</span> from the checks)</p>' + _term(standing, instructor))
@@ -45,6 +48,9 @@ def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Pat
     for index, exercise in enumerate(lesson.exercises, start=1):
         result = graded.get(exercise.slug)
         score = f"{result['score']:g} / {result['max_score']:g}" if result else f"0 / {exercise.points:g}"
+        overridden = standing.overrides.get(exercise.slug) if standing is not None else None
+        if overridden is not None:  # the checks' score stays visible: the decision replaced it
+            score = f"{overridden:g} / {exercise.points:g} (set by your instructor; the checks gave {score})"
         parts.append(f'<h2 id="{escape(exercise.slug)}">{index}. {escape(exercise.title)}: {score} points</h2>')
         parts.append(f"<p>In the lesson: {section_links(exercise.section)}</p>")
         if result is None:
@@ -67,9 +73,10 @@ def _term(standing: Standing, instructor: bool) -> str:
     rows = []
     if standing.submitted_at is not None:
         how = f" ({escape(standing.submitted_how)})" if standing.submitted_how else ""
-        rows.append(("handed in", f'<span data-key="submitted">{_when(standing.submitted_at)}</span>{how}'))
+        rows.append(("handed in", f'<span data-key="submitted">{escape(when(standing.submitted_at, standing.due))}'
+                                  f'</span>{how}'))
     if standing.due is not None:
-        rows.append(("due", f'<span data-key="due">{_when(standing.due)}</span>'))
+        rows.append(("due", f'<span data-key="due">{escape(when(standing.due, standing.due))}</span>'))
     if standing.late_days or standing.penalty:
         rows.append(("late", f'<span data-key="late-days">{standing.late_days}</span> '
                              f'day{"" if standing.late_days == 1 else "s"}: '
@@ -81,13 +88,9 @@ def _term(standing: Standing, instructor: bool) -> str:
     if standing.excused:
         rows.append(("excused", '<span data-key="excused">yes</span>: no grade counts'))
     table = "".join(f"<tr><th>{label}</th><td>{value}</td></tr>" for label, value in rows)
-    notes = "".join(f"<li>{escape(note)}</li>" for note in standing.notes)
+    notes = "".join(f"<li>{escape(note)}</li>" for note in (standing.all_notes if instructor else standing.notes))
     return (f'<h2 id="term">{"The" if instructor else "Your"} grade this term</h2><table>{table}</table>'
             + (f"<ul>{notes}</ul>" if notes else ""))
-
-
-def _when(moment: datetime) -> str:
-    return escape(moment.isoformat(sep=" ", timespec="minutes"))
 
 
 def _about(record: dict[str, Any]) -> str:

@@ -7,16 +7,25 @@ grades. The assignment must exist in the gradebook (nbgrader generate_assignment
 The term goes in too, so that nbgrader's own outputs agree with the batch's: an override in the
 ledger is the grade's manual score (the formgrader shows it as the instructor's), and a late
 penalty is the notebook's late_submission_penalty, in points, which `nbgrader export` subtracts.
-Manual scores set in the formgrader are read back into the ledger before (class_term.py).
+Manual scores set in the formgrader are read back into the ledger before (formgrader_decisions): only
+those an instructor set there, never what this module wrote itself (it keeps a note of that beside the
+gradebook, WRITTEN), so a later change in the ledger is not undone by the gradebook's older copy of it.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from datetime import timezone
 from pathlib import Path
 from typing import Any
 
+from graders.frontends.grade.decisions import Decision, now
 from graders.frontends.grade.standing import Standing
+
+
+WRITTEN = ".graders-manual-scores.json"  # beside gradebook.db: the manual scores write_gradebook last wrote
+CLOSE = 1e-6  # points: scores equal to this are the same score (the formgrader keeps floats)
 
 
 class GradebookError(RuntimeError):
@@ -30,6 +39,7 @@ class Written:
     students: int = 0
     refused: list[str] = field(default_factory=list)  # students left as they were, each with why
     without_feedback: list[str] = field(default_factory=list)  # written, but with no autograded notebook
+    unexpressed: list[str] = field(default_factory=list)  # decisions nbgrader's gradebook has no place for
 
 
 def write_gradebook(course: Path, assignment: str, records: list[dict[str, Any]],
@@ -41,12 +51,12 @@ def write_gradebook(course: Path, assignment: str, records: list[dict[str, Any]]
     otherwise than the batch, writing would make the page contradict itself, so that student is left
     as they are and the reason said."""
     from nbgrader.api import Gradebook, MissingEntry
-    from nbgrader.utils import parse_utc
 
     database = course / "gradebook.db"
     if not database.is_file():
         raise GradebookError(f"{database} does not exist: run `nbgrader generate_assignment {assignment}` in {course}")
     written = Written()
+    ours: dict[str, float] = {}  # "student/slug" -> the manual score written from the ledger
     with Gradebook(f"sqlite:///{database}", course_id=_course_id(course)) as gradebook:
         try:
             notebooks = [n.name for n in gradebook.find_assignment(assignment).notebooks]
@@ -63,27 +73,68 @@ def write_gradebook(course: Path, assignment: str, records: list[dict[str, Any]]
                 continue
             if not all((course / "autograded" / student / assignment / f"{n}.ipynb").is_file() for n in notebooks):
                 written.without_feedback.append(student)
-            stamp = course / "submitted" / student / assignment / "timestamp.txt"
-            extra = {"timestamp": parse_utc(stamp.read_text().strip())} if stamp.is_file() else {}
+            standing = (standings or {}).get(student)
+            arrived = standing.submitted_at if standing is not None else None  # read safely (hand_in_times.py)
+            extra = {"timestamp": arrived.astimezone(timezone.utc).replace(tzinfo=None)} if arrived else {}
             gradebook.update_or_create_student(student)
             gradebook.update_or_create_submission(assignment, student, **extra)
-            standing = (standings or {}).get(student)
             overrides = standing.overrides if standing else {}
+            if "total" in overrides:
+                written.unexpressed.append(f"{student}: the final score set to {overrides['total']:g}")
             for notebook in notebooks:
                 submitted = gradebook.find_submission_notebook(notebook, assignment, student)
                 raw = 0.0
                 for grade in submitted.grades:
+                    if not grade.name.startswith("test-"):
+                        continue  # a cell the instructor grades by hand is theirs: left as it is
                     slug = grade.name.removeprefix("test-")
                     earned = points.get(slug, {}).get("score", 0.0)
                     grade.auto_score = round(min(float(earned), float(grade.max_score)), 6)
                     grade.manual_score = overrides.get(slug)  # the ledger's: withdrawn there, gone here
+                    if grade.manual_score is not None:
+                        ours[f"{student}/{slug}"] = float(grade.manual_score)
                     grade.needs_manual_grade = False
                     raw += grade.manual_score if grade.manual_score is not None else grade.auto_score
                 if standing is not None:  # nbgrader subtracts it, in points, from the notebook's score
                     submitted.late_submission_penalty = round(raw * standing.penalty, 6) if standing.penalty else None
             gradebook.db.commit()
             written.students += 1
+    _note_written(course, assignment, ours, [r["student"] for r in records if r["student"] not in
+                                             {why.split(":", 1)[0] for why in written.refused}])
     return written
+
+
+def _note_written(course: Path, assignment: str, ours: dict[str, float], students: list[str]) -> None:
+    path = course / WRITTEN
+    try:
+        notes = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        notes = {}
+    kept = {key: value for key, value in notes.get(assignment, {}).items() if key.split("/", 1)[0] not in students}
+    notes[assignment] = {**kept, **ours}
+    path.write_text(json.dumps(notes, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def formgrader_decisions(course: Path, assignment: str, decisions: list[Decision]) -> list[Decision]:
+    """The overrides to add to the ledger for the scores an instructor set in the formgrader: a manual score that
+    is neither what write_gradebook last wrote there nor the ledger's latest value for it."""
+    manual = manual_scores(course, assignment) if (course / "gradebook.db").is_file() else {}
+    try:
+        ours = json.loads((course / WRITTEN).read_text(encoding="utf-8")).get(assignment, {})
+    except (OSError, ValueError):
+        ours = {}
+    latest = {(d.student, d.exercise): d.value for d in decisions if d.action == "override"}
+    added = []
+    for (student, slug), points in sorted(manual.items()):
+        written = ours.get(f"{student}/{slug}")
+        if written is not None and abs(float(written) - points) <= CLOSE:
+            continue  # what this module wrote from the ledger, not a formgrader change
+        value = latest.get((student, slug))
+        if value and abs(float(value) - points) <= CLOSE:
+            continue  # the ledger already says so
+        added.append(Decision(when=now(), who="nbgrader formgrader", student=student, action="override",
+                              exercise=slug, value=f"{points:.10g}", reason=f"manual score in {course.name}/gradebook.db"))
+    return added
 
 
 def _autograded_disagrees(course: Path, assignment: str, student: str, notebook: str,

@@ -45,6 +45,7 @@ import math
 import re
 from datetime import datetime, timezone
 
+from graders.frontends.grade.spreadsheet import text_cell
 from graders.frontends.grade.standing import Standing
 
 CANVAS_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -81,8 +82,8 @@ def canvas_csv(standings: list[Standing], assignment: str, max_score: float,
     for standing in _unique(standings):
         person = standing.person
         grade = CANVAS_EXCUSED if standing.excused else _final(standing)
-        rows.append([standing.name, standing.student, person.sis_id if person else "",
-                     person.login if person else "", person.section if person else "", grade])
+        rows.append([*map(text_cell, (standing.name, standing.student, person.sis_id if person else "",
+                                      person.login if person else "", person.section if person else "")), grade])
     return _csv(rows)
 
 
@@ -99,9 +100,9 @@ def moodle_worksheet_csv(standings: list[Standing], assignment: str, max_score: 
     for standing in _unique(standings):
         if not _NUMBER.fullmatch(standing.student):
             continue
-        submitted = standing.submitted_at.astimezone().isoformat(timespec="seconds") if standing.submitted_at else "-"
-        rows.append([MOODLE_PARTICIPANT + standing.student, standing.name,
-                     standing.person.email if standing.person else "",
+        submitted = _iso(standing.submitted_at)
+        rows.append([MOODLE_PARTICIPANT + standing.student, text_cell(standing.name),
+                     text_cell(standing.person.email if standing.person else ""),
                      "Submitted for grading" if standing.handed_in else "No submission",
                      "" if standing.excused else _final(standing),  # empty: Moodle leaves the grade as it is
                      format_score(max_score), "Yes", submitted, modified, _feedback(standing, max_score)])
@@ -124,7 +125,7 @@ def moodle_grades_csv(standings: list[Standing], assignment: str, max_score: flo
     for standing in _unique(standings):
         key = getattr(standing.person, field) if standing.person else ""
         if key:
-            rows.append([key, MOODLE_NO_GRADE if standing.excused else _final(standing)])
+            rows.append([text_cell(key), MOODLE_NO_GRADE if standing.excused else _final(standing)])
     return _csv(rows)
 
 
@@ -145,8 +146,16 @@ def blackboard_csv(standings: list[Standing], assignment: str, max_score: float,
         column = f"{assignment} [Total Pts: {format_score(max_score)} Score] |{column_id}"
     rows = [[BLACKBOARD_USERNAME, column]]
     for standing in _unique(standings):
-        rows.append([standing.student, "" if standing.excused else _final(standing)])
+        rows.append([text_cell(standing.student), "" if standing.excused else _final(standing)])
     return _csv(rows, quoting=csv.QUOTE_ALL)
+
+
+def _iso(moment: datetime | None) -> str:
+    """A hand-in's time for Moodle's column, "-" where it is unknown or unusable."""
+    try:
+        return moment.astimezone().isoformat(timespec="seconds") if moment else "-"
+    except (ValueError, OverflowError):
+        return "-"
 
 
 def format_score(value: float) -> str:

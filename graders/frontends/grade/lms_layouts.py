@@ -157,6 +157,8 @@ def _blackboard(entries: list[Entry]) -> Layout | None:
                     clock="Blackboard's attempt time")
     for entry in entries:
         match = _BLACKBOARD.match(entry.path.name)
+        if match is not None and _attempt_time(match["when"]) is None:
+            match = None  # no time Blackboard writes: a student's own name that looks like one
         if match is None or len(entry.path.parts) > 1 or entry.folder:
             if _relevant(entry):
                 return None
@@ -165,7 +167,7 @@ def _blackboard(entries: list[Entry]) -> Layout | None:
         if match["original"] and _relevant(entry):
             day, clock = match["when"][:10], match["when"][11:].replace("-", ":")
             hand_ins.append(HandIn(entry, match["original"], (match["when"],), f"attempt of {day} {clock}",
-                                   datetime.strptime(match["when"], "%Y-%m-%d-%H-%M-%S")))
+                                   _attempt_time(match["when"])))
     return layout if layout.students else None
 
 
@@ -176,9 +178,16 @@ def by_file_time(entry: Entry, name: str, *, lms_clock: bool = False) -> HandIn:
     return HandIn(entry, name, (entry.mtime,), f"modified {when}", _wall_clock(entry.mtime) if lms_clock else None)
 
 
+def _attempt_time(text: str) -> datetime | None:
+    try:
+        return datetime.strptime(text, "%Y-%m-%d-%H-%M-%S")
+    except ValueError:
+        return None
+
+
 def _wall_clock(seconds: float) -> datetime | None:
-    """The time as the LMS wrote it: a zip entry's date and time, which this machine read as its own local time
-    (and unzip kept as a file's modification time, likewise)."""
+    """The time as the LMS wrote it (Moodle's, Canvas's): a zip entry's date and time, which this machine read as its
+    own local time (and unzip kept as a file's modification time, likewise)."""
     try:
         return datetime.fromtimestamp(seconds) if seconds > 0 else None
     except (OverflowError, OSError, ValueError):

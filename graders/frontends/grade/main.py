@@ -43,7 +43,8 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
          assignment: str | None = None, student_pattern: str = DEFAULT_STUDENT_PATTERN,
          gradebook: bool = False, allow_unconfined: bool = False, cache: Path | None = None,
          where: Where | None = None, term: Path | None = None, roster: Path | None = None,
-         decisions: Path | None = None, compare: Path | None = None, archive: list[Path] | None = None) -> int:
+         decisions: Path | None = None, compare: Path | None = None, archive: list[Path] | None = None,
+         roster_id_column: str | None = None) -> int:
     """Grade every submission under `source` into `out`; returns the number that could not be graded.
     `cache` is the folder of the expected-values cache (default: out/.cache); `where` the Dask cluster
     to grade on (default: one of `jobs` processes on this machine, as many as it has cores). `term`,
@@ -52,7 +53,9 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     chosen = next((l for l in course_config.LESSONS if l.folder == lesson), None)
     if chosen is None:
         raise SystemExit(f"--lesson {lesson}: course_config.py has no such lesson")
-    setting = the_term(term, roster, decisions, Path(out), tuple(e.slug for e in chosen.exercises), compare)
+    setting = the_term(term, roster, decisions, Path(out), {"": chosen.points, **{e.slug: e.points for e in
+                                                                                    chosen.exercises}},
+                       compare, archive, roster_id_column)
     slugs = [e.slug for e in chosen.exercises]
     if (Path(source) / "submitted").is_dir():  # an nbgrader course: the exercises its assignment has
         slugs = course_exercises(Path(source), assignment or lesson, lesson, slugs)
@@ -64,6 +67,7 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
         raise SystemExit(f"graders grade: {error}") from None
     if not submissions:
         raise SystemExit(f"graders grade: {source} holds no submission")
+    setting.check_class([s.student for s in submissions])
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     oom_score(-1000)  # under memory pressure, never the process that holds the class's results (root only)
@@ -77,12 +81,16 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     if to_grade:
         where = where or Where(jobs=jobs or os.cpu_count() or 1)
         failed = _grade(to_grade, keys, chosen, out, where, allow_unconfined, cache or out / ".cache", course)
-    records = [r for r in (store.stored(out, s.student) for s in submissions) if r is not None]
+    # Only results of what was handed in now: a student whose new hand-in could not be graded this time is
+    # pending (their old result would pair a stale score with the new hand-in's time).
+    records = [r for r in (store.stored(out, s.student) for s in submissions)
+               if r is not None and r.get("key") == keys[r["student"]]]
+    pending = {s.student for s in submissions} - {r["student"] for r in records}
     course_folder = Path(source) if layout == "nbgrader course" else None
     try:
         if course_folder is not None:
             synced_from_nbgrader(course_folder, assignment or lesson, setting)
-        class_term = setting.applied(records, submissions, chosen)
+        class_term = setting.applied(records, submissions, chosen, pending)
         written = outputs.write_all(out, records, chosen, gradebook_course=course_folder if gradebook else None,
                                     assignment=assignment or lesson, term=class_term,
                                     answers={s.student: s.sources for s in submissions},

@@ -60,12 +60,18 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
     unnamed = {slug: [g.as_json(len(records)) for g in listed] for slug, listed in groups.items()}
     write_atomically(out / "unnamed_groups.json", json.dumps(unnamed, indent=2) + "\n")
     stats = tables.class_stats(records, lesson, members(groups))
-    everyone = sorted(standings.values(), key=lambda s: s.student)
+    everyone = sorted((s for s in standings.values() if s.graded), key=lambda s: s.student)
+    waiting = sorted(s.student for s in standings.values() if not s.graded)
+    if waiting:  # an LMS import would zero them
+        print(f"graders grade: {counted(len(waiting), 'student')} left out of lms/ (handed in, not graded by this run: "
+              f"{', '.join(map(repr, waiting[:5]))}{', ...' if len(waiting) > 5 else ''}); run again to grade them",
+              flush=True)
     write_atomically(out / "grades.csv", tables.grades_csv(records, lesson, standings))
     write_atomically(out / "mistakes.csv", tables.mistakes_csv(stats, len(records)))
     write_atomically(out / "report.html", report_html(records, lesson, stats, standings=standings, similar=[
         {"exercise": p.exercise, "first": p.first, "second": p.second, "similarity": p.similarity} for p in similar],
-        unnamed=unnamed))
+        unnamed=unnamed, requests=[{"student": d.student, "exercise": d.exercise, "value": d.value,
+                                    "when": f"{d.when:%Y-%m-%d}"} for d in term.open_requests]))
     write_atomically(out / "lms" / "canvas.csv", lms_exports.canvas_csv(
         everyone, assignment, lesson.points, canvas_assignment_id=term.canvas_assignment_id))
     write_atomically(out / "lms" / "moodle_worksheet.csv", lms_exports.moodle_worksheet_csv(everyone, assignment,
@@ -112,9 +118,8 @@ def archived_answers(folders: list[Path]) -> dict[str, dict[str, str]]:
     """Earlier terms' answers (their --out folders' answers/), named "<folder>/<student>"."""
     found: dict[str, dict[str, str]] = {}
     for folder in folders:
-        if not (folder / "answers").is_dir():
-            raise SystemExit(f"graders grade: --archive {folder}: no answers/ folder there; give the --out folder "
-                             f"of an earlier term's run")
+        if not (folder / "answers").is_dir():  # checked before grading (class_term.the_term); gone since
+            continue
         for student in sorted(p for p in (folder / "answers").iterdir() if p.is_dir()):
             found[f"{folder.name}/{student.name}"] = {f.stem: f.read_text(encoding="utf-8", errors="replace")
                                                       for f in sorted(student.glob("*.py"))}
@@ -129,6 +134,13 @@ def _gradebook(course: Path, assignment: str, records: list[dict[str, Any]], sta
     except GradebookError as error:
         print(f"graders grade: the gradebook was not written: {error}")
         return []
+    except Exception as error:  # SQLAlchemy's: a database locked by an open formgrader, a damaged file
+        print(f"graders grade: the gradebook was not written ({type(error).__name__}: {error}); close the "
+              f"formgrader and run again: nothing is graded again")
+        return []
+    for what in done.unexpressed:
+        print(f"graders grade: gradebook: {what} has no place in nbgrader's gradebook (it keeps each cell's "
+              f"score): set exercises' scores instead (decide ... override --exercise) to reach it", flush=True)
     for why in done.refused:
         print(f"graders grade: gradebook: left {why}: nbgrader generate_feedback would show the gradebook's score "
               f"above outputs that say another; run `nbgrader autograde {assignment} --force` for them (the two "

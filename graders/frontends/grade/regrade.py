@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from graders.frontends.wording import counted
+from graders.frontends.grade.spreadsheet import text_cell
 from graders.frontends.grade.html_page import escape, page
 
 
@@ -67,7 +68,7 @@ def previous_records(folder: Path, current_out: Path) -> list[dict[str, Any]]:
 
 def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[Change]:
     """Every check whose score or verdict differs, and every student graded in only one of the two runs."""
-    old = {r["student"]: r for r in before}
+    old = {r["student"]: r for r in before if isinstance(r, dict) and "student" in r}
     new = {r["student"]: r for r in after}
     found = []
     for student in sorted(old.keys() | new.keys()):
@@ -90,12 +91,16 @@ def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[C
 
 
 def _checks(record: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(e["slug"], c["id"]): c for e in record.get("exercises", []) for c in e.get("checks", [])}
+    """A record's checks by (exercise, check); a record of another shape (an older version's) has what it has."""
+    return {(str(e.get("slug")), str(c.get("id"))): {"score": float(c.get("score") or 0.0),
+                                                      "passed": bool(c.get("passed")), "message": c.get("message", "")}
+            for e in record.get("exercises", []) if isinstance(e, dict)
+            for c in e.get("checks", []) if isinstance(c, dict)}
 
 
 def totals(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
     """Each student whose total moved: (before, after)."""
-    old = {r["student"]: float(r.get("score", 0.0)) for r in before}
+    old = {r["student"]: float(r.get("score") or 0.0) for r in before if isinstance(r, dict) and "student" in r}
     new = {r["student"]: float(r.get("score", 0.0)) for r in after}
     return {s: (old.get(s, 0.0), new.get(s, 0.0)) for s in sorted(old.keys() | new.keys())
             if old.get(s) != new.get(s)}
@@ -107,14 +112,15 @@ def changes_csv(found: list[Change]) -> str:
     writer.writerow(["student", "exercise", "check", "before", "after", "change", "passed_before", "passed_after",
                      "message_before", "message_after"])
     for c in found:
-        writer.writerow([c.student, c.exercise, c.check, _points(c.before), _points(c.after), f"{c.change:+g}",
+        writer.writerow([text_cell(c.student), c.exercise, c.check, _points(c.before), _points(c.after), f"{c.change:+g}",
                          _verdict(c.passed_before), _verdict(c.passed_after), c.message_before, c.message_after])
     return buffer.getvalue()
 
 
 def changes_html(found: list[Change], moved: dict[str, tuple[float, float]], compared_with: str) -> str:
     parts = [f"<h1>What this regrade changes</h1><p>Compared with {escape(compared_with)}: "
-             f"{counted(len(moved), 'student')} with a new total; "
+             f"{counted(len(moved), 'student')} with a new total from the checks (before the term's penalties and "
+             f"overrides, which grades.csv applies); "
              f"{counted(len(found), 'check result')} moved. Nothing has been published: "
              f"publish this folder's outputs, or keep the earlier ones.</p>"]
     if moved:
@@ -126,8 +132,11 @@ def changes_html(found: list[Change], moved: dict[str, tuple[float, float]], com
         parts.append(f'<h2 id="{escape(_anchor(student))}">{escape(student)}</h2>')
         for c in (c for c in found if c.student == student):
             what = f"{c.exercise}: {c.check}" if c.check else "the whole submission"
-            parts.append(f"<h3>{escape(what)}: {_points(c.before) or '-'} &rarr; {_points(c.after) or '-'} "
-                         f"({c.change:+g})</h3><table><tr><th>before</th><th>after</th></tr><tr>"
+            head = f"<h3>{escape(what)}: {_points(c.before) or '-'} &rarr; {_points(c.after) or '-'} ({c.change:+g})"
+            if c.passed_before is not None and c.passed_before == c.passed_after:  # the check's weight moved
+                parts.append(f"{head}, {_verdict(c.passed_after)} both times: its points changed</h3>")
+                continue
+            parts.append(f"{head}</h3><table><tr><th>before</th><th>after</th></tr><tr>"
                          f"<td><pre>{escape(c.message_before or _verdict(c.passed_before))}</pre></td>"
                          f"<td><pre>{escape(c.message_after or _verdict(c.passed_after))}</pre></td></tr></table>")
     return page("What this regrade changes", "\n".join(parts))

@@ -23,18 +23,22 @@ from urllib.parse import quote
 
 import course_config
 from graders.frontends.grade.html_page import escape, page
+from graders.frontends.wording import counted
 from graders.frontends.grade.class_tally import BANDS, OTHER, ExerciseTally, concept_tallies, exercise_tally
 from graders.frontends.grade.report_charts import draw_all
 from graders.frontends.grade.standing import Standing
 from graders.frontends.grade.store import file_name
-from graders.frontends.grade.tables import NOT_NAMED, NOT_STARTED, CheckStats
+from graders.frontends.grade.tables import NOT_HANDED_IN, NOT_NAMED, NOT_STARTED, CheckStats
 
 
 
 def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, stats: list[CheckStats], *,
                 standings: dict[str, Standing] | None = None, similar: list[dict[str, Any]] | None = None,
-                unnamed: dict[str, list[dict[str, Any]]] | None = None) -> str:
-    """The page; `unnamed` is each exercise's groups of alike unnamed failures, as unnamed_groups.json holds them."""
+                unnamed: dict[str, list[dict[str, Any]]] | None = None,
+                requests: list[dict[str, str]] | None = None) -> str:
+    """The page; `unnamed` is each exercise's groups of alike unnamed failures, as unnamed_groups.json holds them;
+    `requests` the regrade requests still open in the ledger (student, exercise, value: the student's words,
+    when)."""
     standings = standings or {}
     scores, basis = _class_scores(records, standings)
     tallies = [exercise_tally(exercise, records) for exercise in lesson.exercises]
@@ -44,7 +48,8 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
     by_check = {(s.exercise, s.check): s for s in stats}
     parts = [f"<h1>Lesson {lesson.number}: {escape(lesson.title)}: the class</h1>",
              _headline(records, standings, scores, basis, lesson.points),
-             _look_first(records, similar or [], lesson),
+             _look_first(records, similar or [], lesson)
+             + _open_requests(requests or [], {r["student"] for r in records}),
              _reteach(records, lesson),
              _unnamed(unnamed or {}, lesson, len(records)),
              _ranked(tallies),
@@ -95,6 +100,17 @@ def _look_first(records: list[dict[str, Any]], similar: list[dict[str, Any]], le
     return ('<h2 id="look-first">Students to look at first</h2><p>A list to review, never a verdict: each name '
             "opens the instructor's view of that student's work.</p>"
             + (found or "<p>No one: no integrity flag, hand-in problem or pair of similar answers.</p>"))
+
+
+def _open_requests(requests: list[dict[str, str]], graded: set[str]) -> str:
+    """The regrade requests no answer in the ledger has answered yet, in the students' words."""
+    if not requests:
+        return ""
+    items = "".join(f"<li>{_student(r['student']) if r['student'] in graded else escape(r['student'])}"
+                    f"{' on ' + escape(r['exercise']) if r['exercise'] else ''} ({escape(r['when'])}): "
+                    f"<q>{escape(r['value'])}</q></li>" for r in requests)
+    return (f'<h3 id="requests">Open regrade requests ({len(requests)})</h3><p>Answer each with python -m graders '
+            f"decide LEDGER STUDENT regrade_answer accepted|declined --exercise ... --reason ...</p><ul>{items}</ul>")
 
 
 def _integrity_flags(records: list[dict[str, Any]]) -> str:
@@ -255,8 +271,9 @@ def _exercise(t: ExerciseTally, by_check: dict[tuple[str, str], CheckStats], cha
         whose = f'data-exercise="{escape(slug)}" data-check="{escape(tally.check.id)}"'
         entry = by_check.get((slug, tally.check.id))
         counted = entry.mistakes.most_common() if entry else []
-        named = [(m, c) for m, c in counted if m not in (NOT_NAMED, NOT_STARTED)]
-        named += [(NOT_NAMED, tally.unnamed)] if tally.unnamed else []
+        named = [(m, c) for m, c in counted if m not in (NOT_NAMED, NOT_STARTED, NOT_HANDED_IN)]
+        grouped = sum(c for m, c in named if m.startswith("(unnamed group"))  # class_stats put them there
+        named += [(NOT_NAMED, tally.unnamed - grouped)] if tally.unnamed > grouped else []
         mistakes = "; ".join(f"{escape(m)}: {c} ({c / size:.0%})" for m, c in named)
         hidden = " [hidden]" if tally.check.hidden else ""
         counts = "".join(f'<td class="num" {whose} data-key="{key}">{getattr(tally, key.replace("-", "_"))}</td>'
@@ -282,7 +299,7 @@ def _roster(records: list[dict[str, Any]], standings: dict[str, Standing]) -> st
         final = standing.final if standing else raw
         shown = "EX" if standing and standing.excused else f"{final:g}"  # as grades.csv says it to the LMS
         share = standing.penalty if standing else 0.0
-        penalty = f"{share:.0%} ({standing.late_days} days late)" if standing and share else ""
+        penalty = f"{share:.0%} ({counted(standing.late_days, 'day')} late)" if standing and share else ""
         marks = _marks(record, standing, roster_given)
         shown_id = f'<a href="instructor/{_href(student)}">{escape(student)}</a>' if record else escape(student)
         pages = f'<a href="feedback/{_href(student)}">feedback</a>' if record else ""

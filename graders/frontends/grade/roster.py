@@ -100,7 +100,11 @@ def read_roster(path: Path, id_column: str | None = None) -> dict[str, Person]:
 
 def _rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """The header and the non-blank rows, each with the line it ends on."""
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise RosterError(f"{path}: cannot read the roster ({error.strerror or error}); give the CSV file the LMS "
+                          f"exported") from None
     try:
         # UTF-16 only with its mark (Blackboard's downloads); utf-8-sig drops Excel's mark.
         utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
@@ -114,7 +118,10 @@ def _rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     # The header decides: a name with a comma in a ";" file cannot fool it, as names are not in it.
     delimiter = max((",", ";", "\t"), key=lambda d: len(next(csv.reader([first], delimiter=d))))
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    rows = [(reader.line_num, [cell.strip() for cell in cells]) for cells in reader]
+    try:
+        rows = [(reader.line_num, [cell.strip() for cell in cells]) for cells in reader]
+    except csv.Error as error:
+        raise RosterError(f"{path} line {reader.line_num}: not CSV a roster can be read from ({error})") from None
     rows = [(line, cells) for line, cells in rows if any(cells)]
     return rows[0][1], rows[1:]
 

@@ -56,6 +56,7 @@ import tokenize
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from graders.frontends.grade.spreadsheet import text_cell
 from copydetect import CodeFingerprint, compare_files
 from copydetect.utils import get_token_coverage
 
@@ -332,7 +333,7 @@ def similarity_csv(pairs: list[Pair]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["exercise", "first", "second", "similarity", "first_lines", "second_lines"])
     for pair in pairs:
-        writer.writerow([pair.exercise, pair.first, pair.second, f"{pair.similarity:.3f}",
+        writer.writerow([pair.exercise, text_cell(pair.first), text_cell(pair.second), f"{pair.similarity:.3f}",
                          _ranges(pair.first_blocks), _ranges(pair.second_blocks)])
     return buffer.getvalue()
 

@@ -135,8 +135,11 @@ def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: P
         submission.problems.append(problem(link.entry.path, link.entry.refused))
     if scripts and not notebooks:
         missing = []
+        for stray in sorted({base_name(h) for h in scripts if _exercise_file(base_name(h)) not in slugs}):
+            submission.problems.append(f"{stray} is no exercise's file (they are named like {slugs[0]}.py); "
+                                       f"it was not read")
         for slug in slugs:
-            named = [h for h in scripts if base_name(h) == f"{slug}.py"]
+            named = [h for h in scripts if _exercise_file(base_name(h)) == slug]
             chosen, problems = lms_layouts.choose(named, ANSWER_BYTES, layout.rule, f"{slug}.py")
             submission.problems += [f"{slug}: {p}" for p in problems]
             if chosen is not None:
@@ -157,6 +160,12 @@ def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: P
         _read_notebook(submission, chosen.entry, root, slugs)
         _arrived(submission, chosen, layout)
     return submission
+
+
+def _exercise_file(name: str) -> str:
+    """The exercise a .py file answers: `views.py`, and the names an LMS gives the same file uploaded again
+    (`views (1).py`, `views(2).py`); its choose() then takes the latest of them."""
+    return re.sub(r"\s*\(\d+\)$", "", name.removesuffix(".py"))
 
 
 def _arrived(submission: Submission, hand_in: HandIn, layout: Layout) -> None:

@@ -46,7 +46,14 @@ class Standing:
     overrides: dict[str, float] = field(default_factory=dict)  # exercise slug, or "total" -> points set by a decision
     excused: bool = False  # the instructor excused the student: no grade counts
     final: float = 0.0  # what goes back to the LMS
-    notes: list[str] = field(default_factory=list)  # one sentence per thing the term changed, for every output
+    notes: list[str] = field(default_factory=list)  # what the term changed, as the student is told (no reasons)
+    private: list[str] = field(default_factory=list)  # the same with who decided and why, and the instructor's notes
+    graded: bool = True  # False: handed in, but not graded by this run (a machine failed): no grade is exported
+
+    @property
+    def all_notes(self) -> list[str]:
+        """Everything the instructor's outputs say: the student's lines, then the instructor's."""
+        return [*self.notes, *self.private]
 
     @property
     def name(self) -> str:
@@ -55,26 +62,32 @@ class Standing:
 
 def build_standings(records: list[dict[str, Any]], max_score: float, *, policy: LatePolicy | None = None,
                     roster: dict[str, Person] | None = None, decisions: list[Decision] | None = None,
-                    times: dict[str, tuple[datetime | None, str]] | None = None) -> dict[str, Standing]:
-    """Every student's standing: each graded record, and each roster student who handed nothing in.
+                    times: dict[str, tuple[datetime | None, str]] | None = None,
+                    pending: set[str] | None = None) -> dict[str, Standing]:
+    """Every student's standing: each graded record, each hand-in not graded yet (`pending`), and each roster
+    student who handed nothing in.
 
     The order of the term's steps: exercise overrides replace those exercises' points; the late penalty
-    (unless waived) takes its share of that; an override of the total sets the final score as it is; an
-    excused student's grade does not count."""
+    (unless waived) takes its share of that; an override of the total sets the final score as it is (no
+    penalty then); an excused student's grade does not count."""
     policy = policy or LatePolicy()
     roster = roster or {}
     forced = in_force(decisions or [])
     times = times or {}
+    pending = pending or set()
     graded = {r["student"]: r for r in records}
     standings = {}
-    for student in [*graded, *(s for s in roster if s not in graded)]:
+    for student in [*graded, *sorted(pending - graded.keys()), *(s for s in roster if s not in graded.keys() | pending)]:
         record = graded.get(student)
-        standing = Standing(student, roster.get(student), handed_in=record is not None,
-                            raw=float(record.get("score", 0.0)) if record else 0.0, max_score=max_score)
+        standing = Standing(student, roster.get(student), handed_in=record is not None or student in pending,
+                            raw=float(record.get("score", 0.0)) if record else 0.0, max_score=max_score,
+                            graded=student not in pending or record is not None)
         if roster and student not in roster:
-            standing.notes.append("not on the roster: check the id, or add the student to the roster")
-        if record is None:
+            standing.private.append("not on the roster: check the id, or add the student to the roster")
+        if not standing.handed_in:
             standing.notes.append("nothing handed in")
+        if not standing.graded:
+            standing.private.append("handed in, but not graded by this run: run the same command again")
         standing.submitted_at, standing.submitted_how = times.get(student, (None, ""))
         _apply(standing, record, policy, forced.get(student, InForce()))
         standings[student] = standing
@@ -89,37 +102,53 @@ def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy
             value = float(decision.value)
             adjusted += value - points.get(slug, 0.0)
             standing.overrides[slug] = value
-            standing.notes.append(f"{slug} set to {value:g} points by {decision.who} on {decision.when:%Y-%m-%d}: "
-                                  f"{decision.reason}")
+            standing.notes.append(f"{slug} set to {value:g} points by your instructor")
+            standing.private.append(f"{slug}: {decision.said()}")
     standing.due = policy.due
     if forced.extension is not None:
         standing.due = extended_due(forced.extension.value, policy.due) or policy.due
-        standing.notes.append(f"extension to {standing.due:%Y-%m-%d %H:%M %Z} by {forced.extension.who}: "
-                              f"{forced.extension.reason}" if standing.due else "extension given, but the term "
-                              "has no due date")
+        if standing.due is not None:
+            standing.notes.append(f"your due date is {when(standing.due, policy.due)}")
+        standing.private.append(f"extension: {forced.extension.said()}")
     if standing.handed_in and standing.submitted_at is None and policy.due is not None:
-        standing.notes.append("the hand-in's time is unknown, so it was taken as on time")
+        standing.private.append("the hand-in's time is unknown, so it was taken as on time")
     days, penalty = policy.penalty(standing.submitted_at, standing.due)
+    total = forced.overrides.get("")
     if days and forced.waive_late is not None:
-        standing.notes.append(f"{counted(days, 'day')} late; the penalty was waived by "
-                              f"{forced.waive_late.who}: {forced.waive_late.reason}")
-        days, penalty = days, 0.0
+        standing.notes.append(f"{counted(days, 'day')} late; no penalty")
+        standing.private.append(f"late penalty waived: {forced.waive_late.said()}")
+        penalty = 0.0
+    elif days and total is not None:
+        standing.notes.append(f"{counted(days, 'day')} late; the final score was set by your instructor")
+        penalty = 0.0
     elif days:
-        standing.notes.append(f"handed in {standing.submitted_at:%Y-%m-%d %H:%M %Z} ({standing.submitted_how}), "
-                              f"{counted(days, 'day')} after the due date "
-                              f"{standing.due:%Y-%m-%d %H:%M %Z}: {penalty:.0%} of the score taken")
+        grace = f" and its {policy.grace.total_seconds() / 60:g}-minute grace" if policy.grace else ""
+        standing.notes.append(f"handed in {when(standing.submitted_at, standing.due)} ({standing.submitted_how}), "
+                              f"after the due date {when(standing.due, standing.due)}{grace}: "
+                              f"{counted(days, 'started day')} late, {penalty:.0%} of the score taken")
     standing.late_days, standing.penalty = days, penalty
     standing.final = round(max(adjusted, 0.0) * (1.0 - penalty), 2)
-    total = forced.overrides.get("")
     if total is not None:
         standing.final = float(total.value)
         standing.overrides["total"] = standing.final
-        standing.notes.append(f"final score set to {standing.final:g} by {total.who} on {total.when:%Y-%m-%d}: "
-                              f"{total.reason}")
+        standing.notes.append(f"final score set to {standing.final:g} by your instructor")
+        standing.private.append(f"final score: {total.said()}")
     if forced.excused is not None:
         standing.excused = True
-        standing.notes.append(f"excused by {forced.excused.who}: {forced.excused.reason}")
+        standing.notes.append("excused: no grade counts")
+        standing.private.append(f"excused: {forced.excused.said()}")
     for request, answer in forced.requests:
         about = f" on {request.exercise}" if request.exercise else ""
-        standing.notes.append(f"regrade request{about} ({request.when:%Y-%m-%d}): "
-                              + (f"{answer.value} by {answer.who}: {answer.reason}" if answer else "open"))
+        standing.notes.append(f"regrade request{about} of {request.when:%Y-%m-%d}: "
+                              + (f"{answer.value}: {answer.reason}" if answer else "open"))
+        standing.private.append(f"regrade request{about}: {request.value!r} ({request.reason})"
+                                + (f" -> {answer.said()}" if answer else " -> OPEN"))
+
+
+def when(moment: datetime | None, due: datetime | None) -> str:
+    """A time as the due date's zone shows it, with its offset: one clock for every time a student reads."""
+    if moment is None:
+        return "(unknown)"
+    shown = moment.astimezone(due.tzinfo) if due is not None and due.tzinfo is not None else moment
+    offset = shown.strftime("%z")
+    return f"{shown:%Y-%m-%d %H:%M} (UTC{offset[:3]}:{offset[3:]})" if offset else f"{shown:%Y-%m-%d %H:%M}"

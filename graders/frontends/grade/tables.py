@@ -9,7 +9,8 @@
                    lesson order; one row per graded student and per roster student who handed nothing in
     mistakes.csv   exercise, check, hidden, points, students, passed, pass_rate, mistake, count, share:
                    for every check, one row per named mistake students made there, one for
-                   functions not written yet ("(not implemented yet)"), one per group of alike
+                   functions not written yet ("(not implemented yet)"), one for files not handed in
+                   ("(not handed in)"), one per group of alike
                    failures the catalogue does not name yet ("(unnamed group 2)" of that exercise:
                    unnamed_groups.py), and one for the other failures no mistake explains ("(not named)")
 
@@ -25,10 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import course_config
+from graders.frontends.grade.spreadsheet import text_cell
 from graders.frontends.grade.standing import Standing
 
+TEXT_COLUMNS = ("student", "name", "email", "sis_id", "section", "decisions", "not_graded", "problems", "integrity")
 NOT_NAMED = "(not named)"
 NOT_STARTED = "(not implemented yet)"
+NOT_HANDED_IN = "(not handed in)"
 
 
 @dataclass
@@ -64,7 +68,8 @@ def class_stats(records: list[dict[str, Any]], lesson: course_config.Lesson,
                 entry.passed += 1
             else:
                 unnamed = groups.get((record["student"], exercise["slug"]), NOT_NAMED)
-                entry.mistakes[check.get("mistake") or (NOT_STARTED if check.get("not_implemented") else unnamed)] += 1
+                entry.mistakes[check.get("mistake") or (NOT_STARTED if check.get("not_implemented") else NOT_HANDED_IN
+                                                        if check.get("cause") == "missing file" else unnamed)] += 1
     return list(stats.values())
 
 
@@ -91,8 +96,8 @@ def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
         if person is not None:
             row.update(name=person.name, email=person.email, sis_id=person.sis_id, section=person.section)
         if standing is not None:
-            row.update(score="EX" if standing.excused else _points(standing.final), late_days=standing.late_days,
-                       penalty_percent=f"{standing.penalty * 100:g}", decisions=" | ".join(standing.notes),
+            row.update(score="EX" if standing.excused else _points(standing.final) if standing.graded else "", late_days=standing.late_days,
+                       penalty_percent=f"{standing.penalty * 100:g}", decisions=" | ".join(standing.all_notes),
                        submitted_at=standing.submitted_at.isoformat() if standing.submitted_at else "")
         row.update({e.slug: _points(0.0) for e in lesson.exercises})
         row.update({f"{e.slug}.{c.id}": _points(0.0) for e in lesson.exercises for c in e.checks})
@@ -106,6 +111,8 @@ def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
             name = f"{exercise['slug']}.{check['id']}"
             if name in row:
                 row[name] = _points(check["score"])
+        for column in TEXT_COLUMNS:  # students' own text: ids, file names in problems, quoted source
+            row[column] = text_cell(row.get(column, ""))
         writer.writerow(row)
     return buffer.getvalue()
 

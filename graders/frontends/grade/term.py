@@ -5,6 +5,7 @@ exercises and checks stay the same from term to term, its dates and students do 
 
     # term.toml (python -m graders grade SOURCE --out DIR --term term.toml)
     roster = "roster.csv"            # relative to this file; the LMS's own export works as it is
+    roster_id_column = "SIS Login ID"  # optional: the roster's column holding the download's ids
     decisions = "decisions.csv"      # the ledger of the instructor's decisions (python -m graders decide)
     canvas_assignment_id = "4711"    # optional: names the column of the Canvas import
 
@@ -66,12 +67,13 @@ class Term:
 
     policy: LatePolicy = LatePolicy()
     roster: Path | None = None
+    roster_id_column: str | None = None  # the roster's column that holds the download's ids (default: its id)
     decisions: Path | None = None
     canvas_assignment_id: str | None = None
     lms_zone: tzinfo | None = None  # None: this machine's local zone
 
 
-_TOP_KEYS = {"roster", "decisions", "canvas_assignment_id", "deadline"}
+_TOP_KEYS = {"roster", "roster_id_column", "decisions", "canvas_assignment_id", "deadline"}
 _DEADLINE_KEYS = {"due", "grace_minutes", "percent_per_day", "max_percent", "zero_after_days", "lms_time_zone"}
 
 
@@ -103,6 +105,7 @@ def load_term(path: Path) -> Term:
         raise TermError(f"{path} [deadline]: a late policy without `due`; add due = <date-time with offset>")
     folder = path.parent
     return Term(policy=policy, roster=_path(data, "roster", folder, path),
+                roster_id_column=_text(data, "roster_id_column", path),
                 decisions=_path(data, "decisions", folder, path),
                 canvas_assignment_id=_canvas_id(data, path), lms_zone=_zone(deadline, path))
 
@@ -123,7 +126,7 @@ def _zone(table: dict[str, Any], path: Path) -> tzinfo | None:
 
     try:
         return ZoneInfo(str(name))
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         raise TermError(f"{path} [deadline] lms_time_zone = {name!r}: not a time zone name; write one like "
                         f"\"Europe/Berlin\" or \"America/New_York\"") from None
 
@@ -136,8 +139,8 @@ def _only(table: dict[str, Any], known: set[str], where: str) -> None:
 
 def _number(table: dict[str, Any], key: str, default: float, path: Path) -> float:
     value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise TermError(f"{path} [deadline] {key} = {value!r}: give a number, 0 or more")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
+        raise TermError(f"{path} [deadline] {key} = {value!r}: give a number, 0 or more (and not infinite)")
     return float(value)
 
 
