@@ -66,7 +66,9 @@ def test_moodle_ids_come_from_the_participant_folder_not_the_file_name(tmp_path:
     assert found["12"].sources == GRADED and not found["12"].problems
     assert found["17"].sources == {} and found["17"].origin.endswith("Mallory Evil_17_assignsubmission_file_/"
                                                                       "alice_lesson01.ipynb")
-    assert found["20"].problems == ["no notebook handed in; every exercise scores 0"]
+    assert found["20"].problems == ["no notebook handed in; every exercise scores 0",  # only an online text
+                                    "onlinetext.html was handed in too; it is no answer the grader reads: read it "
+                                    "yourself"]
 
 
 def test_a_moodle_zip_is_read_the_same_without_unpacking(tmp_path: Path) -> None:

@@ -293,3 +293,14 @@ def test_the_instructors_view_shows_every_message_in_full_and_where_it_came_from
     assert f'data-key="origin">submissions/ann{ESCAPED}<' in html and f"views.py line 1: {ESCAPED}" in html
     assert "Note: two notebooks" in html and '<a href="../report.html">' in html
     assert HOSTILE not in html
+
+
+def test_three_or_more_students_linked_by_similar_pairs_are_one_row() -> None:
+    students = ["ann", "bob", "cat", "dan", "eve"]
+    similar = [{"exercise": "views", "first": a, "second": b, "similarity": 1.0}
+               for a, b in (("ann", "bob"), ("bob", "cat"), ("ann", "cat"))]
+    similar.append({"exercise": "views", "first": "dan", "second": "eve", "similarity": 0.9})
+    section = _section(_report([_record(s) for s in students], similar=similar), "similar")
+    assert 'data-key="alike-group" data-exercise="views">3<' in section
+    assert section.count('data-key="similarity"') == 1, "the pair outside the group keeps its own row"
+    assert 'data-key="similar">4<' in section

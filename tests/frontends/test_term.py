@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -241,13 +242,13 @@ def test_each_lms_zip_gives_the_time_its_lms_received_the_graded_hand_in(tmp_pat
 
 
 def test_times_on_an_lms_clock_are_placed_in_the_lms_time_zone(tmp_path: Path) -> None:
-    from graders.frontends.grade.class_term import the_term
+    from graders.frontends.grade.class_term import load_the_term
     from graders.frontends.grade.sources import Submission
 
     term = tmp_path / "term.toml"
     term.write_text('[deadline]\ndue = 2026-12-01T23:59:00+01:00\npercent_per_day = 10\n'
                     'lms_time_zone = "Europe/Berlin"\n')
-    setting = the_term(term, None, None, tmp_path / "out", ("views",), None)
+    setting = load_the_term(term, None, None, tmp_path / "out", {"": 100.0, "views": 6.0}, None)
     # 23:30 on the Berlin server's clock is on time; the same wall-clock time read as UTC would be late
     on_time = Submission("ana", "", submitted_at=datetime(2026, 12, 1, 23, 30), submitted_how="Moodle's time")
     late = Submission("ben", "", submitted_at=datetime(2026, 12, 2, 0, 30), submitted_how="Moodle's time")
@@ -283,3 +284,50 @@ def test_a_file_name_with_an_impossible_attempt_time_is_no_blackboard_download(t
     (tmp_path / "class" / "bob_lesson01.ipynb").write_text(notebook)
     layout, found = find_submissions(tmp_path / "class", lesson="lesson01", slugs=["views"])
     assert layout == "notebooks" and {s.student for s in found} == {"aaa", "bob"}
+
+
+def test_a_note_handed_in_beside_the_answers_is_named_for_the_instructor(tmp_path: Path) -> None:
+    from graders.frontends.grade.sources import find_submissions
+
+    folder = tmp_path / "moodle" / "Lena Lux_1048210_assignsubmission_file_"
+    folder.mkdir(parents=True)
+    (folder / "views.py").write_text("# mine\n")
+    (folder / "notes.txt").write_text("please have a look at question 3\n")
+    _, (lena,) = find_submissions(tmp_path / "moodle", lesson="lesson01", slugs=["views"])
+    assert any(p.startswith("notes.txt was handed in too") for p in lena.problems), lena.problems
+
+
+def test_an_extension_of_days_keeps_the_due_time_on_the_lms_clock_across_summer_time() -> None:
+    from zoneinfo import ZoneInfo
+
+    due = datetime.fromisoformat("2026-10-20T23:59:00+02:00")  # Berlin, summer time ends on 25 October
+    policy = LatePolicy(due=due, percent_per_day=10, zone=ZoneInfo("Europe/Berlin"))
+    rows = [ledger.Decision(datetime(2026, 10, 1, tzinfo=UTC), "lee", "ann", "extension", "", "+7 days", "ill", row=2)]
+    standings = build_standings([_record("ann", views=5.0)], 10.0, policy=policy, decisions=rows)
+    assert standings["ann"].due.isoformat() == "2026-10-27T23:59:00+01:00"
+
+
+def test_the_changes_page_escapes_what_students_control_and_csv_cells_run_no_formula() -> None:
+    hostile = '<img src=x onerror="alert(1)">'
+    before = [{"student": hostile, "score": 0.0, "exercises": [{"slug": "views", "checks": [
+        {"id": "values", "score": 0.0, "passed": False, "message": f"returned: {hostile}"}]}]}]
+    after = [{"student": hostile, "score": 2.0, "exercises": [{"slug": "views", "checks": [
+        {"id": "values", "score": 2.0, "passed": True, "message": ""}]}]}]
+    found = regrade.changes(before, after)
+    page = regrade.changes_html(found, regrade.totals(before, after), "old", ({hostile: "0"}, {hostile: "2"}))
+    assert hostile not in page and "&lt;img" in page
+    formula = regrade.changes_csv([regrade.Change('=HYPERLINK("http://x")', "views", "values", 0.0, 1.0, False,
+                                                  True, "", "")])
+    assert "'=HYPERLINK" in formula
+
+
+def test_grades_csv_and_the_lms_files_write_a_formula_like_id_as_text() -> None:
+    from graders.frontends.grade import lms_exports, tables
+
+    evil = '=cmd|" /C calc"!A0'
+    records = [_record(evil, views=5.0)]
+    standings = build_standings(records, 100.0, roster={evil: Person(evil, name="@SUM(1+1)")})
+    grades = list(csv.DictReader(io.StringIO(tables.grades_csv(records, course_config.LESSON_01, standings))))
+    assert grades[0]["student"] == f"'{evil}" and grades[0]["name"] == "'@SUM(1+1)" and grades[0]["score"] == "5"
+    canvas = list(csv.reader(io.StringIO(lms_exports.canvas_csv(list(standings.values()), "lesson01", 100.0))))
+    assert canvas[2][:2] == ["'@SUM(1+1)", f"'{evil}"]

@@ -199,6 +199,7 @@ def test_a_regrade_after_a_check_changed_says_who_changes_before_anything_is_pub
     movers = {s for s, change in expected.items() if change}
     assert "hal" in movers
     assert f"{len(movers)} student{'s' if len(movers) != 1 else ''} with a new total" in run.stdout, run.stdout
+    assert f"{len(movers)} student{'s' if len(movers) != 1 else ''} with a new final grade" in run.stdout
     page = (new / "changes.html").read_text()
     assert all(f">{s}<" in page for s in movers)
     assert {p: p.stat().st_mtime_ns for p in old.rglob("*") if p.is_file()} == before  # v1 untouched

@@ -1,8 +1,8 @@
 """The class counted for the report: each exercise and check across the class, and each concept's mistakes.
 
-A check a student did not write (not implemented, or its file not handed in) or that timed out (its cause a timeout or a spent
-allowance) is counted apart from one they failed: a pass rate is of those who tried. Students are
-counted once per concept, however many of its mistakes or checks they fell into.
+A check a student did not write (not implemented, or its file not handed in) or that timed out (its
+cause a timeout or a spent allowance) is counted apart from one they failed: a pass rate is of those
+who tried. Students are counted once per concept, however many of its mistakes or checks they fell into.
 """
 
 from __future__ import annotations

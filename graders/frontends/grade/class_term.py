@@ -2,7 +2,7 @@
 
 A typo in the ledger or the roster should stop the run in its first second, not after an hour of
 grading; so `the_term` reads everything the term names up front (TermError on any problem), and
-`TermSetting.applied` later turns the stored results into every student's standing.
+`LoadedTerm.applied` later turns the stored results into every student's standing.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from graders.frontends.wording import counted
 from graders.frontends.grade import decisions as ledger
 from graders.frontends.grade.hand_in_times import sane
 from graders.frontends.grade.standing import Person, Standing, build_standings
-from graders.frontends.grade.term import Term, TermError, load_term
+from graders.frontends.grade.term import TermError, TermFile, load_term
 
 
 @dataclass
-class ClassTerm:
+class AppliedTerm:
     """What the outputs need of the term: every student's standing and the LMS's names for things."""
 
     standings: dict[str, Standing]
@@ -32,10 +32,10 @@ class ClassTerm:
 
 
 @dataclass
-class TermSetting:
+class LoadedTerm:
     """The term's files as read at the start of a run."""
 
-    term: Term
+    term: TermFile
     roster: dict[str, Person]
     roster_given: bool
     ledger: Path
@@ -71,7 +71,7 @@ class TermSetting:
             raise TermError(str(error)) from None
 
     def applied(self, records: list[dict[str, Any]], submissions: list[Any], lesson: course_config.Lesson,
-                pending: set[str] | None = None) -> ClassTerm:
+                pending: set[str] | None = None) -> AppliedTerm:
         """Every student's standing, from their stored result, their hand-in's time and the term; `pending` are
         the students handed in but not graded by this run."""
         times = {s.student: (self._placed(s.submitted_at), s.submitted_how) for s in submissions}
@@ -82,7 +82,7 @@ class TermSetting:
             self._say_weak_times(standings)
         waiting = [request for forced in ledger.in_force(found).values() for request, answer in forced.requests
                    if answer is None]
-        return ClassTerm(standings, self.roster_given, self.term.canvas_assignment_id, self.ledger, waiting)
+        return AppliedTerm(standings, self.roster_given, self.term.canvas_assignment_id, self.ledger, waiting)
 
     @staticmethod
     def _say_weak_times(standings: dict[str, Standing]) -> None:
@@ -108,15 +108,16 @@ class TermSetting:
         return sane(placed)
 
 
-def the_term(term: Path | None, roster: Path | None, decisions: Path | None, out: Path, exercises: dict[str, float],
-             compare: Path | None, archive: list[Path] | None = None, roster_id_column: str | None = None) -> TermSetting:
+def load_the_term(term: Path | None, roster: Path | None, decisions: Path | None, out: Path,
+                  exercises: dict[str, float], compare: Path | None, archive: list[Path] | None = None,
+                  roster_id_column: str | None = None) -> LoadedTerm:
     """Read and check every file of the term (`exercises`: each slug's points, "" the lesson's); SystemExit
     naming the file and the problem."""
     from graders.frontends.grade.regrade import CompareError, previous_records
     from graders.frontends.grade.roster import RosterError, read_roster
 
     try:
-        setting = load_term(term) if term is not None else Term()
+        setting = load_term(term) if term is not None else TermFile()
         roster_file = roster or setting.roster
         id_column = roster_id_column or setting.roster_id_column
         people = read_roster(roster_file, id_column) if roster_file is not None else {}
@@ -130,10 +131,10 @@ def the_term(term: Path | None, roster: Path | None, decisions: Path | None, out
                                 f"earlier term's run")
     except (TermError, RosterError, ledger.LedgerError, CompareError) as error:
         raise SystemExit(f"graders grade: {error}") from None
-    return TermSetting(setting, people, roster_file is not None, ledger_file, exercises, compare)
+    return LoadedTerm(setting, people, roster_file is not None, ledger_file, exercises, compare)
 
 
-def synced_from_nbgrader(course: Path, assignment: str, setting: TermSetting) -> None:
+def synced_from_nbgrader(course: Path, assignment: str, setting: LoadedTerm) -> None:
     """Copy the scores an instructor set in nbgrader's formgrader into the ledger (gradebook.formgrader_decisions
     says which): the ledger stays the one source of truth, and --gradebook writes it back."""
     from graders.frontends.grade.gradebook import GradebookError, formgrader_decisions

@@ -133,7 +133,8 @@ def formgrader_decisions(course: Path, assignment: str, decisions: list[Decision
         if value and abs(float(value) - points) <= CLOSE:
             continue  # the ledger already says so
         added.append(Decision(when=now(), who="nbgrader formgrader", student=student, action="override",
-                              exercise=slug, value=f"{points:.10g}", reason=f"manual score in {course.name}/gradebook.db"))
+                              exercise=slug, value=f"{points:.10g}",
+                              reason=f"manual score in {course.name}/gradebook.db"))
     return added
 
 

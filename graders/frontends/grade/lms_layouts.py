@@ -65,6 +65,7 @@ class Layout:
     clock: str = ""  # where a hand-in's `arrived` comes from, for the late policy's notes; "" if nowhere
     students: dict[str, list[HandIn]] = field(default_factory=dict)  # everyone it names, hand-ins or not
     unnamed: list[Entry] = field(default_factory=list)  # notebooks no id was found for (--student-pattern only)
+    others: dict[str, list[str]] = field(default_factory=dict)  # a student's files that are no answer (a note)
 
 
 def recognise(entries: list[Entry]) -> Layout | None:
@@ -133,6 +134,8 @@ def _moodle(entries: list[Entry]) -> Layout | None:
         name = "/".join(entry.path.parts[1:]) or match["rest"] or entry.path.name
         if _relevant(entry):
             hand_ins.append(by_file_time(entry, name, lms_clock=True))
+        elif not entry.folder:  # a note to the grader, an online text: the instructor reads it, the grader cannot
+            layout.others.setdefault(match["id"], []).append(name)
     return layout if layout.students else None
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import course_config
 from graders.frontends.grade import outputs, store
-from graders.frontends.grade.class_term import synced_from_nbgrader, the_term
+from graders.frontends.grade.class_term import load_the_term, synced_from_nbgrader
 from graders.frontends.grade.cluster import Where
 from graders.frontends.grade.progress import Progress
 from graders.frontends.grade.sources import (DEFAULT_STUDENT_PATTERN, SourceError, Submission, course_exercises,
@@ -53,9 +53,8 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     chosen = next((l for l in course_config.LESSONS if l.folder == lesson), None)
     if chosen is None:
         raise SystemExit(f"--lesson {lesson}: course_config.py has no such lesson")
-    setting = the_term(term, roster, decisions, Path(out), {"": chosen.points, **{e.slug: e.points for e in
-                                                                                    chosen.exercises}},
-                       compare, archive, roster_id_column)
+    points = {"": chosen.points, **{e.slug: e.points for e in chosen.exercises}}  # what a decision may set
+    setting = load_the_term(term, roster, decisions, Path(out), points, compare, archive, roster_id_column)
     slugs = [e.slug for e in chosen.exercises]
     if (Path(source) / "submitted").is_dir():  # an nbgrader course: the exercises its assignment has
         slugs = course_exercises(Path(source), assignment or lesson, lesson, slugs)

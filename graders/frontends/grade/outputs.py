@@ -26,7 +26,7 @@ from typing import Any
 import course_config
 from graders.frontends.wording import counted
 from graders.frontends.grade import lms_exports, tables
-from graders.frontends.grade.class_term import ClassTerm
+from graders.frontends.grade.class_term import AppliedTerm
 from graders.frontends.grade.feedback_html import feedback_html
 from graders.frontends.grade.report import report_html
 from graders.frontends.grade.standing import build_standings
@@ -36,10 +36,10 @@ from graders.frontends.platforms import classroom_runners, gradescope_results
 
 
 def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Lesson, *,
-              gradebook_course: Path | None = None, assignment: str = "lesson01", term: ClassTerm | None = None,
+              gradebook_course: Path | None = None, assignment: str = "lesson01", term: AppliedTerm | None = None,
               answers: dict[str, dict[str, str]] | None = None, archive: list[Path] | None = None) -> list[str]:
     """Write every output; returns what was written, for the summary line."""
-    term = term or ClassTerm(build_standings(records, lesson.points), roster_given=False)
+    term = term or AppliedTerm(build_standings(records, lesson.points), roster_given=False)
     standings = term.standings
     for record in records:
         name = file_name(record["student"])
@@ -118,7 +118,7 @@ def archived_answers(folders: list[Path]) -> dict[str, dict[str, str]]:
     """Earlier terms' answers (their --out folders' answers/), named "<folder>/<student>"."""
     found: dict[str, dict[str, str]] = {}
     for folder in folders:
-        if not (folder / "answers").is_dir():  # checked before grading (class_term.the_term); gone since
+        if not (folder / "answers").is_dir():  # checked before grading (class_term.load_the_term); gone since
             continue
         for student in sorted(p for p in (folder / "answers").iterdir() if p.is_dir()):
             found[f"{folder.name}/{student.name}"] = {f.stem: f.read_text(encoding="utf-8", errors="replace")
@@ -161,8 +161,10 @@ def write_changes(out: Path, previous: Path, records: list[dict[str, Any]]) -> l
     found = regrade.changes(before, records)
     moved = regrade.totals(before, records)
     write_atomically(out / "changes.csv", regrade.changes_csv(found))
-    write_atomically(out / "changes.html", regrade.changes_html(found, moved, str(previous)))
-    print(f"graders grade: against {previous}: {counted(len(moved), 'student')} with a new "
-          f"total, {counted(len(found), 'check result')} moved (changes.html); nothing is "
-          f"published until you upload this folder's outputs", flush=True)
+    finals = regrade.published(previous), regrade.published(out)  # this run's grades.csv is written by now
+    regraded = sum(1 for s, score in finals[1].items() if s in finals[0] and finals[0][s] != score)
+    write_atomically(out / "changes.html", regrade.changes_html(found, moved, str(previous), finals))
+    print(f"graders grade: against {previous}: {counted(len(moved), 'student')} with a new total from the checks, "
+          f"{counted(regraded, 'student')} with a new final grade, {counted(len(found), 'check result')} moved "
+          f"(changes.html); nothing is published until you upload this folder's outputs", flush=True)
     return ["changes.csv", "changes.html"]

@@ -112,21 +112,44 @@ def changes_csv(found: list[Change]) -> str:
     writer.writerow(["student", "exercise", "check", "before", "after", "change", "passed_before", "passed_after",
                      "message_before", "message_after"])
     for c in found:
-        writer.writerow([text_cell(c.student), c.exercise, c.check, _points(c.before), _points(c.after), f"{c.change:+g}",
+        writer.writerow([text_cell(c.student), c.exercise, c.check, _points(c.before), _points(c.after),
+                         f"{c.change:+g}",
                          _verdict(c.passed_before), _verdict(c.passed_after), c.message_before, c.message_after])
     return buffer.getvalue()
 
 
-def changes_html(found: list[Change], moved: dict[str, tuple[float, float]], compared_with: str) -> str:
+def published(folder: Path) -> dict[str, str]:
+    """Each student's final score in an output folder's grades.csv (after the term), as written there."""
+    try:
+        with open(folder / "grades.csv", newline="", encoding="utf-8") as handle:
+            return {_plain(row.get("student", "")): row.get("score", "") for row in csv.DictReader(handle)}
+    except (OSError, csv.Error, UnicodeDecodeError):
+        return {}
+
+
+def _plain(cell: str) -> str:
+    """A cell as the student's id: without the quote text_cell puts before a formula-like one."""
+    return cell[1:] if cell[:1] == "'" else cell
+
+
+def changes_html(found: list[Change], moved: dict[str, tuple[float, float]], compared_with: str,
+                 finals: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> str:
+    """The page: the students whose score moves (the checks' total, and the final grade the term makes of it
+    where both runs wrote one), then each check that moved, its two messages side by side."""
+    before, after = finals
+    regraded = sorted(s for s in before.keys() & after.keys() if before[s] != after[s])
     parts = [f"<h1>What this regrade changes</h1><p>Compared with {escape(compared_with)}: "
-             f"{counted(len(moved), 'student')} with a new total from the checks (before the term's penalties and "
-             f"overrides, which grades.csv applies); "
+             f"{counted(len(moved), 'student')} with a new total from the checks, "
+             f"{counted(len(regraded), 'student')} with a new final grade (after the term's penalties and "
+             f"overrides: an override keeps a grade whatever the checks say); "
              f"{counted(len(found), 'check result')} moved. Nothing has been published: "
              f"publish this folder's outputs, or keep the earlier ones.</p>"]
-    if moved:
-        rows = "".join(f'<tr><td><a href="#{escape(_anchor(s))}">{escape(s)}</a></td><td>{b:g}</td><td>{a:g}</td>'
-                       f"<td>{a - b:+g}</td></tr>" for s, (b, a) in moved.items())
-        parts.append("<table><tr><th>student</th><th>before</th><th>after</th><th>change</th></tr>"
+    students = sorted(set(moved) | set(regraded))
+    if students:
+        rows = "".join(f'<tr><td><a href="#{escape(_anchor(s))}">{escape(s)}</a></td>'
+                       f"<td>{_pair(moved.get(s))}</td><td>{escape(before.get(s, ''))} &rarr; "
+                       f"{escape(after.get(s, ''))}</td></tr>" for s in students)
+        parts.append("<table><tr><th>student</th><th>checks' total</th><th>final grade</th></tr>"
                      f"{rows}</table>")
     for student in sorted({c.student for c in found}):
         parts.append(f'<h2 id="{escape(_anchor(student))}">{escape(student)}</h2>')
@@ -140,6 +163,10 @@ def changes_html(found: list[Change], moved: dict[str, tuple[float, float]], com
                          f"<td><pre>{escape(c.message_before or _verdict(c.passed_before))}</pre></td>"
                          f"<td><pre>{escape(c.message_after or _verdict(c.passed_after))}</pre></td></tr></table>")
     return page("What this regrade changes", "\n".join(parts))
+
+
+def _pair(scores: tuple[float, float] | None) -> str:
+    return "unchanged" if scores is None else f"{scores[0]:g} &rarr; {scores[1]:g} ({scores[1] - scores[0]:+g})"
 
 
 def _anchor(student: str) -> str:

@@ -26,6 +26,7 @@ from graders.frontends.grade.html_page import escape, page
 from graders.frontends.wording import counted
 from graders.frontends.grade.class_tally import BANDS, OTHER, ExerciseTally, concept_tallies, exercise_tally
 from graders.frontends.grade.report_charts import draw_all
+from graders.frontends.grade.similarity import alike_groups
 from graders.frontends.grade.standing import Standing
 from graders.frontends.grade.store import file_name
 from graders.frontends.grade.tables import NOT_HANDED_IN, NOT_NAMED, NOT_STARTED, CheckStats
@@ -152,16 +153,26 @@ def _similar_pairs(similar: list[dict[str, Any]], graded: set[str], lesson: cour
     def who(student: str) -> str:  # an answer of an earlier term ("<term>/<student>") has no page here
         return _student(student) if student in graded else f"{escape(student)} <small>(an earlier term)</small>"
 
+    groups = alike_groups([(str(p.get("exercise")), str(p.get("first")), str(p.get("second"))) for p in similar])
+    crowds = [(exercise, members) for exercise, members in groups if len(members) > 2]
+    in_crowd = {(exercise, student) for exercise, members in crowds for student in members}
     rows = "".join(
+        f"<tr><td title=\"{escape(titles.get(exercise, ''))}\">{escape(exercise)}</td><td colspan=\"2\">"
+        f'<span data-key="alike-group" data-exercise="{escape(exercise)}">{len(members)}</span> students with one '
+        f"answer: {', '.join(who(m) for m in members)}</td><td></td>"
+        f'<td><a href="similarity.html">side by side</a></td></tr>' for exercise, members in crowds)
+    rows += "".join(
         f"<tr><td title=\"{escape(titles.get(str(pair.get('exercise')), ''))}\">{escape(pair.get('exercise'))}</td>"
         f"<td>{who(str(pair.get('first')))}</td><td>{who(str(pair.get('second')))}</td>"
         f'<td class="num" data-key="similarity" data-value="{float(pair.get("similarity", 0))!r}">'
         f'{float(pair.get("similarity", 0)):.0%}</td><td><a href="similarity.html">side by side</a></td></tr>'
-        for pair in sorted(similar, key=lambda p: -float(p.get("similarity", 0))))
-    return (f'<h3 id="similar">Similar answers (<span data-key="similar">{len(similar)}</span>)</h3><p>Pairs of '
-            f"answers more alike than the threshold. Alike is common in short exercises and shared starting "
-            f"points: read them side by side before asking anyone about it.</p><table><tr><th>exercise</th>"
-            f"<th>one student</th><th>another</th><th>similarity</th><th></th></tr>{rows}</table>")
+        for pair in sorted(similar, key=lambda p: -float(p.get("similarity", 0)))
+        if (str(pair.get("exercise")), str(pair.get("first"))) not in in_crowd)
+    return (f'<h3 id="similar">Similar answers (<span data-key="similar">{len(similar)}</span> pairs)</h3><p>Answers '
+            f"more alike than the threshold; three or more students linked by such pairs are one row. Alike is "
+            f"common in short exercises and shared starting points: read them side by side before asking anyone "
+            f"about it.</p><table><tr><th>exercise</th><th>one student</th><th>another</th><th>similarity</th>"
+            f"<th></th></tr>{rows}</table>")
 
 
 def _unnamed(groups: dict[str, list[dict[str, Any]]], lesson: course_config.Lesson, size: int) -> str:

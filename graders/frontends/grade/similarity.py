@@ -340,3 +340,24 @@ def similarity_csv(pairs: list[Pair]) -> str:
 
 def _ranges(blocks: list[tuple[int, int]]) -> str:
     return " ".join(f"{first}-{last}" if last > first else str(first) for first, last in blocks)
+
+
+def alike_groups(pairs: list[tuple[str, str, str]]) -> list[tuple[str, list[str]]]:
+    """Per exercise, the students linked by listed pairs (exercise, first, second), each group sorted, largest
+    first: eight students who handed in one answer are one finding to review, not 28 pairs."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(node: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(node, node) != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for exercise, first, second in pairs:
+        parent[root((exercise, first))] = root((exercise, second))
+    groups: dict[tuple[str, str], list[str]] = {}
+    for node in list(parent):
+        groups.setdefault(root(node), []).append(node[1])
+    found = [(top[0], sorted(members)) for top, members in groups.items()]
+    return sorted(found, key=lambda group: (-len(group[1]), group[0], group[1]))
+

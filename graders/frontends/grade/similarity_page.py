@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from graders.frontends.wording import counted
 from graders.frontends.grade.html_page import escape, page
-from graders.frontends.grade.similarity import Pair
+from graders.frontends.grade.similarity import Pair, alike_groups
 from graders.frontends.grade.store import file_name
 
 REVIEW_NOTE = ("This is a list of answers to read side by side, not a verdict. Short exercises have few good "
@@ -24,6 +24,14 @@ def similarity_html(pairs: list[Pair], answers: dict[str, dict[str, str]],
     if not pairs:
         body.append("<p>No two answers look alike.</p>")
         return page("Similar answers", "\n".join(body))
+    crowds = [(exercise, members) for exercise, members in alike_groups(
+        [(pair.exercise, pair.first, pair.second) for pair in pairs]) if len(members) > 2]
+    if crowds:
+        body.append("<p>Three or more students linked by alike answers (one answer handed around, or the same "
+                    "source):</p><ul>" + "".join(
+                        f"<li>{escape(exercise)}: {len(members)} students, "
+                        f"{', '.join(_who(m, answers) for m in members)}</li>" for exercise, members in crowds)
+                    + "</ul>")
     body.append("<table><tr><th>exercise</th><th>first</th><th>second</th><th>similarity</th></tr>")
     for number, pair in enumerate(pairs, 1):
         body.append(f"<tr><td>{escape(pair.exercise)}</td><td>{_who(pair.first, answers)}</td>"

@@ -102,8 +102,13 @@ def _from_entries(entries: list[Entry], root: Path, lesson: str, slugs: list[str
                   pattern: re.Pattern) -> tuple[str, list[Submission]]:
     layout = lms_layouts.recognise(entries)
     if layout is not None:
-        return layout.name, [_from_hand_ins(student, hand_ins, layout, root, lesson, slugs)
-                             for student, hand_ins in sorted(layout.students.items())]
+        found = [_from_hand_ins(student, hand_ins, layout, root, lesson, slugs)
+                 for student, hand_ins in sorted(layout.students.items())]
+        for submission in found:
+            for name in layout.others.get(submission.student, []):
+                submission.problems.append(f"{name} was handed in too; it is no answer the grader reads: read it "
+                                           f"yourself")
+        return layout.name, found
     folders = _from_folders(entries, root, lesson, slugs)
     if folders:
         return "student folders", folders

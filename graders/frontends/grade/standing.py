@@ -77,7 +77,8 @@ def build_standings(records: list[dict[str, Any]], max_score: float, *, policy: 
     pending = pending or set()
     graded = {r["student"]: r for r in records}
     standings = {}
-    for student in [*graded, *sorted(pending - graded.keys()), *(s for s in roster if s not in graded.keys() | pending)]:
+    everyone = [*graded, *sorted(pending - graded.keys())]
+    for student in [*everyone, *(s for s in roster if s not in graded.keys() | pending)]:
         record = graded.get(student)
         standing = Standing(student, roster.get(student), handed_in=record is not None or student in pending,
                             raw=float(record.get("score", 0.0)) if record else 0.0, max_score=max_score,
@@ -106,7 +107,9 @@ def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy
             standing.private.append(f"{slug}: {decision.said()}")
     standing.due = policy.due
     if forced.extension is not None:
-        standing.due = extended_due(forced.extension.value, policy.due) or policy.due
+        # "+2 days" are two days on the LMS's clock: across a change to summer time, still 23:59
+        base = policy.due.astimezone(policy.zone) if policy.due is not None and policy.zone is not None else policy.due
+        standing.due = extended_due(forced.extension.value, base) or policy.due
         if standing.due is not None:
             standing.notes.append(f"your due date is {when(standing.due, policy.due)}")
         standing.private.append(f"extension: {forced.extension.said()}")

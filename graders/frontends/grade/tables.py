@@ -96,7 +96,8 @@ def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
         if person is not None:
             row.update(name=person.name, email=person.email, sis_id=person.sis_id, section=person.section)
         if standing is not None:
-            row.update(score="EX" if standing.excused else _points(standing.final) if standing.graded else "", late_days=standing.late_days,
+            final = "EX" if standing.excused else _points(standing.final) if standing.graded else ""
+            row.update(score=final, late_days=standing.late_days,
                        penalty_percent=f"{standing.penalty * 100:g}", decisions=" | ".join(standing.all_notes),
                        submitted_at=standing.submitted_at.isoformat() if standing.submitted_at else "")
         row.update({e.slug: _points(0.0) for e in lesson.exercises})

@@ -45,6 +45,7 @@ class LatePolicy:
     percent_per_day: float = 0.0
     max_percent: float = 100.0
     zero_after_days: float | None = None
+    zone: tzinfo | None = None  # the LMS's time zone, where "+N days" of an extension are counted on its clock
 
     def penalty(self, submitted: datetime | None, due: datetime | None) -> tuple[int, float]:
         """(days late, share of the score taken) for a hand-in at `submitted` against the due date `due`
@@ -62,7 +63,7 @@ class LatePolicy:
 
 
 @dataclass(frozen=True)
-class Term:
+class TermFile:
     """Everything a term's file sets; paths are resolved against the file's folder."""
 
     policy: LatePolicy = LatePolicy()
@@ -77,7 +78,7 @@ _TOP_KEYS = {"roster", "roster_id_column", "decisions", "canvas_assignment_id", 
 _DEADLINE_KEYS = {"due", "grace_minutes", "percent_per_day", "max_percent", "zero_after_days", "lms_time_zone"}
 
 
-def load_term(path: Path) -> Term:
+def load_term(path: Path) -> TermFile:
     """Read a term's file; every missing, unknown or mistyped key is a TermError naming it."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -98,16 +99,17 @@ def load_term(path: Path) -> Term:
     policy = LatePolicy(due=due, grace=timedelta(minutes=_number(deadline, "grace_minutes", 0.0, path)),
                         percent_per_day=_number(deadline, "percent_per_day", 0.0, path),
                         max_percent=_number(deadline, "max_percent", 100.0, path),
-                        zero_after_days=_optional_number(deadline, "zero_after_days", path))
+                        zero_after_days=_optional_number(deadline, "zero_after_days", path),
+                        zone=_zone(deadline, path))
     if policy.max_percent > 100:
         raise TermError(f"{path} [deadline] max_percent = {policy.max_percent:g}: a penalty cannot exceed 100%")
     if due is None and (deadline.keys() - {"due", "lms_time_zone"}):
         raise TermError(f"{path} [deadline]: a late policy without `due`; add due = <date-time with offset>")
     folder = path.parent
-    return Term(policy=policy, roster=_path(data, "roster", folder, path),
+    return TermFile(policy=policy, roster=_path(data, "roster", folder, path),
                 roster_id_column=_text(data, "roster_id_column", path),
                 decisions=_path(data, "decisions", folder, path),
-                canvas_assignment_id=_canvas_id(data, path), lms_zone=_zone(deadline, path))
+                canvas_assignment_id=_canvas_id(data, path), lms_zone=policy.zone)
 
 
 def _canvas_id(table: dict[str, Any], path: Path) -> str | None:
