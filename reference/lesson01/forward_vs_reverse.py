@@ -17,6 +17,7 @@ def gradient_forward_mode(f: Callable[[Tensor], Tensor], x: Tensor) -> Tensor:
     `torch.func.jvp(f, (x,), (v,))` returns `(f(x), d)` where d is the derivative of f
     along v. With v = e_i (1 at position i, 0 elsewhere), d is df/dx_i. So the full
     gradient costs one `jvp` call, one pass through `f`, per input coordinate: n in all.
+    (`torch.autograd.forward_ad`'s dual tensors do the same: one dual input per pass.)
 
     Args:
         f: a function that takes a tensor shaped like `x` and returns a 0-d tensor.

@@ -30,12 +30,19 @@ def build(spec: dict[str, Any]) -> Callable[[Tensor], Tensor]:
 
 
 class _SinMissingFactor(torch.autograd.Function):
-    """sin(a·x).sum() with a deliberately wrong backward: the chain-rule factor a is dropped."""
+    """sin(a·x).sum() with a deliberately wrong backward: the chain-rule factor a is dropped.
+
+    Written in the form torch.func's transforms accept (forward without ctx, setup_context): a
+    gradient_check that takes autograd's gradient with torch.func.grad meets the same wrong backward as
+    one that calls .backward(), instead of a functorch error."""
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, a: Tensor) -> Tensor:
-        ctx.save_for_backward(x, a)
+    def forward(x: Tensor, a: Tensor) -> Tensor:
         return torch.sin(a * x).sum()
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Tensor, Tensor], output: Tensor) -> None:
+        ctx.save_for_backward(*inputs)
 
     @staticmethod
     def backward(ctx: Any, grad_output: Tensor) -> tuple[Tensor, None]:

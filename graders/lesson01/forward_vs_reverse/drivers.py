@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 
 import torch
 from torch import Tensor
+from torch.autograd import forward_ad
 
 
 def load_jvp() -> None:
@@ -65,15 +66,24 @@ class _Counted:
 
 @contextlib.contextmanager
 def _counting_transforms(module: ModuleType) -> Iterator[dict[str, int]]:
-    """Count torch.func.jvp / vjp calls, whether the student wrote torch.func.jvp(...) or
-    imported the function under any name (`from torch.func import jvp`)."""
-    counts = {"jvp": 0, "vjp": 0}
-    originals = {name: getattr(torch.func, name) for name in counts}
+    """Count torch.func.jvp / vjp calls and torch.autograd.forward_ad's dual inputs (make_dual: one forward-mode
+    pass each), whether the student wrote torch.func.jvp(...), fwAD.make_dual(...) or imported the function
+    under any name (`from torch.func import jvp`)."""
+    counts = {"jvp": 0, "vjp": 0, "make_dual": 0}
+    homes = {"jvp": torch.func, "vjp": torch.func, "make_dual": forward_ad}
+    originals = {name: getattr(homes[name], name) for name in counts}
+
+    inside = [0]  # torch.func.jvp makes dual tensors itself: those are its pass, counted once as a jvp
 
     def counter(name: str) -> Callable:
         def counted(*args: Any, **kwargs: Any) -> Any:
-            counts[name] += 1
-            return originals[name](*args, **kwargs)
+            if name != "make_dual" or not inside[0]:
+                counts[name] += 1
+            inside[0] += name != "make_dual"
+            try:
+                return originals[name](*args, **kwargs)
+            finally:
+                inside[0] -= name != "make_dual"
         return counted
 
     wrappers = {name: counter(name) for name in counts}
@@ -81,13 +91,13 @@ def _counting_transforms(module: ModuleType) -> Iterator[dict[str, int]]:
                if value is original}
     try:
         for name, wrapper in wrappers.items():
-            setattr(torch.func, name, wrapper)
+            setattr(homes[name], name, wrapper)
         for key, name in aliases.items():
             setattr(module, key, wrappers[name])
         yield counts
     finally:
         for name, original in originals.items():
-            setattr(torch.func, name, original)
+            setattr(homes[name], name, original)
         for key, name in aliases.items():
             setattr(module, key, originals[name])
 

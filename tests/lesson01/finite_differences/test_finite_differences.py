@@ -6,6 +6,7 @@ import torch
 
 from conftest import ROOT
 from graders.lesson01.finite_differences import checks
+from mistake_catalogue import submission
 
 SAVED_AND_RESTORED = '''
 import torch
@@ -113,3 +114,11 @@ def test_an_estimate_computed_in_float32_is_not_called_a_float32_result(grade) -
     graded = grade({"finite_differences": IN_FLOAT32}, "-k", "numerical_gradient_matches_autograd")
     check = graded.checks("finite_differences")["numerical_gradient_matches_autograd"]
     assert not check["passed"] and check["mistake"] is None, check["message"]
+
+
+def test_autograds_gradient_from_torch_func_grad_scores_full_marks(grade) -> None:
+    """torch.func.grad is autograd too: its gradient of the check's f with a wrong backward is that backward's."""
+    graded = grade({"finite_differences": submission("finite_differences", "correct_func_grad")},
+                   "-k", "finite_differences")
+    assert graded.failed("finite_differences") == set(), graded.output
+

@@ -37,6 +37,40 @@ def test_vjp_and_renamed_imports_score_full_marks(grade) -> None:
     assert graded.failed("forward_vs_reverse") == set(), graded.output
 
 
+DUAL_NUMBERS = VJP_AND_ALIASES.replace('''def gradient_forward_mode(f, x):
+    x = x.detach()
+    columns = [push_forward(f, (x,), (e,))[1] for e in torch.eye(len(x), dtype=x.dtype)]
+    return torch.stack(columns)''', '''def gradient_forward_mode(f, x):
+    import torch.autograd.forward_ad as fwAD
+
+    x = x.detach()
+    gradient = torch.empty_like(x)
+    for i, direction in enumerate(torch.eye(len(x), dtype=x.dtype)):
+        with fwAD.dual_level():
+            out = f(fwAD.make_dual(x, direction))
+            gradient[i] = fwAD.unpack_dual(out).tangent
+    return gradient''')
+
+
+def test_forward_mode_with_dual_numbers_scores_full_marks(grade) -> None:
+    """torch.autograd.forward_ad's dual tensors are forward mode as much as torch.func.jvp: one pass per input."""
+    assert "make_dual" in DUAL_NUMBERS
+    graded = grade({"forward_vs_reverse": DUAL_NUMBERS}, "-k", "forward_vs_reverse")
+    assert graded.failed("forward_vs_reverse") == set(), graded.output
+
+
+def test_forward_mode_by_backward_per_input_is_no_forward_mode_pass(grade) -> None:
+    backward_per_input = VJP_AND_ALIASES.replace('''    columns = [push_forward(f, (x,), (e,))[1] for e in torch.eye(len(x), dtype=x.dtype)]
+    return torch.stack(columns)''', '''    columns = []
+    for i in range(len(x)):
+        leaf = x.clone().requires_grad_(True)
+        f(leaf).backward()
+        columns.append(leaf.grad[i])
+    return torch.stack(columns)''')
+    graded = grade({"forward_vs_reverse": backward_per_input}, "-k", "forward_vs_reverse")
+    assert "forward_mode_one_pass_per_input" in graded.failed("forward_vs_reverse"), graded.output
+
+
 def test_only_code_that_calls_vjp_counts_as_using_it(tmp_path: Path) -> None:
     cases = {
         '"""Use torch.func.vjp here."""\nimport torch\n': False,
@@ -85,7 +119,7 @@ def test_a_forward_mode_that_loops_costs_only_its_own_checks(grade) -> None:
     # 3 s, not 1: the first vjp call loads functorch, which a loaded machine can stretch past a second.
     graded = grade({"forward_vs_reverse": LOOPING_FORWARD}, "--call-timeout", "3", "-m", "not hidden")
     failed = graded.failed("forward_vs_reverse")
-    assert failed == {"forward_mode_matches_autograd", "forward_mode_one_jvp_per_input"}, graded.output
+    assert failed == {"forward_mode_matches_autograd", "forward_mode_one_pass_per_input"}, graded.output
 
 
 COMPUTED_IN_FLOAT32 = VJP_AND_ALIASES.replace(
