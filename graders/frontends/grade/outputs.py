@@ -103,10 +103,15 @@ def _similarity(out: Path, answers: dict[str, dict[str, str]], lesson: course_co
     from graders.frontends.grade.similarity import similar_pairs, similarity_csv
     from graders.frontends.grade.similarity_page import similarity_html
 
-    stubs = {}
+    from graders.engine.stubs import NotAStubError, stub_to_release
+
+    stubs = {}  # what students were handed (the committed stub where the working copy holds a solution)
     for exercise in lesson.exercises:
-        stub = course_config.ROOT / "exercises" / lesson.folder / f"{exercise.slug}.py"
-        stubs[exercise.slug] = stub.read_text(encoding="utf-8") if stub.is_file() else ""
+        try:
+            stubs[exercise.slug], _ = stub_to_release(course_config.ROOT,
+                                                      Path("exercises") / lesson.folder / f"{exercise.slug}.py")
+        except NotAStubError:
+            stubs[exercise.slug] = ""  # no stub to subtract: every line of an answer counts
     earlier = archived_answers(archive)
     pairs = similar_pairs(answers, stubs, archive=earlier or None)
     write_atomically(out / "similarity.csv", similarity_csv(pairs))
