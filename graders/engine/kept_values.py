@@ -17,29 +17,14 @@ it before it forks the helper that draws.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
-import course_config
+from graders.engine.course_version import course_digest  # noqa: F401 - this module's callers read it here
 
 FOLDER_VARIABLE = "GRADERS_CACHE_DIR"  # where the files go; "off" keeps nothing
 OFF = "off"
 PREFIX = "expected-"
-
-
-def course_digest() -> str:
-    """A digest of everything that decides a grade besides the answers."""
-    digest = hashlib.sha256()
-    root = course_config.ROOT
-    files = [Path(course_config.__file__)]
-    for folder in (Path(__file__).resolve().parents[1], root / "reference"):  # graders/ and the reference
-        # .toml: the exercises' manifests (graders/<lesson>/<slug>/exercise.toml), their tolerances and seeds.
-        files += sorted(p for p in folder.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts)
-    for path in files:
-        digest.update(str(path.relative_to(root) if root in path.parents else path.name).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def folder() -> Path | None:

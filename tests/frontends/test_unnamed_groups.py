@@ -103,7 +103,8 @@ def test_mistakes_csv_and_the_report_count_what_the_json_holds(graded: dict) -> 
 def test_once_the_catalogue_knows_the_mistakes_a_rerun_names_their_students_and_the_groups_are_gone(
         graded: dict, tmp_path: Path) -> None:
     """The author's loop: the forgotten mistakes known again (as a new entry in mistakes.py would be), the same
-    command into the same folder grades the class again and moves each group's students to the name."""
+    command into the same folder grades that exercise of the class again and moves each group's students to
+    the name."""
     import shutil
 
     out = tmp_path / "out"
@@ -112,9 +113,17 @@ def test_once_the_catalogue_knows_the_mistakes_a_rerun_names_their_students_and_
     run = subprocess.run([sys.executable, "-m", "graders", "grade", str(root), "--out", str(out), "-j", "2"],
                          capture_output=True, text=True, timeout=1200, cwd=ROOT,
                          env={k: v for k, v in os.environ.items() if k != "GRADERS_FORGET_MISTAKES"})
-    assert run.returncode == 0 and "0 unchanged since the last run" in run.stdout, run.stdout[-2000:]
+    # Only the exercise whose catalogue changed is graded again; every other exercise's result is kept as it was.
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert f"0 unchanged since the last run, {len(graded['records'])} to grade, in {SLUG} only" in run.stdout
     assert json.loads((out / "unnamed_groups.json").read_text()) == {}
     for stem_mistake, stem in FORGOTTEN.items():
         record = json.loads((out / "students" / f"{stem}-0.json").read_text())
         named = {c.get("mistake") for e in record["exercises"] if e["slug"] == SLUG for c in e["checks"]}
         assert stem_mistake in named, (stem, named)
+    for before in graded["records"]:
+        after = json.loads((out / "students" / f"{before['student']}.json").read_text())
+        assert [e for e in after["exercises"] if e["slug"] != SLUG] == \
+            [e for e in before["exercises"] if e["slug"] != SLUG]
+        assert after["score"] == sum(e["score"] for e in after["exercises"])
+        assert [e["slug"] for e in after["exercises"]] == [e["slug"] for e in before["exercises"]]

@@ -71,15 +71,24 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     out.mkdir(parents=True, exist_ok=True)
     oom_score(-1000)  # under memory pressure, never the process that holds the class's results (root only)
     course = store.course_digest()
-    keys = {s.student: store.result_key(course, s.sources, s.problems) for s in submissions}
-    to_grade = [s for s in submissions if (stored := store.stored(out, s.student)) is None
-                or stored.get("key") != keys[s.student]]
+    digests = store.exercise_digests(chosen.folder, slugs)
+    exercise_keys = {s.student: store.exercise_keys(digests, s.sources) for s in submissions}
+    keys = {s.student: store.result_key(exercise_keys[s.student], s.problems) for s in submissions}
+    previous = {s.student: store.stored(out, s.student) for s in submissions}
+    changed = [s for s in submissions if (previous[s.student] or {}).get("key") != keys[s.student]]
+    regrade = {s.student: store.to_regrade(previous[s.student], exercise_keys[s.student]) for s in changed}
+    for submission in changed:  # only what was said about the hand-in changed: nothing to grade again
+        if not regrade[submission.student]:
+            store.store(out, {**previous[submission.student], **_about(submission, keys, exercise_keys)})
+    to_grade = [s for s in changed if regrade[s.student]]
     print(f"graders grade: {counted(len(submissions), 'submission')} ({layout}) in {source}; "
-          f"{len(submissions) - len(to_grade)} unchanged since the last run, {len(to_grade)} to grade", flush=True)
+          f"{len(submissions) - len(to_grade)} unchanged since the last run, {len(to_grade)} to grade"
+          f"{_only_in(regrade, to_grade, slugs)}", flush=True)
     failed = 0
     if to_grade:
         where = where or Where(jobs=jobs or os.cpu_count() or 1)
-        failed = _grade(to_grade, keys, chosen, out, where, allow_unconfined, cache or out / ".cache", course)
+        failed = _grade(to_grade, Keys(keys, exercise_keys, regrade, previous), chosen, out, where,
+                        allow_unconfined, cache or out / ".cache", course)
     # Only results of what was handed in now: a student whose new hand-in could not be graded this time is
     # pending (their old result would pair a stale score with the new hand-in's time).
     records = [r for r in (store.stored(out, s.student) for s in submissions)
@@ -110,7 +119,35 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     return failed
 
 
-def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_config.Lesson, out: Path,
+@dataclasses.dataclass(frozen=True)
+class Keys:
+    """What a run knows of each student to grade: their result's key, each exercise's key, the exercises to
+    grade again and the result stored before (the one the regraded exercises are merged into)."""
+
+    results: dict[str, str]
+    exercises: dict[str, dict[str, str]]
+    regrade: dict[str, list[str]]
+    previous: dict[str, dict[str, Any] | None]
+
+
+def _about(submission: Submission, keys: dict[str, str], exercise_keys: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """What a stored result says of the hand-in it grades, beside the result model."""
+    return {"student": submission.student, "key": keys[submission.student],
+            "exercise_keys": exercise_keys[submission.student], "origin": submission.origin,
+            "submission": submission.origin, "problems": submission.problems}
+
+
+def _only_in(regrade: dict[str, list[str]], to_grade: list[Submission], slugs: list[str]) -> str:
+    """', in views and micrograd only (the others' results are kept)' when no one is regraded in every exercise."""
+    touched = {slug for s in to_grade for slug in regrade[s.student]}
+    if not to_grade or touched == set(slugs) or any(set(regrade[s.student]) == set(slugs) for s in to_grade):
+        return ""
+    named = [slug for slug in slugs if slug in touched]
+    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+    return f", in {listed} only (their other exercises' results are kept)"
+
+
+def _grade(submissions: list[Submission], keys: Keys, lesson: course_config.Lesson, out: Path,
            where: Where, allow_unconfined: bool, cache_folder: Path, course: str) -> int:
     from graders.frontends.grade import cluster
 
@@ -132,7 +169,7 @@ def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_c
                 failures.append(submission.student)
                 return
             try:
-                record = _record(submission, keys[submission.student], reply, lesson, out)
+                record = _record(submission, keys, reply, lesson, out)
                 store.store(out, record)
             except OSError as error:  # a full disk (ENOSPC), a quota: say so, and go on with the others
                 later[submission.student] = f"its result could not be stored ({error.strerror or error})"
@@ -142,10 +179,10 @@ def _grade(submissions: list[Submission], keys: dict[str, str], lesson: course_c
                 failures.append(submission.student)
             progress.done(submission.student, record)
 
-        slugs = [e.slug for e in lesson.exercises]  # every one is graded: a missing file scores 0, and says so
-        jobs = [{"student": s.student, "lesson": lesson.folder, "slugs": slugs, "sources": s.sources,
+        # Every exercise whose key changed is graded (a missing file scores 0, and says so); the others are kept.
+        jobs = [{"student": s.student, "lesson": lesson.folder, "slugs": keys.regrade[s.student], "sources": s.sources,
                  "allow_unconfined": allow_unconfined,
-                 "key": f"{store.file_name(s.student)}-{keys[s.student][:24]}"} for s in submissions]
+                 "key": f"{store.file_name(s.student)}-{keys.results[s.student][:24]}"} for s in submissions]
         try:
             cluster.grade_all(client, jobs, expected, seconds, done)
         finally:
@@ -190,19 +227,30 @@ def oom_score(adjustment: int) -> None:
         pass
 
 
-def _record(submission: Submission, key: str, reply: dict[str, Any], lesson: course_config.Lesson,
+def _record(submission: Submission, keys: Keys, reply: dict[str, Any], lesson: course_config.Lesson,
             out: Path) -> dict[str, Any]:
     """What is stored for a student: the result model, where the answers came from, what was wrong. The
-    feedback's plots came back as bytes under the names the service gave them; they are kept under out/plots."""
+    feedback's plots came back as bytes under the names the service gave them; they are kept under out/plots.
+    When only some exercises were graded again, their results replace those of the stored record."""
     result = reply.get("result")
     why = reply.get("error", "")
+    slugs = keys.regrade[submission.student]
+    previous = keys.previous[submission.student]
+    partial = previous is not None and result is not None and set(slugs) != {e.slug for e in lesson.exercises}
     if result is None:
         why = why or f"the grading service gave no result (pytest's exit status {reply.get('exit')})"
         result = {"submission": submission.origin, "lesson": lesson.number, "score": 0.0, "max_score": lesson.points,
                   "trusted": True, "complete": False, "confined": False, "confinement": "", "exercises": []}
     files: dict[str, str] = reply.get("files") or {}
     kept = out / "plots" / store.file_name(submission.student)
-    shutil.rmtree(kept, ignore_errors=True)
+    if partial:  # the plots of the exercises graded again go; the others' stay with their results
+        for exercise in previous.get("exercises", []):
+            if exercise.get("slug") in slugs:
+                for check in exercise.get("checks", []):
+                    for name in check.get("files", []):
+                        (out / name).unlink(missing_ok=True)
+    else:
+        shutil.rmtree(kept, ignore_errors=True)
     for exercise in result.get("exercises", []):
         for check in exercise.get("checks", []):
             moved = []
@@ -213,5 +261,6 @@ def _record(submission: Submission, key: str, reply: dict[str, Any], lesson: cou
                     target.write_bytes(base64.b64decode(files[name]))
                     moved.append(str(target.relative_to(out)))
             check["files"] = moved
-    return {**result, "student": submission.student, "key": key, "origin": submission.origin,
-            "submission": submission.origin, "problems": submission.problems, "error": why}
+    if partial:
+        result = store.merged(previous, result, slugs, [e.slug for e in lesson.exercises])
+    return {**result, **_about(submission, keys.results, keys.exercises), "error": why}

@@ -1,11 +1,12 @@
 """Each student's stored result, keyed by exactly what was graded, written so that nothing is lost.
 
-A result's key is a digest of the student's answers and of the course's checks (the engine,
-the checks, the reference and course_config.py): a rerun regrades a student only when one
-of them changed, and a batch killed halfway resumes where it stopped. Every file is written
-beside its target and renamed over it, so a reader (or a rerun) never sees half a file.
+Each exercise of a result has its own key: a digest of the student's answers and of that exercise's
+version of the course (engine/course_version.py: the engine, its room's checks and mistakes, its
+reference and course_config.py). A rerun regrades a student only in the exercises whose key changed,
+so a mistake added to one room's catalogue regrades that exercise across the class and keeps every
+other stored result; a batch killed halfway resumes where it stopped. Every file is written beside
+its target and renamed over it, so a reader (or a rerun) never sees half a file.
 """
-
 from __future__ import annotations
 
 import hashlib
@@ -15,18 +16,47 @@ import re
 from pathlib import Path
 from typing import Any
 
-from course_config import FORGET_MISTAKES_VARIABLE
-from graders.engine.kept_values import course_digest  # noqa: F401 - results are keyed by it (main.py)
+from graders.engine.course_version import course_digest, exercise_digests  # noqa: F401 - main.py keys by them
 
 STUDENTS = "students"
 _SAFE = re.compile(r"[^A-Za-z0-9._@+-]")
 
 
-def result_key(course: str, sources: dict[str, str], problems: list[str]) -> str:
-    forgotten = os.environ.get(FORGET_MISTAKES_VARIABLE, "")  # a test's forgotten mistakes change diagnoses
-    payload = json.dumps({"course": course, "sources": sources, "problems": problems,
-                          **({"forgotten": forgotten} if forgotten else {})}, sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()
+def exercise_keys(digests: dict[str, str], sources: dict[str, str]) -> dict[str, str]:
+    """Each exercise's key: its course digest and every answer file (a module may import another of the
+    student's own modules, so any answer that changed regrades all of that student's exercises)."""
+    answers = json.dumps(sources, sort_keys=True)
+    return {slug: hashlib.sha256(f"{digest}\n{answers}".encode()).hexdigest() for slug, digest in digests.items()}
+
+
+def result_key(keys: dict[str, str], problems: list[str]) -> str:
+    """The key of a whole result: its exercises' keys and the problems found with what was handed in."""
+    return hashlib.sha256(json.dumps({"exercises": keys, "problems": problems}, sort_keys=True).encode()).hexdigest()
+
+
+def to_regrade(record: dict[str, Any] | None, keys: dict[str, str]) -> list[str]:
+    """The exercises of a stored record to grade again: those whose key changed, or all of them when the
+    record is not one to build on (none, a run that failed or stopped early, an older layout)."""
+    kept = record.get("exercise_keys") if record is not None else None
+    if (not isinstance(kept, dict) or record.get("error") or not record.get("complete")
+            or not isinstance(record.get("exercises"), list)):
+        return list(keys)
+    present = {e.get("slug") for e in record["exercises"] if isinstance(e, dict)}
+    return [slug for slug, key in keys.items() if kept.get(slug) != key or slug not in present]
+
+
+def merged(record: dict[str, Any], result: dict[str, Any], slugs: list[str], order: list[str]) -> dict[str, Any]:
+    """A stored result with the exercises `slugs` replaced by a new result's, its totals counted again."""
+    new = {e["slug"]: e for e in result["exercises"]}
+    kept = {e.get("slug"): e for e in record["exercises"] if e.get("slug") not in slugs}
+    exercises = [new.get(slug) or kept[slug] for slug in order if slug in new or slug in kept]
+    integrity = [line for line in record.get("integrity", []) if line.split(":", 1)[0] not in slugs]
+    confined = bool(record.get("confined")) and bool(result.get("confined"))
+    return {**result, "exercises": exercises, "integrity": integrity + result.get("integrity", []),
+            "score": sum(e["score"] for e in exercises), "max_score": sum(e["max_score"] for e in exercises),
+            "complete": bool(record.get("complete")) and bool(result.get("complete")), "confined": confined,
+            "confinement": result.get("confinement", "") if confined or not result.get("confined")
+            else record.get("confinement", "")}
 
 
 def file_name(student: str) -> str:
