@@ -3,16 +3,17 @@
     python benchmarks/named_share.py CORPUS [--out DIR] [-j N]
 
 CORPUS holds `<slug>/<name>.py`: each file a whole module handed in for exercise `<slug>`,
-wrong in one way, its first line `# intended: <the mistake, in words>`. Each file is graded
-as the only answer of a student of its own, through the batch grader (`python -m graders
-grade`), and then counted as
+wrong in one way, its first line `# intended: <the mistake, in words>`, or right in a way of its
+own, its first line `# intended: correct (<how it differs>)`. Each file is graded as the only
+answer of a student of its own, through the batch grader (`python -m graders grade`), and then
+counted as
 
 - lost points: its exercise scored less than full marks (a wrong answer that keeps full marks
-  is a hole in the checks);
+  is a hole in the checks; a correct one that loses any is the worst failure of all);
 - named: some failed check of its exercise gave a mistake by name.
 
-Prints one line per file (score, the names given, what was intended) and the two shares
-(issue 12's goal: at least 9 in 10 wrong answers named). The corpus must not have been seen
+Prints one line per file (score, the names given, what was intended), the two shares over the
+wrong solutions (issue 12's goal: at least 9 in 10 named) and how many correct ones kept full marks. The corpus must not have been seen
 by whoever wrote the diagnosis, or the share says little: keep it outside tests/.
 """
 
@@ -69,7 +70,8 @@ def main() -> None:
                               cwd=course_config.ROOT, capture_output=True, text=True)
         if done.returncode not in (0, 1):
             sys.exit(f"the batch grader failed:\n{done.stderr[-3000:]}")
-        lost = named = 0
+        lost = named = right = 0
+        correct = {student for student, (_, path) in students.items() if _intended(path).startswith("correct")}
         for student, (slug, path) in students.items():
             record = store.stored(out, student) or {}
             exercise = next((e for e in record.get("exercises", []) if e["slug"] == slug), None)
@@ -78,14 +80,21 @@ def main() -> None:
                 continue
             names = sorted({c["mistake"] for c in exercise["checks"] if not c["passed"] and c.get("mistake")})
             short = exercise["score"] < exercise["max_score"]
-            lost += short
-            named += short and bool(names)
-            verdict = "NAMED" if short and names else "UNNAMED" if short else "FULL MARKS"
+            if student in correct:
+                right += not short
+                verdict = "LOST POINTS" if short else "FULL MARKS"
+            else:
+                lost += short
+                named += short and bool(names)
+                verdict = "NAMED" if short and names else "UNNAMED" if short else "FULL MARKS"
+            failed = "" if not short else "  failed: " + ", ".join(c["id"] for c in exercise["checks"] if not c["passed"])
             print(f"{verdict:<11} {slug}/{path.name}: {exercise['score']:g}/{exercise['max_score']:g}"
-                  f"  names: {'; '.join(names) or '-'}  intended: {_intended(path)}")
-        total = len(students)
-        print(f"\n{total} wrong solutions: {lost} lost points ({lost / total:.0%}); "
+                  f"  names: {'; '.join(names) or '-'}  intended: {_intended(path)}{failed}")
+        wrong = len(students) - len(correct)
+        print(f"\n{wrong} wrong solutions: {lost} lost points ({lost / max(wrong, 1):.0%}); "
               f"{named} of those named ({named / max(lost, 1):.0%}; goal {GOAL:.0%})")
+        if correct:
+            print(f"{len(correct)} correct solutions: {right} kept full marks (goal: all)")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
