@@ -48,8 +48,8 @@ NO_BACKWARD_HINT = ("Your autograd_derivative never calls backward() or torch.au
                     "that requires grad, compute f(leaf).sum(), call .backward() and return leaf.grad.")
 ITEM_HINT = "Return a Python float: call .item() on the 0-d tensor that .max() gives."
 NUMPY_HINT = "A NumPy value is not a Python float: call .item() on the 0-d tensor that .max() gives, not .numpy()."
-OTHER_TYPE_HINT = ("Return one Python float, the largest absolute difference: "
-                   "(autograd_derivative(x) - analytic_derivative(x)).abs().max().item().")
+OTHER_TYPE_HINT = ("Return one Python float, the largest absolute difference: .item() takes it out of the 0-d "
+                   "tensor that .max() gives.")
 SHAPE_HINT = ("Keep x's shape {shape}: compute elementwise, with no reshape, flatten or reduction (the docstring: "
               "\"A tensor of the same shape and dtype as `x`.\").")
 DTYPE_HINT = ("Keep x's dtype, {dtype}: no .float() or .double() on the way, and a tensor you create gets "
