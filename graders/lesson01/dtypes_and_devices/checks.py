@@ -24,7 +24,8 @@ import torch
 
 from graders.kit import (Mistake, Returned, Student, Suspect, checks_for, describe, exercise, expect_tensor, expected,
                          fail, twin, twin_generator, twin_random)
-from graders.lesson01.dtypes_and_devices.mistakes import (CHANGED_BATCH, DEVICES, DEVICE_AT_IMPORT, DEVICE_NAME,
+from graders.lesson01.dtypes_and_devices.mistakes import (BUILT_NOT_AVAILABLE, CHANGED_BATCH, DEVICES, DEVICE_AT_IMPORT,
+                                                          DEVICE_NAME, DTYPE_FROM_A_LIST,
                                                           FLOAT64_KEPT, FLOAT_LABELS, INT32_LABELS, INTEGER_FEATURES,
                                                           NON_TENSORS_DROPPED, PITFALLS, TENSORS, WRONG_BACKEND_ORDER)
 from graders.lesson01.dtypes_and_devices.drivers import (MISSING, chosen_device, device_when_imported, moved_layout,
@@ -113,6 +114,19 @@ def kept_dtype(a: np.ndarray) -> torch.Tensor:
 
 
 @expected
+def through_a_list(a: np.ndarray) -> torch.Tensor:
+    """torch.tensor of a.tolist() with no dtype: the list's default, float32 or int64, whatever the array was."""
+    return torch.tensor(a.tolist())
+
+
+def list_suspects(student: Student, function: str, a: np.ndarray) -> list[Suspect]:
+    """The list's default dtype, named only where the function's code (as the grader reads it) goes through
+    .tolist(): the same tensor also comes from other slips (an integer array left integer, float labels)."""
+    value = through_a_list(a)  # asked for either way, so that a recording from the reference holds it
+    return [Suspect(DTYPE_FROM_A_LIST, value)] if student.evidence.shows(function, ("tolist",)) else []
+
+
+@expected
 def float_labels(a: np.ndarray) -> list[torch.Tensor]:
     """Labels left as floating point, float32 or float64."""
     return [torch.from_numpy(a.copy()).float(), torch.from_numpy(a.copy()).double()]
@@ -159,18 +173,19 @@ def _fail_named(returned: Returned, summary: str, mistake: Mistake, got: str, wa
     fail(summary, call=returned.call, got=got, expected=want, mistake=mistake)
 
 
-def expect_features(returned: Returned, reference: ModuleType, a: np.ndarray) -> None:
+def expect_features(returned: Returned, reference: ModuleType, a: np.ndarray, through_list: list[Suspect]) -> None:
     __tracebackhide__ = True
-    suspects = ([Suspect(FLOAT64_KEPT, kept_dtype(a))] if a.dtype == np.float64 else
-                [Suspect(INTEGER_FEATURES, kept_dtype(a))] if np.issubdtype(a.dtype, np.integer) else [])
+    suspects = through_list + ([Suspect(FLOAT64_KEPT, kept_dtype(a))] if a.dtype == np.float64 else
+                               [Suspect(INTEGER_FEATURES, kept_dtype(a))] if np.issubdtype(a.dtype, np.integer) else [])
     expect_tensor(returned, reference.to_features(a), rtol=0, atol=EXERCISE.tolerance("values"),
                   requires_grad=None, suspects=suspects, section=PITFALLS,
                   hint="Convert, then cast to float32: torch.from_numpy(a).float().")
 
 
-def expect_labels(returned: Returned, reference: ModuleType, a: np.ndarray) -> None:
+def expect_labels(returned: Returned, reference: ModuleType, a: np.ndarray, through_list: list[Suspect]) -> None:
     __tracebackhide__ = True
-    suspects = [Suspect(FLOAT_LABELS, wrong) for wrong in float_labels(a)] + [Suspect(INT32_LABELS, int32_labels(a))]
+    suspects = through_list + [Suspect(FLOAT_LABELS, wrong) for wrong in float_labels(a)] + [
+        Suspect(INT32_LABELS, int32_labels(a))]
     expect_tensor(returned, reference.to_labels(a), rtol=0, atol=EXERCISE.tolerance("values"),
                   requires_grad=None, suspects=suspects, section=TENSORS,
                   hint="Convert, then cast to int64: torch.from_numpy(a).long().")
@@ -268,13 +283,15 @@ def expect_moves(student: Student, reference: ModuleType, batch: dict, text: str
 @check
 def test_features_are_float32(student: Student, reference: ModuleType) -> None:
     for text, a in feature_arrays().items():
-        expect_features(student.call("to_features", a, shown_as=f"to_features(a) with {text}"), reference, a)
+        expect_features(student.call("to_features", a, shown_as=f"to_features(a) with {text}"), reference, a,
+                        list_suspects(student, "to_features", a))
 
 
 @check
 def test_labels_are_int64(student: Student, reference: ModuleType) -> None:
     for text, a in label_arrays().items():
-        expect_labels(student.call("to_labels", a, shown_as=f"to_labels(a) with {text}"), reference, a)
+        expect_labels(student.call("to_labels", a, shown_as=f"to_labels(a) with {text}"), reference, a,
+                      list_suspects(student, "to_labels", a))
 
 
 @check
@@ -297,6 +314,7 @@ def test_pick_device_prefers_cuda_then_mps(student: Student, reference: ModuleTy
         answers.append((returned, returned.value, want))
     wrong = [(returned, got, want) for returned, got, want in answers if got.type != want.type]
     if not wrong:
+        expect_built_is_not_available(student)
         return
     returned, got, want = wrong[0]
     summary = f"pick_device() chose {got.type} with {_scenario(*cases[answers.index(wrong[0])])}; expected {want.type}."
@@ -307,6 +325,28 @@ def test_pick_device_prefers_cuda_then_mps(student: Student, reference: ModuleTy
         _fail_named(returned, summary, DEVICE_AT_IMPORT, str(got), str(want))
     fail(summary, call=returned.call, got=str(got), expected=str(want),
          meaning="The device must follow what torch says is available, asked when pick_device is called.",
+         hint="cuda if torch.cuda.is_available(), else mps if torch.backends.mps.is_available(), else cpu.",
+         section=DEVICES)
+
+
+BUILT_ONLY = ("CUDA and MPS built into torch but neither available (a CUDA build on a machine with no NVIDIA GPU, "
+              "a Mac whose GPU cannot be used)")
+
+
+def expect_built_is_not_available(student: Student) -> None:
+    """pick_device asks whether a backend is available, as its docstring says, not whether torch was built with it."""
+    __tracebackhide__ = True
+    returned = _run(student, chosen_device, "pick_device", False, False, True, shown_as=f"pick_device() with {BUILT_ONLY}")
+    got = returned.value
+    if type(got) is torch.device and got.type == "cpu":
+        return
+    chosen = got.type if type(got) is torch.device else describe(got)
+    summary = f"pick_device() chose {chosen} with {BUILT_ONLY}; expected cpu."
+    if type(got) is torch.device and student.evidence.shows("pick_device", ("is_built",)):
+        _fail_named(returned, summary, BUILT_NOT_AVAILABLE, str(got), "cpu")
+    fail(summary, call=returned.call, got=describe(got), expected=str(torch.device("cpu")),
+         meaning="A backend torch was built with is not always one this machine can use: only an available one "
+                 "may be chosen.",
          hint="cuda if torch.cuda.is_available(), else mps if torch.backends.mps.is_available(), else cpu.",
          section=DEVICES)
 
@@ -333,9 +373,11 @@ def test_conversions_on_fresh_arrays(student: Student, reference: ModuleType) ->
         "a = a 2×3 int64 array of labels": rng.integers(0, 4, size=(2, 3)),
     }
     for text, a in features.items():
-        expect_features(student.call("to_features", a, shown_as=f"to_features(a) with {text}"), reference, a)
+        expect_features(student.call("to_features", a, shown_as=f"to_features(a) with {text}"), reference, a,
+                        list_suspects(student, "to_features", a))
     for text, a in labels.items():
-        expect_labels(student.call("to_labels", a, shown_as=f"to_labels(a) with {text}"), reference, a)
+        expect_labels(student.call("to_labels", a, shown_as=f"to_labels(a) with {text}"), reference, a,
+                      list_suspects(student, "to_labels", a))
 
 
 @check

@@ -19,15 +19,17 @@ MISSING = "<function missing>"  # in place of an answer when the student's file 
 
 
 @contextmanager
-def _backends(cuda: bool, mps: bool, module: object = None) -> Iterator[list[tuple[Any, Any]]]:
-    """Make torch report CUDA and MPS as available or not, however the question is spelled;
-    gives the (fake, original) pairs in use."""
+def _backends(cuda: bool, mps: bool, module: object = None, built: bool = False) -> Iterator[list[tuple[Any, Any]]]:
+    """Make torch report CUDA and MPS as available or not, however the question is spelled; with `built`, both
+    built into torch even where not available (is_built() is not is_available()); gives the (fake, original)
+    pairs in use."""
     accelerator = torch.device("cuda") if cuda else torch.device("mps") if mps else None
     fakes = {
         (torch.cuda, "is_available"): lambda: cuda,
         (torch.cuda, "device_count"): lambda: int(cuda),
         (torch.backends.mps, "is_available"): lambda: mps,
-        (torch.backends.mps, "is_built"): lambda: mps,
+        (torch.backends.mps, "is_built"): lambda: mps or built,
+        (torch.backends.cuda, "is_built"): lambda: cuda or built,
         (torch.mps, "is_available"): lambda: mps,
         (torch.accelerator, "is_available"): lambda: accelerator is not None,
         (torch.accelerator, "current_accelerator"): lambda check_available=False: accelerator,
@@ -47,12 +49,13 @@ def _backends(cuda: bool, mps: bool, module: object = None) -> Iterator[list[tup
             setattr(owner, name, original)
 
 
-def chosen_device(module: Any, cuda: bool, mps: bool) -> Any:
-    """Runs in the worker (and here for the reference): pick_device() as the backends say."""
+def chosen_device(module: Any, cuda: bool, mps: bool, built: bool = False) -> Any:
+    """Runs in the worker (and here for the reference): pick_device() as the backends say (`built`: both
+    backends built into torch, whether available or not)."""
     function = getattr(module, "pick_device", None)
     if not callable(function):
         return MISSING
-    with _backends(cuda, mps, module):
+    with _backends(cuda, mps, module, built):
         return function()
 
 

@@ -115,3 +115,26 @@ DEVICE_AT_IMPORT = Mistake(
     DEVICES,
     concept=CONCEPT,
 )
+
+DTYPE_FROM_A_LIST = Mistake(
+    "dtype left to a Python list",
+    "Your tensor was built from a Python list (a.tolist()), and a list keeps no dtype: torch.tensor gives Python "
+    "floats float32 and whole numbers int64, whatever the array held. So the dtype you return is the list's "
+    "default (int64 features from whole numbers, float32 labels from a text file's floats), not the one the "
+    "docstring asks for.",
+    "Say the dtype instead of leaving it to the list: torch.from_numpy(a).float() for features, "
+    "torch.from_numpy(a).long() for labels (or dtype=... in torch.tensor).",
+    PITFALLS,
+    concept="dtypes",
+)
+
+BUILT_NOT_AVAILABLE = Mistake(
+    "backend built, not available",
+    "Your pick_device chose a GPU backend that torch was built with but that is not available on this machine: "
+    "torch.backends.mps.is_built() (or torch.backends.cuda.is_built()) says whether this copy of PyTorch includes "
+    "that backend, not whether the machine can run it. A Mac without a usable GPU, or a CUDA build on a machine "
+    "with no NVIDIA GPU, has the backend built and unavailable, and a tensor sent there fails.",
+    "Ask whether it is available: torch.cuda.is_available() and torch.backends.mps.is_available().",
+    DEVICES,
+    concept=CONCEPT,
+)

@@ -11,6 +11,7 @@ point; hidden ones use fresh coefficients, sizes and float32 with a larger step.
 from __future__ import annotations
 
 import dataclasses
+import math
 from types import ModuleType
 from typing import Any
 
@@ -23,7 +24,7 @@ from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, 
                          origin, tensor_problem)
 from graders.lesson01.finite_differences.mistakes import (ALL_AT_ONCE, DETACH_SHARES_MEMORY, DIVIDED_BY_H,
                                                           ERROR_AS_TENSOR, FLOAT32_CHECK, FLOAT32_RESULT,
-                                                          FORWARD_DIFFERENCES, MEAN_OF_GAPS, MODIFIED_X,
+                                                          FORWARD_DIFFERENCES, MEAN_OF_GAPS, MODIFIED_X, RATIOS_NOT_REDUCED,
                                                           TIMES_H_SQUARED, WHOLE_TENSOR_RATIO, WHY, X_MADE_A_LEAF)
 from graders.lesson01.finite_differences.drivers import build, run_gradient_check, run_numerical_gradient
 
@@ -183,6 +184,34 @@ def estimate_mistake(estimate: Any, x: Tensor, x_after: Any, evidence: tuple[Ten
     return mistake
 
 
+def fail_if_every_ratio(returned: Returned) -> None:
+    """A list, or a tensor of more than one value, is every ratio never reduced to the largest: named alike by
+    relative_error's check and by gradient_check's, which return the same thing for this one slip."""
+    __tracebackhide__ = True
+    value = returned.value
+    if (type(value) is list and len(value) > 1) or (type(value) is Tensor and value.numel() > 1):
+        fail(f"{returned.call.split('(')[0]} returned {describe(value)}, one ratio per element, not one Python "
+             "float.", call=returned.call, got=describe(value), expected="one Python float, the largest ratio",
+             mistake=RATIOS_NOT_REDUCED)
+
+
+STEP_HINT = "For each i: (f(x + step) − f(x − step)) / (2 * h), where step is zero except step[i] = h."
+
+
+def estimate_hint(gradient: Any, truth: Tensor) -> str:
+    """The hint for how an estimate differs: the formula's only when its values are what differ."""
+    if type(gradient) is not Tensor:
+        return "Return a torch.Tensor of shape (n,), one slope per coordinate (the docstring's Returns)."
+    if gradient.shape != truth.shape:
+        return (f"Return one slope per coordinate, shape {tuple(truth.shape)} like x: no squeeze, flatten or "
+                "reduction of the result (the docstring: \"A tensor of shape (n,) and the dtype of `x`\").")
+    if gradient.dtype != truth.dtype:
+        return (f"Keep x's dtype, {str(truth.dtype).removeprefix('torch.')}: make the result with "
+                "torch.empty_like(x) or torch.zeros_like(x), with no dtype= of your own (the docstring: \"A tensor "
+                "of shape (n,) and the dtype of `x`\").")
+    return STEP_HINT
+
+
 def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) -> None:
     """The driver's result: the estimate equals autograd's gradient, else the mistake by name."""
     __tracebackhide__ = True
@@ -208,8 +237,7 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) 
                   suspects=[Suspect(FORWARD_DIFFERENCES, forward_differences(spec, x, step)),
                             Suspect(ALL_AT_ONCE, all_coordinates_at_once(spec, x, step)),
                             in_place, *rounded],
-                  scaled={2.0: DIVIDED_BY_H},
-                  hint="For each i: (f(x + step) − f(x − step)) / (2 * h), where step is zero except step[i] = h.")
+                  scaled={2.0: DIVIDED_BY_H}, hint=estimate_hint(gradient, truth))
 
 
 # ---------------------------------------------------------------- public checks
@@ -266,6 +294,7 @@ def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) 
         a_t, b_t = torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)
         returned = student.call("relative_error", a_t, b_t, shown_as=f"relative_error(a, b) with {text}, float64")
         right = reference.relative_error(a_t, b_t)
+        fail_if_every_ratio(returned)
         expect_float_not_tensor(returned, right, ERROR_AS_TENSOR, rtol=tol, atol=tol, what="the relative error",
                                 wanted=f"the Python float {describe(right)}")
         expect_number(returned, right, rtol=tol, atol=tol, section=WHY,
@@ -288,10 +317,16 @@ def expect_small_gradient_check(returned: Returned, spec: dict, x: Tensor) -> No
     if problem is None and error >= 0:
         expect_x_untouched(returned, x)
         return
+    fail_if_every_ratio(as_called)
     expect_float_not_tensor(as_called, 0.0, ERROR_AS_TENSOR, rtol=0, atol=limit, what="the relative error",
                             wanted=f"a Python float in [0, {limit:g})")
     if problem is not None and "should be" not in problem:  # a number, only too large: say the range, not 0.0
         problem = f"the relative error is {describe(error)}; expected a float below {limit:g}"
+    if problem is not None and "should be" in problem:  # not a number at all: the formula is not the cause
+        fail(f"gradient_check: {problem}.", call=returned.call, got=describe(error),
+             expected=f"a Python float in [0, {limit:g})",
+             hint="gradient_check returns what relative_error returns: one Python float (relative_error's own "
+                  "check says whether it does).", section=WHY)
     if any(dtype != "float64" for dtype in result["dtypes"]):
         fail_with_mistake(as_called, f"gradient_check returned {describe(error)} for a correct gradient.",
                           FLOAT32_CHECK, error)
@@ -345,6 +380,30 @@ def test_numerical_gradient_on_fresh_functions(student: Student) -> None:
             returned = student.run(run_numerical_gradient, spec, x, h, runs="numerical_gradient",
                                    shown_as=shown("numerical_gradient", spec, x, h))
             expect_gradient(returned, spec, x, h)
+    expect_default_step(student)
+
+
+def expect_default_step(student: Student) -> None:
+    """numerical_gradient called without h uses h = 1e-5, its default: on f(x) = (x ** 3).sum() at x = [0.] (n = 1,
+    float64) the central difference is ((h³) − (−h³)) / (2h) = h² exactly, so the estimate shows the step used."""
+    __tracebackhide__ = True
+    x, h = torch.zeros(1, dtype=torch.float64), EXERCISE.tolerance("default_step")
+    returned = student.run(run_numerical_gradient, {"kind": "cube"}, x, None, runs="numerical_gradient",
+                           shown_as="numerical_gradient(f, x) with f(x) = (x ** 3).sum(), x = torch.zeros(1, "
+                                    "dtype=torch.float64), h left to its default")
+    gradient, want = returned.value["gradient"], torch.full((1,), h ** 2, dtype=torch.float64)
+    as_called = dataclasses.replace(returned, value=gradient)
+    if type(gradient) is Tensor and gradient.shape == want.shape and gradient.dtype == want.dtype:
+        value = gradient.item()
+        if value > 0 and abs(value - h ** 2) > 1e-6 * h ** 2:
+            fail(f"numerical_gradient: with h left to its default the estimate is {value:.6g}; expected h² = "
+                 f"{h ** 2:g}.", call=as_called.call, got=describe(gradient), expected=describe(want),
+                 meaning=f"At 0 the central difference of x³ is exactly h², so your estimate says h = "
+                         f"{math.sqrt(value):.3g} was used; the signature's default is h = {h:g}.",
+                 hint=f"Keep the default of the signature, h: float = {h:g}, and use h itself in the step and "
+                      "the division.", section=WHY)
+    expect_tensor(as_called, want, rtol=1e-6, atol=0, requires_grad=None, section=WHY,
+                  hint=estimate_hint(gradient, want))
 
 
 @check
@@ -362,15 +421,19 @@ def test_gradient_check_catches_a_wrong_backward(student: Student) -> None:
     if number_problem(error, target, rtol=tol, atol=tol) is None:
         expect_x_untouched(returned, x)
         return
+    fail_if_every_ratio(as_called)
     expect_float_not_tensor(as_called, target, ERROR_AS_TENSOR, rtol=tol, atol=tol, what="the relative error",
                             wanted=f"the Python float {describe(target)}")
     mistake = estimate_mistake(returned.value["estimate"], x, returned.value["x64_after"], evidence)
     if mistake is not None:
         fail_with_mistake(as_called, "gradient_check measured the wrong gap, because numerical_gradient is off.",
                           mistake, error)
+    not_a_number = number_problem(error, target, rtol=math.inf, atol=math.inf) is not None
     expect_number(as_called, target, rtol=tol, atol=tol, section=WHY, what="the relative error",
                   suspects=[Suspect(MEAN_OF_GAPS, wrong_backward_error(spec, x, "mean")),
                             Suspect(WHOLE_TENSOR_RATIO, wrong_backward_error(spec, x, "norm")),
                             Suspect(WHOLE_TENSOR_RATIO, wrong_backward_error(spec, x, "maxima"))],
-                  hint="Compare autograd's gradient (leaf.grad after f(leaf).backward()) with numerical_gradient, "
+                  hint="gradient_check returns what relative_error returns: one Python float (relative_error's own "
+                       "check says whether it does)." if not_a_number else
+                       "Compare autograd's gradient (leaf.grad after f(leaf).backward()) with numerical_gradient, "
                        "both in float64, using your relative_error.")

@@ -24,6 +24,8 @@ def build(spec: dict[str, Any]) -> Callable[[Tensor], Tensor]:
         return lambda x: 0.5 * x @ spec["A"].to(x.dtype) @ x + spec["b"].to(x.dtype) @ x
     if kind == "logsumexp":
         return lambda x: torch.logsumexp(spec["W"].to(x.dtype) @ x + spec["c"].to(x.dtype), dim=0)
+    if kind == "cube":  # at x = 0 its central difference is h² exactly: the step used, read off the estimate
+        return lambda x: (x ** 3).sum()
     if kind == "wrong_backward":
         return lambda x: _SinMissingFactor.apply(x, spec["a"].to(x.dtype))
     raise ValueError(f"unknown test function {kind!r}")

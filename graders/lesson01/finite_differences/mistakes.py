@@ -131,3 +131,13 @@ FLOAT32_RESULT = Mistake(
     WHY,
     concept="dtypes",
 )
+
+RATIOS_NOT_REDUCED = Mistake(
+    "every ratio returned, not the largest",
+    "Your relative_error returns every elementwise ratio |a − b| / max(1e-8, |a| + |b|), a list or a tensor of "
+    "them, instead of the largest one as a Python float; gradient_check, which returns what relative_error "
+    "gives, then returns them all too.",
+    "Reduce the ratios to the largest and take the number out: (gap / scale).max().item().",
+    WHY,
+    concept=CONCEPT,
+)

@@ -24,7 +24,7 @@ from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, 
 from graders.lesson01.forward_vs_reverse.mistakes import (BACKWARD_PER_COORDINATE, DIRECTIONS_PILED_UP,
                                                           FLOAT32_BUFFER, GRADIENT_TRACKS_X, JVP_OUTPUTS_SWAPPED,
                                                           MODES, MODE_READ_LOOSELY, MODIFIED_X, ONES_TANGENT,
-                                                          REVERSE_ALWAYS_ONE, SKIPPED_COORDINATE, SWAPPED_MODES,
+                                                          REVERSE_ALWAYS_ONE, REVERSE_FOR_FORWARD, SKIPPED_COORDINATE, SWAPPED_MODES,
                                                           UNKNOWN_MODE_AS_REVERSE, VJP_TUPLE_RETURNED)
 from graders.lesson01.forward_vs_reverse.drivers import build, load_jvp, load_jvp_and_vjp, run_mode
 
@@ -186,6 +186,18 @@ def test_forward_mode_matches_autograd(student: Student) -> None:
     expect_on_public_cases(student, "gradient_forward_mode", FORWARD_HINT)
 
 
+# Reverse-mode APIs as the grader reads them in the source: what a forward mode with no forward pass used instead.
+REVERSE_IN_CODE = ("backward", "autograd.grad", "func.vjp", "func.grad", "func.jacrev", "functional.jacobian",
+                   "functional.vjp")
+
+
+def reverse_mode_in_code(student: Student, function: str) -> bool:
+    """Whether the function's code (with the module's functions it calls) uses reverse mode and no forward mode:
+    the run's count of passes is the student's word, the source is what the grader reads itself."""
+    return (student.evidence.shows(function, REVERSE_IN_CODE)
+            and not student.evidence.shows(function, ("jvp", "make_dual", "forward_ad", "jacfwd")))
+
+
 @check
 def test_forward_mode_one_pass_per_input(student: Student) -> None:
     spec, x = public_cases()[1]
@@ -199,6 +211,9 @@ def test_forward_mode_one_pass_per_input(student: Student) -> None:
     got = (f"{returned.value['jvp']} call(s) of torch.func.jvp, {returned.value.get('make_dual', 0)} dual input(s) "
            f"of torch.autograd.forward_ad, {calls} call(s) of f")
     wanted = f"{n} forward-mode passes, one per input, each calling f once"
+    if passes == 0 and reverse_mode_in_code(student, "gradient_forward_mode"):
+        fail_counted(returned, "gradient_forward_mode computed the gradient by reverse mode, with no forward-mode "
+                               "pass.", got, wanted, REVERSE_FOR_FORWARD)
     if passes != n or calls != n:
         fail_counted(returned, f"gradient_forward_mode should make {n} forward-mode passes for n = {n} inputs.", got,
                      wanted, None, meaning="Forward mode pushes one tangent direction through f per pass (a "

@@ -33,6 +33,18 @@ BACKWARD_PER_COORDINATE = Mistake(
     concept=CONCEPT,
 )
 
+REVERSE_FOR_FORWARD = Mistake(
+    "reverse mode used where forward mode was asked",
+    "Your gradient_forward_mode gives the right gradient, but by reverse mode: its code calls backward(), "
+    "torch.autograd.grad or a torch.func reverse transform (vjp, grad, jacrev) and makes no forward-mode pass at "
+    "all. Forward mode pushes a tangent direction from the input through f, alongside its value; the exercise "
+    "is to see that this costs one pass per input, which reverse mode hides.",
+    "For each i, push the unit direction e_i through f: _, d = torch.func.jvp(f, (x,), (e_i,)), then "
+    "gradient[i] = d (or give f a dual tensor of torch.autograd.forward_ad).",
+    MODES,
+    concept=CONCEPT,
+)
+
 SWAPPED_MODES = Mistake(
     "forward and reverse swapped",
     "Your passes_needed counts outputs for forward mode and inputs for reverse mode. Forward mode "

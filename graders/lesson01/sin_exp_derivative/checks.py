@@ -26,7 +26,9 @@ from graders.kit import (AUTOGRAD_IN_CODE, Mistake, Returned, Student, StudentEr
                          expect_number, expect_tensor, expected, fail, fail_with_mistake, first_matching_variant,
                          number_problem, origin, tensor_problem, twin, twin_generator, twin_random)
 from graders.lesson01.sin_exp_derivative.mistakes import (ACCUMULATED_TWICE, AUTOGRAD, COPY_NOT_DETACHED,
+                                                          DERIVATIVE_EXPONENT_SIGN, F_EXPONENT_SIGN,
                                                           F_NOT_DIFFERENTIATED, F_THROUGH_NUMPY, GAP_AS_TENSOR,
+                                                          GAP_NOT_ABSOLUTE, GAPS_NOT_REDUCED, MEAN_NOT_MAX,
                                                           GRID_ARGUMENTS_IGNORED, MEAN_NOT_SUM, MODIFIED_INPUT,
                                                           PRODUCT_OF_DERIVATIVES, PRODUCT_RULE_MISSED, SIGN_ERROR,
                                                           STILL_REQUIRES_GRAD, TRY_IT)
@@ -45,6 +47,13 @@ SUBSTITUTE, SUBSTITUTE_DERIVATIVE = "t ** 3", "3·x²"  # substitute_f and its d
 NO_BACKWARD_HINT = ("Your autograd_derivative never calls backward() or torch.autograd.grad: make a leaf copy of x "
                     "that requires grad, compute f(leaf).sum(), call .backward() and return leaf.grad.")
 ITEM_HINT = "Return a Python float: call .item() on the 0-d tensor that .max() gives."
+NUMPY_HINT = "A NumPy value is not a Python float: call .item() on the 0-d tensor that .max() gives, not .numpy()."
+OTHER_TYPE_HINT = ("Return one Python float, the largest absolute difference: .item() takes it out of the 0-d "
+                   "tensor that .max() gives.")
+SHAPE_HINT = ("Keep x's shape {shape}: compute elementwise, with no reshape, flatten or reduction (the docstring: "
+              "\"A tensor of the same shape and dtype as `x`.\").")
+DTYPE_HINT = ("Keep x's dtype, {dtype}: no .float() or .double() on the way, and a tensor you create gets "
+              "dtype=x.dtype (the docstring: \"A tensor of the same shape and dtype as `x`.\").")
 NUMPY_ON_TRACKED = r"Can't call numpy\(\) on Tensor that requires grad"  # torch's error, when NumPy meets a graph
 
 
@@ -89,14 +98,27 @@ def substitute_truth(x: torch.Tensor) -> torch.Tensor:
 
 @expected
 def wrong_derivatives(x: torch.Tensor) -> list[torch.Tensor]:
-    """What the product-rule, sign and product-of-derivatives mistakes give on x."""
-    e = torch.exp(-x)
-    return [torch.cos(x) * e, e * (torch.cos(x) + torch.sin(x)), torch.cos(x) * -e]
+    """What the product-rule, sign and product-of-derivatives mistakes give on x, then the two e^(+x) ones:
+    the derivative of sin(x)·e^(+x), and the lesson's bracket times e^(+x)."""
+    e, grows = torch.exp(-x), torch.exp(x)
+    return [torch.cos(x) * e, e * (torch.cos(x) + torch.sin(x)), torch.cos(x) * -e,
+            grows * (torch.cos(x) + torch.sin(x)), grows * (torch.cos(x) - torch.sin(x))]
 
 
-def suspects(x: torch.Tensor) -> list[Suspect]:
-    missed, sign, product = wrong_derivatives(x)
-    return [Suspect(PRODUCT_RULE_MISSED, missed), Suspect(SIGN_ERROR, sign), Suspect(PRODUCT_OF_DERIVATIVES, product)]
+@expected
+def f_with_growing_exponential(x: torch.Tensor) -> torch.Tensor:
+    """f with the exponent's sign lost: sin(x)·e^(+x)."""
+    return torch.sin(x) * torch.exp(x)
+
+
+def suspects(x: torch.Tensor, own_f: bool = False) -> list[Suspect]:
+    """The wrong derivatives a check can name. With `own_f`, the derivative came from autograd on the student's
+    own f (not the lesson's in its place): the derivative of sin(x)·e^(+x) then says that f lost its minus."""
+    missed, sign, product, of_growing, bracket_growing = wrong_derivatives(x)
+    growing = [Suspect(F_EXPONENT_SIGN, of_growing)] if own_f else [
+        Suspect(DERIVATIVE_EXPONENT_SIGN, of_growing), Suspect(DERIVATIVE_EXPONENT_SIGN, bracket_growing)]
+    return [Suspect(PRODUCT_RULE_MISSED, missed), Suspect(SIGN_ERROR, sign), Suspect(PRODUCT_OF_DERIVATIVES, product),
+            *growing]
 
 
 def scaled_mistakes(x: torch.Tensor) -> dict[float, Mistake]:
@@ -105,23 +127,58 @@ def scaled_mistakes(x: torch.Tensor) -> dict[float, Mistake]:
     return {2.0: ACCUMULATED_TWICE, **({1 / x.numel(): MEAN_NOT_SUM} if x.numel() > 1 else {})}
 
 
+def fitting_hint(value: object, expected: torch.Tensor, values_hint: str) -> str:
+    """The hint for how a returned tensor differs: the formula's hint only when its values are what differ, so
+    that a lost dtype or shape is not answered with calculus."""
+    if type(value) is not torch.Tensor:
+        return "Return a torch.Tensor of x's shape and dtype, as the docstring's Returns says."
+    if value.shape != expected.shape:
+        return SHAPE_HINT.format(shape=tuple(expected.shape))
+    if value.dtype != expected.dtype:
+        return DTYPE_HINT.format(dtype=str(expected.dtype).removeprefix("torch."))
+    return values_hint
+
+
+def number_hint(value: object) -> str:
+    """The hint for a largest difference that is not a Python number, by what it is instead."""
+    if type(value) is torch.Tensor:
+        return ITEM_HINT
+    if type(value).__module__ == "numpy" or "numpy" in describe(value) or "array(" in describe(value):
+        return NUMPY_HINT
+    return OTHER_TYPE_HINT
+
+
+def fail_if_every_gap(returned: Returned, n: int) -> None:
+    """A 1-D tensor of one value per grid point is the differences never reduced to the largest: named alike by
+    every check of max_abs_difference."""
+    __tracebackhide__ = True
+    value = returned.value
+    if type(value) is torch.Tensor and value.dim() == 1 and len(value) == n and n > 1:
+        fail(f"max_abs_difference returned a tensor of {n} values, one per point of the grid, not one Python float.",
+             call=returned.call, got=describe(value), expected="one Python float, the largest of those differences",
+             mistake=GAPS_NOT_REDUCED)
+
+
 def tolerance(x: torch.Tensor) -> dict[str, float]:
     value = EXERCISE.tolerance("float64" if x.dtype == torch.float64 else "float32")
     return {"rtol": value, "atol": value}
 
 
-def expect_derivative(returned: Returned, reference: ModuleType, x: torch.Tensor) -> None:
+def expect_derivative(returned: Returned, reference: ModuleType, x: torch.Tensor, own_f: bool = False) -> None:
     __tracebackhide__ = True
-    expect_tensor(returned, autograd_truth(reference, x), **tolerance(x), requires_grad=None,
-                  suspects=suspects(x), scaled=scaled_mistakes(x), section=TRY_IT,
-                  hint="Compare your result with e^(−x)·(cos x − sin x) at x = 0, where it is 1.")
+    truth = autograd_truth(reference, x)
+    expect_tensor(returned, truth, **tolerance(x), requires_grad=None,
+                  suspects=suspects(x, own_f), scaled=scaled_mistakes(x), section=TRY_IT,
+                  hint=fitting_hint(returned.value, truth, "Compare your result with e^(−x)·(cos x − sin x) at "
+                                                           "x = 0, where it is 1."))
 
 
 def expect_analytic(returned: Returned, reference: ModuleType, x: torch.Tensor) -> None:
     __tracebackhide__ = True
-    expect_tensor(returned, reference.analytic_derivative(x), **tolerance(x), requires_grad=None,
-                  suspects=suspects(x), section=TRY_IT,
-                  hint="Differentiate sin(x)·e^(−x) with the product rule; at x = 0 the result is 1.")
+    truth = reference.analytic_derivative(x)
+    expect_tensor(returned, truth, **tolerance(x), requires_grad=None, suspects=suspects(x), section=TRY_IT,
+                  hint=fitting_hint(returned.value, truth, "Differentiate sin(x)·e^(−x) with the product rule; at "
+                                                           "x = 0 the result is 1."))
 
 
 def uses_autograd(returned: Returned) -> bool:
@@ -185,6 +242,7 @@ def test_f_on_lesson_grid(student: Student, reference: ModuleType) -> None:
     for x, text in ((lesson_grid(), grid_text()), other_shape()):
         returned = student.call("f", x, shown_as=f"f(x) with {text}")
         expect_tensor(returned, reference.f(x), **tolerance(x), requires_grad=None, section=TRY_IT,
+                      suspects=[Suspect(F_EXPONENT_SIGN, f_with_growing_exponential(x))],
                       hint="f(x) = torch.sin(x) * torch.exp(-x), elementwise: the result keeps x's shape and dtype.")
     # autograd_derivative calls f on a leaf that requires grad: f must work there too.
     x, text = lesson_grid(), grid_text()
@@ -307,8 +365,9 @@ def test_max_abs_difference_is_small(student: Student, reference: ModuleType) ->
     limit = EXERCISE.tolerance("max_difference")
     value = returned.value
     problem = number_problem(value, 0.0, rtol=0, atol=math.inf, what="the largest difference")
+    fail_if_every_gap(returned, len(x))
     if problem is not None and type(value) is not torch.Tensor:
-        fail(f"max_abs_difference: {problem}.", call=returned.call, got=describe(value), hint=ITEM_HINT,
+        fail(f"max_abs_difference: {problem}.", call=returned.call, got=describe(value), hint=number_hint(value),
              section=TRY_IT)
     by_autograd = student.call("autograd_derivative", x, shown_as=f"autograd_derivative(x) with {grid}")
     by_hand = student.call("analytic_derivative", x, shown_as=f"analytic_derivative(x) with {grid}")
@@ -336,14 +395,21 @@ def test_max_abs_difference_is_small(student: Student, reference: ModuleType) ->
              hint="Build x = torch.linspace(start, end, n), call both derivative functions on it, and return "
                   "the largest absolute difference with .abs().max().item().", section=TRY_IT)
     if not 0 <= value < limit:
-        fail(f"max_abs_difference: the largest difference is {value:.3g}; it should be in [0, {limit:g}).",
+        summary = f"max_abs_difference: the largest difference is {value:.3g}; it should be in [0, {limit:g})."
+        # The same name the derivative's (or f's) own check gives, when one of the two is a known wrong variant.
+        mistake = (first_matching_variant(by_autograd.value, suspects(x, own_f=True), **tolerance(x))
+                   or first_matching_variant(by_hand.value, suspects(x), **tolerance(x)))
+        if mistake is not None:
+            fail(summary, call=returned.call, got=describe(value), expected=f"a float in [0, {limit:g})",
+                 mistake=mistake)
+        fail(summary,
              call=returned.call, got=describe(value), expected=f"a float in [0, {limit:g})",
              meaning="Your two derivatives disagree by more than float32 rounding, so at least one of "
                      "them is wrong (the other checks say which), or the difference is not taken in absolute value.",
              hint="Compare autograd_derivative(x) and analytic_derivative(x) at x = 0: both should give 1.",
              section=TRY_IT)
     # Two derivatives that agree earn nothing if they are both wrong (e.g. both zero).
-    expect_derivative(by_autograd, reference, x)
+    expect_derivative(by_autograd, reference, x, own_f=True)
     expect_analytic(by_hand, reference, x)
 
 
@@ -382,7 +448,8 @@ def test_derivatives_near_stationary_points(student: Student, reference: ModuleT
         # Near a zero of the derivative, relative error means nothing: compare absolutely.
         expect_tensor(returned, truth, rtol=0, atol=EXERCISE.tolerance("float64"),
                       requires_grad=None, suspects=suspects(x), scaled=scaled_mistakes(x), section=TRY_IT,
-                      hint="The derivative is zero where cos x = sin x: at π/4 and 5π/4.")
+                      hint=fitting_hint(returned.value, truth, "The derivative is zero where cos x = sin x: at π/4 "
+                                                               "and 5π/4."))
 
 
 @expected
@@ -392,18 +459,36 @@ def sin_3x_gap(n: int, start: float, end: float) -> float:
     return torch.sin(3 * grid).abs().max().item()
 
 
+@expected
+def sin_3x_wrong_gaps(n: int, start: float, end: float) -> list[float]:
+    """On the same grid: the largest signed difference either way round, and the mean absolute one."""
+    gaps = torch.sin(3 * torch.linspace(start, end, n))
+    return [gaps.max().item(), (-gaps).max().item(), gaps.abs().mean().item()]
+
+
+# max_abs_difference's grids: its defaults (the lesson's grid), one point, and two others.
+OTHER_GRIDS: tuple[tuple[float, ...], ...] = ((), (1, 0.5, 0.5), (7, -3.0, 2.0), (101, 1.5, 4.5))
+
+
 @check
 def test_max_abs_difference_on_other_grids(student: Student) -> None:
-    for n, start, end in ((7, -3.0, 2.0), (101, 1.5, 4.5)):
-        returned = student.run(replace_derivatives, n, start, end,
-                               shown_as=f"max_abs_difference({n}, {start}, {end}) with autograd_derivative "
+    for grid in OTHER_GRIDS:
+        n, start, end = grid or (LESSON_N, LESSON_START, LESSON_END)
+        arguments = ", ".join(f"{value:g}" for value in grid)
+        returned = student.run(replace_derivatives, *grid,
+                               shown_as=f"max_abs_difference({arguments}) with autograd_derivative "
                                         "returning sin(3x) and analytic_derivative returning 0")
-        hint = ("Build the grid from n, start and end, call your two derivative functions on it, "
-                "and return the largest absolute difference." if type(returned.value) in (int, float) else ITEM_HINT)
-        # A grid written out as the lesson's gives its gap there, whatever the arguments.
-        ignored = Suspect(GRID_ARGUMENTS_IGNORED, sin_3x_gap(LESSON_N, LESSON_START, LESSON_END))
+        hint = ("Build the grid from n, start and end (their defaults are the lesson's grid), call your two "
+                "derivative functions on it, and return the largest absolute difference."
+                if type(returned.value) in (int, float) else number_hint(returned.value))
+        signed, reversed_signed, mean = sin_3x_wrong_gaps(n, start, end)
         right = sin_3x_gap(n, start, end)
+        # A grid written out as the lesson's gives its gap there, whatever the arguments.
+        wrong = [Suspect(GRID_ARGUMENTS_IGNORED, sin_3x_gap(LESSON_N, LESSON_START, LESSON_END)),
+                 Suspect(GAP_NOT_ABSOLUTE, signed), Suspect(GAP_NOT_ABSOLUTE, reversed_signed),
+                 Suspect(MEAN_NOT_MAX, mean)]
+        fail_if_every_gap(returned, n)
         expect_float_not_tensor(returned, right, GAP_AS_TENSOR, rtol=1e-6, atol=1e-6, what="the largest difference",
                                 wanted=f"the Python float {right:.6g}")
         expect_number(returned, right, rtol=1e-6, atol=1e-6, section=TRY_IT,
-                      what="the largest difference", hint=hint, suspects=[ignored])
+                      what="the largest difference", hint=hint, suspects=[s for s in wrong if s.value != right])

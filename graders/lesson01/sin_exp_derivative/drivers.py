@@ -62,12 +62,13 @@ def _zeros(x: torch.Tensor) -> torch.Tensor:
     return torch.zeros_like(x)
 
 
-def replace_derivatives(module: ModuleType, n: int, start: float, end: float) -> object:
-    """Runs in the worker: swap in derivatives with a known gap, call max_abs_difference, swap back."""
+def replace_derivatives(module: ModuleType, *grid: float) -> object:
+    """Runs in the worker: swap in derivatives with a known gap, call max_abs_difference with `grid` (n, start,
+    end; none of them: its defaults), swap back."""
     saved = {name: vars(module).get(name) for name in ("autograd_derivative", "analytic_derivative")}
     module.autograd_derivative, module.analytic_derivative = _sin_3x, _zeros
     try:
-        return module.max_abs_difference(n, start, end)
+        return module.max_abs_difference(*grid)
     finally:
         for name, function in saved.items():
             setattr(module, name, function)

@@ -33,6 +33,26 @@ SIGN_ERROR = Mistake(
     concept="chain_rule",
 )
 
+F_EXPONENT_SIGN = Mistake(
+    "e^(+x) in f instead of e^(−x)",
+    "Your f equals sin(x)·e^(+x): the minus sign of the exponent is missing (torch.exp(x) where the lesson has "
+    "torch.exp(-x)), so f grows with x instead of dying away, and whatever differentiates f gives "
+    "e^x·(cos x + sin x).",
+    "Negate the exponent: torch.exp(-x).",
+    TRY_IT,
+    concept="chain_rule",
+)
+
+DERIVATIVE_EXPONENT_SIGN = Mistake(
+    "e^(+x) in the derivative instead of e^(−x)",
+    "Your derivative has e^(+x) where f has e^(−x): it equals e^x·(cos x + sin x), the derivative of "
+    "sin(x)·e^(+x), or e^x·(cos x − sin x), the right bracket times the wrong exponential. The function is "
+    "sin(x)·e^(−x), and its derivative keeps the e^(−x).",
+    "Write the exponential as torch.exp(-x): the result is e^(−x)·(cos x − sin x).",
+    TRY_IT,
+    concept="chain_rule",
+)
+
 ACCUMULATED_TWICE = Mistake(
     "gradient accumulated over two backward calls",
     "Your gradient is exactly twice the right one. backward() adds into .grad rather than "
@@ -142,4 +162,33 @@ COPY_NOT_DETACHED = Mistake(
     "Cut the copy from the graph first: leaf = x.detach().clone().requires_grad_(True).",
     TRY_IT,
     concept=CONCEPT,
+)
+
+GAPS_NOT_REDUCED = Mistake(
+    "every difference returned, not the largest",
+    "Your max_abs_difference returns a tensor with one difference per point of the grid: the absolute "
+    "differences are there, but they are never reduced to the largest one, and the docstring promises a single "
+    "Python float.",
+    "Reduce to the largest difference, then take the number out: .abs().max().item().",
+    TRY_IT,
+    concept="detach_and_no_grad",
+)
+
+GAP_NOT_ABSOLUTE = Mistake(
+    "largest signed difference, no absolute value",
+    "Your max_abs_difference returns the largest of the signed differences autograd − analytic (or the reverse): "
+    "where one derivative falls below the other, the gap is negative and max() passes over it. The docstring asks "
+    "for the largest |autograd_derivative(x) − analytic_derivative(x)|.",
+    "Take the absolute value before the maximum: (a - b).abs().max().item().",
+    TRY_IT,
+    concept="gradient_checking",
+)
+
+MEAN_NOT_MAX = Mistake(
+    "mean difference instead of the largest",
+    "Your max_abs_difference returns the mean of the absolute differences over the grid, not their maximum: "
+    "a large gap at one point is then averaged away by the points where the two derivatives agree.",
+    "Use .max() where you used .mean(): (a - b).abs().max().item().",
+    TRY_IT,
+    concept="gradient_checking",
 )

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from conftest import ROOT, mistake_submissions
+from mistake_catalogue import submission
 from graders.lesson01.dtypes_and_devices import drivers
 from graders.engine.fresh import twin_run
 from graders.lesson01.dtypes_and_devices import checks
@@ -145,3 +146,21 @@ def _reference_module():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def test_a_backend_can_be_pretended_built_but_not_available() -> None:
+    with drivers._backends(False, False, built=True):
+        assert torch.backends.mps.is_built() and torch.backends.cuda.is_built()
+        assert not torch.backends.mps.is_available() and not torch.cuda.is_available()
+    assert checks.chosen_device(_reference_module(), False, False, True) == torch.device("cpu")
+
+
+def test_torch_tensor_with_a_dtype_and_a_loop_over_the_batch_score_full_marks(grade) -> None:
+    graded = grade({SLUG: submission(SLUG, "correct_torch_tensor_with_dtype")}, "-k", SLUG)
+    assert graded.failed(SLUG) == set(), graded.output
+
+
+def test_a_list_is_named_only_where_the_code_goes_through_one(grade) -> None:
+    """An int64 tensor from an integer array is the list's default only if the code calls .tolist()."""
+    graded = grade({SLUG: submission(SLUG, "integer_left_integer")}, "-k", SLUG)
+    assert graded.checks(SLUG)["features_are_float32"]["mistake"] == "integer array left integer", graded.output

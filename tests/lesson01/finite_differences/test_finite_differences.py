@@ -122,3 +122,21 @@ def test_autograds_gradient_from_torch_func_grad_scores_full_marks(grade) -> Non
                    "-k", "finite_differences")
     assert graded.failed("finite_differences") == set(), graded.output
 
+
+
+def test_a_changed_default_step_loses_the_hidden_check_and_says_which_step_was_used(grade) -> None:
+    reference = (ROOT / "reference" / "lesson01" / "finite_differences.py").read_text()
+    default = "h: float = 1e-5)"
+    assert default in reference
+    graded = grade({"finite_differences": reference.replace(default, "h: float = 1e-6)")}, "-k", "finite_differences")
+    assert graded.failed("finite_differences") == {"numerical_gradient_on_fresh_functions"}, graded.output
+    message = graded.checks("finite_differences")["numerical_gradient_on_fresh_functions"]["message"]
+    assert "h = 1e-06 was used" in message and "h: float = 1e-05" in message, message
+
+
+def test_the_cube_at_zero_shows_the_step_as_h_squared() -> None:
+    from graders.lesson01.finite_differences.drivers import build
+
+    f, h = build({"kind": "cube"}), 1e-5
+    x = torch.zeros(1, dtype=torch.float64)
+    assert (f(x + h) - f(x - h)) / (2 * h) == torch.tensor(h ** 2, dtype=torch.float64)

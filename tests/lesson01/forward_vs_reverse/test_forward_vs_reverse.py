@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graders.lesson01.forward_vs_reverse.checks import _code_uses_vjp
+from mistake_catalogue import submission
 
 VJP_AND_ALIASES = '''
 import torch
@@ -68,7 +69,29 @@ def test_forward_mode_by_backward_per_input_is_no_forward_mode_pass(grade) -> No
         columns.append(leaf.grad[i])
     return torch.stack(columns)''')
     graded = grade({"forward_vs_reverse": backward_per_input}, "-k", "forward_vs_reverse")
-    assert "forward_mode_one_pass_per_input" in graded.failed("forward_vs_reverse"), graded.output
+    assert graded.failed("forward_vs_reverse") == {"forward_mode_one_pass_per_input"}, graded.output
+    # Named as reverse mode in place of forward mode, not as a wrong count of forward passes.
+    check = graded.checks("forward_vs_reverse")["forward_mode_one_pass_per_input"]
+    assert check["mistake"] == "reverse mode used where forward mode was asked", check["message"]
+
+
+def test_a_forward_mode_without_jvp_is_not_called_reverse_mode_when_its_code_shows_jvp(grade) -> None:
+    """Only code with no forward-mode API at all is said to use reverse mode instead."""
+    both = VJP_AND_ALIASES.replace('''    columns = [push_forward(f, (x,), (e,))[1] for e in torch.eye(len(x), dtype=x.dtype)]
+    return torch.stack(columns)''', '''    if len(x) == 0:
+        return push_forward(f, (x,), (x,))[1]
+    leaf = x.clone().requires_grad_(True)
+    f(leaf).backward()
+    return leaf.grad''')
+    graded = grade({"forward_vs_reverse": both}, "-k", "forward_vs_reverse")
+    check = graded.checks("forward_vs_reverse")["forward_mode_one_pass_per_input"]
+    assert not check["passed"] and check["mistake"] is None, check
+
+
+def test_reverse_mode_by_autograd_grad_scores_full_marks(grade) -> None:
+    graded = grade({"forward_vs_reverse": submission("forward_vs_reverse", "correct_autograd_grad")},
+                   "-k", "forward_vs_reverse")
+    assert graded.failed("forward_vs_reverse") == set(), graded.output
 
 
 def test_only_code_that_calls_vjp_counts_as_using_it(tmp_path: Path) -> None:

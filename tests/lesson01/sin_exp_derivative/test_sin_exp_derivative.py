@@ -47,3 +47,18 @@ def test_numpy_on_a_tracked_tensor_outside_f_is_not_blamed_on_f(grade) -> None:
     assert "autograd_derivative_on_lesson_grid" in graded.failed(SLUG) and "f_on_lesson_grid" not in graded.failed(SLUG)
     assert "Can't call numpy()" in checks["autograd_derivative_on_lesson_grid"]["message"]
     assert all(check["mistake"] != "f computed with NumPy" for check in checks.values()), graded.output
+
+
+def test_autograd_grad_and_float_score_full_marks(grade) -> None:
+    """torch.autograd.grad is the lesson's autograd too, and float() gives the same Python float as .item()."""
+    graded = grade({SLUG: submission(SLUG, "correct_autograd_grad")}, "-k", SLUG)
+    assert graded.failed(SLUG) == set(), graded.output
+
+
+def test_a_lost_dtype_gets_a_hint_about_dtypes_not_calculus(grade) -> None:
+    returned = "    return leaf.grad.detach()\n"
+    assert returned in REFERENCE
+    graded = grade({SLUG: REFERENCE.replace(returned, "    return leaf.grad.detach().float()\n")}, "-k", SLUG)
+    message = graded.checks(SLUG)["derivatives_on_fresh_points"]["message"]
+    assert "dtype float32; expected float64" in message and "Keep x's dtype, float64" in message, message
+    assert "cos x" not in message, message
