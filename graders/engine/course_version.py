@@ -73,7 +73,9 @@ def _imported_from_outside(files: list[Path], lesson: str, owner: Owner) -> set[
             continue
         found = set()
         for room, dotted, names in pattern.findall(path.read_text(encoding="utf-8", errors="replace")):
-            package = _GRADERS / lesson / room / Path(*dotted.strip(".").split(".")) if dotted else _GRADERS / lesson / room
+            package = _GRADERS / lesson / room
+            if dotted:
+                package = package.joinpath(*dotted.strip(".").split("."))
             module = package.with_suffix(".py")
             if module.is_file():
                 found.add(module)

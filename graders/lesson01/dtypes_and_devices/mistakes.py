@@ -18,8 +18,8 @@ CONCEPT = "devices"
 FLOAT64_KEPT = Mistake(
     "float64 kept from the NumPy array",
     "Your features are float64. Converting an array keeps its dtype (torch.from_numpy and torch.tensor "
-    "alike), and NumPy makes float64 unless told otherwise. A float64 batch meeting a model's float32 weights stops the forward pass "
-    "with RuntimeError: mat1 and mat2 must have the same dtype.",
+    "alike), and NumPy makes float64 unless told otherwise. A float64 batch meeting a model's float32 weights "
+    "stops the forward pass with RuntimeError: mat1 and mat2 must have the same dtype.",
     "Cast after converting: torch.from_numpy(a).float().",
     PITFALLS,
     concept="dtypes",

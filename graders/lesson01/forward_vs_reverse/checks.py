@@ -24,8 +24,8 @@ from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, 
 from graders.lesson01.forward_vs_reverse.mistakes import (BACKWARD_PER_COORDINATE, DIRECTIONS_PILED_UP,
                                                           FLOAT32_BUFFER, GRADIENT_TRACKS_X, JVP_OUTPUTS_SWAPPED,
                                                           MODES, MODE_READ_LOOSELY, MODIFIED_X, ONES_TANGENT,
-                                                          REVERSE_ALWAYS_ONE, REVERSE_FOR_FORWARD, SKIPPED_COORDINATE, SWAPPED_MODES,
-                                                          UNKNOWN_MODE_AS_REVERSE, VJP_TUPLE_RETURNED)
+                                                          REVERSE_ALWAYS_ONE, REVERSE_FOR_FORWARD, SKIPPED_COORDINATE,
+                                                          SWAPPED_MODES, UNKNOWN_MODE_AS_REVERSE, VJP_TUPLE_RETURNED)
 from graders.lesson01.forward_vs_reverse.drivers import build, load_jvp, load_jvp_and_vjp, run_mode
 
 EXERCISE = exercise("lesson01", "forward_vs_reverse")
