@@ -48,6 +48,17 @@ def test_the_catalogue_is_all_changes() -> None:
         assert {p.suffix for p in folder.iterdir()} == {catalogue.SUFFIX}, folder
 
 
+@pytest.mark.parametrize("path", [p for p in CHANGES if p.stem.startswith("correct_")],
+                         ids=lambda p: f"{p.parent.parent.name}/{p.stem}")
+def test_each_correct_variant_is_no_mistake_and_its_room_grades_it(path: Path) -> None:
+    # A correct_<how>.change is a right answer written another way: the room's tests must grade it for full marks,
+    # or a check that later turns against that way of writing it would cost students points unseen.
+    assert "# mistake:" not in catalogue.read(path).header, f"{path}: a correct variant names a mistake"
+    tests = sorted(path.parent.parent.glob("test_*.py"))
+    assert any(f'"{path.stem}"' in test.read_text() for test in tests), (
+        f"{path}: no test in {path.parent.parent} grades it by name")
+
+
 def _write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "lesson01" / "views" / "mistakes" / f"wrong{catalogue.SUFFIX}"
     path.parent.mkdir(parents=True, exist_ok=True)
