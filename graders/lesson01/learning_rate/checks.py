@@ -28,11 +28,13 @@ from graders.kit import (LossCurves, Mistake, RECORD, RECORDING, Returned, Stude
                          expected, fail, fail_with_mistake, first_matching_variant, gradient_signature, is_scaled,
                          origin, twin, twin_random)
 from graders.lesson01.learning_rate.mistakes import (EMPTY_LOSSES, EQUAL_COUNTS_AS_BELOW, FLAT_TARGET,
-                                                     GRADIENTS_NOT_ZEROED, HESSIAN_MISSING_FACTOR_2, HESSIAN_SUMS,
-                                                     LAST_LOSS_ONLY, LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_IGNORED,
-                                                     MISSING_FACTOR_2, NAN_NOT_DIVERGED, ONE_GRADIENT_ZEROED,
-                                                     REBOUND_PARAMETERS, RISE_ON_ANY_STEP, SEED_IGNORED, SIGN_ERROR,
-                                                     STEPS_FROM_ONE, SUM_FOR_MEAN, TRY_IT, WORKED)
+                                                     GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,
+                                                     HESSIAN_SUMS, LAST_LOSS_ONLY, LOSSES_AS_TENSORS,
+                                                     LOSS_AFTER_UPDATE, LR_IGNORED, MISSING_FACTOR_2, NAN_NOT_DIVERGED,
+                                                     NONZERO_START, ONE_GRADIENT_ZEROED, ONE_STEP_TOO_FEW,
+                                                     ONE_STEP_TOO_MANY, REBOUND_PARAMETERS, RISE_ON_ANY_STEP,
+                                                     SEED_IGNORED, SIGN_ERROR, STEPS_FROM_ONE, SUM_FOR_MEAN, TRY_IT,
+                                                     WORKED)
 from graders.lesson01.learning_rate import mistakes as _mistakes
 from graders.lesson01.learning_rate.trajectories import Parsed, matching_mistake, parsed, run_problem
 
@@ -88,7 +90,7 @@ def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> di
     can be made in more than one way, hence a list of runs per mistake)."""
 
     def descend(zeroed: str = "wb", mean: bool = True, scale: float = 1.0, after: bool = False,
-                rate: float = lr, flat: bool = False) -> tuple:
+                rate: float = lr, flat: bool = False, count: int = steps) -> tuple:
         w = torch.zeros(1, requires_grad=True)
         b = torch.zeros(1, requires_grad=True)
         target = y.reshape(-1) if flat else y
@@ -98,7 +100,7 @@ def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> di
             return errors.mean() if mean else errors.sum()
 
         losses = []
-        for _ in range(steps):
+        for _ in range(count):
             loss = loss_now()
             loss.backward()
             with torch.no_grad():
@@ -113,12 +115,16 @@ def mistaken_runs(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int) -> di
                 b.grad.zero_()
         return losses, w.item(), b.item()
 
+    longer = descend(count=steps + 1)
     return {GRADIENTS_NOT_ZEROED.name: [descend(zeroed="")],
             ONE_GRADIENT_ZEROED.name: [descend(zeroed="w"), descend(zeroed="b")],
             SUM_FOR_MEAN.name: [descend(mean=False)], MISSING_FACTOR_2.name: [descend(scale=0.5)],
             SIGN_ERROR.name: [descend(scale=-1.0)], LOSS_AFTER_UPDATE.name: [descend(after=True)],
             LR_IGNORED.name: [descend(rate=LESSON_LR)] if lr != LESSON_LR else [],
-            FLAT_TARGET.name: [descend(flat=True)] if y.dim() == 2 and y.shape[1] == 1 else []}
+            FLAT_TARGET.name: [descend(flat=True)] if y.dim() == 2 and y.shape[1] == 1 else [],
+            # One update too many, or one loss too many recorded around the right `steps` updates.
+            ONE_STEP_TOO_MANY.name: [longer, (longer[0], *descend()[1:])],
+            ONE_STEP_TOO_FEW.name: [descend(count=steps - 1)] if steps >= 1 else []}
 
 
 def suspects(run: Run) -> list[tuple[Mistake, Parsed]]:
@@ -165,7 +171,8 @@ def lost_its_leaves(student: Student, run: Run, message: str) -> bool:
 
 
 def expect_run(returned: Returned, run: Run, expected_run: tuple, plot_file: Path, hint: str,
-               section: str = WORKED, scaled: dict[float, Mistake] | None = None) -> Parsed:
+               section: str = WORKED, scaled: dict[float, Mistake] | None = None, *,
+               student: Student) -> Parsed:
     """The student's run follows the reference's: every loss, and the final w and b.
 
     `scaled` names mistakes by the ratio of the student's (w, b) to the reference's, which
@@ -187,11 +194,33 @@ def expect_run(returned: Returned, run: Run, expected_run: tuple, plot_file: Pat
     if mistake is None and scaled:
         signature = gradient_signature(torch.tensor(got[1:]), torch.tensor(reference_run[1:]))
         mistake = next((m for factor, m in scaled.items() if is_scaled(signature, factor)), None)
+    measured = ""
+    if mistake is None:
+        mistake, measured = start_mistake(student, run, got, reference_run)
     picture = LossCurves(plot_file, {"your train_line": got[0], "expected (the reference)": reference_run[0]}, run.call)
     parts: dict[str, Any] = dict(call=run.call, got=_shown(got), expected=_shown(reference_run), pictures=(picture,))
     if mistake is not None:
+        if measured:
+            parts["meaning"] = f"{mistake.explanation} {measured}"
         fail(f"train_line: {problem}.", mistake=mistake, **parts)
     fail(f"train_line: {problem}.", hint=hint, section=section, **parts)
+
+
+def start_mistake(student: Student, run: Run, got: Parsed, reference_run: Parsed) -> tuple[Mistake | None, str]:
+    """NONZERO_START, and where the run starts, when train_line with steps=0 (no update) returns no losses and a w, b
+    other than zero, and the run's first loss is not the one at w = b = 0. Not for an answer that ignores steps (a
+    hard-coded one gives its w and b at steps=0 too), nor for one whose first loss is right (it did start at zero)."""
+    close = EXERCISE.tolerance("mistake")
+    if not got[0] or abs(got[0][0] - reference_run[0][0]) <= close * abs(reference_run[0][0]):
+        return None, ""
+    shown = f"train_line(X, y, lr={run.lr:g}, steps=0)"
+    probe = student.call("train_line", run.X, run.y, run.lr, 0, shown_as=f"{shown} with {run.data}", allow_raise=True)
+    start = parsed(probe.value)[0] if probe.error is None else None
+    if start is None or start[0] or (start[1], start[2]) == (0.0, 0.0):
+        return None, ""
+    if all(math.isclose(a, b, rel_tol=close, abs_tol=close) for a, b in zip(start[1:], got[1:])):
+        return None, ""
+    return NONZERO_START, f"Here {shown}, which makes no update, returns w = {start[1]:.4g}, b = {start[2]:.4g}."
 
 
 def _shown(run: Parsed) -> str:
@@ -235,7 +264,7 @@ def test_first_update_matches_lesson(student: Student, reference: ModuleType, pl
     run = Run(X, y, 0.1, 1, data)
     expect_run(call_train_line(student, run), run, reference.train_line(X, y, 0.1, 1), plot_file,
                hint=hint_for("The lesson prints loss 15.4288 at step 0 (before the update), then w 0.792 and b -0.362."),
-               scaled={0.5: MISSING_FACTOR_2, -1.0: SIGN_ERROR, float(len(X)): SUM_FOR_MEAN})
+               scaled={0.5: MISSING_FACTOR_2, -1.0: SIGN_ERROR, float(len(X)): SUM_FOR_MEAN}, student=student)
 
 
 @check
@@ -244,7 +273,7 @@ def test_lesson_run_at_lr_0_1(student: Student, reference: ModuleType, plot_file
     run = Run(X, y, 0.1, 101, data)
     expect_run(call_train_line(student, run), run, reference.train_line(X, y, 0.1, 101), plot_file,
                hint=hint_for("The lesson's printout: loss 15.4288 at step 0, 0.0606 at step 20, 0.0597 from step 40; "
-                             "w 2.965 and b -2.000 at the end."))
+                             "w 2.965 and b -2.000 at the end."), student=student)
 
 
 @check
@@ -255,7 +284,7 @@ def test_losses_are_python_floats(student: Student, reference: ModuleType, plot_
     # Floats of a wrong run earn nothing: the values come first, then their types.
     expect_run(returned, run, reference.train_line(X, y, 0.1, 5), plot_file,
                hint=hint_for("The lesson prints loss 15.4288 at step 0; each later loss is recorded before its "
-                             "update."))
+                             "update."), student=student)
     # The docstring's recipe: autograd's gradients, one pass per step; loss.backward() and torch.autograd.grad
     # are both autograd, and both are taken.
     passes = sum(event.count for event in returned.calls_to("Tensor.backward", "autograd.backward", "autograd.grad"))
@@ -295,7 +324,8 @@ def test_lr_0_01_is_slow(student: Student, reference: ModuleType, plot_file: Pat
     run = Run(X, y, 0.01, LR_0_01_STEPS, data)
     reference_run = reference.train_line(X, y, 0.01, LR_0_01_STEPS)
     hint = "With the same loop as at lr 0.1, only lr changes: each step is ten times shorter."
-    losses = expect_run(call_train_line(student, run), run, reference_run, plot_file, hint, TRY_IT)[0]
+    losses = expect_run(call_train_line(student, run), run, reference_run, plot_file, hint, TRY_IT,
+                        student=student)[0]
     got, want = _first_below(losses, TARGET), reference.steps_to_reach(reference_run[0], TARGET)
     if want is None and twin():  # other noise may settle above the target: the curves above already agree
         return
@@ -321,7 +351,7 @@ def test_lr_1_1_diverges(student: Student, reference: ModuleType, plot_file: Pat
                hint="At lr 1.1 each step overshoots the bottom of the valley by more than it started from: "
                     "w changes sign every step and the loss grows about fourfold"
                     + ("." if twin() else " (15.43, 48.10, 179.54, ...)."),
-               section=TRY_IT)
+               section=TRY_IT, student=student)
 
 
 @check
@@ -368,16 +398,18 @@ def test_diverged_spots_blow_ups(student: Student, reference: ModuleType) -> Non
             "the first does not count.")
     calls = [((losses,), f"diverged(losses) with {text}: {describe(losses)}") for losses, text in cases]
     # Asked up front, so that they are recorded. A bool has only two values: these variants are named only
-    # for a diverged that answers as they do on every list, not on the one it got wrong alone.
-    variants = [(RISE_ON_ANY_STEP, [rise_on_any_step(losses) for (losses,), _ in calls]),
-                (NAN_NOT_DIVERGED, [blind_to_nan(losses) for (losses,), _ in calls])]
+    # for a diverged that answers as one of their forms does on every list, not on the one it got wrong alone.
+    variants = [(mistake, [form(losses) for (losses,), _ in calls])
+                for mistake, form in ((RISE_ON_ANY_STEP, rise_on_any_step), (NAN_NOT_DIVERGED, blind_to_nan),
+                                      (LAST_LOSS_ONLY, last_loss_only), (LAST_LOSS_ONLY, last_loss_bare),
+                                      (GROWTH_NOT_COUNTED, only_blow_ups))]
     for index, ((losses,), shown_as) in enumerate(calls):
         returned = student.call("diverged", losses, shown_as=shown_as)
         want = reference.diverged(losses)
-        suspects = [Suspect(LAST_LOSS_ONLY, last_loss_only(losses))]
+        suspects = []
         if type(returned.value) is not bool or returned.value != want:
             given = every_answer(student, "diverged", calls, (bool,))
-            suspects[:0] = [Suspect(mistake, answers[index]) for mistake, answers in variants if given == answers]
+            suspects = [Suspect(mistake, answers[index]) for mistake, answers in variants if given == answers]
         _expect_exactly(returned, want, hint=hint, suspects=suspects)
     shown = "diverged(losses) with an empty list: []"
     returned = student.call("diverged", [], shown_as=shown, allow_raise=True)
@@ -392,8 +424,21 @@ def test_diverged_spots_blow_ups(student: Student, reference: ModuleType) -> Non
 
 @expected
 def last_loss_only(losses: list[float]) -> bool:
-    """What diverged gives when it compares only the last loss with the first."""
+    """What diverged gives when it compares only the last loss with the first (after testing every loss for inf and
+    nan)."""
     return any(not math.isfinite(loss) for loss in losses) or losses[-1] > losses[0]
+
+
+@expected
+def last_loss_bare(losses: list[float]) -> bool:
+    """The same with no test for inf and nan: a last loss of nan is not past the first."""
+    return losses[-1] > losses[0]
+
+
+@expected
+def only_blow_ups(losses: list[float]) -> bool:
+    """What diverged gives when it counts inf and nan only, not a loss that grew past the first."""
+    return any(not math.isfinite(loss) for loss in losses)
 
 
 @expected
@@ -513,7 +558,8 @@ def test_train_line_on_fresh_data(student: Student, reference: ModuleType, plot_
             Run(X3, y3, 0.5, 40, "make_line_data(50, another seed)")]
     for run in runs:
         expect_run(call_train_line(student, run), run, reference.train_line(run.X, run.y, run.lr, run.steps),
-                   plot_file, hint="Use the X, y, lr and steps you are given; nothing from the lesson's run.")
+                   plot_file, hint="Use the X, y, lr and steps you are given; nothing from the lesson's run.",
+                   student=student)
 
 
 @check

@@ -162,9 +162,10 @@ FLAT_TARGET = Mistake(
 
 LAST_LOSS_ONLY = Mistake(
     "only the last loss compared with the first",
-    "Your answer is what comparing only the last loss with the first gives. In these losses a middle one grew "
-    "past the first and the last came back below it, so losses[-1] > losses[0] is False although the run did "
-    "blow up on the way. The docstring asks whether some loss, any of them, grew past the first.",
+    "Your answers are what comparing only the last loss with the first gives, on every list diverged was given. "
+    "Where a middle loss grew past the first and the last came back below it, losses[-1] > losses[0] is False "
+    "although the run did blow up on the way; and where the last loss is nan, the comparison is False too. The "
+    "docstring asks whether some loss, any of them, is inf or nan or grew past the first.",
     "Compare every loss with the first: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
     TRY_IT,
     concept=CONCEPT,
@@ -199,6 +200,47 @@ NAN_NOT_DIVERGED = Mistake(
     "Test for inf and nan as well: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
     TRY_IT,
     concept=CONCEPT,
+)
+
+GROWTH_NOT_COUNTED = Mistake(
+    "only inf or nan counted as divergence",
+    "Your answers are what testing the losses for inf and nan, and nothing else, gives, on every list diverged was "
+    "given: a run whose losses grow fourfold each step (lr 1.1 for 30 steps) is still finite, so you call it "
+    "settled. A loss that grows past the first is already a blow-up on its way to inf; the docstring counts it.",
+    "Compare every loss with the first as well: any(not math.isfinite(loss) or loss > losses[0] for loss in losses).",
+    TRY_IT,
+    concept=CONCEPT,
+)
+
+ONE_STEP_TOO_MANY = Mistake(
+    "one step too many (loop off by one)",
+    "Your run returns steps + 1 losses for `steps` steps, the reference's and one more. Either the loop runs "
+    "steps + 1 times (range(steps + 1)) and makes one update too many, or it records one loss more than it makes "
+    "updates (the loss once more after the loop, or one before the loop and one after each update). The docstring "
+    "wants exactly `steps` losses, losses[k] being the loss before update k.",
+    "Loop with `for _ in range(steps):` and append loss.item() once in each step, before that step's update.",
+    WORKED,
+    concept="training_loop",
+)
+
+ONE_STEP_TOO_FEW = Mistake(
+    "one step too few (loop off by one)",
+    "Your run stops one step short: steps − 1 losses, and w and b after steps − 1 updates, as a loop over "
+    "range(1, steps) or range(steps - 1) gives. Steps count from 0: losses[0] is the loss at w = b = 0, before "
+    "the first update, and a run of `steps` steps has `steps` losses and makes `steps` updates.",
+    "Loop with `for _ in range(steps):`, which runs exactly `steps` times.",
+    WORKED,
+    concept="training_loop",
+)
+
+NONZERO_START = Mistake(
+    "random or non-zero starting parameters",
+    "Your w and b do not start at zero, as the docstring asks (\"start from w = b = 0\"), but at ones or at random "
+    "values (torch.ones, torch.randn, torch.rand): so your losses[0] is not the loss at w = b = 0, and the whole run "
+    "follows another path; with a random start, every call ends somewhere else.",
+    "Create the parameters as w = torch.zeros(1, requires_grad=True) and b = torch.zeros(1, requires_grad=True).",
+    WORKED + ', which starts "from zero"',
+    concept="training_loop",
 )
 
 SEED_IGNORED = Mistake(

@@ -22,9 +22,9 @@ from torch import nn
 from graders.kit import (Mistake, RECORD, RECORDING, Returned, Scalar, Student, checks_for, describe, exercise,
                          expect_code_shows, expected, fail, fail_with_mistake, twin)
 from graders.lesson01.linear_module.mistakes import (LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_AND_SEED_IGNORED,
-                                                     LR_IGNORED, MODEL_BEFORE_DATA, NOISE_BROADCAST, SECTION,
-                                                     SEED_IGNORED, STEP_BEFORE_BACKWARD, ZERO_GRAD_BEFORE_STEP,
-                                                     ZERO_GRAD_MISSING)
+                                                     LR_IGNORED, MODEL_BEFORE_DATA, NOISE_BROADCAST, ONE_STEP_TOO_FEW,
+                                                     ONE_STEP_TOO_MANY, SECTION, SEED_IGNORED, STEP_BEFORE_BACKWARD,
+                                                     ZERO_GRAD_BEFORE_STEP, ZERO_GRAD_MISSING)
 from graders.lesson01.linear_module.drivers import watch_training
 
 EXERCISE = exercise("lesson01", "linear_module")
@@ -122,11 +122,13 @@ def wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> list[
     """Each catalogued mistake's run. Most follow from reference runs: nothing learned keeps the
     starting loss and parameters (the run of 0 steps); one update behind ends where the
     reference ends after steps − 1 updates, with the same losses; losses logged after the
-    update are the losses of steps 1 to steps of a run one step longer."""
+    update are the losses of steps 1 to steps of a run one step longer; a loop off by one is the run one step
+    longer or shorter (or the right layer with one loss too many logged)."""
     losses, weight, bias = reference_run(reference, lr, steps, seed)
     _, start_weight, start_bias = reference.fit_linear_module(lr, 0, seed)
     _, late_weight, late_bias = reference.fit_linear_module(lr, max(steps - 1, 0), seed)
-    later_losses, _, _ = reference.fit_linear_module(lr, steps + 1, seed)
+    longer = reference.fit_linear_module(lr, steps + 1, seed)
+    later_losses = longer[0]
     runs = [
         (ZERO_GRAD_MISSING, wrong_script_run(lr, steps, seed, zeroed=False)),
         (ZERO_GRAD_BEFORE_STEP, ([losses[0]] * steps, start_weight, start_bias)),
@@ -134,7 +136,11 @@ def wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> list[
         (LOSS_AFTER_UPDATE, (later_losses[1:], weight, bias)),
         (NOISE_BROADCAST, wrong_script_run(lr, steps, seed, noise_shape=(100,))),
         (MODEL_BEFORE_DATA, wrong_script_run(lr, steps, seed, model_first=True)),
+        (ONE_STEP_TOO_MANY, longer),
+        (ONE_STEP_TOO_MANY, (later_losses, weight, bias)),
     ]
+    if steps >= 1:
+        runs.append((ONE_STEP_TOO_FEW, reference.fit_linear_module(lr, steps - 1, seed)))
     if seed != LESSON_RUN["seed"]:
         # The seed argument ignored for the lesson's own: the same rate and steps on the lesson's seed.
         runs.append((SEED_IGNORED, reference.fit_linear_module(lr, steps, LESSON_RUN["seed"])))
@@ -267,6 +273,11 @@ def _order_mistake(events: str) -> Mistake | None:
     return None
 
 
+def _off_by_one(passes: int, steps: int) -> Mistake | None:
+    """The loop off by one that makes `passes` passes (or logs as many losses) for `steps`; None if it is not one off."""
+    return {steps + 1: ONE_STEP_TOO_MANY, steps - 1: ONE_STEP_TOO_FEW}.get(passes)
+
+
 def _watched(student: Student, run: dict[str, Any], trace: bool = False) -> Returned:
     return student.run(watch_training, run["lr"], run["steps"], run["seed"], trace=trace,
                        shown_as=f"{call_text(run)}, with backward() and step() watched")
@@ -281,6 +292,10 @@ def test_returns_plain_numbers(student: Student) -> None:
     value = returned.value
     problem = _numbers(value, run["steps"])
     if isinstance(problem, str):
+        off_by_one = _off_by_one(len(value[0]) if type(value) in (tuple, list) and len(value) == 3
+                                 and type(value[0]) in (list, tuple) else -1, run["steps"])
+        if off_by_one is not None:
+            fail_with_mistake(returned, f"fit_linear_module: {problem}.", off_by_one, value[0])
         fail(f"fit_linear_module: {problem}.", call=returned.call, got=describe(value),
              expected=f"(a list of {run['steps']} floats, weight, bias)", section=SECTION,
              hint="Return losses, model.weight.item(), model.bias.item().")
@@ -344,6 +359,9 @@ def test_uses_module_loss_and_optimiser(student: Student) -> None:
     steps = run["steps"]
     counts = {what: sum(e.count for e in returned.calls_to(name)) for what, name in BUILDING_BLOCKS.items()}
     counts["optimiser.step() of torch.optim.SGD"] = sum(e in "se" for e in returned.value or "")
+    if _off_by_one(min(counts.values()), steps) is ONE_STEP_TOO_FEW and len(set(counts.values())) == 1:
+        fail_with_mistake(returned, f"fit_linear_module runs each of its building blocks {steps - 1} times in "
+                                    f"{steps} steps; expected once per step.", ONE_STEP_TOO_FEW)
     for what, count in counts.items():
         if count < steps:
             fail(f"fit_linear_module runs {what} {count} times in {steps} steps; expected once per step.",
@@ -366,6 +384,10 @@ def test_loop_order(student: Student) -> None:
         for patterns, what in CODE_LOOP_STEPS:
             expect_code_shows(student, returned, "fit_linear_module", patterns, what, SECTION)
         return
+    passes = len(events) // 2
+    if events == "bs" * passes and _off_by_one(passes, steps) is not None:
+        fail_with_mistake(returned, f"fit_linear_module's training loop runs {passes} passes, each in the right "
+                                    f"order, for steps={steps}.", _off_by_one(passes, steps))
     mistake = _order_mistake(events)
     seen = (f"of {events.count('b') + events.count('a')} backward() calls, {events.count('a')} added onto "
             f"gradients left from an earlier pass; of {events.count('s') + events.count('e')} step() calls, "

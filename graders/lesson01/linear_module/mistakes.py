@@ -116,3 +116,24 @@ LR_AND_SEED_IGNORED = Mistake(
     SECTION,
     concept="seeds_and_arguments",
 )
+
+ONE_STEP_TOO_MANY = Mistake(
+    "one step too many (loop off by one)",
+    "Your run logs steps + 1 losses for `steps` passes, the reference's and one more: either the loop runs "
+    "steps + 1 times (range(steps + 1)) and makes one update too many, or it logs one loss more than it makes "
+    "passes (the loss once more after the loop). The lesson's 101 passes are steps 0 to 100, range(101).",
+    "Loop with `for _ in range(steps):` and append loss.item() once per pass, for the loss that pass called "
+    "backward() on.",
+    SECTION,
+    concept="training_loop",
+)
+
+ONE_STEP_TOO_FEW = Mistake(
+    "one step too few (loop off by one)",
+    "Your run stops one pass short: steps − 1 losses, and the layer after steps − 1 updates, as a loop over "
+    "range(1, steps) or range(steps - 1) gives. The lesson's 101 passes are steps 0 to 100: range(101) runs the "
+    "body 101 times, starting at 0.",
+    "Loop with `for _ in range(steps):`, which runs exactly `steps` passes.",
+    SECTION,
+    concept="training_loop",
+)

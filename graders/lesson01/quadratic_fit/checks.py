@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from types import ModuleType
 from typing import Any, Callable
 
@@ -31,8 +32,9 @@ from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Mistake, RECORD, R
                          checks_for, describe, exercise, expect_code_shows, expect_tensor, expected, fail,
                          gradient_signature, is_scaled, number_problem, twin, twin_generator, twin_random)
 from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, GRADIENTS_NOT_ZEROED, NOISE_IGNORED, NONZERO_START,
-                                                     ONE_STEP_SHORT, RATE_TOO_HIGH, SEED_IGNORED, SHAPE_BROADCAST,
-                                                     SIGN_ERROR, SUM_FOR_MEAN, TRY_IT)
+                                                     ONE_STEP_SHORT, ONE_STEP_TOO_MANY, RATE_TOO_HIGH,
+                                                     REBOUND_PARAMETERS, SEED_IGNORED, SHAPE_BROADCAST, SIGN_ERROR,
+                                                     SUM_FOR_MEAN, TRY_IT)
 from graders.lesson01.quadratic_fit.drivers import fit_defaults
 
 EXERCISE = exercise("lesson01", "quadratic_fit")
@@ -50,7 +52,9 @@ _VARIANTS: list[tuple[Mistake, dict[str, Any]]] = [
     (SIGN_ERROR, {"ascent": True}),
     (NONZERO_START, {"start": 1.0}),  # torch.ones: the start a beginner writes when not zeros
     (ONE_STEP_SHORT, {"loop_from": 1}),  # range(1, steps): steps − 1 updates
+    (ONE_STEP_TOO_MANY, {"loop_from": -1}),  # range(steps + 1): steps + 1 updates
 ]
+OFF_BY_ONE = (ONE_STEP_SHORT, ONE_STEP_TOO_MANY)
 
 LESSON_DATA = "X, y = make_quadratic_data() (100 points, seed 0, noise 0.3)"
 TRUE_COEFFICIENTS = (0.5, -1.0, 1.0)
@@ -65,6 +69,10 @@ OTHER_DATA_ARGUMENTS = {"n": 37, "noise": 0.1}
 OTHER_COEFFICIENTS, OTHER_N, OTHER_NOISE, OTHER_STEPS = (-2.0, 0.3, 4.0), 64, 0.2, 150
 OTHER_SETTINGS = ((0.05, 40), (0.2, 30))  # (lr, steps), both below the lesson data's limit of 0.255
 BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
+# The errors a parameter rebound by `a = a - lr * a.grad` raises on the step after: a .grad that is None (the new a is
+# no leaf), or a loss with no graph (the new a, made under no_grad, does not require grad).
+GRAPH_LOST = "does not require grad and does not have a grad_fn"
+NONE_GRAD = r"'NoneType' object has no attribute 'zero_'|unsupported operand type\(s\) for .*'NoneType'"
 
 
 def _lesson_arguments() -> dict[str, Any]:
@@ -190,7 +198,7 @@ def _variant_mistake(got: Any, variants: list[tuple[float, float, float]],
     for (mistake, _), wrong in zip(_VARIANTS, variants):
         if mistake is NONZERO_START and near(wrong, right):
             continue
-        if mistake is ONE_STEP_SHORT:
+        if mistake in OFF_BY_ONE:
             # One update less, or one more, ends within `close` of the right run once descent has slowed down
             # (60 steps on the lesson's data): this one is named only for an answer that equals it as a right
             # answer must equal the reference's, and only where it is not that close to the right run itself.
@@ -262,6 +270,10 @@ def _first_step_signature(student: Student, fit: Fit, right_step: Any) -> Gradie
                               torch.tensor(right_step, dtype=torch.float64))
 
 
+RETURNS_HINT = ("The docstring's Returns: the learned (a, b, c) as a tuple of three Python floats. End with "
+                "`return a.item(), b.item(), c.item()`: .item() turns a one-element tensor into a float.")
+
+
 def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[float, ...], atol: float,
                 known: Callable[[], dict[str, Any]], hint: str, meaning: str = "") -> None:
     """The answer is within atol of `want`; a wrong one is named by the variants, then by its first step."""
@@ -283,7 +295,11 @@ def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[floa
         mistake, measured = named
         fail(summary, call=returned.call, got=got, expected=expected_text, mistake=mistake.name,
              meaning=f"{mistake.explanation} {measured}".strip(), hint=mistake.hint, section=mistake.section)
+    if not _is_triple(returned.value):
+        # What differs is the kind of answer, not the descent: the hint is the docstring's Returns clause.
+        hint, meaning = RETURNS_HINT, ""
     fail(summary, call=returned.call, got=got, expected=expected_text, meaning=meaning, hint=hint, section=TRY_IT)
+
 
 
 RECIPE_HINT = "Follow the docstring's three lines exactly: seed first, then X from torch.rand, then y from torch.randn."
@@ -337,9 +353,31 @@ def _seed_42_data(reference: ModuleType, arguments: dict[str, Any]) -> tuple[tor
 
 
 def _fit_call(student: Student, fit: Fit, trace: bool = False) -> Returned:
+    """The student's fit; an error is named by the mistake that raises it."""
+    __tracebackhide__ = True
     # Checks that judge the same fit from different sides share one run of it.
-    return student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=fit.steps, trace=trace, shown_as=fit.call,
-                        reuse=True)
+    returned = student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=fit.steps, trace=trace,
+                            shown_as=fit.call, reuse=True, allow_raise=True)
+    error = returned.error
+    if error is None:
+        return returned
+    if _lost_its_leaves(student, fit, error.message):
+        fail(f"`fit_quadratic` raised {error.type}.", call=fit.call,
+             got=f"{error.type}: {error.message} (after a backward() that worked)", mistake=REBOUND_PARAMETERS)
+    student.fail_raised(returned, "fit_quadratic")
+
+
+def _lost_its_leaves(student: Student, fit: Fit, message: str) -> bool:
+    """Whether a None .grad, or a loss with no graph, came after a backward() that worked: the parameters were
+    leaves once and stopped being ones. (Parameters made without requires_grad, or a .grad zeroed before the first
+    backward, raise the same errors before any backward succeeds.)"""
+    lost_graph = GRAPH_LOST in message
+    if not lost_graph and re.search(NONE_GRAD, message) is None:
+        return False
+    traced = student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=fit.steps, trace=True, allow_raise=True,
+                          shown_as=fit.call)
+    backward_calls = sum(event.count for event in traced.calls_to(*BACKWARD_CALLS))
+    return backward_calls - lost_graph >= 1  # the backward that raised the lost graph is counted too
 
 
 # ---------------------------------------------------------------- public checks

@@ -132,6 +132,30 @@ SEED_IGNORED = Mistake(
     concept="seeds_and_arguments",
 )
 
+ONE_STEP_TOO_MANY = Mistake(
+    "one step too many (loop off by one)",
+    "Your (a, b, c) are exactly where gradient descent is after steps + 1 updates, one more than asked: a loop "
+    "such as range(steps + 1) or range(0, steps + 1) runs steps + 1 times. The extra update moves the coefficients "
+    "one step further than the caller asked for: far on short runs, where every step moves them a lot, and hardly "
+    "at all once they have settled.",
+    "Loop with `for _ in range(steps):`, which runs exactly `steps` times, one update each.",
+    WORKED_EXAMPLE + ", whose loop `for step in range(101)` makes 101 updates",
+    concept=CONCEPT,
+)
+
+REBOUND_PARAMETERS = Mistake(
+    "a = a - lr * a.grad rebinds the parameters",
+    "Your loop failed after a backward() that worked: `a = a - lr * a.grad` makes a new tensor and gives it the "
+    "name a, so a is no longer the leaf made with requires_grad=True. backward() fills the .grad of leaves only, "
+    "so the new a's .grad stays None (what the error is about); made under torch.no_grad(), the new a does not "
+    "even require grad and the next loss has no graph. In a loop over (a, b, c), `p = p - lr * p.grad` only "
+    "rebinds the loop variable and leaves a, b and c as they were.",
+    "Change each parameter in place inside `with torch.no_grad():`: a -= lr * a.grad (or p -= lr * p.grad in a "
+    "loop over (a, b, c)), so it stays the same leaf, then zero its gradient.",
+    WORKED_EXAMPLE + ", where it explains torch.no_grad()",
+    concept="training_loop",
+)  # no error pattern: the same errors come from other slips; the check sees a backward() that worked first
+
 UPDATE_WITHOUT_NO_GRAD = Mistake(
     "update outside torch.no_grad()",
     "PyTorch refuses `a -= lr * a.grad` while autograd is recording: \"a leaf Variable that requires grad is "

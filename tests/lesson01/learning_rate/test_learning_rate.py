@@ -90,7 +90,7 @@ def test_the_stub_scores_zero_as_not_implemented(grade) -> None:
     assert result["score"] == 0 and result["not_implemented"], graded.output
 
 
-@pytest.mark.parametrize("name", ["correct_optimiser", "correct_autograd_grad"])
+@pytest.mark.parametrize("name", ["correct_optimiser", "correct_autograd_grad", "correct_fresh_leaves"])
 def test_right_answers_written_another_way_score_full_marks(grade, name: str) -> None:
     graded = grade({SLUG: submission(SLUG, name)}, "-k", SLUG)
     assert graded.failed(SLUG) == set(), graded.output
@@ -239,18 +239,19 @@ def test_nan_blindness_differs_from_the_reference_only_where_a_loss_is_nan(refer
     assert not checks.blind_to_nan([3.0, 2.0, math.nan]) and reference.diverged([3.0, 2.0, math.nan])
 
 
-# Wrong on the nan list as the nan-blind diverged is, but also wrong on the middle loss past the first.
+# Wrong on the nan list as the nan-blind diverged is, but also wrong on the middle loss past the first: it compares
+# the last loss alone, with no test for nan.
 LAST_LOSS_NAN_BLIND = "    return bool(losses) and losses[-1] > losses[0]\n"
 
 
-def test_a_diverged_wrong_on_nan_and_elsewhere_is_not_called_nan_blind(grade) -> None:
+def test_a_diverged_wrong_on_nan_and_elsewhere_is_named_as_the_last_loss_only_not_nan_blind(grade) -> None:
     source = (ROOT / "reference/lesson01/learning_rate.py").read_text()
     old = "    return any(not math.isfinite(loss) or loss > losses[0] for loss in losses)\n"
     assert source.count(old) == 1
     graded = grade({SLUG: source.replace(old, LAST_LOSS_NAN_BLIND)}, "-k", "diverged_spots_blow_ups")
     check = graded.checks(SLUG)["diverged_spots_blow_ups"]
     assert not check["passed"] and "a loss that became nan" in check["message"], check["message"]
-    assert check["mistake"] is None, check["message"]
+    assert check["mistake"] == "only the last loss compared with the first", check["message"]
 
 
 def test_make_line_data_that_never_seeds_is_not_called_seed_ignored(grade) -> None:

@@ -177,3 +177,10 @@ def test_the_lessons_seed_with_a_rate_of_its_own_is_not_called_both_ignored(grad
     assert {"lesson_numbers", "matches_reference"} <= graded.failed("linear_module"), graded.output
     for check_id in ("lesson_numbers", "matches_reference"):
         assert checks_run[check_id]["mistake"] is None, checks_run[check_id]["message"]
+
+
+def test_right_answers_written_another_way_score_full_marks(grade) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"linear_module": submission("linear_module", "correct_functional_loss")}, "-k", "linear_module")
+    assert graded.failed("linear_module") == set(), graded.output

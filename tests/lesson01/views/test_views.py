@@ -115,3 +115,22 @@ def test_a_shares_memory_that_always_says_false_is_not_called_a_base_comparison(
     graded = grade({SLUG: NEVER_SHARING}, "-k", "shares_memory_on_lesson_pairs")
     check = graded.checks(SLUG)["shares_memory_on_lesson_pairs"]
     assert not check["passed"] and check["mistake"] is None, check["message"]
+
+
+@pytest.mark.parametrize("name", ["correct_reshape_and_flatten"])
+def test_right_answers_written_another_way_score_full_marks(grade, name: str) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({SLUG: submission(SLUG, name)}, "-k", SLUG)
+    assert graded.failed(SLUG) == set(), graded.output
+
+
+def test_a_storage_test_that_reads_one_arguments_data_ptr_fails_with_the_slice_first(grade) -> None:
+    # a.data_ptr() against b's storage is right while the slice comes second, wrong once it comes first.
+    source = (ROOT / "reference/lesson01/views.py").read_text()
+    right = "    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()\n"
+    assert source.count(right) == 1
+    graded = grade({SLUG: source.replace(right, "    return a.data_ptr() == b.untyped_storage().data_ptr()\n")},
+                   "-k", SLUG)
+    assert graded.failed(SLUG) == {"shares_memory_on_lesson_pairs", "shares_memory_on_fresh_pairs"}, graded.output
+    assert "shares_memory(x[3:], x) returned False" in graded.checks(SLUG)["shares_memory_on_lesson_pairs"]["message"]
