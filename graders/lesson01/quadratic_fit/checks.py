@@ -301,7 +301,6 @@ def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[floa
     fail(summary, call=returned.call, got=got, expected=expected_text, meaning=meaning, hint=hint, section=TRY_IT)
 
 
-
 RECIPE_HINT = "Follow the docstring's three lines exactly: seed first, then X from torch.rand, then y from torch.randn."
 FLAT_Y_HINT = ("Keep y of shape (n, 1), here ({n}, 1): draw the noise as torch.randn(n, 1), not torch.randn(n), "
                "and do not flatten, squeeze or reshape y.")
