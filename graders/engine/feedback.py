@@ -66,6 +66,7 @@ class Feedback:
     pictures: tuple[LossCurves, ...] = ()  # plots to draw into `files` if the session shows this failure in full
     printed: str = ""  # what the student's own print() calls wrote during the check
     cause: str = ""  # a cause that fails several checks at once (the import, one function's timeout): told once
+    error: str = ""  # what the student's code raised, "function: Type: message": one exception is told once
 
     def text(self) -> str:
         # Every part is cut to a readable size: a student's value or message may be megabytes.

@@ -27,8 +27,9 @@ import course_config
 from graders import sandbox
 from graders.engine import kept_values
 from graders.engine.allowance import Allowance
+from graders.engine.causes import Causes, cause_of, said_again
 from graders.engine.collect import collect_mistakes
-from graders.engine.feedback import FIELD_CHARS, CheckFailed, Feedback, cut
+from graders.engine.feedback import CheckFailed, Feedback
 from graders.engine.mistakes import FORGOTTEN, Mistake, concept_of
 from graders.engine.options import KEPT, replay_file
 from graders.engine.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
@@ -140,7 +141,7 @@ class GradingSession:
         self.prestarted: dict[str, Student] = {}  # workers forked at collection, not yet used
         self.shared_workers: dict[Path, SubmissionWorker] = {}  # one worker per submission folder (sandbox.shared)
         self.display_paths: dict[str, str] = {}  # how messages name each exercise's file
-        self.causes_told: dict[str, set[str]] = {}  # per exercise: the causes already explained in full
+        self.causes = Causes()  # per exercise: the causes already explained in full, and by which check
         self.not_started: dict[str, list[str]] = {}  # per exercise: node ids of "not implemented yet" failures
         self.told_once: list[str] = []  # node ids failed by a whole-exercise cause already shown above
         self.where_to_begin = ""  # said on the last line when exercises are untouched
@@ -285,10 +286,16 @@ class GradingSession:
             check.concept = feedback.concept or (concept_of(feedback.mistake, module.mistakes())
                                                  if feedback.mistake else "")
             check.not_implemented, check.files = feedback.not_implemented, list(feedback.files)
-            if printed and (not check.hidden or self.hidden_show == "full"):  # a hidden check's prints show its inputs
+            cause = cause_of(feedback)
+            check.same_cause_as = self.causes.explained_by(exercise.slug, cause)
+            if check.same_cause_as:  # explained above: every front end shows the headline and says so
+                check.message = said_again(feedback)
+            elif printed and (not check.hidden or self.hidden_show == "full"):  # a hidden check's prints show its inputs
                 feedback = dataclasses.replace(feedback, printed=printed)
                 check.message = feedback.text()
             check.shown = shown_message(check.message, check.hidden, check.mistake, self.hidden_show)
+            if check.shown == check.message and not check.same_cause_as:  # not a hidden check shown by its outcome
+                self.causes.explain(exercise.slug, cause, check.id)
             report.longrepr = self._terminal_text(exercise.slug, report.nodeid, feedback, check)
         else:
             error = call.excinfo.value if call.excinfo is not None else None
@@ -311,31 +318,20 @@ class GradingSession:
         its outcome, nor for a check whose cause an earlier one explained (see _terminal_text)."""
         if not feedback.pictures:
             return feedback
-        told = self.causes_told.get(slug, set())
-        cause = _cause(feedback)
-        if (hidden and self.hidden_show != "full") or (cause and cause in told):
+        if (hidden and self.hidden_show != "full") or self.causes.explained_by(slug, cause_of(feedback)):
             return dataclasses.replace(feedback, pictures=())
         drawn = tuple(path for path in (picture.draw() for picture in feedback.pictures) if path)
         return dataclasses.replace(feedback, files=feedback.files + drawn, pictures=())
 
     def _terminal_text(self, slug: str, nodeid: str, feedback: Feedback, check: CheckResult) -> str:
-        """What the terminal shows of a failed check: an exercise's cause is explained in full
-        once; the checks after it that fail for the same cause get their headline only."""
+        """What the terminal shows of a failed check: its message, which says "same cause as above" in short
+        where an earlier check explained its cause (graders/engine/causes.py)."""
         if feedback.not_implemented:
             self.not_started.setdefault(slug, []).append(nodeid)
             return feedback.summary  # an untouched function fails every check the same way
-        told = self.causes_told.setdefault(slug, set())
-        if feedback.cause and feedback.cause in told:  # an import, a timeout: one message, the table lists the rest
+        if feedback.cause and check.same_cause_as:  # an import, a timeout: one message, the table lists the rest
             self.told_once.append(nodeid)
-            return cut(feedback.summary, FIELD_CHARS)
-        if check.shown != check.message:
-            return check.shown  # a hidden check shown by its outcome only: nothing of its cause
-        cause = _cause(feedback)
-        if not cause or cause not in told:
-            told.add(cause)
-            return check.shown
-        named = f" ({feedback.mistake})" if feedback.mistake else ""
-        return f"{cut(feedback.summary, FIELD_CHARS)}\n  same cause as above{named}."
+        return check.shown
 
     def untouched(self) -> list[ExerciseResult]:
         """Exercises whose every function is still a stub: nothing of theirs ran."""
@@ -380,7 +376,7 @@ class GradingSession:
                     continue
                 mark = "PASS" if check.passed else "FAIL"
                 named = check.mistake and (not check.hidden or self.hidden_show != "outcome")
-                extra = f"   ({check.mistake})" if named else ""
+                extra = f"   ({check.mistake})" if named else _stopped(check)
                 hidden = " [hidden]" if check.hidden else ""
                 tr.write_line(f"  {mark}  {check.id}{hidden}: {_points(check.score)} / {_points(check.points)}{extra}")
 
@@ -500,6 +496,17 @@ def _stop_without_result() -> NoReturn:
     pytest.exit(f"graders: grading stopped, with no result: {ZYGOTE_GONE}", returncode=EXIT_ZYGOTE_GONE)
 
 
+def _stopped(check: CheckResult) -> str:
+    """The table's note on a check that a timeout or the spent time allowance stopped: those after the first
+    did not run the student's code at all, and the table is all the terminal shows of them."""
+    if check.cause.startswith("timeout of "):
+        function = check.cause.removeprefix("timeout of ")
+        return f"   (not run: {function} timed out above)" if check.same_cause_as else f"   ({function} timed out)"
+    if check.cause == "allowance spent":
+        return "   (not run: the time allowance was used up)"
+    return ""
+
+
 def _points(value: float) -> str:
     return f"{value:g}"
 
@@ -613,8 +620,3 @@ def _names_exercises(config: pytest.Config) -> bool:
             return True
     return False
 
-
-def _cause(feedback: Feedback) -> str:
-    """What a failure is told apart by, so that another check failing for it says "same cause as above"."""
-    return (feedback.cause or feedback.mistake or feedback.meaning
-            or (feedback.summary + feedback.got if not feedback.call else ""))

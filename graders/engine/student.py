@@ -301,12 +301,13 @@ class Student:
         error = returned.error
         assert error is not None, "fail_raised is for a call that raised"
         culprit = error.frames[-1][2] if error.frames else function  # the student's function, not a driver
+        told = f"{culprit}: {error.type}: {error.message}"  # the same exception from the same function: one cause
         for mistake in (*self.mistakes, *ANY_EXERCISE):
             if mistake.matches_error(error.type, error.message):
                 fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
-                     mistake=mistake)
+                     mistake=mistake, error=told)
         fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
-             section=self.section,
+             section=self.section, error=told,
              hint="Read the error and the line it points to in your file.")
 
 
