@@ -32,6 +32,7 @@ from graders.engine.collect import collect_mistakes
 from graders.engine.feedback import CheckFailed, Feedback
 from graders.engine.mistakes import FORGOTTEN, Mistake, concept_of
 from graders.engine.options import KEPT, replay_file
+from graders.engine.progress import holds_code, started
 from graders.engine.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
 from graders.engine.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, shown_message, tally
 from graders.sandbox import STEPS, Budget, Confinement, Settings, SubmissionWorker
@@ -141,6 +142,7 @@ class GradingSession:
         self.prestarted: dict[str, Student] = {}  # workers forked at collection, not yet used
         self.shared_workers: dict[Path, SubmissionWorker] = {}  # one worker per submission folder (sandbox.shared)
         self.display_paths: dict[str, str] = {}  # how messages name each exercise's file
+        self.module_paths: dict[str, Path] = {}  # each graded exercise's file in the submission
         self.causes = Causes()  # per exercise: the causes already explained in full, and by which check
         self.not_started: dict[str, list[str]] = {}  # per exercise: node ids of "not implemented yet" failures
         self.told_once: list[str] = []  # node ids failed by a whole-exercise cause already shown above
@@ -188,6 +190,7 @@ class GradingSession:
         path = self.module_path(node.path, node.lesson)
         display = self.display(path)
         self.display_paths[node.exercise.slug] = display
+        self.module_paths[node.exercise.slug] = path
         catalogue = node.mistakes()
         if self.in_process:
             from graders.sandbox import InProcess
@@ -334,9 +337,23 @@ class GradingSession:
         return check.shown
 
     def untouched(self) -> list[ExerciseResult]:
-        """Exercises whose every function is still a stub: nothing of theirs ran."""
+        """Exercises whose every function is still a stub: nothing of theirs ran, and their file holds no code
+        (a run that -x stopped at a stub's function may not have reached the functions written)."""
         return [r for r in self.ordered() if r.score == 0 and r.checks and
-                all(c.not_implemented for c in r.checks if not c.passed)]
+                all(c.not_implemented for c in r.checks if not c.passed) and not self._holds_code(r.slug)]
+
+    @functools.cache
+    def _holds_code(self, slug: str) -> bool:
+        path = self.module_paths.get(slug)
+        return path is not None and holds_code(path)
+
+    def started_elsewhere(self) -> bool:
+        """Whether the lesson's exercise files that this run did not grade (a run of one file, or one stopped by
+        -x) hold code of the student's."""
+        folders = {path.parent for path in self.module_paths.values()}
+        lesson = next(lesson for lesson in course_config.LESSONS if lesson.number == self.lesson_number)
+        others = [e.slug for e in lesson.exercises if e.slug not in self.results]
+        return any(started(folder, others) for folder in folders)
 
     def quiet_failures(self) -> set[str]:
         """Node ids whose failure pytest need not list: the checks of untouched exercises, and the
@@ -353,7 +370,7 @@ class GradingSession:
         untouched = {r.slug for r in self.untouched()}
         first = next((r for r in self.ordered() if r.slug in untouched), None)
         where = self.display_paths.get(first.slug, f"{first.slug}.py") if first is not None else ""
-        if untouched and len(untouched) == len(self.results):
+        if untouched and len(untouched) == len(self.results) and not self.started_elsewhere():
             tr.section(f"Lesson {self.lesson_number}: not started yet. Begin with {where}")
         else:
             tr.section(f"Lesson {self.lesson_number}: points")
