@@ -67,6 +67,14 @@ def configure(config: pytest.Config) -> None:
         gc.freeze()
         _FROZEN.append(True)
     session = GradingSession(config)
+    if _names_exercises(config):
+        # Warnings raised in this process are the grader's (student code runs in workers, whose output is
+        # filtered in engine/printed.py): torch's deprecations met by a check or the reference are not the
+        # student's to read, and pytest's summary of them would name the grader's files. In process, the
+        # student's code runs here too: only the grader's and torch's own modules are silenced.
+        quiet = ["ignore"] if not session.in_process else ["ignore:::graders", "ignore:::reference_", "ignore:::torch"]
+        for line in quiet:
+            config.addinivalue_line("filterwarnings", line)
     if not session.in_process:
         session.zygote = sandbox.prepare()  # started by the plugin already, or now
     config.pluginmanager.register(session, "graders-session")
@@ -105,6 +113,7 @@ class GradingSession:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.in_process = bool(_setting(config, "graders_in_process"))
+        self.answer_cells = bool(config.getoption("graders_answer_cells", False))  # graded from a notebook
         seconds = _setting(config, "graders_call_seconds")
         limits = course_config.LIMITS
         call_seconds = _positive_seconds(str(seconds), "--call-timeout") if seconds else None
@@ -188,7 +197,7 @@ class GradingSession:
 
     def make_student(self, node: "ExerciseModule") -> Student:
         path = self.module_path(node.path, node.lesson)
-        display = self.display(path)
+        display = f"the answer cell of {node.exercise.slug}" if self.answer_cells else self.display(path)
         self.display_paths[node.exercise.slug] = display
         self.module_paths[node.exercise.slug] = path
         catalogue = node.mistakes()
@@ -206,6 +215,7 @@ class GradingSession:
             shared.needs(f"{chosen.__module__}:{chosen.__qualname__}" if chosen else None)
             make_backend = functools.partial(shared.lease, path)
         handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section,
+                         frame_file="answer cell" if self.answer_cells else "",
                          allowance=Allowance(self.exercise_seconds, "this exercise", "exercise_seconds", self.allowance))
         if not path.is_file():
             handle._import_failure = Feedback(MISSING_FILE.format(file=display), cause="missing file",
@@ -281,6 +291,7 @@ class GradingSession:
             return
         elif call.excinfo is not None and isinstance(call.excinfo.value, CheckFailed):
             feedback = self._with_pictures(exercise.slug, call.excinfo.value.feedback, check.hidden)
+            feedback = dataclasses.replace(feedback, plots_below=self.answer_cells)
             if feedback.mistake and feedback.mistake in FORGOTTEN:  # a test of the grouping of unnamed failures
                 feedback = dataclasses.replace(feedback, mistake=None, meaning="", hint="", concept="")
             check.message, check.mistake, check.cause = feedback.text(), feedback.mistake, feedback.cause

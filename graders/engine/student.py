@@ -20,6 +20,7 @@ from typing import Any, Callable, NoReturn, Protocol
 from graders.engine.allowance import SPENT_HINT, Allowance
 from graders.engine.feedback import CheckFailed, Feedback, cut, fail
 from graders.engine.mistakes import ANY_EXERCISE, Mistake
+from graders.engine.printed import without_foreign_warnings
 from graders.sandbox import Budget, Outcome, StudentError
 from graders.sandbox import TraceEvent, copy, pack
 from graders.engine.source_evidence import SourceEvidence
@@ -76,8 +77,10 @@ class Student:
     """One exercise module of one submission, imported lazily in a worker (or in-process)."""
 
     def __init__(self, module_path: Path, display_path: str, budget: Budget, mistakes: list[Mistake],
-                 make_backend: Callable[[], Backend], section: str = "", allowance: Allowance | None = None) -> None:
+                 make_backend: Callable[[], Backend], section: str = "", allowance: Allowance | None = None,
+                 frame_file: str = "") -> None:
         self.module_path = module_path
+        self.frame_file = frame_file or module_path.name  # how an error's lines name the file: "answer cell" in a notebook
         self.allowance = allowance or Allowance(float("inf"), "this exercise", "exercise_seconds")
         self.display_path = display_path
         self.budget = budget
@@ -155,7 +158,11 @@ class Student:
         messages name it rather than by where it was graded (a temporary folder, in a batch): Python's
         warnings print the module's full path."""
         text, self.printed = "".join(self.printed), []
-        return text.replace(str(self.module_path.resolve()), self.display_path)
+        return without_foreign_warnings(text.replace(str(self.module_path.resolve()), self.display_path),
+                                        self.display_path)
+
+    def _error_text(self, error: StudentError) -> str:
+        return _error_text(error, self.module_path.name, self.frame_file)
 
     def close(self) -> None:
         if self._backend is not None:
@@ -236,7 +243,7 @@ class Student:
                     else EXITED_HINT if error.type == "SystemExit"
                     else "Install or remove the missing import." if error.type in ("ImportError", "ModuleNotFoundError")
                     else "Code at the top level of the file runs on import; fix the error shown.")
-            return Feedback(summary, got=_error_text(error), hint=hint)
+            return Feedback(summary, got=self._error_text(error), hint=hint)
         return Feedback(summary, got=outcome.detail)
 
     def _returned(self, function: str, shown: str, outcome: Outcome, allow_raise: bool) -> Returned:
@@ -274,7 +281,7 @@ class Student:
         if error.type == "SystemExit":
             fail(EXITED.format(call=shown, message=error.message), hint=EXITED_HINT, section=self.section)
         if error.type == "MemoryError" or re.search(r"can't allocate memory|not enough memory", error.message):
-            fail(OUT_OF_MEMORY.format(call=shown, memory_mb=self.budget.memory_mb), got=_error_text(error),
+            fail(OUT_OF_MEMORY.format(call=shown, memory_mb=self.budget.memory_mb), got=self._error_text(error),
                  hint="Look for a tensor or list that grows without end, or a size typed with too many zeros.",
                  section=self.section)
         missing = MISSING_IN_MODULE.search(error.message) if error.type == "AttributeError" else None
@@ -287,7 +294,7 @@ class Student:
                  hint=f"Keep the name `{name}` exactly as the stub defines it.", section=self.section)
         if any(("breakpoint(" in source or "pdb" in source or "input(" in source)
                for _, _, _, source in error.frames[-1:]):
-            fail(DEBUGGER.format(call=shown), got=_error_text(error), hint=DEBUGGER_HINT, section=self.section)
+            fail(DEBUGGER.format(call=shown), got=self._error_text(error), hint=DEBUGGER_HINT, section=self.section)
         if allow_raise:
             return Returned(shown, error=error, trace=outcome.trace, output=outcome.output,
                             output_dropped=outcome.output_dropped, seconds=outcome.seconds)
@@ -304,9 +311,9 @@ class Student:
         told = f"{culprit}: {error.type}: {error.message}"  # the same exception from the same function: one cause
         for mistake in (*self.mistakes, *ANY_EXERCISE):
             if mistake.matches_error(error.type, error.message):
-                fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
+                fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
                      mistake=mistake, error=told)
-        fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
+        fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
              section=self.section, error=told,
              hint="Read the error and the line it points to in your file.")
 
@@ -317,9 +324,12 @@ def _copied(outcome: Outcome) -> Outcome:
     return dataclasses.replace(outcome, value=copy(outcome.value), args=copy(outcome.args), trace=list(outcome.trace))
 
 
-def _error_text(error: StudentError) -> str:
+def _error_text(error: StudentError, file: str, shown_as: str) -> str:
+    """An exception as feedback shows it: its type and message, then the student's lines, their file named
+    `shown_as` (the worker names it by its file name, which a notebook's student never saw)."""
     lines = [cut(f"{error.type}: {error.message}")]
-    lines += [cut(f"{name}, line {line}, in {function}: {source}") for name, line, function, source in error.frames]
+    lines += [cut(f"{shown_as if name == file else name}, line {line}, in {function}: {source}")
+              for name, line, function, source in error.frames]
     return "\n".join(lines)
 
 
