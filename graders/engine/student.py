@@ -32,6 +32,9 @@ IMPORT_FAILED = "{file} could not be imported, so none of its functions could be
 TIMEOUT = "{call} did not return within {seconds:g} s and was stopped."
 TIMEOUT_HINT = "Look for a loop that never ends (a `while` whose condition never becomes false)."
 TIMED_OUT_BEFORE = "{call} was not run: the same code already ran out of time in an earlier check."
+PRINTING_COSTS = 2**20  # characters printed past which a timeout's message blames the printing
+PRINTED_TOO_MUCH = ("Your code printed {size} while it ran, and printing that much takes time: remove or thin out "
+                    "the print() calls (print every 100th step, say) and it may well finish in time.")
 DIED = "{call} did not come back: {detail}"
 RAISED = "`{function}` raised {error}."
 MISSING_IN_MODULE = re.compile(r"module '(?P<module>[^']+)' has no attribute '(?P<name>[^']+)'")
@@ -95,6 +98,7 @@ class Student:
         self.confinements: list = []  # what each worker said held (sandbox.Confinement), before student code
         self.printed: list[str] = []  # what the student's print() calls wrote since the last take_printed()
         self._answers: dict[bytes, Outcome] = {}  # calls made with reuse=True, by their request
+        self.written = 0  # characters the exercise's calls printed in all, as their workers said
 
     def run_defined(self, driver: Callable, function: str, *args: Any, shown_as: str, missing: str) -> Returned:
         """`run(driver, ...)` for a driver that answers `missing` where the student's module has no `function`:
@@ -196,6 +200,8 @@ class Student:
                 self._answers[key] = _copied(outcome)
         if outcome.output:
             self.printed.append(outcome.output)
+        if kept is None:
+            self.written += max(outcome.written, len(outcome.output) + outcome.output_dropped)
         if outcome.status == "timeout" and seconds < self.budget.call_seconds:
             self._within_allowance()  # the call was stopped because the allowance ran out
         return self._returned(function, shown, outcome, allow_raise)
@@ -204,7 +210,14 @@ class Student:
         __tracebackhide__ = True
         used_up = self.allowance.used_up()
         if used_up is not None:
-            fail(used_up.message(), hint=SPENT_HINT, section=self.section, cause="allowance spent")
+            fail(used_up.message(), hint=self._slow_hint(self.written, SPENT_HINT), section=self.section,
+                 cause="allowance spent")
+
+    @staticmethod
+    def _slow_hint(written: int, otherwise: str) -> str:
+        """Why code ran out of time: its printing when it printed much (a right answer can be slow from that
+        alone), else `otherwise`."""
+        return PRINTED_TOO_MUCH.format(size=_size(written)) if written >= PRINTING_COSTS else otherwise
 
     def _ready_backend(self) -> Backend:
         __tracebackhide__ = True
@@ -259,7 +272,8 @@ class Student:
                  hint=f"Keep the name `{function}` exactly as the stub defines it.", section=section)
         if outcome.status == "timeout":
             self._timed_out.add(function)
-            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail, hint=TIMEOUT_HINT,
+            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail,
+                 hint=self._slow_hint(outcome.written, TIMEOUT_HINT),
                  section=section, cause=f"timeout of {function}")
         if outcome.status == "died":
             fail(DIED.format(call=shown, detail=outcome.detail), section=section)
@@ -316,6 +330,10 @@ class Student:
         fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
              section=self.section, error=told,
              hint="Read the error and the line it points to in your file.")
+
+
+def _size(characters: int) -> str:
+    return f"{characters / 2**20:.1f} million characters" if characters >= 2**20 else f"{characters:,} characters"
 
 
 def _copied(outcome: Outcome) -> Outcome:
