@@ -38,9 +38,12 @@ PRINTED_TOO_MUCH = ("Your code printed {size} while it ran, and printing that mu
 DIED = "{call} did not come back: {detail}"
 RAISED = "`{function}` raised {error}."
 MISSING_IN_MODULE = re.compile(r"module '(?P<module>[^']+)' has no attribute '(?P<name>[^']+)'")
-DEBUGGER = "{call} stopped at a debugger or input() call, which cannot work while grading."
-DEBUGGER_HINT = ("Remove breakpoint() / pdb / input() before grading, or debug with "
-                 "`pytest exercises/ -k <exercise> --in-process -s`.")
+DEBUGGER = ("{call} stopped to wait for the keyboard (breakpoint(), pdb or input()): your code runs in a separate "
+            "process with no keyboard while it is graded, so it cannot stop there.")
+DEBUGGER_HINT = ("To debug, rerun with your code inside pytest, where breakpoint() works: "
+                 "`pytest exercises/ -k {slug} --in-process -s`. Remove it (and any input()) before grading.")
+# How a read of the keyboard fails in a worker: pytest's captured stdin, an empty one, or pdb quitting on it.
+_KEYBOARD_ERRORS = re.compile(r"reading from stdin|EOF when reading a line|stdin")
 OUT_OF_MEMORY = "{call} ran out of memory (the limit is {memory_mb} MiB beyond what torch itself uses)."
 EXITED = "{call} tried to end the program with {message}."
 EXITED_HINT = "A function gives its answer with `return`; remove the call to sys.exit() / exit()."
@@ -306,9 +309,10 @@ class Student:
             found = f"Functions in your file: {', '.join(close or self._public) or 'none'}."
             fail(MISSING.format(function=name, file=self.display_path), got=found,
                  hint=f"Keep the name `{name}` exactly as the stub defines it.", section=self.section)
-        if any(("breakpoint(" in source or "pdb" in source or "input(" in source)
-               for _, _, _, source in error.frames[-1:]):
-            fail(DEBUGGER.format(call=shown), got=self._error_text(error), hint=DEBUGGER_HINT, section=self.section)
+        if _waited_for_keyboard(error, outcome.output):
+            where = [f"{self.frame_file}, line {line}, in {name}: {source}" for _, line, name, source in error.frames[-1:]]
+            fail(DEBUGGER.format(call=shown), got="\n".join(where), section=self.section,
+                 hint=DEBUGGER_HINT.format(slug=self.module_path.stem), error=f"{function}: keyboard")
         if allow_raise:
             return Returned(shown, error=error, trace=outcome.trace, output=outcome.output,
                             output_dropped=outcome.output_dropped, seconds=outcome.seconds)
@@ -330,6 +334,17 @@ class Student:
         fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
              section=self.section, error=told,
              hint="Read the error and the line it points to in your file.")
+
+
+def _waited_for_keyboard(error: StudentError, output: str) -> bool:
+    """Whether the student's code failed reading the keyboard: a debugger's prompt, or input(). pdb stops on
+    the line after breakpoint(), so the error's line alone does not say it."""
+    if error.type == "BdbQuit" or "(Pdb)" in output:
+        return True
+    if error.type in ("OSError", "EOFError", "RuntimeError") and _KEYBOARD_ERRORS.search(error.message):
+        return True
+    return any("breakpoint(" in source or "set_trace(" in source or "input(" in source
+               for _, _, _, source in error.frames[-1:])
 
 
 def _size(characters: int) -> str:
