@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn, Protocol
 
 from graders.engine.allowance import SPENT_HINT, Allowance
+from graders.engine.error_hints import hint_for
 from graders.engine.feedback import CheckFailed, Feedback, cut, fail
 from graders.engine.mistakes import ANY_EXERCISE, Mistake
 from graders.engine.printed import without_foreign_warnings
@@ -318,10 +319,11 @@ class Student:
                             output_dropped=outcome.output_dropped, seconds=outcome.seconds)
         self.fail_raised(Returned(shown, error=error), function)
 
-    def fail_raised(self, returned: Returned, function: str) -> NoReturn:
+    def fail_raised(self, returned: Returned, function: str, hint: str = "") -> NoReturn:
         """Fail as a call that may not raise does, for one made with allow_raise that raised: the
         error named by a catalogued mistake where one matches it. Checks that first look at the
-        error themselves end here, rather than running the student's code a second time."""
+        error themselves end here, rather than running the student's code a second time; `hint` is a
+        check's own hint for it, where the check knows better than engine/error_hints.py."""
         __tracebackhide__ = True
         error = returned.error
         assert error is not None, "fail_raised is for a call that raised"
@@ -332,8 +334,7 @@ class Student:
                 fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
                      mistake=mistake, error=told)
         fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
-             section=self.section, error=told,
-             hint="Read the error and the line it points to in your file.")
+             section=self.section, error=told, hint=hint or hint_for(error, returned.call, self.frame_file))
 
 
 def _waited_for_keyboard(error: StudentError, output: str) -> bool:
