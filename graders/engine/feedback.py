@@ -65,7 +65,9 @@ class Feedback:
     files: tuple[str, ...] = field(default_factory=tuple)  # e.g. a plot written for this failure
     pictures: tuple[LossCurves, ...] = ()  # plots to draw into `files` if the session shows this failure in full
     printed: str = ""  # what the student's own print() calls wrote during the check
+    plots_below: bool = False  # the front end shows `files` under the message (a notebook): name no file
     cause: str = ""  # a cause that fails several checks at once (the import, one function's timeout): told once
+    error: str = ""  # what the student's code raised, "function: Type: message": one exception is told once
 
     def text(self) -> str:
         # Every part is cut to a readable size: a student's value or message may be megabytes.
@@ -80,7 +82,9 @@ class Feedback:
             lines.append(_labelled("meaning", cut(self.meaning, FIELD_CHARS)))
         if self.hint:
             lines.append(_labelled("hint", cut(self.hint, FIELD_CHARS)))
-        for path in self.files:
+        if self.plots_below and self.files:  # the student has no such file: the picture is under the feedback
+            lines.append(_labelled("see", "the plot below" if len(self.files) == 1 else "the plots below"))
+        for path in () if self.plots_below else self.files:
             lines.append(_labelled("see", shown_path(path)))
         if self.printed:
             lines.append(_labelled("printed", printed_text(self.printed)))

@@ -38,6 +38,8 @@ EXERCISE_SECONDS_HELP = ("wall-clock seconds the code of one exercise may take i
                          "(default: course_config.LIMITS.exercise_seconds)")
 SUBMISSION_SECONDS_HELP = ("wall-clock seconds the submission's code may take in all, every exercise together "
                            "(default: course_config.LIMITS.submission_seconds)")
+ANSWER_CELLS_HELP = ("the submission's files are a notebook's answer cells (the nbgrader grading server): messages "
+                     "name the answer cell and its lines, and the plots shown below the feedback, never a file")
 POINTS_MARKER = "points(n): the check is worth n points; set by @check from course_config.py"
 HIDDEN_MARKER = ("hidden: the check uses fresh inputs (other seeds, sizes, dtypes) and is left out of the "
                  "notebooks released through nbgrader")
@@ -64,6 +66,8 @@ def add_options(parser: pytest.Parser) -> None:
                     help=EXERCISE_SECONDS_HELP)
     group.addoption("--submission-seconds", dest="graders_submission_seconds", metavar="SECONDS",
                     help=SUBMISSION_SECONDS_HELP)
+    group.addoption("--answer-cells", dest="graders_answer_cells", action="store_true", default=False,
+                    help=ANSWER_CELLS_HELP)
     group.addoption("--sandbox-without", dest="graders_sandbox_without", metavar="STEPS", help=SANDBOX_WITHOUT_HELP)
     parser.addini("graders_submission", SUBMISSION_HELP)
     parser.addini("graders_json", JSON_HELP)

@@ -25,6 +25,9 @@ class CheckResult:
     not_implemented: bool = False  # failed only because the function still raises NotImplementedError
     files: list[str] = field(default_factory=list)  # files written for this check (e.g. a plot)
     shown: str = ""  # the feedback students see: the message, or less of it for a hidden check (shown_message)
+    # The id of the earlier check of the same exercise whose message explains this failure's cause in full; this
+    # check's message is then its headline and "same cause as above" (graders/engine/causes.py). "" otherwise.
+    same_cause_as: str = ""
 
 
 @dataclass

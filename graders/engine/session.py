@@ -27,10 +27,12 @@ import course_config
 from graders import sandbox
 from graders.engine import kept_values
 from graders.engine.allowance import Allowance
+from graders.engine.causes import Causes, cause_of, said_again
 from graders.engine.collect import collect_mistakes
-from graders.engine.feedback import FIELD_CHARS, CheckFailed, Feedback, cut
+from graders.engine.feedback import CheckFailed, Feedback
 from graders.engine.mistakes import FORGOTTEN, Mistake, concept_of
 from graders.engine.options import KEPT, replay_file
+from graders.engine.progress import holds_code, started
 from graders.engine.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
 from graders.engine.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, shown_message, tally
 from graders.sandbox import STEPS, Budget, Confinement, Settings, SubmissionWorker
@@ -65,6 +67,14 @@ def configure(config: pytest.Config) -> None:
         gc.freeze()
         _FROZEN.append(True)
     session = GradingSession(config)
+    if _names_exercises(config):
+        # Warnings raised in this process are the grader's (student code runs in workers, whose output is
+        # filtered in engine/printed.py): torch's deprecations met by a check or the reference are not the
+        # student's to read, and pytest's summary of them would name the grader's files. In process, the
+        # student's code runs here too: only the grader's and torch's own modules are silenced.
+        quiet = ["ignore"] if not session.in_process else ["ignore:::graders", "ignore:::reference_", "ignore:::torch"]
+        for line in quiet:
+            config.addinivalue_line("filterwarnings", line)
     if not session.in_process:
         session.zygote = sandbox.prepare()  # started by the plugin already, or now
     config.pluginmanager.register(session, "graders-session")
@@ -103,6 +113,7 @@ class GradingSession:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.in_process = bool(_setting(config, "graders_in_process"))
+        self.answer_cells = bool(config.getoption("graders_answer_cells", False))  # graded from a notebook
         seconds = _setting(config, "graders_call_seconds")
         limits = course_config.LIMITS
         call_seconds = _positive_seconds(str(seconds), "--call-timeout") if seconds else None
@@ -140,7 +151,8 @@ class GradingSession:
         self.prestarted: dict[str, Student] = {}  # workers forked at collection, not yet used
         self.shared_workers: dict[Path, SubmissionWorker] = {}  # one worker per submission folder (sandbox.shared)
         self.display_paths: dict[str, str] = {}  # how messages name each exercise's file
-        self.causes_told: dict[str, set[str]] = {}  # per exercise: the causes already explained in full
+        self.module_paths: dict[str, Path] = {}  # each graded exercise's file in the submission
+        self.causes = Causes()  # per exercise: the causes already explained in full, and by which check
         self.not_started: dict[str, list[str]] = {}  # per exercise: node ids of "not implemented yet" failures
         self.told_once: list[str] = []  # node ids failed by a whole-exercise cause already shown above
         self.where_to_begin = ""  # said on the last line when exercises are untouched
@@ -185,8 +197,9 @@ class GradingSession:
 
     def make_student(self, node: "ExerciseModule") -> Student:
         path = self.module_path(node.path, node.lesson)
-        display = self.display(path)
+        display = f"the answer cell of {node.exercise.slug}" if self.answer_cells else self.display(path)
         self.display_paths[node.exercise.slug] = display
+        self.module_paths[node.exercise.slug] = path
         catalogue = node.mistakes()
         if self.in_process:
             from graders.sandbox import InProcess
@@ -202,6 +215,7 @@ class GradingSession:
             shared.needs(f"{chosen.__module__}:{chosen.__qualname__}" if chosen else None)
             make_backend = functools.partial(shared.lease, path)
         handle = Student(path, display, self.budget, catalogue, make_backend, section=node.exercise.section,
+                         frame_file="answer cell" if self.answer_cells else "",
                          allowance=Allowance(self.exercise_seconds, "this exercise", "exercise_seconds", self.allowance))
         if not path.is_file():
             handle._import_failure = Feedback(MISSING_FILE.format(file=display), cause="missing file",
@@ -277,6 +291,7 @@ class GradingSession:
             return
         elif call.excinfo is not None and isinstance(call.excinfo.value, CheckFailed):
             feedback = self._with_pictures(exercise.slug, call.excinfo.value.feedback, check.hidden)
+            feedback = dataclasses.replace(feedback, plots_below=self.answer_cells)
             if feedback.mistake and feedback.mistake in FORGOTTEN:  # a test of the grouping of unnamed failures
                 feedback = dataclasses.replace(feedback, mistake=None, meaning="", hint="", concept="")
             check.message, check.mistake, check.cause = feedback.text(), feedback.mistake, feedback.cause
@@ -285,10 +300,16 @@ class GradingSession:
             check.concept = feedback.concept or (concept_of(feedback.mistake, module.mistakes())
                                                  if feedback.mistake else "")
             check.not_implemented, check.files = feedback.not_implemented, list(feedback.files)
-            if printed and (not check.hidden or self.hidden_show == "full"):  # a hidden check's prints show its inputs
+            cause = cause_of(feedback)
+            check.same_cause_as = self.causes.explained_by(exercise.slug, cause)
+            if check.same_cause_as:  # explained above: every front end shows the headline and says so
+                check.message = said_again(feedback)
+            elif printed and (not check.hidden or self.hidden_show == "full"):  # a hidden check's prints show its inputs
                 feedback = dataclasses.replace(feedback, printed=printed)
                 check.message = feedback.text()
             check.shown = shown_message(check.message, check.hidden, check.mistake, self.hidden_show)
+            if check.shown == check.message and not check.same_cause_as:  # not a hidden check shown by its outcome
+                self.causes.explain(exercise.slug, cause, check.id)
             report.longrepr = self._terminal_text(exercise.slug, report.nodeid, feedback, check)
         else:
             error = call.excinfo.value if call.excinfo is not None else None
@@ -311,36 +332,39 @@ class GradingSession:
         its outcome, nor for a check whose cause an earlier one explained (see _terminal_text)."""
         if not feedback.pictures:
             return feedback
-        told = self.causes_told.get(slug, set())
-        cause = _cause(feedback)
-        if (hidden and self.hidden_show != "full") or (cause and cause in told):
+        if (hidden and self.hidden_show != "full") or self.causes.explained_by(slug, cause_of(feedback)):
             return dataclasses.replace(feedback, pictures=())
         drawn = tuple(path for path in (picture.draw() for picture in feedback.pictures) if path)
         return dataclasses.replace(feedback, files=feedback.files + drawn, pictures=())
 
     def _terminal_text(self, slug: str, nodeid: str, feedback: Feedback, check: CheckResult) -> str:
-        """What the terminal shows of a failed check: an exercise's cause is explained in full
-        once; the checks after it that fail for the same cause get their headline only."""
+        """What the terminal shows of a failed check: its message, which says "same cause as above" in short
+        where an earlier check explained its cause (graders/engine/causes.py)."""
         if feedback.not_implemented:
             self.not_started.setdefault(slug, []).append(nodeid)
             return feedback.summary  # an untouched function fails every check the same way
-        told = self.causes_told.setdefault(slug, set())
-        if feedback.cause and feedback.cause in told:  # an import, a timeout: one message, the table lists the rest
+        if feedback.cause and check.same_cause_as:  # an import, a timeout: one message, the table lists the rest
             self.told_once.append(nodeid)
-            return cut(feedback.summary, FIELD_CHARS)
-        if check.shown != check.message:
-            return check.shown  # a hidden check shown by its outcome only: nothing of its cause
-        cause = _cause(feedback)
-        if not cause or cause not in told:
-            told.add(cause)
-            return check.shown
-        named = f" ({feedback.mistake})" if feedback.mistake else ""
-        return f"{cut(feedback.summary, FIELD_CHARS)}\n  same cause as above{named}."
+        return check.shown
 
     def untouched(self) -> list[ExerciseResult]:
-        """Exercises whose every function is still a stub: nothing of theirs ran."""
+        """Exercises whose every function is still a stub: nothing of theirs ran, and their file holds no code
+        (a run that -x stopped at a stub's function may not have reached the functions written)."""
         return [r for r in self.ordered() if r.score == 0 and r.checks and
-                all(c.not_implemented for c in r.checks if not c.passed)]
+                all(c.not_implemented for c in r.checks if not c.passed) and not self._holds_code(r.slug)]
+
+    @functools.cache
+    def _holds_code(self, slug: str) -> bool:
+        path = self.module_paths.get(slug)
+        return path is not None and holds_code(path)
+
+    def started_elsewhere(self) -> bool:
+        """Whether the lesson's exercise files that this run did not grade (a run of one file, or one stopped by
+        -x) hold code of the student's."""
+        folders = {path.parent for path in self.module_paths.values()}
+        lesson = next(lesson for lesson in course_config.LESSONS if lesson.number == self.lesson_number)
+        others = [e.slug for e in lesson.exercises if e.slug not in self.results]
+        return any(started(folder, others) for folder in folders)
 
     def quiet_failures(self) -> set[str]:
         """Node ids whose failure pytest need not list: the checks of untouched exercises, and the
@@ -357,7 +381,7 @@ class GradingSession:
         untouched = {r.slug for r in self.untouched()}
         first = next((r for r in self.ordered() if r.slug in untouched), None)
         where = self.display_paths.get(first.slug, f"{first.slug}.py") if first is not None else ""
-        if untouched and len(untouched) == len(self.results):
+        if untouched and len(untouched) == len(self.results) and not self.started_elsewhere():
             tr.section(f"Lesson {self.lesson_number}: not started yet. Begin with {where}")
         else:
             tr.section(f"Lesson {self.lesson_number}: points")
@@ -380,7 +404,7 @@ class GradingSession:
                     continue
                 mark = "PASS" if check.passed else "FAIL"
                 named = check.mistake and (not check.hidden or self.hidden_show != "outcome")
-                extra = f"   ({check.mistake})" if named else ""
+                extra = f"   ({check.mistake})" if named else _stopped(check)
                 hidden = " [hidden]" if check.hidden else ""
                 tr.write_line(f"  {mark}  {check.id}{hidden}: {_points(check.score)} / {_points(check.points)}{extra}")
 
@@ -500,6 +524,17 @@ def _stop_without_result() -> NoReturn:
     pytest.exit(f"graders: grading stopped, with no result: {ZYGOTE_GONE}", returncode=EXIT_ZYGOTE_GONE)
 
 
+def _stopped(check: CheckResult) -> str:
+    """The table's note on a check that a timeout or the spent time allowance stopped: those after the first
+    did not run the student's code at all, and the table is all the terminal shows of them."""
+    if check.cause.startswith("timeout of "):
+        function = check.cause.removeprefix("timeout of ")
+        return f"   (not run: {function} timed out above)" if check.same_cause_as else f"   ({function} timed out)"
+    if check.cause == "allowance spent":
+        return "   (not run: the time allowance was used up)"
+    return ""
+
+
 def _points(value: float) -> str:
     return f"{value:g}"
 
@@ -613,8 +648,3 @@ def _names_exercises(config: pytest.Config) -> bool:
             return True
     return False
 
-
-def _cause(feedback: Feedback) -> str:
-    """What a failure is told apart by, so that another check failing for it says "same cause as above"."""
-    return (feedback.cause or feedback.mistake or feedback.meaning
-            or (feedback.summary + feedback.got if not feedback.call else ""))

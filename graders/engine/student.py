@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn, Protocol
 
 from graders.engine.allowance import SPENT_HINT, Allowance
+from graders.engine.error_hints import hint_for
 from graders.engine.feedback import CheckFailed, Feedback, cut, fail
 from graders.engine.mistakes import ANY_EXERCISE, Mistake
+from graders.engine.printed import without_foreign_warnings
 from graders.sandbox import Budget, Outcome, StudentError
 from graders.sandbox import TraceEvent, copy, pack
 from graders.engine.source_evidence import SourceEvidence
@@ -31,12 +33,18 @@ IMPORT_FAILED = "{file} could not be imported, so none of its functions could be
 TIMEOUT = "{call} did not return within {seconds:g} s and was stopped."
 TIMEOUT_HINT = "Look for a loop that never ends (a `while` whose condition never becomes false)."
 TIMED_OUT_BEFORE = "{call} was not run: the same code already ran out of time in an earlier check."
+PRINTING_COSTS = 2**20  # characters printed past which a timeout's message blames the printing
+PRINTED_TOO_MUCH = ("Your code printed {size} while it ran, and printing that much takes time: remove or thin out "
+                    "the print() calls (print every 100th step, say) and it may well finish in time.")
 DIED = "{call} did not come back: {detail}"
 RAISED = "`{function}` raised {error}."
 MISSING_IN_MODULE = re.compile(r"module '(?P<module>[^']+)' has no attribute '(?P<name>[^']+)'")
-DEBUGGER = "{call} stopped at a debugger or input() call, which cannot work while grading."
-DEBUGGER_HINT = ("Remove breakpoint() / pdb / input() before grading, or debug with "
-                 "`pytest exercises/ -k <exercise> --in-process -s`.")
+DEBUGGER = ("{call} stopped to wait for the keyboard (breakpoint(), pdb or input()): your code runs in a separate "
+            "process with no keyboard while it is graded, so it cannot stop there.")
+DEBUGGER_HINT = ("To debug, rerun with your code inside pytest, where breakpoint() works: "
+                 "`pytest exercises/ -k {slug} --in-process -s`. Remove it (and any input()) before grading.")
+# How a read of the keyboard fails in a worker: pytest's captured stdin, an empty one, or pdb quitting on it.
+_KEYBOARD_ERRORS = re.compile(r"reading from stdin|EOF when reading a line|stdin")
 OUT_OF_MEMORY = "{call} ran out of memory (the limit is {memory_mb} MiB beyond what torch itself uses)."
 EXITED = "{call} tried to end the program with {message}."
 EXITED_HINT = "A function gives its answer with `return`; remove the call to sys.exit() / exit()."
@@ -76,8 +84,10 @@ class Student:
     """One exercise module of one submission, imported lazily in a worker (or in-process)."""
 
     def __init__(self, module_path: Path, display_path: str, budget: Budget, mistakes: list[Mistake],
-                 make_backend: Callable[[], Backend], section: str = "", allowance: Allowance | None = None) -> None:
+                 make_backend: Callable[[], Backend], section: str = "", allowance: Allowance | None = None,
+                 frame_file: str = "") -> None:
         self.module_path = module_path
+        self.frame_file = frame_file or module_path.name  # how an error's lines name the file: "answer cell" in a notebook
         self.allowance = allowance or Allowance(float("inf"), "this exercise", "exercise_seconds")
         self.display_path = display_path
         self.budget = budget
@@ -92,6 +102,7 @@ class Student:
         self.confinements: list = []  # what each worker said held (sandbox.Confinement), before student code
         self.printed: list[str] = []  # what the student's print() calls wrote since the last take_printed()
         self._answers: dict[bytes, Outcome] = {}  # calls made with reuse=True, by their request
+        self.written = 0  # characters the exercise's calls printed in all, as their workers said
 
     def run_defined(self, driver: Callable, function: str, *args: Any, shown_as: str, missing: str) -> Returned:
         """`run(driver, ...)` for a driver that answers `missing` where the student's module has no `function`:
@@ -155,7 +166,11 @@ class Student:
         messages name it rather than by where it was graded (a temporary folder, in a batch): Python's
         warnings print the module's full path."""
         text, self.printed = "".join(self.printed), []
-        return text.replace(str(self.module_path.resolve()), self.display_path)
+        return without_foreign_warnings(text.replace(str(self.module_path.resolve()), self.display_path),
+                                        self.display_path)
+
+    def _error_text(self, error: StudentError) -> str:
+        return _error_text(error, self.module_path.name, self.frame_file)
 
     def close(self) -> None:
         if self._backend is not None:
@@ -189,6 +204,8 @@ class Student:
                 self._answers[key] = _copied(outcome)
         if outcome.output:
             self.printed.append(outcome.output)
+        if kept is None:
+            self.written += max(outcome.written, len(outcome.output) + outcome.output_dropped)
         if outcome.status == "timeout" and seconds < self.budget.call_seconds:
             self._within_allowance()  # the call was stopped because the allowance ran out
         return self._returned(function, shown, outcome, allow_raise)
@@ -197,7 +214,14 @@ class Student:
         __tracebackhide__ = True
         used_up = self.allowance.used_up()
         if used_up is not None:
-            fail(used_up.message(), hint=SPENT_HINT, section=self.section, cause="allowance spent")
+            fail(used_up.message(), hint=self._slow_hint(self.written, SPENT_HINT), section=self.section,
+                 cause="allowance spent")
+
+    @staticmethod
+    def _slow_hint(written: int, otherwise: str) -> str:
+        """Why code ran out of time: its printing when it printed much (a right answer can be slow from that
+        alone), else `otherwise`."""
+        return PRINTED_TOO_MUCH.format(size=_size(written)) if written >= PRINTING_COSTS else otherwise
 
     def _ready_backend(self) -> Backend:
         __tracebackhide__ = True
@@ -236,7 +260,7 @@ class Student:
                     else EXITED_HINT if error.type == "SystemExit"
                     else "Install or remove the missing import." if error.type in ("ImportError", "ModuleNotFoundError")
                     else "Code at the top level of the file runs on import; fix the error shown.")
-            return Feedback(summary, got=_error_text(error), hint=hint)
+            return Feedback(summary, got=self._error_text(error), hint=hint)
         return Feedback(summary, got=outcome.detail)
 
     def _returned(self, function: str, shown: str, outcome: Outcome, allow_raise: bool) -> Returned:
@@ -252,7 +276,8 @@ class Student:
                  hint=f"Keep the name `{function}` exactly as the stub defines it.", section=section)
         if outcome.status == "timeout":
             self._timed_out.add(function)
-            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail, hint=TIMEOUT_HINT,
+            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail,
+                 hint=self._slow_hint(outcome.written, TIMEOUT_HINT),
                  section=section, cause=f"timeout of {function}")
         if outcome.status == "died":
             fail(DIED.format(call=shown, detail=outcome.detail), section=section)
@@ -274,7 +299,7 @@ class Student:
         if error.type == "SystemExit":
             fail(EXITED.format(call=shown, message=error.message), hint=EXITED_HINT, section=self.section)
         if error.type == "MemoryError" or re.search(r"can't allocate memory|not enough memory", error.message):
-            fail(OUT_OF_MEMORY.format(call=shown, memory_mb=self.budget.memory_mb), got=_error_text(error),
+            fail(OUT_OF_MEMORY.format(call=shown, memory_mb=self.budget.memory_mb), got=self._error_text(error),
                  hint="Look for a tensor or list that grows without end, or a size typed with too many zeros.",
                  section=self.section)
         missing = MISSING_IN_MODULE.search(error.message) if error.type == "AttributeError" else None
@@ -285,29 +310,46 @@ class Student:
             found = f"Functions in your file: {', '.join(close or self._public) or 'none'}."
             fail(MISSING.format(function=name, file=self.display_path), got=found,
                  hint=f"Keep the name `{name}` exactly as the stub defines it.", section=self.section)
-        if any(("breakpoint(" in source or "pdb" in source or "input(" in source)
-               for _, _, _, source in error.frames[-1:]):
-            fail(DEBUGGER.format(call=shown), got=_error_text(error), hint=DEBUGGER_HINT, section=self.section)
+        if _waited_for_keyboard(error, outcome.output):
+            where = [f"{self.frame_file}, line {line}, in {name}: {source}" for _, line, name, source in error.frames[-1:]]
+            fail(DEBUGGER.format(call=shown), got="\n".join(where), section=self.section,
+                 hint=DEBUGGER_HINT.format(slug=self.module_path.stem), error=f"{function}: keyboard")
         if allow_raise:
             return Returned(shown, error=error, trace=outcome.trace, output=outcome.output,
                             output_dropped=outcome.output_dropped, seconds=outcome.seconds)
         self.fail_raised(Returned(shown, error=error), function)
 
-    def fail_raised(self, returned: Returned, function: str) -> NoReturn:
+    def fail_raised(self, returned: Returned, function: str, hint: str = "") -> NoReturn:
         """Fail as a call that may not raise does, for one made with allow_raise that raised: the
         error named by a catalogued mistake where one matches it. Checks that first look at the
-        error themselves end here, rather than running the student's code a second time."""
+        error themselves end here, rather than running the student's code a second time; `hint` is a
+        check's own hint for it, where the check knows better than engine/error_hints.py."""
         __tracebackhide__ = True
         error = returned.error
         assert error is not None, "fail_raised is for a call that raised"
         culprit = error.frames[-1][2] if error.frames else function  # the student's function, not a driver
+        told = f"{culprit}: {error.type}: {error.message}"  # the same exception from the same function: one cause
         for mistake in (*self.mistakes, *ANY_EXERCISE):
             if mistake.matches_error(error.type, error.message):
-                fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
-                     mistake=mistake)
-        fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=_error_text(error),
-             section=self.section,
-             hint="Read the error and the line it points to in your file.")
+                fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
+                     mistake=mistake, error=told)
+        fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
+             section=self.section, error=told, hint=hint or hint_for(error, returned.call, self.frame_file))
+
+
+def _waited_for_keyboard(error: StudentError, output: str) -> bool:
+    """Whether the student's code failed reading the keyboard: a debugger's prompt, or input(). pdb stops on
+    the line after breakpoint(), so the error's line alone does not say it."""
+    if error.type == "BdbQuit" or "(Pdb)" in output:
+        return True
+    if error.type in ("OSError", "EOFError", "RuntimeError") and _KEYBOARD_ERRORS.search(error.message):
+        return True
+    return any("breakpoint(" in source or "set_trace(" in source or "input(" in source
+               for _, _, _, source in error.frames[-1:])
+
+
+def _size(characters: int) -> str:
+    return f"{characters / 2**20:.1f} million characters" if characters >= 2**20 else f"{characters:,} characters"
 
 
 def _copied(outcome: Outcome) -> Outcome:
@@ -316,9 +358,12 @@ def _copied(outcome: Outcome) -> Outcome:
     return dataclasses.replace(outcome, value=copy(outcome.value), args=copy(outcome.args), trace=list(outcome.trace))
 
 
-def _error_text(error: StudentError) -> str:
+def _error_text(error: StudentError, file: str, shown_as: str) -> str:
+    """An exception as feedback shows it: its type and message, then the student's lines, their file named
+    `shown_as` (the worker names it by its file name, which a notebook's student never saw)."""
     lines = [cut(f"{error.type}: {error.message}")]
-    lines += [cut(f"{name}, line {line}, in {function}: {source}") for name, line, function, source in error.frames]
+    lines += [cut(f"{shown_as if name == file else name}, line {line}, in {function}: {source}")
+              for name, line, function, source in error.frames]
     return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ a status; the grader never waits longer than the limit and never loads anything 
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import os
 import select
 import shutil
@@ -66,6 +67,9 @@ class Outcome:
     request_id: int | None = None  # echoed by the worker: which request this answers
     confinement: Confinement | None = None  # what the worker reported before any student code ran
     replied: bool = False  # the worker's own answer (not an outcome the grader gave a failed read)
+    # Characters the call had written to stdout/stderr as the worker last said (worker.PRINTING_STEP), also of a
+    # call stopped by its timeout: printing costs time, and a timeout's message says so. The student's word only.
+    written: int = 0
 
 
 @dataclass(frozen=True)
@@ -192,6 +196,14 @@ class Worker:
 
     def _read(self, seconds: float, during: str) -> Outcome:
         deadline = time.monotonic() + seconds
+        written = 0
+        while True:  # a call that prints much says so on the way (worker.PRINTING_STEP), before its answer
+            outcome = self._read_one(deadline, during)
+            if outcome.status != "printing":
+                return dataclasses.replace(outcome, written=max(written, outcome.written))
+            written = max(written, outcome.written)
+
+    def _read_one(self, deadline: float, during: str) -> Outcome:
         header = self._exactly(8, deadline)
         if isinstance(header, Outcome):
             return header if header.status != "died" else self._died(during)
@@ -246,6 +258,8 @@ class Worker:
 def outcome_from_reply(reply: Any) -> Outcome:
     if not isinstance(reply, dict):
         raise wire.WireError("an answer must be a dict")
+    if reply.get("status") == "printing":
+        return Outcome("printing", written=reply["written"] if type(reply.get("written")) is int else 0)
     status = reply.get("status") or ("ready" if reply.get("ready") is True else "import_failed")
     if status != "confined" and status not in _ANSWERS:
         raise wire.WireError(f"unknown status {str(status)[:40]}")

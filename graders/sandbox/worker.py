@@ -28,6 +28,7 @@ from graders.sandbox import confinement, wire
 from graders.sandbox.baseline import Baseline
 from graders.sandbox.tracing import Recorder
 
+PRINTING_STEP = 2**20  # a call says how much it has printed each time it prints this many more characters
 _EXIT_INTERNAL_ERROR = 70
 EXIT_UNCONFINED = 71  # required to be confined, and it could not be
 # A driver module: graders.<lesson>.<slug>.drivers (nbchecks.<lesson>.<slug>.drivers in a student bundle).
@@ -103,12 +104,14 @@ class _CappedOutput(io.TextIOBase):
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
+        self.on_printed: Any = None  # called with the characters written so far, every PRINTING_STEP of them
         self.reset()
 
     def reset(self) -> None:
         self.parts: list[str] = []
         self.kept = 0
         self.dropped = 0
+        self.told = 0
 
     def writable(self) -> bool:
         return True
@@ -120,6 +123,11 @@ class _CappedOutput(io.TextIOBase):
             self.parts.append(text[:room])
             self.kept += min(room, len(text))
         self.dropped += max(0, len(text) - max(room, 0))
+        written = self.kept + self.dropped
+        if self.on_printed is not None and written - self.told >= PRINTING_STEP:
+            # The grader hears it even if the call then runs out of time: a timeout's message names the cost.
+            self.told = written
+            self.on_printed(written)
         return len(text)
 
     def take(self) -> dict[str, Any]:
@@ -155,8 +163,13 @@ def _serve(sock: socket.socket, loaded: _Loaded) -> None:
             reply = loaded.load(Path(request["module_path"]), str(request["module_name"]))
         else:
             found = loaded.find(request.get("module"))
-            reply = (answer(request, found[0], found[1], loaded.output) if found is not None
-                     else {"status": "broken", "detail": f"no module {str(request.get('module'))[:60]} is loaded"})
+            loaded.output.on_printed = lambda written: _send(sock, {"status": "printing", "written": written,
+                                                              "id": request.get("id")})
+            try:
+                reply = (answer(request, found[0], found[1], loaded.output) if found is not None
+                         else {"status": "broken", "detail": f"no module {str(request.get('module'))[:60]} is loaded"})
+            finally:
+                loaded.output.on_printed = None
         reply["id"] = request.get("id")  # echoed, so a stale or forged reply is recognised
         _send(sock, reply)
 

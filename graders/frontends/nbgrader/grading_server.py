@@ -85,7 +85,7 @@ class GradingServer:
     def pytest_args(self, lesson: str, slug: str, submission: Path, result: Path, plots: Path) -> list[str]:
         # pytest's unraisable-exception plugin runs gc.collect() five times at the end of every
         # session: a second with torch loaded, for each test cell. It changes no verdict.
-        common = ["--submission", str(submission), "--json", str(result), "--plots", str(plots),
+        common = ["--submission", str(submission), "--json", str(result), "--plots", str(plots), "--answer-cells",
                   "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q"]
         if self.root is not None:  # one session per exercise: let the first draw every generated input
             strict = ["--require-confinement"] if self.require_confinement else []

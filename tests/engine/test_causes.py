@@ -1,0 +1,76 @@
+"""One cause, one message (issue 25): a failure whose cause an earlier check explained is told in short,
+"same cause as above", in the terminal, the JSON, the notebooks' feedback and the HTML pages."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import course_config
+from conftest import ROOT
+from graders.engine.causes import SAME_CAUSE, Causes, cause_of
+from graders.engine.feedback import Feedback
+from graders.frontends.grade.feedback_html import feedback_html
+from graders.frontends.nbgrader.report import print_feedback
+
+SLUG = "sin_exp_derivative"
+REFERENCE = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
+# autograd_derivative raises the same KeyError in every check that calls it; nothing in the catalogue names it.
+RAISES = REFERENCE.replace("    return leaf.grad.detach()", "    kept = {}\n    return kept['grad']")
+SAID_AGAIN = SAME_CAUSE.format(named="")
+
+
+def test_one_exception_from_one_function_is_one_cause_and_another_message_is_another() -> None:
+    key = Feedback("`g` raised KeyError.", call="g(1)", error="g: KeyError: 'grad'")
+    again = Feedback("`g` raised KeyError.", call="g(2)", error="g: KeyError: 'grad'")
+    other = Feedback("`g` raised KeyError.", call="g(3)", error="g: KeyError: 'w'")
+    assert cause_of(key) == cause_of(again) != cause_of(other)
+    assert cause_of(Feedback("g(x) returned 3; expected 4.", call="g(x)")) == ""  # a wrong value: nothing shared
+    causes = Causes()
+    causes.explain(SLUG, cause_of(key), "first")
+    causes.explain(SLUG, cause_of(again), "second")
+    assert causes.explained_by(SLUG, cause_of(again)) == "first"
+    assert causes.explained_by("views", cause_of(again)) == ""  # each exercise explains its own
+
+
+def test_a_repeated_exception_is_explained_once_in_the_terminal_and_the_json(grade) -> None:
+    graded = grade({SLUG: RAISES})
+    checks = graded.checks(SLUG)
+    first = checks["autograd_derivative_on_lesson_grid"]
+    assert "returned: KeyError: 'grad'" in first["message"] and first["same_cause_as"] == ""
+    later = [c for c in checks.values() if not c["passed"] and c is not first]
+    assert len(later) >= 3, checks
+    for check in later:
+        assert check["same_cause_as"] == "autograd_derivative_on_lesson_grid", check
+        assert check["message"] == f"`autograd_derivative` raised KeyError.\n  {SAID_AGAIN}", check
+    assert graded.output.count("returned: KeyError: 'grad'") == 1, graded.output
+    assert graded.output.count(SAID_AGAIN) == sum(not c["hidden"] for c in later), graded.output
+
+
+def test_the_notebook_feedback_and_the_html_page_say_a_repeated_cause_once(grade, tmp_path: Path) -> None:
+    graded = grade({SLUG: RAISES})
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        print_feedback(graded.exercise(SLUG), public_only=False)
+    assert printed.getvalue().count("returned: KeyError: 'grad'") == 1, printed.getvalue()
+    assert SAID_AGAIN in printed.getvalue()
+    record = {**graded.result, "student": "s1"}
+    for instructor in (False, True):
+        html = feedback_html(record, course_config.LESSON_01, tmp_path, instructor=instructor)
+        assert html.count("returned: KeyError: &#x27;grad&#x27;") + html.count("returned: KeyError: 'grad'") == 1, html
+        assert SAID_AGAIN in html
+
+
+def test_checks_stopped_by_a_timeout_say_so_in_the_terminal(grade) -> None:
+    endless = REFERENCE.replace("    return leaf.grad.detach()", "    while True:\n        pass")
+    graded = grade({SLUG: endless}, "--call-timeout", "1")
+    checks = graded.checks(SLUG)
+    skipped = [c for c in checks.values() if c["same_cause_as"] == "autograd_derivative_on_lesson_grid"]
+    assert len(skipped) >= 2 and all(c["cause"] == "timeout of autograd_derivative" for c in skipped), checks
+    assert "  FAIL  autograd_derivative_on_lesson_grid: 0 / 2   (autograd_derivative timed out)" in graded.output
+    for check in skipped:
+        hidden = " [hidden]" if check["hidden"] else ""
+        line = (f"  FAIL  {check['id']}{hidden}: 0 / {check['points']:g}   "
+                "(not run: autograd_derivative timed out above)")
+        assert line in graded.output, graded.output
