@@ -142,3 +142,10 @@ def test_a_warning_the_student_code_prints_names_the_file_without_the_graded_fol
     message = graded.checks("grad_accumulation")["accumulated_gradient_is_clean"]["message"]
     printed = next(line for line in message.splitlines() if line.strip().startswith("printed:"))
     assert "grad_accumulation.py:" in printed and str(tmp_path) not in message, message
+
+
+def test_right_answers_written_another_way_score_full_marks(grade) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"grad_accumulation": submission("grad_accumulation", "correct_weighted_means")}, "-k", "grad_accumulation")
+    assert graded.failed("grad_accumulation") == set(), graded.output

@@ -201,3 +201,10 @@ def test_an_error_of_the_student_s_own_is_not_called_broadcast_shape_s_error_let
         graded.output
     for check in graded.checks(SLUG).values():
         assert check["mistake"] is None, check["message"]
+
+
+def test_right_answers_written_another_way_score_full_marks(grade) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"shape_bugs": submission("shape_bugs", "correct_torch_broadcast_shapes")}, "-k", "shape_bugs")
+    assert graded.failed("shape_bugs") == set(), graded.output

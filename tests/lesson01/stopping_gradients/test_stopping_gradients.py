@@ -116,3 +116,10 @@ def test_a_to_numpy_that_changes_t_in_place_costs_its_values_check(grade) -> Non
     assert "to_numpy_values" in graded.failed("stopping_gradients"), graded.output
     message = graded.checks("stopping_gradients")["to_numpy_values"]["message"]
     assert "to_numpy changed the tensor it was given." in message, message
+
+
+def test_right_answers_written_another_way_score_full_marks(grade) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"stopping_gradients": submission("stopping_gradients", "correct_grad_disabled")}, "-k", "stopping_gradients")
+    assert graded.failed("stopping_gradients") == set(), graded.output
