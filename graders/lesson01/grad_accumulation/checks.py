@@ -307,9 +307,10 @@ def test_repeated_backward_at_fresh_points(student: Student, reference: ModuleTy
 @check
 def test_accumulated_gradient_on_fresh_data(student: Student) -> None:
     generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_data"))
-    # (rows, features, micro_batches, dtype): even first, then uneven, then one row per micro-batch.
+    # (rows, features, micro_batches, dtype): even first, then uneven, then one row per micro-batch, then
+    # micro_batches=1, the docstring's other end, where a single group must still be divided by N.
     for rows, features, k, dtype in ((12, 3, 4, torch.float64), (50, 5, 7, torch.float64),
-                                     (23, 4, 5, torch.float32), (9, 2, 9, torch.float64)):
+                                     (23, 4, 5, torch.float32), (9, 2, 9, torch.float64), (15, 3, 1, torch.float64)):
         X = torch.randn(rows, features, generator=generator, dtype=dtype)
         y = X @ torch.randn(features, generator=generator, dtype=dtype) + 0.5 * torch.randn(
             rows, generator=generator, dtype=dtype)

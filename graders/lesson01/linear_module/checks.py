@@ -24,7 +24,8 @@ from graders.kit import (Mistake, RECORD, RECORDING, Returned, Scalar, Student, 
 from graders.lesson01.linear_module.mistakes import (LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_AND_SEED_IGNORED,
                                                      LR_IGNORED, MODEL_BEFORE_DATA, NOISE_BROADCAST, ONE_STEP_TOO_FEW,
                                                      ONE_STEP_TOO_MANY, SECTION, SEED_IGNORED, STEP_BEFORE_BACKWARD,
-                                                     ZERO_GRAD_BEFORE_STEP, ZERO_GRAD_MISSING)
+                                                     SUM_FOR_MEAN, TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP,
+                                                     ZERO_GRAD_MISSING)
 from graders.lesson01.linear_module.drivers import watch_training
 
 EXERCISE = exercise("lesson01", "linear_module")
@@ -85,15 +86,19 @@ def printout(reference: ModuleType, run: dict[str, Any]) -> tuple[dict[int, floa
 
 @expected
 def wrong_script_run(lr: float, steps: int, seed: int, zeroed: bool = True,
-                     noise_shape: tuple[int, ...] = (100, 1), model_first: bool = False) -> Run:
+                     noise_shape: tuple[int, ...] = (100, 1), model_first: bool = False,
+                     flat_targets: bool = False, reduction: str = "mean") -> Run:
     """The lesson's script without zero_grad() ("zero_grad missing"), with the noise drawn in
-    another shape ("(100, 1) vs (100,) broadcast in the data"), or with the layer made before
-    the data ("model made before the data")."""
+    another shape ("(100, 1) vs (100,) broadcast in the data"), with the layer made before
+    the data ("model made before the data"), with targets of shape (100,) ("(100, 1) vs (100,)
+    broadcast") or with the squared errors summed ("sum instead of mean")."""
     torch.manual_seed(seed)
     if model_first:  # the layer's initial weight and bias take the first numbers of the seeded stream
         model = nn.Linear(1, 1)
     X = torch.rand(100, 1) * 4 - 2
     y = 3 * X - 2 + 0.3 * torch.randn(noise_shape)  # (100,) noise makes y (100, 100), the same numbers drawn
+    if flat_targets:  # (100,) targets against a (100, 1) output: the loss broadcasts to (100, 100)
+        y = y.reshape(-1)
     if not model_first:
         model = nn.Linear(1, 1)
     optimiser = torch.optim.SGD(model.parameters(), lr=lr)
@@ -104,7 +109,7 @@ def wrong_script_run(lr: float, steps: int, seed: int, zeroed: bool = True,
         for _ in range(steps):
             if zeroed:
                 optimiser.zero_grad()
-            loss = nn.functional.mse_loss(model(X), y)
+            loss = nn.functional.mse_loss(model(X), y, reduction=reduction)
             loss.backward()  # without zero_grad, adds onto every earlier gradient
             optimiser.step()
             losses.append(loss.item())
@@ -136,6 +141,8 @@ def wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> list[
         (LOSS_AFTER_UPDATE, (later_losses[1:], weight, bias)),
         (NOISE_BROADCAST, wrong_script_run(lr, steps, seed, noise_shape=(100,))),
         (MODEL_BEFORE_DATA, wrong_script_run(lr, steps, seed, model_first=True)),
+        (TARGETS_BROADCAST, wrong_script_run(lr, steps, seed, flat_targets=True)),
+        (SUM_FOR_MEAN, wrong_script_run(lr, steps, seed, reduction="sum")),
         (ONE_STEP_TOO_MANY, longer),
         (ONE_STEP_TOO_MANY, (later_losses, weight, bias)),
     ]
@@ -190,8 +197,25 @@ def _run_problem(value: Any, run: Run) -> str | None:
     return None
 
 
+# Runs that blow up: 100 times the gradient overshoots further each step, so the last bits of the first
+# update grow into whole digits within a few steps (and end in inf or nan). Only their first losses, before
+# the error can grow, are compared.
+DIVERGING = (SUM_FOR_MEAN,)
+COMPARED_WHILE_DIVERGING = 2
+
+
+def _starts_as(value: Any, run: Run) -> bool:
+    """Whether a returned run's first losses are those of `run`, with as many losses in all."""
+    got = _numbers(value, len(run[0]))
+    if isinstance(got, str) or not run[0]:
+        return False
+    rtol = EXERCISE.tolerance("loss")
+    return all(abs(g - w) <= rtol * (1 + abs(w)) for g, w in zip(got[0][:COMPARED_WHILE_DIVERGING], run[0]))
+
+
 def _diagnosis(value: Any, runs: list[tuple[Mistake, Run]]) -> Mistake | None:
-    return next((mistake for mistake, run in runs if _run_problem(value, run) is None), None)
+    return next((mistake for mistake, run in runs
+                 if (_starts_as(value, run) if mistake in DIVERGING else _run_problem(value, run) is None)), None)
 
 
 def _summary(value: Any) -> str:

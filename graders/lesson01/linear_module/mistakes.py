@@ -137,3 +137,27 @@ ONE_STEP_TOO_FEW = Mistake(
     SECTION,
     concept="training_loop",
 )
+
+SUM_FOR_MEAN = Mistake(
+    "sum instead of mean",
+    "Your loss is the sum of the squared errors over the 100 points, 100 times their mean: the loss at step 0 is "
+    "100 times the lesson's (1343.55 instead of 13.4355), and so is every gradient, so each step of optimiser.step() "
+    "is as long as one at a rate 100 times larger. At lr = 0.1 every update overshoots further than the last, and the "
+    "loss blows up to inf or nan. nn.MSELoss(reduction='sum') does this; so does writing the loss as a .sum().",
+    "Use nn.MSELoss() with its default reduction, the mean, as the lesson does: loss_fn = nn.MSELoss().",
+    SECTION,
+    concept="training_loop",
+)
+
+TARGETS_BROADCAST = Mistake(
+    "(100, 1) vs (100,) broadcast",
+    "Your run is the one whose targets have shape (100,) (y flattened, squeezed or viewed as a vector) while the "
+    "layer's output has shape (100, 1). The two broadcast to (100, 100) with no error, so the loss compares each "
+    "prediction with all 100 targets: the best fit is then a flat line at the targets' mean, a weight near 0 "
+    "instead of 2.965, and the loss stays high (about 12 instead of 0.0597). nn.MSELoss only warns: \"Using a "
+    "target size (torch.Size([100])) that is different to the input size\".",
+    "Keep y of shape (100, 1), like X and the layer's output: do not flatten or squeeze it, and print pred.shape "
+    "and y.shape once before computing the loss.",
+    '"Common pitfalls", on shape mismatches that broadcast silently',
+    concept="broadcasting",
+)

@@ -30,8 +30,8 @@ import torch.nn.functional as F
 
 from graders.kit import (Mistake, Returned, Student, checks_for, describe, drawn, exercise, expect_tensor, expected,
                          fail)
-from graders.lesson01.shape_bugs.mistakes import (ANY_DIFFERENCE_SILENT, ANY_STRETCH_SILENT, DIVIDED_BY_BATCH,
-                                                  LEFT_TO_RIGHT, LOSS_BROADCASTS, LOSS_RESHAPES,
+from graders.lesson01.shape_bugs.mistakes import (ANY_DIFFERENCE_SILENT, ANY_STRETCH_SILENT, CLASH_COUNTED_SILENT,
+                                                  DIVIDED_BY_BATCH, LEFT_TO_RIGHT, LOSS_BROADCASTS, LOSS_RESHAPES,
                                                   MISSING_AS_INCOMPATIBLE, ONLY_SECOND_STRETCHED, PITFALL, RULES,
                                                   SIZE_ZERO, SUM_FOR_MEAN, UNCAUGHT_VALUE_ERROR, WORKED)
 from graders.lesson01.shape_bugs.drivers import broadcast_many, loss_probe, silently_many, torch_shape
@@ -126,6 +126,12 @@ def silent_answers(pairs: list[Pair]) -> list[bool]:
 def stretch_answers(pairs: list[Pair]) -> list[bool]:
     """silently_broadcasts with ANY_STRETCH_SILENT: True for every pair that broadcasts and differs."""
     return [_torch_or_none(a, b) is not None and tuple(a) != tuple(b) for a, b in pairs]
+
+
+@expected
+def clash_answers(pairs: list[Pair]) -> list[bool]:
+    """silently_broadcasts with CLASH_COUNTED_SILENT: True also for every pair that does not broadcast."""
+    return [(r := _torch_or_none(a, b)) is None or r != a for a, b in pairs]
 
 
 @expected
@@ -294,12 +300,14 @@ def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
     answers = _answers(returned, len(pairs))
     # The variant is computed even when all is well, so that a recording holds it for replay.
     truth, stretched, differ = silent_answers(pairs), stretch_answers(pairs), difference_answers(pairs)
+    clashing = clash_answers(pairs)
     gave = [a.value if not a.raised and type(a.value) is bool else None for a in answers]
     wrong = [i for i, (g, t) in enumerate(zip(gave, truth)) if g != t]
     if not wrong:
         return
     shown = wrong[:3]
     mistake = (ANY_STRETCH_SILENT if gave == stretched else ANY_DIFFERENCE_SILENT if gave == differ
+               else CLASH_COUNTED_SILENT if gave == clashing
                else UNCAUGHT_VALUE_ERROR if _let_through(answers, pairs, truth) else None)
     advice = _named(mistake) if mistake else {
         "hint": "Broadcast the two shapes; the answer is True only when they broadcast and the result "
@@ -409,7 +417,13 @@ def expect_refusal(student: Student, pred: torch.Tensor, target: torch.Tensor, s
     if same(loss, wrong[LOSS_RESHAPES.name]):
         fail(summary, call=shown_as, got=describe(first.value), expected=f"ValueError naming {shapes[0]} and "
              f"{shapes[1]}", **_named(LOSS_RESHAPES))
-    expect_value_error(who, shown_as, first, shapes, PITFALL, LOSS_SHAPES)
+    # Neither variant: a test that looks at part of the shapes only (the rows, the number of dimensions or
+    # of elements) and lets this pair through.
+    fail(summary, call=shown_as, got=first.got(), expected=f"ValueError naming {shapes[0]} and {shapes[1]}",
+         hint="The docstring asks for a refusal whenever the shapes differ in any way, even when they would "
+              "broadcast: compare the whole shapes, pred.shape != target.shape, before computing anything, and "
+              'raise ValueError(f"... {pred.shape} and {target.shape} ...").',
+         section=PITFALL)
 
 
 # ---------------------------------------------------------------- public checks
@@ -487,7 +501,8 @@ def test_mse_loss_fresh_inputs(student: Student) -> None:
                 "mse_loss(pred, target) with random pred and target of shape (7, 3), float64")
     expect_loss(student, draw(50) * 3, draw(50),
                 "mse_loss(pred, target) with random pred and target of shape (50,)")
-    for pred_shape, target_shape in (((32, 1), (32,)), ((4,), (4, 1)), ((3,), (4,)), ((6, 2), (2,))):
+    # (5, 3) against (5, 1): as many rows and dimensions, so an answer comparing only those lets it through.
+    for pred_shape, target_shape in (((32, 1), (32,)), ((4,), (4, 1)), ((3,), (4,)), ((6, 2), (2,)), ((5, 3), (5, 1))):
         expect_refusal(student, draw(*pred_shape), draw(*target_shape),
                        f"mse_loss(pred, target) with random pred of shape {pred_shape} and target of shape "
                        f"{target_shape}")

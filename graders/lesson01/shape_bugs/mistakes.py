@@ -75,6 +75,17 @@ ANY_DIFFERENCE_SILENT = Mistake(
     concept=CONCEPT,
 )
 
+CLASH_COUNTED_SILENT = Mistake(
+    "shapes that do not broadcast counted as silent",
+    "Your function says True for shapes that do not broadcast at all, such as (3, 4) and (3,), and is right on "
+    "every other pair: the ValueError of broadcast_shape is caught and taken for the pitfall. But there "
+    "pred - target raises an error at once, which is loud: the pitfall is a mismatch that runs without one, "
+    "like (100, 1) against (100,) giving (100, 100).",
+    "Return False when broadcast_shape raises ValueError; True only when it gives a shape other than pred_shape.",
+    PITFALL,
+    concept=CONCEPT,
+)
+
 UNCAUGHT_VALUE_ERROR = Mistake(
     "broadcast_shape's ValueError not caught",
     "Your silently_broadcasts raised ValueError on exactly the shapes that do not broadcast, such as (3, 4) and "

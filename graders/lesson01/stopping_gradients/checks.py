@@ -315,12 +315,17 @@ def expect_array(returned: Returned, want: np.ndarray, what: str = "the result")
     __tracebackhide__ = True
     got = returned.value
     problem = None
+    # Each hint points to the clause of the docstring's Returns that the array breaks.
+    hint = "t.detach().cpu().numpy() keeps the values and the dtype."
     if type(got) is not np.ndarray:
         problem = f"{what} should be a numpy.ndarray but is {describe(got)}"
     elif got.shape != want.shape:
         problem = f"{what} has shape {got.shape}; expected {want.shape}"
+        hint = ("The docstring promises an array of the tensor's own shape: do not reshape, flatten or squeeze it "
+                "on the way out (a dimension of size 1 stays).")
     elif got.dtype != want.dtype:
         problem = f"{what} has dtype {got.dtype}; expected {want.dtype} (the tensor's own)"
+        hint = "The docstring promises the tensor's own dtype: no .astype(...) or dtype=... on the way out."
     elif not np.allclose(got, want, rtol=EXERCISE.tolerance("float64"), atol=0, equal_nan=True):
         problem = f"{what} holds {got.tolist()}; expected {want.tolist()}"
     # float32 values widen to float64 exactly, so the right values in the wrong dtype compare equal.
@@ -331,7 +336,7 @@ def expect_array(returned: Returned, want: np.ndarray, what: str = "the result")
              mistake=mistake)
     if problem is not None:
         fail(f"to_numpy: {problem}.", call=returned.call, got=repr(got)[:200], expected=repr(want)[:200],
-             hint="t.detach().cpu().numpy() keeps the values and the dtype.", section=TRIANGLE)
+             hint=hint, section=TRIANGLE)
 
 
 @check
@@ -378,6 +383,7 @@ def test_float64_other_shapes(student: Student, reference: ModuleType) -> None:
                     "shapes (2, 3), (2,) and (4, 1, 2)")
     expect_updated(student, stepped, reference, values, grads, 0.03)
 
-    for t, text in ((draw(3, 4).requires_grad_(True), "a float64 (3, 4) tensor that requires grad"),
+    # A size-1 dimension, which an array squeezed on the way out would lose.
+    for t, text in ((draw(3, 1, 4).requires_grad_(True), "a float64 (3, 1, 4) tensor that requires grad"),
                     (torch.arange(6).reshape(2, 3), "t = torch.arange(6).reshape(2, 3), int64")):
         expect_array(student.call("to_numpy", t, shown_as=f"to_numpy(t) with {text}"), reference.to_numpy(t))

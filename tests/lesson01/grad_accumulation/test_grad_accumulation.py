@@ -142,3 +142,22 @@ def test_a_warning_the_student_code_prints_names_the_file_without_the_graded_fol
     message = graded.checks("grad_accumulation")["accumulated_gradient_is_clean"]["message"]
     printed = next(line for line in message.splitlines() if line.strip().startswith("printed:"))
     assert "grad_accumulation.py:" in printed and str(tmp_path) not in message, message
+
+
+def test_right_answers_written_another_way_score_full_marks(grade) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"grad_accumulation": submission("grad_accumulation", "correct_weighted_means")}, "-k", "grad_accumulation")
+    assert graded.failed("grad_accumulation") == set(), graded.output
+
+
+def test_one_micro_batch_divided_by_one_not_n_loses_a_hidden_point(grade) -> None:
+    # micro_batches=1 is the docstring's lower end: the one group's loss is still the mean over N rows.
+    import course_config
+
+    source = (course_config.ROOT / "reference" / "lesson01" / "grad_accumulation.py").read_text()
+    old = "    rows = X.shape[0]"
+    assert old in source
+    graded = grade({"grad_accumulation": source.replace(old, "    rows = X.shape[0] if micro_batches > 1 else 1")},
+                   "-k", "grad_accumulation")
+    assert graded.failed("grad_accumulation") == {"accumulated_gradient_on_fresh_data"}, graded.output

@@ -135,7 +135,8 @@ def test_a_renamed_broadcast_shape_is_reported_by_name_with_the_close_match(grad
 def test_a_loss_returned_for_mismatched_shapes_gets_a_hint_in_valid_python(grade) -> None:
     graded = grade({SLUG: _reference_with(REFUSAL, "return pred.sum() * 0")}, "-k", SLUG)
     message = graded.checks(SLUG)["mse_loss_refuses_mismatched_shapes"]["message"]
-    assert 'hint:     Raise ValueError(f"... {pred.shape} and {target.shape} ...")' in message, message
+    assert "compare the whole shapes, pred.shape != target.shape" in message, message
+    assert 'raise ValueError(f"... {pred.shape} and {target.shape} ...")' in message, message
     assert "returned: tensor of shape ()" in message and "returned: returned" not in message
 
 
@@ -201,3 +202,18 @@ def test_an_error_of_the_student_s_own_is_not_called_broadcast_shape_s_error_let
         graded.output
     for check in graded.checks(SLUG).values():
         assert check["mistake"] is None, check["message"]
+
+
+def test_right_answers_written_another_way_score_full_marks(grade) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"shape_bugs": submission("shape_bugs", "correct_torch_broadcast_shapes")}, "-k", "shape_bugs")
+    assert graded.failed("shape_bugs") == set(), graded.output
+
+
+def test_a_loss_that_compares_only_rows_and_rank_loses_a_hidden_point(grade) -> None:
+    # (5, 3) against (5, 1) has as many rows and dimensions: a partial test of the shapes lets it through.
+    partial = "if len(pred) != len(target) or pred.dim() != target.dim():"
+    graded = grade({SLUG: _reference_with("if pred.shape != target.shape:", partial)}, "-k", SLUG)
+    assert graded.failed(SLUG) == {"mse_loss_fresh_inputs"}, graded.output
+    assert "pred.shape != target.shape" in graded.checks(SLUG)["mse_loss_fresh_inputs"]["message"]

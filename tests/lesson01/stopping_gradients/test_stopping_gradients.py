@@ -116,3 +116,22 @@ def test_a_to_numpy_that_changes_t_in_place_costs_its_values_check(grade) -> Non
     assert "to_numpy_values" in graded.failed("stopping_gradients"), graded.output
     message = graded.checks("stopping_gradients")["to_numpy_values"]["message"]
     assert "to_numpy changed the tensor it was given." in message, message
+
+
+def test_right_answers_written_another_way_score_full_marks(grade) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"stopping_gradients": submission("stopping_gradients", "correct_grad_disabled")}, "-k", "stopping_gradients")
+    assert graded.failed("stopping_gradients") == set(), graded.output
+
+
+def test_an_array_squeezed_on_the_way_out_loses_a_hidden_point_with_a_hint_on_shape(grade) -> None:
+    import course_config
+
+    source = (course_config.ROOT / "reference" / "lesson01" / "stopping_gradients.py").read_text()
+    old = "    return t.detach().cpu().numpy()"
+    assert old in source
+    graded = grade({"stopping_gradients": source.replace(old, old + ".squeeze()")}, "-k", "stopping_gradients")
+    assert graded.failed("stopping_gradients") == {"float64_other_shapes"}, graded.output
+    message = graded.checks("stopping_gradients")["float64_other_shapes"]["message"]
+    assert "has shape (3, 4); expected (3, 1, 4)" in message and "squeeze" in message, message
