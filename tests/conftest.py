@@ -42,6 +42,13 @@ class Graded:
     def failed(self, slug: str) -> set[str]:
         return {i for i, c in self.checks(slug).items() if not c["passed"]}
 
+    def explained(self, slug: str, check_id: str) -> str:
+        """The whole message behind a check's failure: its own, or that of the earlier check it points to with
+        "same cause as above" (the result's `same_cause_as`)."""
+        checks = self.checks(slug)
+        first = checks[check_id].get("same_cause_as") or check_id
+        return checks[first]["message"]
+
 
 @pytest.fixture
 def grade(pytester: pytest.Pytester, tmp_path: Path) -> Callable[..., Graded]:

@@ -103,7 +103,7 @@ def test_float64_data_into_a_float32_module_names_the_mixed_dtype_pitfall(grade)
     failed = graded.failed("linear_module")
     assert failed, graded.output
     assert all(checks[c]["mistake"] == MIXED_DTYPES.name for c in failed), graded.output
-    assert "Mixing dtypes" in checks[sorted(failed)[0]]["message"]
+    assert "Mixing dtypes" in graded.explained("linear_module", sorted(failed)[0])
 
 
 SEED_ARGUMENT = "    torch.manual_seed(seed)\n"
@@ -142,7 +142,7 @@ def test_a_reproducible_wrong_run_is_not_blamed_on_the_seed(grade) -> None:
 
 def test_a_hard_coded_seed_is_named_on_the_fresh_seed_with_the_lessons_numbers(grade) -> None:
     graded = grade({"linear_module": _reference_with("    torch.manual_seed(42)\n")}, "-k", "linear_module")
-    message = graded.checks("linear_module")["matches_reference"]["message"]
+    message = graded.explained("linear_module", "matches_reference")
     assert graded.checks("linear_module")["matches_reference"]["mistake"] == checks.SEED_IGNORED.name
     assert "torch.manual_seed(seed)" in message, message
 
