@@ -33,7 +33,8 @@ def neuron_grad_by_hand(w: Tensor, inp: Tensor) -> Tensor:
     w and inp give [0.1355, 0.0452, 0.1807].
 
     Args:
-        w: weights, shape (n,), float32 or float64.
+        w: weights, shape (n,), float32 or float64; it may require grad, as the weights of
+            a model being trained do.
         inp: inputs, shape (n,), same dtype as `w`.
 
     Returns:

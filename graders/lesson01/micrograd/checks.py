@@ -405,8 +405,9 @@ def _partial_shares(grads: list, slots: list[list]) -> bool:
 
 
 def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], truths: list[dict],
-              wrongs: list[dict]) -> Mistake | None:
-    """The one catalogued mistake that explains every failing graph, if any."""
+              wrongs: list[dict], rules: Callable[[], list[dict]] | None = None) -> Mistake | None:
+    """The one catalogued mistake that explains every failing graph, if any; `rules` gives `step_rules` of the
+    graphs (by default asked of `graphs` as one list)."""
     if all(all(g == 0 for g in results[i]["grad"]) for i in failing):
         return NOT_SEEDED
     # A recursion that runs a node's step as it reaches it, without a visited set, also runs it once per path;
@@ -422,7 +423,7 @@ def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], trut
     # partial sums of `=` in place of `+=` may fit one graph by chance (a share of -1 and one of +1 cancel).
     evidence = steps.Evidence(graphs, [r["grad"] for r in results], [t["slots"] for t in truths], failing, _close,
                               STEP_MISTAKES, _called)
-    slipped = steps.known_slip(evidence, lambda: step_rules(graphs))
+    slipped = steps.known_slip(evidence, rules or (lambda: step_rules(graphs)))
     if slipped is not None:
         return slipped
     if all(_partial_shares(results[i]["grad"], truths[i]["slots"]) for i in failing):
@@ -462,8 +463,10 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
     truths = torch_results(graphs)
     # Needed only to name a mistake; but a recording from the reference must hold them too.
     if backward and RECORDING.mode == RECORD:
-        wrong_results(graphs)
-        step_rules(graphs)
+        for some in (graphs, ONE_STEP_GRAPHS):
+            torch_results(some)
+            wrong_results(some)
+            step_rules(some)
     texts = texts or [graph_text(graph) for graph in graphs]
     results = returned.value if type(returned.value) is list and len(returned.value) == len(graphs) else None
     if results is None or not all(_readable(r, len(g)) for r, g in zip(results, graphs)):
@@ -502,11 +505,39 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
     summary = f"After out.backward() the leaf grads are wrong in {len(failing)} of {len(graphs)} expressions."
     got, want = _leaf_grads(graphs[i], results[i]["grad"]), _leaf_grads(graphs[i], truths[i]["grad"])
     mistake = _diagnose(failing, graphs, results, truths, wrong_results(graphs))
+    if mistake is None or mistake in (NO_TOPOLOGICAL_ORDER, VISITED_TWICE):
+        mistake = _order_or_step(student, mistake, failing, graphs, results, truths)
     if mistake is not None:
         fail(summary, call=call(i), got=got, expected=want, mistake=mistake)
     fail(summary, call=call(i), got=got, expected=want, section=CHAIN_RULE,
          hint="Check each operation's local derivative, that a node adds (+=) into its operands' grad, and that "
               "backward() seeds out.grad = 1 and visits the nodes in reverse topological order.")
+
+
+def _order_or_step(student: Student, mistake: Mistake | None, failing: list[int], graphs: list[Graph],
+                   results: list[dict], truths: list[dict]) -> Mistake | None:
+    """An order mistake (or none), unless a graph of one operation goes wrong too: then a step is, and the
+    diagnosis is made again with those graphs beside the check's own.
+
+    Where a check has one expression (the lesson's neuron, the deep chain) or few that tell them apart, a step
+    that never runs (no `out._backward = _backward`) leaves the same grads as a pass in the wrong order. But
+    with a single step there is no order to get wrong: a one-operation graph that fails is the step's."""
+    probe = student.run(run_graphs, ONE_STEP_GRAPHS, True, shown_as="one-operation graphs, to tell a wrong "
+                                                                    "order from a wrong step")
+    got = probe.value
+    if type(got) is not list or len(got) != len(ONE_STEP_GRAPHS) or not all(
+            _readable(r, len(g)) and "error" not in r for r, g in zip(got, ONE_STEP_GRAPHS)):
+        return mistake  # a probe that cannot be read or raised tells nothing about the order
+    probe_truths = torch_results(ONE_STEP_GRAPHS)
+    wrong = [j for j, graph in enumerate(ONE_STEP_GRAPHS) if not _leaves_match(got[j]["grad"], probe_truths[j]["grad"],
+                                                                               graph)]
+    if not wrong:
+        return mistake
+    n = len(graphs)
+    # Failing ones of the check first: the message shows the first.
+    return _diagnose(failing + [n + j for j in wrong], graphs + ONE_STEP_GRAPHS, results + got, truths + probe_truths,
+                     wrong_results(graphs) + wrong_results(ONE_STEP_GRAPHS),
+                     rules=lambda: step_rules(graphs) + step_rules(ONE_STEP_GRAPHS))
 
 
 def _expect_inner_grads(graphs: list[Graph], results: list[dict], truths: list[dict], by_size: list[int],
@@ -633,6 +664,11 @@ SHARED_SUBEXPRESSIONS = [
     expression("c = a + b; d = c * 2.0; e = d * c; out = e + d * e", a=0.3, b=0.4),
     expression("c = a * b; out = (c + a) * (c - b) + c", a=1.2, b=-0.7),
 ]
+# One operation each, and one that no Value class builds from others (a - b may be a + (-b)): run only to tell an
+# order mistake from a wrong step, since a single step has no order to get wrong.
+ONE_STEP_GRAPHS = [expression("a + b", a=0.6, b=-1.3), expression("a * b", a=0.6, b=-1.3),
+                   expression("a ** 3", a=0.6), expression("tanh(a)", a=0.6), expression("exp(a)", a=0.6),
+                   expression("relu(a)", a=0.6)]
 PUBLIC = ARITHMETIC + POWERS_AND_QUOTIENTS + TANH_AND_EXP + RELUS + [LESSON_NEURON] + REUSED_LEAVES \
     + SHARED_SUBEXPRESSIONS
 

@@ -91,6 +91,11 @@ SLIPS: dict[str, tuple[str, tuple[str, ...]]] = {
                  "where relu' is 1 or 0", ("relu",)),
     "local left out": ("Your step leaves the local derivative out: each operand gets out.grad unchanged, as "
                        "through a +", tuple(k for k in OPERATIONS if k != "add")),
+    # Tried only with a failing graph of one step (`_single_step_fails`): in a larger graph a step that never
+    # runs can look like grads reset or passed on in the wrong order.
+    "never run": ("Your step never runs: the operands of this operation receive nothing, not even a wrong amount, "
+                  "as when the new Value is returned without `out._backward = _backward` (or the step is attached "
+                  "to another Value), so the chain rule stops at this node", tuple(OPERATIONS)),
 }
 # Where the local derivative is -1, leaving it out is losing the minus sign: said so.
 _SIGN_LOST = ("Your step loses the minus sign: the operand that is subtracted or negated gets out.grad unchanged "
@@ -179,7 +184,7 @@ def _fold(shares: Shares, where: list[int]) -> Shares:
 def _slipped(slip: str, local: float, own: float, out: float) -> tuple[float, float]:
     """(factor, constant) of a share when the step slips as `slip` says."""
     return {"no out.grad": (0.0, local), "swapped": (own, 0.0), "out.data": (out, 0.0),
-            "local left out": (1.0, 0.0)}[slip]
+            "local left out": (1.0, 0.0), "never run": (0.0, 0.0)}[slip]
 
 
 # The ways a class may build -, / and unary minus: (a - b and a / b composed, 1 - v and 2 / v composed, -a as
@@ -357,10 +362,13 @@ def known_slip(evidence: Evidence, tables: Callable[[], list[dict]]) -> Mistake 
     if steps is None:
         return None
     tried = tables()
+    single_step = _single_step_fails(e)
     # A known slip must fit every graph, the ones that pass too, built one way: a slip of `*` that would have
     # spoilt `a * b` where the student got it right is not theirs, though it explains `a - b` (as a + b * -1).
     fitting: dict[tuple[str, str], tuple[bool, ...]] = {}  # slip -> its build nearest the stub's suggestion
     for kind, slip in HYPOTHESES:
+        if slip == "never run" and not single_step:
+            continue
         fits = [_fits(e.grads[i], tried[i], f"{kind}: {slip}", e.slots[i], e.close) for i in range(len(e.graphs))]
         builds = [b for b in range(len(BUILDS)) if all(fit[b] for fit in fits)]
         if builds:
@@ -375,6 +383,20 @@ def known_slip(evidence: Evidence, tables: Callable[[], list[dict]]) -> Mistake 
     kind, slip = max(fitting, key=lambda h: (fitting[h], h[0] in written))  # max keeps the first of equals
     others = [k for k in dict.fromkeys(k for k, _ in fitting) if k != kind]
     return _named(evidence, kind, slip, steps[0], others)
+
+
+# Operations no Value class builds from others: a graph of one of them has a single backward step.
+PRIMITIVE = ("add", "mul", "pow", "tanh", "exp", "relu")
+
+
+def _single_step_fails(evidence: Evidence) -> bool:
+    """Whether a failing graph has one backward step only, of an operation no class builds from others: there no
+    order of the steps and no reset of inner grads can be to blame, only the step itself."""
+    for i in evidence.failing:
+        inner = [spec[0] for spec in evidence.graphs[i] if spec[0] != "leaf"]
+        if len(inner) == 1 and inner[0] in PRIMITIVE:
+            return True
+    return False
 
 
 def wrong_operation(evidence: Evidence) -> Mistake | None:

@@ -33,6 +33,13 @@ LESSON_Z = 3.0  # w · inp in the lesson's case
 LESSON_SLOPE = math.exp(-LESSON_Z) / (1 + math.exp(-LESSON_Z)) ** 2  # σ′(3) = 0.045177, printed as 0.0452
 SLOPE_ROUNDING = 5e-4  # a constant this close to σ′(3) is it rounded by hand: 0.045, 0.0452, 0.04518
 AUTOGRAD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
+NEURON_HINT = "z = w · inp is one number; return torch.sigmoid of it as a 0-d tensor."
+GRADIENT_HINT = "Chain the two local derivatives: d out / d z = σ(z)·(1 − σ(z)), d z / d w = inp."
+DTYPE_HINT = ("Keep w's dtype, {dtype}: no .float() or .double() on the way, and no torch.tensor(...) of a Python "
+              "number, which makes float32 (the docstring: \"{promise}\").")
+NEURON_PROMISE = "A 0-d tensor of the dtype of `w`"
+GRADIENT_SHAPE_HINT = ("Return one number per weight, shape {shape}, as w is: no reshape, unsqueeze or sum on the "
+                       "way (the docstring: \"A tensor of shape (n,) and the dtype of `w`\").")
 
 
 def lesson_case() -> tuple[torch.Tensor, torch.Tensor]:
@@ -119,18 +126,32 @@ def _tolerance(t: torch.Tensor) -> dict[str, float]:
     return {"rtol": value, "atol": value}
 
 
+def fitting_hint(value: Any, expected: torch.Tensor, values_hint: str, *, gradient: bool) -> str:
+    """The hint for how a returned tensor differs: the formula's hint only where the values are what differ, so
+    that a lost dtype or shape is not answered with calculus."""
+    if type(value) is not torch.Tensor:
+        return values_hint
+    if value.shape != expected.shape and gradient:
+        return GRADIENT_SHAPE_HINT.format(shape=tuple(expected.shape))
+    if value.shape == expected.shape and value.dtype != expected.dtype:
+        promise = "A tensor of shape (n,) and the dtype of `w`" if gradient else NEURON_PROMISE
+        return DTYPE_HINT.format(dtype=str(expected.dtype).removeprefix("torch."), promise=promise)
+    return values_hint
+
+
 def _mistakes_by_name() -> dict[str, Mistake]:
     return {mistake.name: mistake for mistake in collect_mistakes(_mistakes)}
 
 
 def expect_neuron(returned: Returned, reference: ModuleType, w: torch.Tensor, inp: torch.Tensor) -> None:
     __tracebackhide__ = True
-    expect_tensor(returned, reference.neuron(w, inp), **_tolerance(w), requires_grad=None, what="the output",
+    right = reference.neuron(w, inp)
+    expect_tensor(returned, right, **_tolerance(w), requires_grad=None, what="the output",
                   suspects=[Suspect(NO_SUM, unsummed_neuron(w, inp)),
                             Suspect(SIGMOID_SIGN_FLIPPED, flipped_neuron(w, inp)),
                             Suspect(SIGMOID_BEFORE_SUM, sum_of_sigmoids(w, inp))],
                   section=AUTOGRAD,
-                  hint="z = w · inp is one number; return torch.sigmoid of it as a 0-d tensor.")
+                  hint=fitting_hint(returned.value, right, NEURON_HINT, gradient=False))
 
 
 def slope_written_in(student: Student, got: Any, w: torch.Tensor, inp: torch.Tensor) -> float | None:
@@ -172,7 +193,7 @@ def expect_hand_gradient(student: Student, returned: Returned, reference: Module
         suspects.append(Suspect(SLOPE_WRITTEN_IN, factor * inp))  # the variant with the student's own constant
     expect_tensor(returned, right, **_tolerance(w), requires_grad=None,
                   what="the gradient", suspects=suspects, section=CHAIN_RULE,
-                  hint="Chain the two local derivatives: d out / d z = σ(z)·(1 − σ(z)), d z / d w = inp.")
+                  hint=fitting_hint(returned.value, right, GRADIENT_HINT, gradient=True))
 
 
 # ---------------------------------------------------------------- public checks

@@ -18,7 +18,7 @@ import hashlib
 from graders.kit import Mistake, Returned, Student, checks_for, describe, exercise, expected, fail, twin
 from graders.lesson01.quick_check.mistakes import (ALIGNED_FROM_THE_LEFT, ARANGE_AS_FLOAT32, BACKWARD_ONCE_ONLY,
                                                    DATA_TO_STOP_TRACKING, DETACH_AS_NO_GRAD,
-                                                   DTYPES_CONVERT_THEMSELVES, FORM_LETTERS_REUSED,
+                                                   DTYPES_CONVERT_THEMSELVES, FORM_LETTERS_REUSED, FORMS_SWAPPED,
                                                    FORWARD_MODE_AS_FINITE_DIFFERENCES, GRAD_OVERWRITTEN,
                                                    INT32_AS_DEFAULT, LARGER_RATE_IS_FASTER, MISMATCH_RAISES,
                                                    NUMPY_FLOAT64_EXPECTED, NUMPY_OF_TRACKED_TENSOR, OVERSHOOT_SETTLES,
@@ -158,6 +158,44 @@ def _as_form_a(chosen: dict[int, str]) -> dict[int, str]:
     return {q: order[q]["abcd".index(letter)] for q, letter in chosen.items()}
 
 
+def _all_letters(value: object) -> dict[int, str] | None:
+    """The ten letters of an answers() dict, lower-cased, if it answers every question with one of its options."""
+    if type(value) is not dict:
+        return None
+    letters = {q: value.get(q) for q in OPTIONS}
+    if not all(type(v) is str and v.strip().lower() in OPTIONS[q] for q, v in letters.items()):
+        return None
+    return {q: v.strip().lower() for q, v in letters.items()}
+
+
+def _fail_if_other_form(student: Student, returned: Returned, form: str) -> None:
+    """Form A's letters where form B's are asked for, or answers() not giving form A: the forms got swapped. Said
+    so, rather than naming a misconception for each question, since the options were chosen well. Told without
+    form B's key (which stays out of the released checks): form A's letters are checked as they are, and
+    answers() against answers("A")."""
+    __tracebackhide__ = True
+    if form == "B":
+        chosen = _all_letters(returned.value)
+        if chosen is not None and not _wrong(chosen):
+            fail(f"Form B: the letters of {returned.call} are the right answers of form A, not of form B.",
+                 call=returned.call, got=describe(returned.value), expected="form B's letters, for the same options",
+                 mistake=FORMS_SWAPPED)
+        return
+    if returned.call == "answers()":
+        asked = student.call("answers", "A", shown_as='answers("A")', allow_raise=True)
+        if asked.error is None and _all_letters(asked.value) is not None and asked.value != returned.value:
+            fail('answers() and answers("A") give different letters: the default form must be "A".',
+                 call='answers() and answers("A")', got=f"{describe(returned.value)} and {describe(asked.value)}",
+                 expected='the same letters, form A\'s: the docstring\'s signature is answers(form: str = "A")',
+                 mistake=FORMS_SWAPPED)
+    other = student.call("answers", "B", shown_as='answers("B")', allow_raise=True)
+    chosen = _all_letters(other.value) if other.error is None else None
+    if chosen is not None and not _wrong(chosen):
+        fail(f"Form A is not answered right, and answers(\"B\") gives the right answers of form A.",
+             call=f'{returned.call} and answers("B")', got=f"{describe(returned.value)} and {describe(other.value)}",
+             expected="form A's letters from answers(), form B's from answers(\"B\")", mistake=FORMS_SWAPPED)
+
+
 def _check_form_a(student: Student, questions: tuple[int, ...]) -> None:
     """The questions answered right in form A; in the twin run, in form B (the same options, reordered)."""
     __tracebackhide__ = True
@@ -168,6 +206,7 @@ def _check_form_a(student: Student, questions: tuple[int, ...]) -> None:
     if wrong and twin():
         _fail_if_form_a_letters(student, returned, f"{len(wrong)} of questions {' and '.join(map(str, questions))}")
     if wrong:
+        _fail_if_other_form(student, returned, form)
         _fail_wrong(returned, wrong, chosen, form)
 
 
@@ -217,4 +256,5 @@ def test_form_b(student: Student) -> None:
     if not wrong:
         return
     _fail_if_form_a_letters(student, returned, f"{len(wrong)} of the 10 questions")
+    _fail_if_other_form(student, returned, "B")
     _fail_wrong(returned, wrong, chosen, "B")

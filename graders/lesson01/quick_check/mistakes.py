@@ -243,3 +243,14 @@ FORM_LETTERS_REUSED = Mistake(
     f'the "Form B" part of the docstring in {STUB}',
     concept="seeds_and_arguments",
 )
+
+FORMS_SWAPPED = Mistake(
+    "letters of the other form",
+    "The letters you gave for one form are the right answers of the other form, every one of them: the options "
+    "were chosen well, but the two forms got swapped, in the dict keyed by form or in answers()'s default (which "
+    "the docstring makes \"A\").",
+    "Give form A's letters for answers() and answers(\"A\"), form B's for answers(\"B\"): each form lists its "
+    "options in its own order, in the docstring.",
+    f'the "Form A" and "Form B" parts of the docstring in {STUB}',
+    concept="seeds_and_arguments",
+)

@@ -314,3 +314,21 @@ def test_numbers_taken_as_floats_only_cost_the_arithmetic_check(grade) -> None:
     assert graded.failed("micrograd") == {"arithmetic_with_numbers"}, graded.output
     message = graded.checks("micrograd")["arithmetic_with_numbers"]["message"]
     assert "out = a + 1 with a = 0.7" in message and "'int' object has no attribute 'data'" in message, message
+
+
+@pytest.mark.parametrize("name", ["correct_explicit_stack", "correct_operand_derivative_pairs"])
+def test_a_catalogued_correct_writing_earns_full_marks(grade, name: str) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"micrograd": submission("micrograd", name)}, "-k", "micrograd")
+    assert graded.failed("micrograd") == set(), graded.output
+
+
+def test_one_operation_graphs_have_no_order_to_get_wrong() -> None:
+    # The probe that tells a wrong order from a step that never runs relies on this: every wrong order, and
+    # every repeated one, gives the right grads on a graph of one operation.
+    truths = checks.torch_results(checks.ONE_STEP_GRAPHS)
+    for graph, truth, wrong in zip(checks.ONE_STEP_GRAPHS, truths, checks.wrong_results(checks.ONE_STEP_GRAPHS)):
+        for name in (checks.NO_TOPOLOGICAL_ORDER.name, checks.VISITED_TWICE.name):
+            for grads in wrong[name]:
+                assert all(abs(g - t) < 1e-12 for g, t in zip(grads, truth["grad"])), (graph, name)

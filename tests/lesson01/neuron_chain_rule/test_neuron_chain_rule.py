@@ -112,3 +112,29 @@ def test_a_square_in_the_wrong_place_is_not_called_one_minus_sigma(grade) -> Non
     graded = grade({"neuron_chain_rule": misplaced}, "-k", "grad_by_hand_on_lesson_case")
     check = graded.checks("neuron_chain_rule")["grad_by_hand_on_lesson_case"]
     assert not check["passed"] and check["mistake"] is None, check["message"]
+
+
+def test_expit_of_a_dot_product_and_the_slope_as_sigma_of_minus_z_earn_full_marks(grade) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"neuron_chain_rule": submission("neuron_chain_rule", "correct_expit_and_sigma_of_minus_z")},
+                   "-k", "neuron_chain_rule")
+    assert graded.failed("neuron_chain_rule") == set(), graded.output
+
+
+def test_a_lost_dtype_or_shape_is_hinted_at_as_such_not_as_calculus(grade) -> None:
+    from conftest import ROOT
+
+    source = (ROOT / "reference" / "lesson01" / "neuron_chain_rule.py").read_text()
+    old = "    return s * (1 - s) * inp\n"
+    assert source.count(old) == 1
+    float32 = source.replace(old, "    return (s * (1 - s) * inp).float()\n")
+    graded = grade({"neuron_chain_rule": float32}, "-k", "neuron_chain_rule")
+    assert graded.failed("neuron_chain_rule") == {"grad_by_hand_on_fresh_inputs"}, graded.output
+    message = graded.checks("neuron_chain_rule")["grad_by_hand_on_fresh_inputs"]["message"]
+    assert "Keep w's dtype, float64" in message and "Chain the two" not in message, message
+
+    unsqueezed = source.replace(old, "    return (s * (1 - s) * inp).unsqueeze(0)\n")
+    graded = grade({"neuron_chain_rule": unsqueezed}, "-k", "grad_by_hand_on_lesson_case")
+    message = graded.checks("neuron_chain_rule")["grad_by_hand_on_lesson_case"]["message"]
+    assert "shape (3,)" in message and "Chain the two" not in message, message

@@ -68,7 +68,9 @@ def test_every_option_is_either_right_or_a_named_misconception() -> None:
     from graders.kit import collect_mistakes
     from graders.lesson01.quick_check import mistakes
 
-    assert set(checks.WRONG.values()) | {checks.FORM_LETTERS_REUSED} == set(collect_mistakes(mistakes))
+    # Besides the misconceptions, the two mistakes of form: form A's letters reused, and the forms swapped.
+    assert set(checks.WRONG.values()) | {checks.FORM_LETTERS_REUSED, checks.FORMS_SWAPPED} == \
+        set(collect_mistakes(mistakes))
 
 
 def test_the_reference_forms_agree_through_the_order_table() -> None:
@@ -173,3 +175,20 @@ def test_learning_rate_1_1_makes_the_loss_grow_at_every_step() -> None:
 def test_the_loss_settles_at_0_0597_from_step_40() -> None:
     losses = _line_losses(0.1, 101)
     assert {round(loss, 4) for loss in losses[40:]} == {0.0597}
+
+
+def test_letters_kept_as_one_capitalised_string_per_form_earn_full_marks(grade) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"quick_check": submission("quick_check", "correct_letter_strings")}, "-k", "quick_check")
+    assert graded.failed("quick_check") == set(), graded.output
+
+
+def test_a_default_form_other_than_a_is_told_as_such_not_as_ten_misconceptions(grade) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"quick_check": submission("quick_check", "default_form_b")}, "-k", "tensor_dtypes")
+    check = graded.checks("quick_check")["tensor_dtypes"]
+    assert check["mistake"] == checks.FORMS_SWAPPED.name, check["message"]
+    assert 'the default form must be "A"' in check["message"], check["message"]
+    assert "float32" not in check["message"], check["message"]  # no misconception of question 1 is named
