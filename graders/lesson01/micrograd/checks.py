@@ -442,7 +442,8 @@ def _leaf_grads(graph: Graph, grads: list, limit: int = 6) -> str:
     return ", ".join(shown[:limit] + (["..."] if len(shown) > limit else []))
 
 
-def _error_hint(error: str) -> str:
+def _error_hint(error: str, doing: str) -> str:
+    """What to change for an error raised while `doing` (e.g. "Building a * b"), where the error says what."""
     if "unsupported operand" in error or "can't multiply" in error or "not supported between" in error:
         return ("With a number on the left (2 * a, 1 - a, 1 + a, 2 / a) Python calls the Value's reflected "
                 "method: define __radd__, __rsub__, __rmul__ and __rtruediv__ (and turn numbers into Values).")
@@ -452,7 +453,8 @@ def _error_hint(error: str) -> str:
                 "that goes through every node once per path instead of once.")
     if "not a Value" in error:
         return "Every operation must return a new Value (the result), not a number."
-    return "Read the error and the line it points to in your file."
+    return (f"It was raised while {doing[0].lower()}{doing[1:]}: the last line shown above is the line of your "
+            "micrograd.py that raised it.")
 
 
 def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward: bool = True,
@@ -481,7 +483,7 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
         stage = {"build": f"Building {_node_text(graphs[i], got['at'])}", "backward": "Calling out.backward()",
                  "read": "Reading .data and .grad"}[got["stage"]]
         fail(f"{stage} raised an error, in {len(broken)} of {len(graphs)} expressions.", call=call(i),
-             got="\n".join([got["error"], *got["frames"]]), hint=_error_hint(got["error"]), section=SCRATCH)
+             got="\n".join([got["error"], *got["frames"]]), hint=_error_hint(got["error"], stage), section=SCRATCH)
 
     for i in by_size:
         wrong = next((j for j, want in enumerate(truths[i]["data"]) if not _close(results[i]["data"][j], want)), None)
