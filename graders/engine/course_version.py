@@ -32,17 +32,28 @@ def course_digest() -> str:
 def exercise_digests(lesson: str, slugs: list[str]) -> dict[str, str]:
     """For each exercise of `lesson`, a digest of everything that decides its result besides the answers."""
     files = _course_files()
-    rooms = {slug: _GRADERS / lesson / slug for slug in slugs}
-    references = {slug: course_config.ROOT / "reference" / lesson / f"{slug}.py" for slug in slugs}
-
-    def owner(path: Path) -> str | None:
-        return next((slug for slug in slugs if rooms[slug] in path.parents or path == references[slug]), None)
+    owners = {path: _owner(path, lesson, set(slugs)) for path in files}
+    owner = owners.__getitem__
 
     shared_from_rooms = _imported_from_outside(files, lesson, owner)
     shared = [p for p in files if owner(p) is None or p in shared_from_rooms]
     forgotten = _forgotten_by_exercise(files, slugs, owner)
     return {slug: _digest(shared + [p for p in files if owner(p) == slug and p not in shared_from_rooms],
                           extra=forgotten[slug]) for slug in slugs}
+
+
+def _owner(path: Path, lesson: str, slugs: set[str]) -> str | None:
+    """The exercise whose room (graders/<lesson>/<slug>/) or reference module (reference/<lesson>/<slug>.py)
+    holds `path`, if any."""
+    for base, depth in ((_GRADERS / lesson, 2), (course_config.ROOT / "reference" / lesson, 1)):
+        try:
+            parts = path.relative_to(base).parts
+        except ValueError:
+            continue
+        slug = parts[0] if depth == 2 else Path(parts[0]).stem
+        if len(parts) >= depth and slug in slugs:
+            return slug
+    return None
 
 
 def _course_files() -> list[Path]:
