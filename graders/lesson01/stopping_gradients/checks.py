@@ -26,7 +26,7 @@ from graders.lesson01.stopping_gradients.mistakes import (DATA_USED, FLOAT32_TO_
                                                           NO_GRAD_MISSING_IN_PREDICT, REBOUND,
                                                           REQUIRES_GRAD_TURNED_OFF, TRIANGLE, WEIGHT_NOT_TRANSPOSED,
                                                           ZEROED_BEFORE_UPDATE, ZEROING)
-from graders.lesson01.stopping_gradients.drivers import apply_step, changed_in_place
+from graders.lesson01.stopping_gradients.drivers import apply_step, changed_in_place, to_numpy_on_a_gpu
 
 EXERCISE = exercise("lesson01", "stopping_gradients")
 check = checks_for("lesson01", EXERCISE.slug)
@@ -354,6 +354,18 @@ def test_to_numpy_values(student: Student, reference: ModuleType) -> None:
         fail("to_numpy changed the tensor it was given.", call=returned.call, changed=f"t after the call: "
              f"{describe(after)}", expected=f"t unchanged: {describe(t)}", section=TRIANGLE,
              hint="Read t without writing to it: return t.detach().cpu().numpy().")
+
+
+@check
+def test_to_numpy_gpu_tensor(student: Student, reference: ModuleType) -> None:
+    # The grader has no GPU: the worker's driver hands to_numpy a stand-in that says it lives on cuda:0 and, as a
+    # CUDA tensor does, lets NumPy read it only once copied to the CPU (drivers.OnAnotherDevice).
+    t = lesson_losses()
+    shown = f"to_numpy(t) with {losses_text(t)}, t on a GPU (cuda:0)"
+    returned = student.run(to_numpy_on_a_gpu, t, runs="to_numpy", allow_raise=True, shown_as=shown)
+    if returned.error is not None:
+        student.fail_raised(returned, "to_numpy")  # the missing copy is named by its TypeError
+    expect_array(returned, reference.to_numpy(t))
 
 
 # ---------------------------------------------------------------- hidden checks

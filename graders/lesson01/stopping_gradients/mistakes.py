@@ -13,6 +13,8 @@ ZEROING = '"Worked example", where it explains w.grad.zero_()'
 
 PITFALLS = '"Common pitfalls"'
 
+DEVICES = '"Devices: CPU, CUDA, MPS" in the companion text'
+
 LINEAR = '"The same model, the PyTorch way", where nn.Linear holds the weight and prints its shape'
 
 # The idea of the lesson that most of these mistakes break (a key of course_config.CONCEPTS);
@@ -115,4 +117,16 @@ WEIGHT_NOT_TRANSPOSED = Mistake(
     "Transpose the weight: X @ weight.T + bias.",
     LINEAR,
     concept="broadcasting",
+)
+
+NOT_COPIED_TO_THE_CPU = Mistake(
+    "GPU tensor given to NumPy without .cpu()",
+    "NumPy reads only the CPU's memory, so .numpy() (or np.array) on a tensor that lives on a GPU raises "
+    "TypeError: can't convert cuda:0 device type tensor to numpy. Your to_numpy works for CPU tensors only, "
+    "while its docstring promises GPU tensors too.",
+    "Copy to the CPU on the way out: t.detach().cpu().numpy(). For a tensor already on the CPU, .cpu() returns "
+    "the tensor itself, at no cost.",
+    DEVICES,
+    error_pattern=r"TypeError: can't convert cuda",
+    concept="devices",
 )

@@ -135,3 +135,46 @@ def test_an_array_squeezed_on_the_way_out_loses_a_hidden_point_with_a_hint_on_sh
     assert graded.failed("stopping_gradients") == {"float64_other_shapes"}, graded.output
     message = graded.checks("stopping_gradients")["float64_other_shapes"]["message"]
     assert "has shape (3, 4); expected (3, 1, 4)" in message and "squeeze" in message, message
+
+
+# How students write to_numpy, and whether each form works on a real GPU tensor (by what torch does with CUDA).
+GPU_FORMS = {
+    "t.detach().cpu().numpy()": (lambda t: t.detach().cpu().numpy(), True),
+    "t.cpu().detach().numpy()": (lambda t: t.cpu().detach().numpy(), True),
+    't.detach().to("cpu").numpy()': (lambda t: t.detach().to("cpu").numpy(), True),
+    "t.detach().to(device=torch.device('cpu')).numpy()": (
+        lambda t: t.detach().to(device=torch.device("cpu")).numpy(), True),
+    "t.numpy(force=True)": (lambda t: t.numpy(force=True), True),
+    "a .cpu() only where t.device is not the CPU": (
+        lambda t: (t.detach().cpu() if t.device.type != "cpu" else t.detach()).numpy(), True),
+    "a .cpu() only where t.is_cuda": (lambda t: (t.detach().cpu() if t.is_cuda else t.detach()).numpy(), True),
+    "t.detach().numpy()": (lambda t: t.detach().numpy(), False),
+    "np.array(t.detach())": (lambda t: __import__("numpy").array(t.detach()), False),
+}
+
+
+def test_the_gpu_stand_in_lets_numpy_read_only_what_was_copied_to_the_cpu() -> None:
+    import warnings
+
+    from graders.lesson01.stopping_gradients.drivers import NOT_ON_THE_CPU, to_numpy_on_a_gpu
+
+    t = torch.tensor([15.4288, 0.0606, 0.0597], requires_grad=True)
+    for form, (to_numpy, works_on_a_gpu) in GPU_FORMS.items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # NumPy 2's note on torch's __array__
+                got = to_numpy_on_a_gpu(SimpleNamespace(to_numpy=to_numpy), t)
+        except TypeError as error:
+            assert not works_on_a_gpu and str(error) == NOT_ON_THE_CPU, form
+        else:
+            assert works_on_a_gpu and type(got).__name__ == "ndarray" and got.tolist() == t.tolist(), form
+
+
+def test_a_to_numpy_for_cpu_tensors_only_is_named_on_the_gpu_check_alone(grade) -> None:
+    from mistake_catalogue import submission
+
+    graded = grade({"stopping_gradients": submission("stopping_gradients", "numpy_without_cpu")},
+                   "-k", "stopping_gradients")
+    assert graded.failed("stopping_gradients") == {"to_numpy_gpu_tensor"}, graded.output
+    message = graded.checks("stopping_gradients")["to_numpy_gpu_tensor"]["message"]
+    assert "t on a GPU (cuda:0)" in message and ".cpu()" in message, message
