@@ -20,14 +20,20 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
 import course_config
+from graders.engine.stubs import NotAStubError, stub_to_release
 from graders.frontends.wording import counted
 from graders.frontends.grade import lms_exports, tables
 from graders.frontends.grade.class_term import AppliedTerm
 from graders.frontends.grade.feedback_html import feedback_html
+from graders.frontends.grade.similarity import similar_pairs, similarity_csv
+from graders.frontends.grade.similarity_page import similarity_html
 from graders.frontends.grade.report import report_html
 from graders.frontends.grade.standing import build_standings
 from graders.frontends.grade.store import file_name, write_atomically
@@ -40,6 +46,18 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
               answers: dict[str, dict[str, str]] | None = None, archive: list[Path] | None = None) -> list[str]:
     """Write every output; returns what was written, for the summary line."""
     term = term or AppliedTerm(build_standings(records, lesson.points), roster_given=False)
+    stubs, earlier = _similarity_inputs(lesson, archive or [])
+    # How alike the answers are depends on nothing graded, and is the slowest output: it is computed in a process of
+    # its own (spawned, not forked: this one runs Dask's threads) while the others are written.
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        similarity = pool.submit(similar_pairs, answers or {}, stubs, archive=earlier or None)
+        return _write_the_rest(out, records, lesson, term, answers or {}, similarity, stubs, earlier,
+                               gradebook_course, assignment)
+
+
+def _write_the_rest(out: Path, records: list[dict[str, Any]], lesson: course_config.Lesson, term: AppliedTerm,
+                    answers: dict[str, dict[str, str]], similarity: Future, stubs: dict[str, str],
+                    earlier: dict[str, dict[str, str]], gradebook_course: Path | None, assignment: str) -> list[str]:
     standings = term.standings
     for record in records:
         name = file_name(record["student"])
@@ -51,12 +69,11 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
                          json.dumps(gradescope_results(record, standing), indent=2) + "\n")
         write_atomically(out / "classroom" / f"{name}.json",
                          json.dumps(classroom_runners(record, standing), indent=2) + "\n")
-    for student, sources in (answers or {}).items():
+    for student, sources in answers.items():
         for slug, source in sources.items():
             write_atomically(out / "answers" / file_name(student) / f"{slug}.py", source)
-    similar = _similarity(out, answers or {}, lesson, archive or [])
     slugs = [e.slug for e in lesson.exercises]
-    groups = unnamed_groups(records, slugs, answers or {}, references(course_config.ROOT, lesson.folder, slugs))
+    groups = unnamed_groups(records, slugs, answers, references(course_config.ROOT, lesson.folder, slugs))
     unnamed = {slug: [g.as_json(len(records)) for g in listed] for slug, listed in groups.items()}
     write_atomically(out / "unnamed_groups.json", json.dumps(unnamed, indent=2) + "\n")
     stats = tables.class_stats(records, lesson, members(groups))
@@ -68,6 +85,7 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
               flush=True)
     write_atomically(out / "grades.csv", tables.grades_csv(records, lesson, standings))
     write_atomically(out / "mistakes.csv", tables.mistakes_csv(stats, len(records)))
+    similar = _similarity_written(out, similarity, answers, stubs, earlier)
     write_atomically(out / "report.html", report_html(records, lesson, stats, standings=standings, similar=[
         {"exercise": p.exercise, "first": p.first, "second": p.second, "similarity": p.similarity} for p in similar],
         unnamed=unnamed, requests=[{"student": d.student, "exercise": d.exercise, "value": d.value,
@@ -97,23 +115,26 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
     return written
 
 
-def _similarity(out: Path, answers: dict[str, dict[str, str]], lesson: course_config.Lesson,
-                archive: list[Path]) -> list[Any]:
-    """The pairs of answers alike enough to review, written as similarity.csv and .html."""
-    from graders.frontends.grade.similarity import similar_pairs, similarity_csv
-    from graders.frontends.grade.similarity_page import similarity_html
-
-    from graders.engine.stubs import NotAStubError, stub_to_release
-
-    stubs = {}  # what students were handed (the committed stub where the working copy holds a solution)
+def _similarity_inputs(lesson: course_config.Lesson, archive: list[Path]) -> tuple[dict[str, str], dict[str, Any]]:
+    """What answers are compared against: each exercise's stub as released (the committed stub where the working
+    copy holds a solution), subtracted from every answer, and earlier terms' answers."""
+    stubs = {}
     for exercise in lesson.exercises:
         try:
             stubs[exercise.slug], _ = stub_to_release(course_config.ROOT,
                                                       Path("exercises") / lesson.folder / f"{exercise.slug}.py")
         except NotAStubError:
             stubs[exercise.slug] = ""  # no stub to subtract: every line of an answer counts
-    earlier = archived_answers(archive)
-    pairs = similar_pairs(answers, stubs, archive=earlier or None)
+    return stubs, archived_answers(archive)
+
+
+def _similarity_written(out: Path, similarity: Future, answers: dict[str, dict[str, str]], stubs: dict[str, str],
+                        earlier: dict[str, dict[str, str]]) -> list[Any]:
+    """The pairs of answers alike enough to review, once computed, written as similarity.csv and .html."""
+    try:
+        pairs = similarity.result()
+    except BrokenProcessPool:  # its process died (killed, out of memory): computed here instead
+        pairs = similar_pairs(answers, stubs, archive=earlier or None)
     write_atomically(out / "similarity.csv", similarity_csv(pairs))
     write_atomically(out / "similarity.html", similarity_html(pairs, answers, earlier or None))
     return pairs
