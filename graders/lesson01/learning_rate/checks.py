@@ -235,10 +235,21 @@ def test_make_line_data_matches_lesson(student: Student, reference: ModuleType) 
     if not twin():
         returned = student.call("make_line_data", shown_as="make_line_data()")
         _expect_data(returned, reference.make_line_data())
+        _expect_pair_as_tuple(returned)
         return
     seed = twin_random().randrange(1, 10**6)
     returned = student.call("make_line_data", 100, seed, shown_as=f"make_line_data(100, seed={seed})")
     _expect_data(returned, reference.make_line_data(100, seed), reference.make_line_data(100))
+    _expect_pair_as_tuple(returned)
+
+
+def _expect_pair_as_tuple(returned: Returned) -> None:
+    """The signature promises tuple[Tensor, Tensor]: the right data in a list lose the public check alone."""
+    __tracebackhide__ = True
+    if type(returned.value) is not tuple:
+        fail(f"make_line_data returned the right X and y as {describe(returned.value)}, not as a tuple.",
+             call=returned.call, got=describe(returned.value), expected="(X, y): a tuple of two float32 tensors",
+             hint="End with `return X, y`: the comma makes the tuple.", section=WORKED)
 
 
 def _expect_data(returned: Returned, expected_data: tuple, default_seed_data: tuple | None = None) -> None:
@@ -301,8 +312,10 @@ def test_losses_are_python_floats(student: Student, reference: ModuleType, plot_
     expect_code_shows(student, returned, "train_line", ("backward", "autograd.grad"),
                       "backward() or torch.autograd.grad", WORKED)
     value = returned.value
-    if type(value) not in (tuple, list) or len(value) != 3 or type(value[0]) is not list:
-        fail("train_line should return (losses, w, b) with losses a list.", call=run.call, got=describe(value),
+    # The signature's tuple[list[float], float, float]: a tuple, whose losses are a list.
+    if type(value) is not tuple or len(value) != 3 or type(value[0]) is not list:
+        fail("train_line should return the tuple (losses, w, b) with losses a list.", call=run.call,
+             got=describe(value), expected="a tuple (losses, w, b): a list of Python floats, then two Python floats",
              hint="End with `return losses, w.item(), b.item()`, where losses is a list.", section=WORKED)
     losses, w, b = value
     graphs = [loss for loss in losses if type(loss) is torch.Tensor and (info := origin(loss)) and info.grad_fn]
@@ -360,7 +373,11 @@ def test_steps_to_reach_finds_first_step(student: Student, reference: ModuleType
     falling = _falling_losses()
     cases += [(falling, falling[1], "a loss equal to the target does not count"),
               (falling, falling[0] + 2.0, "the very first loss is already below"),
-              (falling, falling[-1] / 2, "no loss gets below"), ([], 1.0, "an empty list")]
+              (falling, falling[-1] / 2, "no loss gets below"), ([], 1.0, "an empty list"),
+              # Losses that dip below, rise and dip again: the first dip counts, not the last one, nor how
+              # many losses are at or above the target (which equals the first dip on a falling curve only).
+              ([falling[0], falling[2], falling[0], falling[0], falling[2]], falling[1],
+               "losses that dip below, rise again and dip once more")]
     calls = [((losses, target), f"steps_to_reach(losses, {target:g}) with {text}: {describe(losses)}")
              for losses, target, text in cases]
     # Asked up front, so that they are recorded. `<=` differs from `<` on the list with a loss equal to the
@@ -393,7 +410,8 @@ def test_diverged_spots_blow_ups(student: Student, reference: ModuleType) -> Non
               ([falling[0], falling[1], math.nan], "a loss that became nan"),
               (falling[::-1], "losses that grow"), (falling, "losses that fall"),
               ([falling[0], falling[0] + 1.0, falling[2]], "a middle loss that grew past the first, then fell"),
-              ([falling[0], falling[1], falling[0]], "a loss back at the first, not past it")]
+              ([falling[0], falling[1], falling[0]], "a loss back at the first, not past it"),
+              ([math.nan, falling[1], falling[2]], "a first loss that is already nan")]
     hint = ("A run diverged if a loss is inf or nan (math.isfinite) or larger than the first; a loss equal to "
             "the first does not count.")
     calls = [((losses,), f"diverged(losses) with {text}: {describe(losses)}") for losses, text in cases]
@@ -555,7 +573,9 @@ def test_train_line_on_fresh_data(student: Student, reference: ModuleType, plot_
     X3, y3 = reference.make_line_data(50, EXERCISE.seed("fresh_data"))
     runs = [Run(X1, y1, 0.2, 120, "64 points of y = −1.5x + 0.5 plus noise, x in [−3, 3]"),
             Run(X2, y2, 0.15, 150, "40 float64 points of y = 2x + 1 plus noise, x in [0, 3]"),
-            Run(X3, y3, 0.5, 40, "make_line_data(50, another seed)")]
+            Run(X3, y3, 0.5, 40, "make_line_data(50, another seed)"),
+            # `steps` at its lower end: no update, so no loss recorded and w = b = 0.
+            Run(X1, y1, 0.2, 0, "64 points of y = −1.5x + 0.5 plus noise, x in [−3, 3]")]
     for run in runs:
         expect_run(call_train_line(student, run), run, reference.train_line(run.X, run.y, run.lr, run.steps),
                    plot_file, hint="Use the X, y, lr and steps you are given; nothing from the lesson's run.",

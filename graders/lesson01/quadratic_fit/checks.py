@@ -67,7 +67,9 @@ CONVERGED_STEPS = 200
 TRACED_STEPS = 3  # enough to see backward() being called, cheap under tracing
 OTHER_DATA_ARGUMENTS = {"n": 37, "noise": 0.1}
 OTHER_COEFFICIENTS, OTHER_N, OTHER_NOISE, OTHER_STEPS = (-2.0, 0.3, 4.0), 64, 0.2, 150
-OTHER_SETTINGS = ((0.05, 40), (0.2, 30))  # (lr, steps), both below the lesson data's limit of 0.255
+# (lr, steps), both rates below the lesson data's limit of 0.255; steps=0 is the docstring's "how many updates"
+# at its lower end: no update, so a, b and c stay at zero.
+OTHER_SETTINGS = ((0.05, 40), (0.2, 30), (0.1, 0))
 BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
 # The errors a parameter rebound by `a = a - lr * a.grad` raises on the step after: a .grad that is None (the new a is
 # no leaf), or a loss with no graph (the new a, made under no_grad, does not require grad).
@@ -387,12 +389,15 @@ def test_make_quadratic_data_follows_recipe(student: Student, reference: ModuleT
         returned = student.call("make_quadratic_data", shown_as="make_quadratic_data()")
         _expect_data(returned, reference.make_quadratic_data(), data_with_flat_noise(**_lesson_arguments()),
                      _seed_42_data(reference, _lesson_arguments()))
-        return
-    arguments = {**_lesson_arguments(), "seed": twin_random().randrange(1, 10**6)}
-    returned = student.call("make_quadratic_data", shown_as=f"make_quadratic_data(seed={arguments['seed']})",
-                            **arguments)
-    _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments),
-                 _seed_42_data(reference, arguments))
+    else:
+        arguments = {**_lesson_arguments(), "seed": twin_random().randrange(1, 10**6)}
+        returned = student.call("make_quadratic_data", shown_as=f"make_quadratic_data(seed={arguments['seed']})",
+                                **arguments)
+        _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments),
+                     _seed_42_data(reference, arguments))
+    # The signature promises tuple[Tensor, Tensor]; the right data in a list is told here only.
+    _expect_tuple(returned, "make_quadratic_data", "(X, y): a tuple of two float32 tensors of shape (n, 1)",
+                  "End the function with `return X, y`: the comma makes the tuple.")
 
 
 @check
@@ -412,9 +417,19 @@ def test_fit_matches_reference(student: Student, reference: ModuleType) -> None:
     X, y, data, _ = _lesson_data(reference)
     fit = Fit(X, y, LESSON_LR, PATH_STEPS, data)
     want = reference.fit_quadratic(fit.X, fit.y, lr=fit.lr, steps=fit.steps)
-    _expect_fit(student, fit, _fit_call(student, fit), want, EXERCISE.tolerance("reference"), _wrong_fits(fit),
+    returned = _fit_call(student, fit)
+    _expect_fit(student, fit, returned, want, EXERCISE.tolerance("reference"), _wrong_fits(fit),
                 hint="Start a, b and c at exactly zero, make exactly `steps` updates of −lr × gradient, "
                      "and use the mean (not the sum) of the squared errors.")
+    # The docstring's Returns: a tuple. Right values in a list lose this check alone.
+    _expect_tuple(returned, "fit_quadratic", "(a, b, c): a tuple of three Python floats", RETURNS_HINT)
+
+
+def _expect_tuple(returned: Returned, function: str, expected_text: str, hint: str) -> None:
+    __tracebackhide__ = True
+    if type(returned.value) is not tuple:
+        fail(f"{function} returned the right values as {describe(returned.value)}, not as a tuple.",
+             call=returned.call, got=describe(returned.value), expected=expected_text, hint=hint, section=TRY_IT)
 
 
 @check

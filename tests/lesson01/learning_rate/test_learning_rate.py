@@ -290,3 +290,19 @@ def test_at_or_below_differs_from_the_reference_only_where_a_loss_equals_the_tar
     for losses, target in (([3.0, 2.0, 1.0], 1.5), ([3.0, 2.0, 1.0], 5.0), ([3.0, 2.0, 1.0], 0.5), ([], 1.0)):
         assert checks.first_at_or_below(losses, target) == reference.steps_to_reach(losses, target)
     assert checks.first_at_or_below([3.0, 2.0, 1.0], 2.0) == 1 and reference.steps_to_reach([3.0, 2.0, 1.0], 2.0) == 2
+
+
+def test_right_values_in_lists_lose_only_the_checks_that_promise_tuples(grade) -> None:
+    source = (ROOT / "reference/lesson01/learning_rate.py").read_text()
+    in_lists = (source.replace("    return X, y\n", "    return [X, y]\n")
+                .replace("return losses, w.item(), b.item()", "return [losses, w.item(), b.item()]"))
+    graded = grade({SLUG: in_lists}, "-k", SLUG)
+    assert graded.failed(SLUG) == {"make_line_data_matches_lesson", "losses_are_python_floats"}, graded.output
+
+
+def test_steps_0_records_no_loss_and_makes_no_update(grade) -> None:
+    source = (ROOT / "reference/lesson01/learning_rate.py").read_text()
+    at_least_one = source.replace("for _ in range(steps):", "for _ in range(max(steps, 1)):")
+    graded = grade({SLUG: at_least_one}, "-k", SLUG)
+    assert graded.failed(SLUG) == {"train_line_on_fresh_data"}, graded.output
+    assert "steps=0" in graded.checks(SLUG)["train_line_on_fresh_data"]["message"]

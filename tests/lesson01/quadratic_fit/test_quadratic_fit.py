@@ -257,3 +257,19 @@ def test_the_defaults_the_checks_expect_are_the_signatures() -> None:
 
     parameters = inspect.signature(reference.fit_quadratic).parameters
     assert {name: parameters[name].default for name in ("lr", "steps")} == checks.SIGNATURE_DEFAULTS
+
+
+def test_right_values_in_lists_lose_only_the_checks_that_promise_tuples(grade) -> None:
+    # The docstring says "a tuple of three Python floats", the signature tuple[Tensor, Tensor] for the data.
+    in_lists = (REFERENCE.read_text().replace("    return X, y\n", "    return [X, y]\n")
+                .replace("return a.item(), b.item(), c.item()", "return [a.item(), b.item(), c.item()]"))
+    graded = grade({SLUG: in_lists}, "-k", SLUG)
+    assert graded.failed(SLUG) == {"make_quadratic_data_follows_recipe", "fit_matches_reference"}, graded.output
+    assert "not as a tuple" in graded.checks(SLUG)["fit_matches_reference"]["message"]
+
+
+def test_steps_0_makes_no_update(grade) -> None:
+    at_least_one = REFERENCE.read_text().replace("for _ in range(steps):", "for _ in range(max(steps, 1)):")
+    graded = grade({SLUG: at_least_one}, "-k", SLUG)
+    assert graded.failed(SLUG) == {"fit_follows_lr_and_steps"}, graded.output
+    assert "steps=0" in graded.checks(SLUG)["fit_follows_lr_and_steps"]["message"]
