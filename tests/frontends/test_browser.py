@@ -366,8 +366,11 @@ def test_nbgrader_generate_feedback_page_runs_nothing(listener: Listener, tmp_pa
     _nbgrader(course, "generate_assignment", "lesson01")
     notebook = nbformat.read(course / "release" / "lesson01" / "lesson01.ipynb", as_version=4)
     answer = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == f"answer-{SLUG}")
+    # The print is in the function whose wrong answer the first failing check explains in full (later checks of
+    # the same cause say "same cause as above" without repeating what was printed).
     printing = submission(SLUG, "sign_error") + (
-        f"\n\n_f = f\n\ndef f(x):\n    print({hostile_html(listener.base)!r})\n    return _f(x)\n")
+        f"\n\n_wrong = analytic_derivative\n\ndef analytic_derivative(x):\n"
+        f"    print({hostile_html(listener.base)!r})\n    return _wrong(x)\n")
     answer.source = f"%%answer {SLUG}\n{printing}"
     hostile = _hostile_notebook(listener.base)
     answer.outputs = hostile.cells[-1].outputs
