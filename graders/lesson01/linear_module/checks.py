@@ -136,7 +136,7 @@ def wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> list[
     later_losses = longer[0]
     runs = [
         (ZERO_GRAD_MISSING, wrong_script_run(lr, steps, seed, zeroed=False)),
-        (ZERO_GRAD_BEFORE_STEP, ([losses[0]] * steps, start_weight, start_bias)),
+        (ZERO_GRAD_BEFORE_STEP, ([losses[0]] * steps if losses else [], start_weight, start_bias)),
         (STEP_BEFORE_BACKWARD, (losses, late_weight, late_bias)),
         (LOSS_AFTER_UPDATE, (later_losses[1:], weight, bias)),
         (NOISE_BROADCAST, wrong_script_run(lr, steps, seed, noise_shape=(100,))),
@@ -435,4 +435,10 @@ def test_fresh_runs(student: Student, reference: ModuleType) -> None:
         returned = student.call("fit_linear_module", lr, steps, seed,
                                 shown_as=f"fit_linear_module(lr={lr}, steps={steps}, seed={seed})")
         expect_run(returned, reference, lr, steps, seed, student=student)
+    # steps = 0 is a run too: no pass, no loss, the layer's starting weight and bias (a loop that makes one pass
+    # whatever `steps` says differs only here). Apart from FRESH_RUNS: at 0 steps some wrong runs equal the right one.
+    seed = EXERCISE.seed(FRESH_RUNS[0]["seed"])
+    returned = student.call("fit_linear_module", 0.1, 0, seed,
+                            shown_as=f"fit_linear_module(lr=0.1, steps=0, seed={seed})")
+    expect_run(returned, reference, 0.1, 0, seed, student=student)
 

@@ -184,3 +184,17 @@ def test_right_answers_written_another_way_score_full_marks(grade) -> None:
 
     graded = grade({"linear_module": submission("linear_module", "correct_functional_loss")}, "-k", "linear_module")
     assert graded.failed("linear_module") == set(), graded.output
+
+
+def test_a_loop_that_always_makes_one_pass_loses_the_hidden_runs_at_zero_steps(grade) -> None:
+    from conftest import ROOT
+
+    source = (ROOT / "reference" / "lesson01" / "linear_module.py").read_text()
+    loop = "    for _ in range(steps):\n"
+    assert source.count(loop) == 1
+    graded = grade({"linear_module": source.replace(loop, "    for _ in range(max(steps, 1)):\n")},
+                   "-k", "linear_module")
+    assert graded.failed("linear_module") == {"fresh_runs"}, graded.output
+    check = graded.checks("linear_module")["fresh_runs"]
+    assert check["mistake"] == "one step too many (loop off by one)"
+    assert "steps=0" in check["message"] and "expected: losses []" in check["message"], check["message"]
