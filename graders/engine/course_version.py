@@ -26,19 +26,21 @@ Owner = Callable[[Path], "str | None"]  # the exercise whose room (or reference 
 
 def course_digest() -> str:
     """A digest of everything that decides a grade besides the answers."""
-    return _digest(_course_files())
+    files = _course_files()
+    return _digest(files, _contents(files))
 
 
 def exercise_digests(lesson: str, slugs: list[str]) -> dict[str, str]:
     """For each exercise of `lesson`, a digest of everything that decides its result besides the answers."""
     files = _course_files()
+    contents = _contents(files)  # each file read once, for all the digests and scans below
     owners = {path: _owner(path, lesson, set(slugs)) for path in files}
     owner = owners.__getitem__
 
-    shared_from_rooms = _imported_from_outside(files, lesson, owner)
+    shared_from_rooms = _imported_from_outside(contents, lesson, owner)
     shared = [p for p in files if owner(p) is None or p in shared_from_rooms]
-    forgotten = _forgotten_by_exercise(files, slugs, owner)
-    return {slug: _digest(shared + [p for p in files if owner(p) == slug and p not in shared_from_rooms],
+    forgotten = _forgotten_by_exercise(contents, slugs, owner)
+    return {slug: _digest(shared + [p for p in files if owner(p) == slug and p not in shared_from_rooms], contents,
                           extra=forgotten[slug]) for slug in slugs}
 
 
@@ -65,25 +67,29 @@ def _course_files() -> list[Path]:
     return files
 
 
-def _digest(files: list[Path], extra: str = "") -> str:
+def _contents(files: list[Path]) -> dict[Path, bytes]:
+    return {path: path.read_bytes() for path in files}
+
+
+def _digest(files: list[Path], contents: dict[Path, bytes], extra: str = "") -> str:
     digest = hashlib.sha256()
     root = course_config.ROOT
     for path in sorted(files):
         digest.update(str(path.relative_to(root) if root in path.parents else path.name).encode())
-        digest.update(path.read_bytes())
+        digest.update(contents[path])
     digest.update(extra.encode())
     return digest.hexdigest()
 
 
-def _imported_from_outside(files: list[Path], lesson: str, owner: Owner) -> set[Path]:
+def _imported_from_outside(contents: dict[Path, bytes], lesson: str, owner: Owner) -> set[Path]:
     """The room modules that a file outside their room imports, and what those import in turn."""
     pattern = re.compile(rf"graders\.{lesson}\.(\w+)((?:\.\w+)*)(?:\s+import\s+([\w\s,()]+))?")
     imports: dict[Path, set[Path]] = {}
-    for path in files:
+    for path, content in contents.items():
         if path.suffix != ".py":
             continue
         found = set()
-        for room, dotted, names in pattern.findall(path.read_text(encoding="utf-8", errors="replace")):
+        for room, dotted, names in pattern.findall(content.decode("utf-8", errors="replace")):
             package = _GRADERS / lesson / room
             if dotted:
                 package = package.joinpath(*dotted.strip(".").split("."))
@@ -106,15 +112,15 @@ def _imported_from_outside(files: list[Path], lesson: str, owner: Owner) -> set[
     return shared
 
 
-def _forgotten_by_exercise(files: list[Path], slugs: list[str], owner: Owner) -> dict[str, str]:
+def _forgotten_by_exercise(contents: dict[Path, bytes], slugs: list[str], owner: Owner) -> dict[str, str]:
     """The test switch course_config.FORGET_MISTAKES_VARIABLE, per exercise: the forgotten mistakes whose name
     its room's files spell; a name no room spells (a mistake of the engine) belongs to every exercise."""
     forgotten = sorted({n.strip() for n in os.environ.get(course_config.FORGET_MISTAKES_VARIABLE, "").split(",")
                         if n.strip()})
     spelt = {slug: "" for slug in slugs}
-    for path in files:
+    for path, content in contents.items():
         if (slug := owner(path)) is not None and path.suffix == ".py":
-            spelt[slug] += path.read_text(encoding="utf-8", errors="replace")
+            spelt[slug] += content.decode("utf-8", errors="replace")
     quoted = {name: [slug for slug in slugs if f'"{name}"' in spelt[slug] or f"'{name}'" in spelt[slug]]
               for name in forgotten}
     return {slug: ",".join(n for n in forgotten if slug in quoted[n] or not quoted[n]) for slug in slugs}

@@ -49,9 +49,13 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
     stubs, earlier = _similarity_inputs(lesson, archive or [])
     # How alike the answers are depends on nothing graded, and is the slowest output: it is computed in a process of
     # its own (spawned, not forked: this one runs Dask's threads) while the others are written.
+    if not answers:  # nothing to compare: no process to start
+        nothing: Future = Future()
+        nothing.set_result([])
+        return _write_the_rest(out, records, lesson, term, {}, nothing, stubs, earlier, gradebook_course, assignment)
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        similarity = pool.submit(similar_pairs, answers or {}, stubs, archive=earlier or None)
-        return _write_the_rest(out, records, lesson, term, answers or {}, similarity, stubs, earlier,
+        similarity = pool.submit(similar_pairs, answers, stubs, archive=earlier or None)
+        return _write_the_rest(out, records, lesson, term, answers, similarity, stubs, earlier,
                                gradebook_course, assignment)
 
 

@@ -51,12 +51,13 @@ def merged(record: dict[str, Any], result: dict[str, Any], slugs: list[str], ord
     kept = {e.get("slug"): e for e in record["exercises"] if e.get("slug") not in slugs}
     exercises = [new.get(slug) or kept[slug] for slug in order if slug in new or slug in kept]
     integrity = [line for line in record.get("integrity", []) if line.split(":", 1)[0] not in slugs]
-    confined = bool(record.get("confined")) and bool(result.get("confined"))
+    # What confined the workers, in words: the old part's where only it was not confined, else the new part's.
+    old_part_unconfined = bool(result.get("confined")) and not record.get("confined")
     return {**result, "exercises": exercises, "integrity": integrity + result.get("integrity", []),
             "score": sum(e["score"] for e in exercises), "max_score": sum(e["max_score"] for e in exercises),
-            "complete": bool(record.get("complete")) and bool(result.get("complete")), "confined": confined,
-            "confinement": result.get("confinement", "") if confined or not result.get("confined")
-            else record.get("confinement", "")}
+            "complete": bool(record.get("complete")) and bool(result.get("complete")),
+            "confined": bool(record.get("confined")) and bool(result.get("confined")),
+            "confinement": record.get("confinement", "") if old_part_unconfined else result.get("confinement", "")}
 
 
 def file_name(student: str) -> str:
