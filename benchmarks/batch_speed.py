@@ -24,6 +24,7 @@ wall time of 50,000 submissions on N workers.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import re
 import shutil
@@ -158,7 +159,7 @@ def _read(stream: Any, started: float, stored: list[float], first: list[float], 
     for line in stream:
         kept.append(line)
         now = time.perf_counter() - started
-        if line.startswith("graders grade: stored in") and not stored:
+        if (line.startswith("graders grade: stored in") or "kept from an earlier run" in line) and not stored:
             stored.append(now)
         if PROGRESS.match(line) and not first:
             first.append(now)
@@ -254,6 +255,10 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder and print where it is")
     options = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="batch-speed-"))
+    # The reference's values, kept between runs of a version of the course (graders/frontends/grade/main.py), start
+    # empty: the first class graded pays for the reference, the later ones start from its values, as an
+    # instructor's later runs do.
+    os.environ["GRADERS_CACHE_DIR"] = str(scratch / "kept")
     try:
         small, large = scratch / "small", scratch / "large"
         print("building the course...", flush=True)

@@ -8,9 +8,11 @@ engine, the checks and their manifests, the reference and course_config.py: any 
 starts a new file), in the user's cache folder, and later runs read it back. The file holds
 only values the grader process computed; student code runs in workers that cannot write there.
 
-The instructor's paths do not use it: they replay a recording, use the batch's own cache
-(`--expected-cache`), or pass `--no-expected-cache` (the notebooks' grading server). Neither
-does `--in-process`, where student code shares the grader's memory and could leave a
+The instructor's paths do not read the students' file: they replay a recording, use the batch's own
+cache (`--expected-cache`), or pass `--no-expected-cache` (the notebooks' grading server). The batch
+keeps its own file here too (`batch-expected-<version>.json`, grade/main.py): the reference's values,
+computed by its grading services, so that a class graded into a new folder starts at once.
+`--in-process` keeps nothing: student code shares the grader's memory there and could leave a
 forged value for later runs to trust. This module stays light (no torch): the plugin reads
 it before it forks the helper that draws.
 """

@@ -21,6 +21,7 @@ import pytest
 
 import course_config
 from mistake_catalogue import submission
+from graders.engine.course_version import course_digest
 from graders.frontends.nbgrader.notebook import lesson_notebook
 
 ROOT = course_config.ROOT
@@ -191,6 +192,27 @@ def test_a_rerun_grades_only_the_student_who_changed(batch: dict) -> None:
         LESSON.exercise("views").points)
 
 
+def test_a_class_graded_into_a_new_folder_starts_from_the_reference_values_kept_by_an_earlier_run(
+        tmp_path: Path) -> None:
+    root = _write_folders(tmp_path / "class", {"ann": {slug: _reference(slug) for slug in SLUGS}})
+    kept = tmp_path / "cache"
+    kept.mkdir()
+    (kept / "batch-expected-0123456789abcdef.json").write_text("{}")  # another version's: removed once this one's is
+    (kept / "expected-0123456789abcdef.json").write_text("{}")  # a student's run's: not the batch's to remove
+    environment = {**os.environ, "GRADERS_CACHE_DIR": str(kept)}
+    runs = [subprocess.run([sys.executable, "-m", "graders", "grade", str(root), "--out", str(tmp_path / out), "-j", "1"],
+                           capture_output=True, text=True, timeout=1200, cwd=ROOT, env=environment)
+            for out in ("first", "second")]
+    for run in runs:
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "grading the reference once" in runs[0].stdout and "kept from an earlier run" not in runs[0].stdout
+    assert "grading the reference once" not in runs[1].stdout and "kept from an earlier run" in runs[1].stdout
+    assert sorted(p.name for p in kept.iterdir()) == [f"batch-expected-{course_digest()[:16]}.json",
+                                                      "expected-0123456789abcdef.json"]
+    first, second = (json.loads((tmp_path / out / "students" / "ann.json").read_text()) for out in ("first", "second"))
+    assert first["score"] == second["score"] == pytest.approx(LESSON.points)
+
+
 def test_kill_9_in_the_middle_and_a_rerun_give_every_student_once(tmp_path: Path) -> None:
     students = {f"s{i:02d}": {slug: _reference(slug) for slug in SLUGS} for i in range(6)}
     root = _write_folders(tmp_path / "class", students)
@@ -226,7 +248,8 @@ def test_a_grading_service_whose_zygote_dies_gives_no_result_and_the_student_is_
                                                        "sin_exp_derivative": slow_import}})
     out = tmp_path / "out"
     batch = subprocess.Popen([sys.executable, "-m", "graders", "grade", str(root), "--out", str(out), "-j", "1"],
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env={**os.environ, "GRADERS_CACHE_DIR": "off"})  # the reference is graded here
     assert batch.stdout is not None
     printed = ""
     while "stored in" not in printed and batch.poll() is None:  # the reference's workers are done by then

@@ -55,7 +55,8 @@ def test_a_batch_waits_out_a_machine_with_no_process_to_spare(tmp_path: Path) ->
         command = [sys.executable, "-m", "graders", "grade", str(root), "--out", str(out), "-j", "2"]
         # The batch starts inside the group: everything it forks (its zygotes' workers too) counts there.
         run = subprocess.Popen(["sh", "-c", f'echo $$ > {group}/cgroup.procs && exec "$@"', "sh", *command],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                               env={**os.environ, "GRADERS_CACHE_DIR": "off"})  # the reference is graded first
         assert run.stdout is not None
         lines = []
         for line in run.stdout:  # the reference is graded; now the grading processes are about to start

@@ -114,7 +114,8 @@ def test_a_separate_scheduler_and_workers_grade_as_the_local_cluster_even_with_a
     out = tmp_path / "remote"
     batch = subprocess.Popen([sys.executable, "-m", "graders", "grade", str(root), "--out", str(out),
                               "--scheduler", cluster.address], cwd=ROOT, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
+                             stderr=subprocess.STDOUT, text=True,
+                             env={**os.environ, "GRADERS_CACHE_DIR": "off"})  # the reference is graded first
     # Once the first student is stored, the Dask worker under `one` is killed mid-batch; its nanny
     # starts another and the scheduler gives the lost task to a worker again.
     deadline = time.monotonic() + 600
@@ -160,7 +161,8 @@ def test_a_submission_whose_worker_dies_every_time_is_graded_zero_with_that_reas
     out = tmp_path / "out"
     batch = subprocess.Popen([sys.executable, "-m", "graders", "grade", str(root), "--out", str(out),
                               "--scheduler", cluster.address], cwd=ROOT, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
+                             stderr=subprocess.STDOUT, text=True,
+                             env={**os.environ, "GRADERS_CACHE_DIR": "off"})  # the reference is graded first
     assert batch.stdout is not None
     printed = ""
     while "stored in" not in printed and batch.poll() is None:  # the reference is graded: ann's task is next

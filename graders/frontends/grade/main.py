@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import course_config
+from graders.engine import kept_values
 from graders.frontends.grade import outputs, store
 from graders.frontends.grade.class_term import load_the_term, synced_from_nbgrader
 from graders.frontends.grade.cluster import Where
@@ -36,6 +37,7 @@ from graders.frontends.grade.sources import (DEFAULT_STUDENT_PATTERN, SourceErro
 from graders.frontends.grade.term import TermError
 from graders.frontends.wording import counted
 
+KEPT_PREFIX = "batch-expected-"  # the kept reference values' files, beside the students' own (kept_values.PREFIX)
 DEADLINE_MARGIN = 120.0  # a grading service's own time for one submission, on top of the code's allowance
 
 
@@ -155,7 +157,7 @@ def _grade(submissions: list[Submission], keys: Keys, lesson: course_config.Less
     by_student = {s.student: s for s in submissions}
     failures: list[str] = []
     later: dict[str, str] = {}  # students this run could not store, and why: the next run grades them
-    reference = None if expected_cache(cache_folder, course).is_file() else (
+    reference = None if expected_cache(cache_folder, course).is_file() or _kept_reference(course) is not None else (
         lesson.folder, [e.slug for e in lesson.exercises])
     with cluster.connected(where, course, logs=out / "logs", reference=reference) as client:
         cluster.refuse_unless_confined(client, allow_unconfined)
@@ -204,17 +206,55 @@ def expected_values(client: Any, lesson: course_config.Lesson, folder: Path, cou
     cache = expected_cache(folder, course)
     if cache.is_file():
         return cache.read_text(encoding="utf-8")
+    kept = _kept_reference(course)
+    if kept is not None:
+        text = kept.read_text(encoding="utf-8")
+        store.write_atomically(cache, text)
+        print(f"graders grade: the reference's expected values of this version of the course, kept from an earlier "
+              f"run ({kept})", flush=True)
+        return text
     started = time.monotonic()
     print("graders grade: grading the reference once, to store its expected values...", flush=True)
     values = cluster.reference_values(client, lesson.folder, [e.slug for e in lesson.exercises])
     text = json.dumps(values, sort_keys=True)
     store.write_atomically(cache, text)
+    _keep_reference(course, text)
     print(f"graders grade: stored in {time.monotonic() - started:.1f} s", flush=True)
     return text
 
 
 def expected_cache(folder: Path, course: str) -> Path:
     return folder / f"expected-{course[:16]}.json"
+
+
+def _kept_file(course: str) -> Path | None:
+    """Where the batch keeps the reference's expected values of a version of the course for every later run, into
+    any --out folder: the user's cache folder (kept_values.py; none when GRADERS_CACHE_DIR is "off")."""
+    folder = kept_values.folder()
+    return None if folder is None else folder / f"{KEPT_PREFIX}{course[:16]}.json"
+
+
+def _kept_reference(course: str) -> Path | None:
+    """The kept expected values of this version of the course, if an earlier run stored them."""
+    kept = _kept_file(course)
+    return kept if kept is not None and kept.is_file() else None
+
+
+def _keep_reference(course: str, text: str) -> None:
+    """Keep the reference's values for later runs (a class graded into another folder, a benchmark's next run): the
+    reference takes a few seconds to grade, before any student can be. Only this version's file is kept. The
+    values were computed by the grading services from the reference, never by student code; a folder that cannot
+    be written only means the next run grades the reference again."""
+    kept = _kept_file(course)
+    if kept is None:
+        return
+    try:
+        store.write_atomically(kept, text)
+        for other in kept.parent.glob(f"{KEPT_PREFIX}*.json"):
+            if other != kept:
+                other.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def oom_score(adjustment: int) -> None:

@@ -56,9 +56,12 @@ import tokenize
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING, Any
+
 from graders.frontends.grade.spreadsheet import text_cell
-from copydetect import CodeFingerprint, compare_files
-from copydetect.utils import get_token_coverage
+
+if TYPE_CHECKING:
+    from copydetect import CodeFingerprint
 
 
 NOISE_THRESHOLD = 15  # k: the shortest run of normalized code, in characters, that counts as a match
@@ -136,13 +139,14 @@ def _exercise_pairs(slug: str, current: dict[str, str], earlier: dict[str, str],
     for answer in written:
         _drop(answer.fingerprint, common)
     pairs = []
+    copydetect = _copydetect()
     recounted: set[str] = set()
     for first, second in _candidates([answer for answer in written if answer.fingerprint.hashes], set(current)):
         for answer in (first, second):
             if answer.name not in recounted:  # only answers compared need their size, which costs a pass
                 _recount(answer.fingerprint)
                 recounted.add(answer.name)
-        _, shares, (first_slices, second_slices) = compare_files(first.fingerprint, second.fingerprint)
+        _, shares, (first_slices, second_slices) = copydetect.compare_files(first.fingerprint, second.fingerprint)
         similarity = float(max(shares))
         if similarity >= threshold and min(_length(first_slices), _length(second_slices)) >= MIN_OVERLAP:
             pairs.append(Pair(slug, first.name, second.name, similarity, _blocks(first.lines, first_slices),
@@ -184,7 +188,7 @@ def _boilerplate(stub: str, given: frozenset[str]) -> set[int]:
     hashes: set[int] = set()
     for text in (_normalized(stub)[0], _normalized(stub, given)[0],
                  _normalized(_docstring_code(stub), imported=imported)[0]):
-        hashes |= CodeFingerprint("stub", NOISE_THRESHOLD, 1, filter=False, fp=io.StringIO(text)).hashes
+        hashes |= _copydetect().CodeFingerprint("stub", NOISE_THRESHOLD, 1, filter=False, fp=io.StringIO(text)).hashes
     return hashes
 
 
@@ -193,7 +197,7 @@ def _fingerprinted(name: str, source: str, given: frozenset[str], boilerplate: s
     # The stub's k-grams are dropped here rather than through copydetect's boilerplate argument: copydetect 0.5
     # removes those with numpy's intersect1d(assume_unique=True), which also drops all but one of the answer's
     # own repeated k-grams (of three equal lines, two go), stub or not.
-    fingerprint = CodeFingerprint(name, NOISE_THRESHOLD, WINDOW, filter=False, fp=io.StringIO(text))
+    fingerprint = _copydetect().CodeFingerprint(name, NOISE_THRESHOLD, WINDOW, filter=False, fp=io.StringIO(text))
     _drop(fingerprint, boilerplate)
     return _Answer(name, fingerprint, lines)
 
@@ -207,7 +211,17 @@ def _drop(fingerprint: CodeFingerprint, hashes: set[int]) -> None:
 
 def _recount(fingerprint: CodeFingerprint) -> None:
     """The size of the code a fingerprint's k-grams cover, as copydetect counts it: shares are of this."""
+    from copydetect.utils import get_token_coverage
+
     fingerprint.token_coverage = get_token_coverage(fingerprint.hash_idx, fingerprint.k, len(fingerprint.filtered_code))
+
+
+def _copydetect() -> Any:
+    """copydetect, imported when answers are first compared: it loads matplotlib's pyplot (0.5 s), which the batch's
+    own process need not pay, as the comparison runs in a process of its own (outputs.py)."""
+    import copydetect
+
+    return copydetect
 
 
 def _tokens(source: str) -> list[tokenize.TokenInfo]:
