@@ -572,8 +572,10 @@ print(json.dumps({"held": held, "left": sorted(p.name for p in folder.iterdir())
 def test_the_reference_shared_out_among_workers_stores_what_one_worker_would(tmp_path: Path) -> None:
     runs = {}
     for jobs in (1, 2):
+        # Nothing kept between the two runs (GRADERS_CACHE_DIR=off): each grades the reference on its own workers.
         done = subprocess.run([sys.executable, "-c", SHARED_OUT_REFERENCE, str(tmp_path / f"jobs{jobs}"), str(jobs)],
-                              cwd=ROOT, capture_output=True, text=True, timeout=600)
+                              cwd=ROOT, capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "GRADERS_CACHE_DIR": "off"})
         assert done.returncode == 0, done.stderr[-3000:]
         runs[jobs] = json.loads(done.stdout.strip().splitlines()[-1])
     for run in runs.values():
