@@ -121,8 +121,10 @@ def _encode(value: Any, blobs: list[bytes], depth: int) -> Any:
                (type(item) is not int or abs(item) < 2**53) for item in value):
             return {"tuple": list(value)}  # the common shape (3, 4): no call per item
         return {"tuple": [_encode(item, blobs, depth + 1) for item in value]}
-    if kind is dict:
-        return {"dict": [[_encode(k, blobs, depth + 1), _encode(v, blobs, depth + 1)] for k, v in value.items()]}
+    if kind is dict:  # a str key or a plain value is itself on the wire: no call for it (most replies are such dicts)
+        return {"dict": [[k if type(k) is str else _encode(k, blobs, depth + 1),
+                          v if v is None or type(v) is str or type(v) is bool else _encode(v, blobs, depth + 1)]
+                         for k, v in value.items()]}
     if kind is torch.Tensor or kind is torch.nn.Parameter:
         return _encode_tensor(value, blobs, depth)
     if kind is torch.Size:
@@ -263,9 +265,14 @@ class _Decoder:
                 self.nodes += len(items)
                 return tuple(items)
             return tuple(self.decode(item, depth + 1) for item in items)
-        if "dict" in tree:
-            pairs = [self._pair(pair) for pair in self._list(tree["dict"])]
-            return {self._key(self.decode(k, depth + 1)): self.decode(v, depth + 1) for k, v in pairs}
+        if "dict" in tree:  # str keys and plain values are taken as JSON built them, with no call each
+            built = {}
+            for pair in self._list(tree["dict"]):
+                key, item = self._pair(pair)
+                self.nodes += 2
+                built[key if type(key) is str else self._key(self.decode(key, depth + 1))] = \
+                    item if item is None or type(item) in _PLAIN else self.decode(item, depth + 1)
+            return built
         if "int" in tree:
             return int(self._str(tree["int"]))
         if "float" in tree:
