@@ -26,7 +26,8 @@ from graders.engine.course_version import course_digest  # noqa: F401 - this mod
 
 FOLDER_VARIABLE = "GRADERS_CACHE_DIR"  # where the files go; "off" keeps nothing
 OFF = "off"
-PREFIX = "expected-"
+PREFIX = "expected-"  # a student's run's file
+BATCH_PREFIX = "batch-expected-"  # the batch's: the reference's values (grade/main.py)
 
 
 def folder() -> Path | None:
@@ -41,14 +42,16 @@ def folder() -> Path | None:
     return Path(base) / "course-autograder"
 
 
-def path() -> Path | None:
-    """This version of the course's file, or None when nothing is to be kept."""
+def path(prefix: str = PREFIX, course: str | None = None) -> Path | None:
+    """The file of a version of the course (this one's unless `course` names another digest), or None when
+    nothing is to be kept. `prefix` tells whose it is: a student's run's (PREFIX) or the batch's (BATCH_PREFIX)."""
     where = folder()
-    return None if where is None else where / f"{PREFIX}{course_digest()[:16]}.json"
+    return None if where is None else where / f"{prefix}{(course or course_digest())[:16]}.json"
 
 
-def forget_other_versions(kept: Path) -> None:
-    """Remove the files of other versions of the course beside `kept`: nothing reads them again."""
-    for other in kept.parent.glob(f"{PREFIX}*.json"):
+def forget_other_versions(kept: Path, prefix: str = PREFIX) -> None:
+    """Remove the files of other versions of the course beside `kept` (those of the same `prefix`): nothing reads
+    them again."""
+    for other in kept.parent.glob(f"{prefix}*.json"):
         if other != kept:
             other.unlink(missing_ok=True)

@@ -37,7 +37,6 @@ from graders.frontends.grade.sources import (DEFAULT_STUDENT_PATTERN, SourceErro
 from graders.frontends.grade.term import TermError
 from graders.frontends.wording import counted
 
-KEPT_PREFIX = "batch-expected-"  # the kept reference values' files, beside the students' own (kept_values.PREFIX)
 DEADLINE_MARGIN = 120.0  # a grading service's own time for one submission, on top of the code's allowance
 
 
@@ -227,16 +226,10 @@ def expected_cache(folder: Path, course: str) -> Path:
     return folder / f"expected-{course[:16]}.json"
 
 
-def _kept_file(course: str) -> Path | None:
-    """Where the batch keeps the reference's expected values of a version of the course for every later run, into
-    any --out folder: the user's cache folder (kept_values.py; none when GRADERS_CACHE_DIR is "off")."""
-    folder = kept_values.folder()
-    return None if folder is None else folder / f"{KEPT_PREFIX}{course[:16]}.json"
-
-
 def _kept_reference(course: str) -> Path | None:
-    """The kept expected values of this version of the course, if an earlier run stored them."""
-    kept = _kept_file(course)
+    """The reference's expected values of this version of the course, if an earlier run kept them in the user's cache
+    folder (kept_values.py; nothing is kept when GRADERS_CACHE_DIR is "off")."""
+    kept = kept_values.path(kept_values.BATCH_PREFIX, course)
     return kept if kept is not None and kept.is_file() else None
 
 
@@ -245,14 +238,12 @@ def _keep_reference(course: str, text: str) -> None:
     reference takes a few seconds to grade, before any student can be. Only this version's file is kept. The
     values were computed by the grading services from the reference, never by student code; a folder that cannot
     be written only means the next run grades the reference again."""
-    kept = _kept_file(course)
+    kept = kept_values.path(kept_values.BATCH_PREFIX, course)
     if kept is None:
         return
     try:
         store.write_atomically(kept, text)
-        for other in kept.parent.glob(f"{KEPT_PREFIX}*.json"):
-            if other != kept:
-                other.unlink(missing_ok=True)
+        kept_values.forget_other_versions(kept, kept_values.BATCH_PREFIX)
     except OSError:
         pass
 

@@ -55,7 +55,6 @@ import re
 import tokenize
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-
 from typing import TYPE_CHECKING, Any
 
 from graders.frontends.grade.spreadsheet import text_cell
