@@ -8,8 +8,9 @@ solved, partly solved and catalogued mistakes in turn, one infinite loop and one
 both give every student the same points on every exercise. Then grades `--large` students
 with the batch grader alone, and prints the seconds per submission of each, their ratio at
 both sizes (goal: at least 20; issue 11 is done at 10), and the peak memory (the sum of the
-proportional set sizes of the grading processes, their zygotes and workers) at both sizes:
-it should not grow with the class beyond the grading processes' bounded store of wrong runs.
+proportional set sizes of the grading processes, their zygotes and workers) at both sizes, from two
+more runs watched for it (watching slows a run, so the timed ones are not watched): it should not
+grow with the class beyond the grading processes' bounded store of wrong runs.
 For the small class it also prints the floor its one infinite loop sets: that student's call
 runs for the whole call limit, and it cannot start before the reference's values are stored.
 `--largest N` grades a third class, by the batch alone, to show where the memory stops growing.
@@ -96,16 +97,19 @@ def _submit(course: Path, students: int) -> None:
 @dataclass
 class Run:
     seconds: float
-    peak: int  # bytes, summed PSS of the whole process tree
+    peak: int  # bytes, summed PSS of the whole process tree (0 where memory was not watched)
     worker_peak: int  # bytes, the largest summed PSS of one Dask worker's tree (its service, zygote, workers)
     stored: float | None  # second at which the reference's values were stored
     first: float | None  # second at which the first student's result was stored
     cpu: float  # CPU-seconds of the whole tree (user and system)
 
 
-def _run(command: list[str], cwd: Path) -> Run:
-    """Run a command, watching its process tree's memory and what it prints; its CPU time is counted by a
-    cpuacct cgroup of its own where one can be made (every process, whoever reaps it), else by rusage."""
+def _run(command: list[str], cwd: Path, watch_memory: bool = False) -> Run:
+    """Run a command, watching what it prints and, if asked, its process tree's memory; its CPU time is
+    counted by a cpuacct cgroup of its own where one can be made (every process, whoever reaps it), else by
+    rusage. The timed runs are not watched: reading the PSS of processes that map hundreds of MB makes the
+    kernel walk their page tables, and doing that four times a second slowed a two-worker run by a tenth
+    (56.3 s against 50.5 s for 100 students), which the one-worker run, with a core to spare, hardly felt."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     group = _cpu_group()
     if group is not None:
@@ -113,9 +117,10 @@ def _run(command: list[str], cwd: Path) -> Run:
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak, worker_peak, stored, first, errors = [0], [0], [], [], []
-    threads = [threading.Thread(target=_watch, args=(process, peak, worker_peak), daemon=True),
-               threading.Thread(target=_read, args=(process.stdout, started, stored, first, []), daemon=True),
+    threads = [threading.Thread(target=_read, args=(process.stdout, started, stored, first, []), daemon=True),
                threading.Thread(target=_read, args=(process.stderr, started, stored, first, errors), daemon=True)]
+    if watch_memory:
+        threads.append(threading.Thread(target=_watch, args=(process, peak, worker_peak), daemon=True))
     for thread in threads:
         thread.start()
     process.wait()
@@ -171,9 +176,10 @@ PROGRESS = re.compile(r"^\[\s*1/\d+\] ")  # the batch's first line of progress (
 def _watch(process: subprocess.Popen, peak: list[int], worker_peak: list[int]) -> None:
     while process.poll() is None:
         children = _children()
-        peak[0] = max(peak[0], _tree_pss(process.pid, children))
+        sizes = _tree_pss(process.pid, children)
+        peak[0] = max(peak[0], sum(sizes.values()))
         for service in _services(process.pid, children):
-            worker_peak[0] = max(worker_peak[0], _tree_pss(service, children))
+            worker_peak[0] = max(worker_peak[0], sum(sizes.get(pid, 0) for pid in _tree(service, children)))
         time.sleep(0.25)
 
 
@@ -209,18 +215,26 @@ def _services(root: int, children: dict[int, list[int]]) -> list[int]:
     return found
 
 
-def _tree_pss(root: int, children: dict[int, list[int]]) -> int:
-    total, queue = 0, [root]
+def _tree(root: int, children: dict[int, list[int]]) -> list[int]:
+    found, queue = [], [root]
     while queue:
         pid = queue.pop()
+        found.append(pid)
         queue += children.get(pid, [])
+    return found
+
+
+def _tree_pss(root: int, children: dict[int, list[int]]) -> dict[int, int]:
+    """The proportional set size, in bytes, of each process of root's tree."""
+    sizes = {}
+    for pid in _tree(root, children):
         try:
             for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
                 if line.startswith("Pss:"):
-                    total += int(line.split()[1]) * 1024
+                    sizes[pid] = int(line.split()[1]) * 1024
         except OSError:
             continue
-    return total
+    return sizes
 
 
 def _gradebook_scores(course: Path, students: int) -> dict[str, dict[str, float]]:
@@ -281,6 +295,10 @@ def main() -> None:
         print(f"scores: equal for all {options.small} students on every exercise")
         batch_large = _run([*grade, str(large), "--out", str(scratch / "out-large"), "-j", "2"], ROOT)
         one_worker = _run([*grade, str(large), "--out", str(scratch / "out-large-1"), "-j", "1"], ROOT)
+        # Memory, from runs of their own (the timed runs above are not watched: see _run).
+        memory_small = _run([*grade, str(small), "--out", str(scratch / "memory-small")], ROOT, watch_memory=True)
+        memory_large = _run([*grade, str(large), "--out", str(scratch / "memory-large"), "-j", "2"], ROOT,
+                            watch_memory=True)
         per_autograde = autograde / options.small
         print(f"nbgrader autograde:   {per_autograde:.2f} s per submission ({autograde:.0f} s for {options.small})")
         print(f"python -m graders grade: {batch_small.seconds / options.small:.2f} s per submission "
@@ -310,9 +328,9 @@ def main() -> None:
             if run.first is not None:
                 print(f"first result stored after {run.first:.1f} s ({label}; the reference's values after "
                       f"{run.stored or 0:.1f} s)")
-        print(f"peak memory of the batch grader: {batch_small.peak / 2**20:.0f} MiB at N = {options.small}, "
-              f"{batch_large.peak / 2**20:.0f} MiB at N = {options.large}; of one grading service (a Dask "
-              f"worker's) with its zygote and workers: {batch_large.worker_peak / 2**20:.0f} MiB")
+        print(f"peak memory of the batch grader: {memory_small.peak / 2**20:.0f} MiB at N = {options.small}, "
+              f"{memory_large.peak / 2**20:.0f} MiB at N = {options.large}; of one grading service (a Dask "
+              f"worker's) with its zygote and workers: {memory_large.worker_peak / 2**20:.0f} MiB")
         # CPU per submission, from the one-worker run (every process of the batch, start-up included): what a
         # cluster pays, on top of its workers' own start-up.
         cpu = one_worker.cpu / options.large
@@ -320,7 +338,7 @@ def main() -> None:
               + ", ".join(f"{50_000 * cpu / n / 3600:.1f} h on {n} workers" for n in (2, 16, 64, 256))
               + " (one core each, plus about a minute of start-up)")
         if options.largest:
-            run = _run([*grade, str(largest), "--out", str(scratch / "out-largest")], ROOT)
+            run = _run([*grade, str(largest), "--out", str(scratch / "out-largest")], ROOT, watch_memory=True)
             print(f"N = {options.largest}: {run.seconds / options.largest:.2f} s per submission ({run.seconds:.0f} s), "
                   f"peak memory {run.peak / 2**20:.0f} MiB")
     finally:
