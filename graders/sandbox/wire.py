@@ -33,6 +33,8 @@ _NUMPY_DTYPES = {"bool", "uint8", "int8", "int16", "int32", "int64", "float16", 
                  "complex64", "complex128"}
 _MAX_DEPTH = 64
 _PLAIN = (bool, str, int, float)  # what JSON gives back as it was sent
+_WORDS = frozenset((bool, str, type(None)))
+_IMMUTABLE = frozenset((bool, str, int, float, type(None)))
 
 
 class WireError(Exception):
@@ -114,11 +116,10 @@ def _encode(value: Any, blobs: list[bytes], depth: int) -> Any:
         return value if math.isfinite(value) else {"float": repr(value)}
     if kind is complex:
         return {"complex": [repr(value.real), repr(value.imag)]}
-    if kind is list:
-        return [_encode(item, blobs, depth + 1) for item in value]
+    if kind is list:  # a row of numbers, the common list, is on the wire as it is: no call per item
+        return value if _as_json_already(value) else [_encode(item, blobs, depth + 1) for item in value]
     if kind is tuple:
-        if all(type(item) in _PLAIN and (type(item) is not float or math.isfinite(item)) and
-               (type(item) is not int or abs(item) < 2**53) for item in value):
+        if _as_json_already(value):
             return {"tuple": list(value)}  # the common shape (3, 4): no call per item
         return {"tuple": [_encode(item, blobs, depth + 1) for item in value]}
     if kind is dict:  # a str key or a plain value is itself on the wire: no call for it (most replies are such dicts)
@@ -142,6 +143,20 @@ def _encode(value: Any, blobs: list[bytes], depth: int) -> Any:
     if isinstance(value, torch.Tensor):
         return {"unsupported": _type_name(value), "text": "", "subclass_of": "torch.Tensor"}
     return {"unsupported": _type_name(value), "text": _safe_repr(value)}
+
+
+def _as_json_already(items: list | tuple) -> bool:
+    """Whether JSON carries these items as they are: None, bools, strings, finite floats and ints that a double
+    holds exactly. Where they are all of one kind (rows of floats, shapes), decided in passes that run in C."""
+    kinds = set(map(type, items))
+    if kinds <= _WORDS:
+        return True
+    if kinds == {float}:
+        return all(map(math.isfinite, items))
+    if kinds == {int}:
+        return -2**53 < min(items) and max(items) < 2**53
+    return kinds <= _IMMUTABLE and all((type(item) is not float or math.isfinite(item)) and
+                                       (type(item) is not int or abs(item) < 2**53) for item in items)
 
 
 def _encode_tensor(tensor: torch.Tensor, blobs: list[bytes], depth: int) -> Any:
@@ -190,10 +205,10 @@ def copy(value: Any) -> Any:
     values the grader decoded once and hands out many times, so that no check can change what
     the next one gets."""
     kind = type(value)
-    if kind is list:
-        return [copy(item) for item in value]
+    if kind is list:  # a row of numbers: a new list of the same (immutable) items
+        return value[:] if set(map(type, value)) <= _IMMUTABLE else [copy(item) for item in value]
     if kind is tuple:
-        return value if all(type(item) in _PLAIN or item is None for item in value) else tuple(copy(i) for i in value)
+        return value if set(map(type, value)) <= _IMMUTABLE else tuple(copy(i) for i in value)
     if kind is dict:
         return {key: copy(item) for key, item in value.items()}
     if kind is torch.Tensor:
@@ -253,7 +268,7 @@ class _Decoder:
         if tree is None or type(tree) in _PLAIN:
             return tree
         if type(tree) is list:
-            if all(type(item) in _PLAIN for item in tree):  # JSON already built them: a list of numbers, say
+            if set(map(type, tree)) <= _IMMUTABLE:  # JSON already built them: a list of numbers, say
                 self.nodes += len(tree)
                 return tree
             return [self.decode(item, depth + 1) for item in tree]
@@ -261,7 +276,7 @@ class _Decoder:
             raise WireError(f"unexpected node {str(tree)[:80]}")
         if "tuple" in tree:
             items = self._list(tree["tuple"])
-            if all(type(item) in _PLAIN for item in items):  # a shape such as (3, 4): no call per item
+            if set(map(type, items)) <= _IMMUTABLE:  # a shape such as (3, 4): no call per item
                 self.nodes += len(items)
                 return tuple(items)
             return tuple(self.decode(item, depth + 1) for item in items)

@@ -85,39 +85,40 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     print(f"graders grade: {counted(len(submissions), 'submission')} ({layout}) in {source}; "
           f"{len(submissions) - len(to_grade)} unchanged since the last run, {len(to_grade)} to grade"
           f"{_only_in(regrade, to_grade, slugs)}", flush=True)
-    failed = 0
-    if to_grade:
-        where = where or Where(jobs=jobs or os.cpu_count() or 1)
-        failed = _grade(to_grade, Keys(keys, exercise_keys, regrade, previous), chosen, out, where,
-                        allow_unconfined, cache or out / ".cache", course)
-    # Only results of what was handed in now: a student whose new hand-in could not be graded this time is
-    # pending (their old result would pair a stale score with the new hand-in's time).
-    records = [r for r in (store.stored(out, s.student) for s in submissions)
-               if r is not None and r.get("key") == keys[r["student"]]]
-    pending = {s.student for s in submissions} - {r["student"] for r in records}
-    course_folder = Path(source) if layout == "nbgrader course" else None
-    try:
-        if course_folder is not None:
-            synced_from_nbgrader(course_folder, assignment or lesson, setting)
-        class_term = setting.applied(records, submissions, chosen, pending)
-        written = outputs.write_all(out, records, chosen, gradebook_course=course_folder if gradebook else None,
-                                    assignment=assignment or lesson, term=class_term,
-                                    answers={s.student: s.sources for s in submissions},
-                                    archive=archive or [])
-        if setting.compare is not None:
-            written += outputs.write_changes(out, setting.compare, records)
-    except TermError as error:  # the ledger or the gradebook changed under us: nothing graded is lost
-        print(f"graders grade: {error}; every result is stored: mend it and run again to write the outputs",
-              flush=True)
-        return failed or 1
-    except OSError as error:  # a full disk: every stored result is still there for the next run
-        print(f"graders grade: the class's outputs could not be written in {out} ({error.strerror or error}); "
-              f"every result stored so far is kept: free some space and run again to write them", flush=True)
-        return failed or 1
-    if gradebook and layout != "nbgrader course":
-        print("graders grade: --gradebook needs an nbgrader course as SOURCE; no gradebook was written")
-    print(f"graders grade: wrote {', '.join(written)} in {out}")
-    return failed
+    # Started now, as it depends on nothing graded: it runs in what grading leaves idle (outputs.Similarity).
+    with outputs.Similarity({s.student: s.sources for s in submissions}, chosen, archive) as similarity:
+        failed = 0
+        if to_grade:
+            where = where or Where(jobs=jobs or os.cpu_count() or 1)
+            failed = _grade(to_grade, Keys(keys, exercise_keys, regrade, previous), chosen, out, where,
+                            allow_unconfined, cache or out / ".cache", course)
+        # Only results of what was handed in now: a student whose new hand-in could not be graded this time is
+        # pending (their old result would pair a stale score with the new hand-in's time).
+        records = [r for r in (store.stored(out, s.student) for s in submissions)
+                   if r is not None and r.get("key") == keys[r["student"]]]
+        pending = {s.student for s in submissions} - {r["student"] for r in records}
+        course_folder = Path(source) if layout == "nbgrader course" else None
+        try:
+            if course_folder is not None:
+                synced_from_nbgrader(course_folder, assignment or lesson, setting)
+            class_term = setting.applied(records, submissions, chosen, pending)
+            written = outputs.write_all(out, records, chosen, similarity,
+                                        gradebook_course=course_folder if gradebook else None,
+                                        assignment=assignment or lesson, term=class_term)
+            if setting.compare is not None:
+                written += outputs.write_changes(out, setting.compare, records)
+        except TermError as error:  # the ledger or the gradebook changed under us: nothing graded is lost
+            print(f"graders grade: {error}; every result is stored: mend it and run again to write the outputs",
+                  flush=True)
+            return failed or 1
+        except OSError as error:  # a full disk: every stored result is still there for the next run
+            print(f"graders grade: the class's outputs could not be written in {out} ({error.strerror or error}); "
+                  f"every result stored so far is kept: free some space and run again to write them", flush=True)
+            return failed or 1
+        if gradebook and layout != "nbgrader course":
+            print("graders grade: --gradebook needs an nbgrader course as SOURCE; no gradebook was written")
+        print(f"graders grade: wrote {', '.join(written)} in {out}")
+        return failed
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,11 +19,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import multiprocessing
+import os
+import signal
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import course_config
@@ -41,28 +46,60 @@ from graders.frontends.grade.unnamed_groups import members, references, unnamed_
 from graders.frontends.platforms import classroom_runners, gradescope_results
 
 
-def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Lesson, *,
-              gradebook_course: Path | None = None, assignment: str = "lesson01", term: AppliedTerm | None = None,
-              answers: dict[str, dict[str, str]] | None = None, archive: list[Path] | None = None) -> list[str]:
-    """Write every output; returns what was written, for the summary line."""
+class Similarity:
+    """How alike the class's answers are, computed from the moment they are known.
+
+    It depends on nothing graded and is the slowest output (about 2 s of CPU for 100 students), so the batch
+    starts it before grading, in a process of its own (spawned, not forked: the batch runs Dask's threads) at the
+    lowest CPU priority: it takes what grading leaves idle (the start-up's single-threaded imports, a lone
+    worker's second core, the last students' tail) and is usually done by the time the outputs are written.
+    Use it as a context manager: leaving it early (an error, Ctrl-C) stops the process."""
+
+    def __init__(self, answers: dict[str, dict[str, str]] | None, lesson: course_config.Lesson,
+                 archive: list[Path] | None = None) -> None:
+        self.answers = answers or {}
+        self.stubs, self.earlier = _similarity_inputs(lesson, archive or [])
+        self.pool: ProcessPoolExecutor | None = None
+        if not self.answers:  # nothing to compare: no process to start
+            self.pairs: Future = Future()
+            self.pairs.set_result([])
+            return
+        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_in_the_background)
+        self.pairs = self.pool.submit(similar_pairs, self.answers, self.stubs, archive=self.earlier or None)
+
+    def __enter__(self) -> "Similarity":
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if self.pool is None:
+            return
+        if kind is not None:  # nobody will read the pairs: the process is stopped, not waited for
+            # ProcessPoolExecutor has no public way to stop a running call before Python 3.14 (terminate_workers)
+            for process in list(getattr(self.pool, "_processes", {}).values()):
+                with contextlib.suppress(OSError, ValueError):
+                    process.terminate()
+        self.pool.shutdown(wait=kind is None, cancel_futures=True)
+
+
+def _in_the_background() -> None:
+    """The similarity process's set-up: the lowest CPU priority, the OOM killer's ordinary choice (not the batch's
+    protection, which it inherits), and an end with the batch however the batch ends."""
+    os.nice(19)
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as score:
+        score.write("0")
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Lesson, similarity: Similarity, *,
+              gradebook_course: Path | None = None, assignment: str = "lesson01",
+              term: AppliedTerm | None = None) -> list[str]:
+    """Write every output; returns what was written, for the summary line. `similarity` is the comparison of the
+    class's answers, started before grading (answers/ is written from its answers)."""
     term = term or AppliedTerm(build_standings(records, lesson.points), roster_given=False)
-    stubs, earlier = _similarity_inputs(lesson, archive or [])
-    # How alike the answers are depends on nothing graded, and is the slowest output: it is computed in a process of
-    # its own (spawned, not forked: this one runs Dask's threads) while the others are written.
-    if not answers:  # nothing to compare: no process to start
-        nothing: Future = Future()
-        nothing.set_result([])
-        return _write_the_rest(out, records, lesson, term, {}, nothing, stubs, earlier, gradebook_course, assignment)
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        similarity = pool.submit(similar_pairs, answers, stubs, archive=earlier or None)
-        return _write_the_rest(out, records, lesson, term, answers, similarity, stubs, earlier,
-                               gradebook_course, assignment)
-
-
-def _write_the_rest(out: Path, records: list[dict[str, Any]], lesson: course_config.Lesson, term: AppliedTerm,
-                    answers: dict[str, dict[str, str]], similarity: Future, stubs: dict[str, str],
-                    earlier: dict[str, dict[str, str]], gradebook_course: Path | None, assignment: str) -> list[str]:
-    standings = term.standings
+    standings, answers = term.standings, similarity.answers
     for record in records:
         name = file_name(record["student"])
         standing = standings.get(record["student"])
@@ -90,7 +127,7 @@ def _write_the_rest(out: Path, records: list[dict[str, Any]], lesson: course_con
     write_atomically(out / "grades.csv", tables.grades_csv(records, lesson, standings))
     write_atomically(out / "mistakes.csv", tables.mistakes_csv(stats, len(records)))
     charts = report_charts(records, lesson, standings)  # drawn while the similarity is computed
-    similar = _similarity_written(out, similarity, answers, stubs, earlier)
+    similar = _similarity_written(out, similarity)
     write_atomically(out / "report.html", report_html(records, lesson, stats, standings=standings, similar=[
         {"exercise": p.exercise, "first": p.first, "second": p.second, "similarity": p.similarity} for p in similar],
         unnamed=unnamed, requests=[{"student": d.student, "exercise": d.exercise, "value": d.value,
@@ -133,13 +170,13 @@ def _similarity_inputs(lesson: course_config.Lesson, archive: list[Path]) -> tup
     return stubs, archived_answers(archive)
 
 
-def _similarity_written(out: Path, similarity: Future, answers: dict[str, dict[str, str]], stubs: dict[str, str],
-                        earlier: dict[str, dict[str, str]]) -> list[Any]:
+def _similarity_written(out: Path, similarity: Similarity) -> list[Any]:
     """The pairs of answers alike enough to review, once computed, written as similarity.csv and .html."""
+    answers, earlier = similarity.answers, similarity.earlier
     try:
-        pairs = similarity.result()
+        pairs = similarity.pairs.result()
     except BrokenProcessPool:  # its process died (killed, out of memory): computed here instead
-        pairs = similar_pairs(answers, stubs, archive=earlier or None)
+        pairs = similar_pairs(answers, similarity.stubs, archive=earlier or None)
     write_atomically(out / "similarity.csv", similarity_csv(pairs))
     write_atomically(out / "similarity.html", similarity_html(pairs, answers, earlier or None))
     return pairs
