@@ -32,11 +32,14 @@ def pytest_configure(config: pytest.Config) -> None:
     # Nothing of the grading is loaded yet (no course_config.py, no checks, no reference): until the
     # zygote is forked below, this process must hold nothing a worker may not see.
     grading = bool(exercise_files(args, here))
-    if grading and replay_file(config) is None:
+    cache = config.getoption("graders_cache")
+    # With the batch's cached values at hand there is nothing to draw: no helper is forked (a grading service
+    # would fork one for each submission, each finding the same).
+    if grading and replay_file(config) is None and not (cache and Path(cache).is_file()):
         # The helper works out which exercises to draw (none where the kept or cached values hold
         # them: a case missing there is drawn in place, and kept for the next run).
         drawing.DRAWER.start(functools.partial(_to_draw, args, here, kept_values_allowed(config),
-                                               config.getoption("graders_cache"),
+                                               cache,
                                                bool(config.getoption("graders_draw_ahead"))))
     if grading and not in_process(config):
         import torch  # noqa: F401 - the grader needs it; loaded before the zygote so that both share it

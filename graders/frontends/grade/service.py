@@ -82,10 +82,10 @@ class Service:
         import graders.engine.session  # noqa: F401
         from graders.frontends import pytest_plugin
 
-        # The plugin is named, not found: finding installed plugins reads every package's entry points, 13 ms a
-        # submission, and the project's pytest settings leave out all but ours anyway.
+        # The plugin is handed to pytest, not found: finding installed plugins (or one named with -p) reads every
+        # package's entry points, 13 ms a submission, and the project's pytest settings leave out all but ours.
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-        self.plugin = ["-p", pytest_plugin.__name__]
+        self.plugin = pytest_plugin
         self.course = course_config
         self.digest = course_digest()
         self.leave_out = leave_out
@@ -123,8 +123,8 @@ class Service:
         _log(f"graders: grading {whose} ({self._exercises(request['lesson'], request['slugs'])})")
         code = int(pytest.main([*self._targets(request["lesson"], request["slugs"]),
                                 "--submission", str(self.course.ROOT / "reference"), "--expected-cache", str(cache),
-                                "-q", "-p", "no:cacheprovider", "--plots", str(folder / "plots"), *self.plugin],
-                               plugins=[_failures_named(whose)]))
+                                "-q", "-p", "no:cacheprovider", "--plots", str(folder / "plots")],
+                               plugins=[self.plugin, _failures_named(whose)]))
         _log(f"graders: done with {whose} (pytest's exit status {code})")
         try:
             values = json.loads(cache.read_text())
@@ -146,7 +146,7 @@ class Service:
         # pytest's per-check machinery that a service has no use for, paid ~110 times a submission: capturing the
         # grader's own output (it goes to the log either way; the student's comes from the workers), log capture
         # and the faulthandler (the service's deadline is the Dask task's).
-        options = [*self.plugin, "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:logging", "-p",
+        options = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:logging", "-p",
                    "no:faulthandler", "--capture=no", "-q", "--expected-cache", request["expected"]]
         if not request.get("allow_unconfined"):
             options.append("--require-confinement")
@@ -157,7 +157,7 @@ class Service:
         _log(f"graders: grading {whose} ({self._exercises(lesson, request['slugs'])})")
         code = int(pytest.main([*self._targets(lesson, request["slugs"]), "--submission", str(folder),
                                 "--json", str(result), "--plots", str(plots), *options],
-                               plugins=[_failures_named(whose)]))
+                               plugins=[self.plugin, _failures_named(whose)]))
         _log(f"graders: done with {whose} (pytest's exit status {code})")
         try:
             graded = json.loads(result.read_text(encoding="utf-8"))
