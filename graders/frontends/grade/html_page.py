@@ -46,18 +46,6 @@ def png(path: Path, alt: str) -> str:
     return f'<img alt="{escape(alt)}" src="data:image/png;base64,{data}">'
 
 
-def figure_png(figure: object, *, width: int | None = None, alt: str = "") -> str:
-    """A matplotlib figure as an inline picture, shown `width` CSS pixels wide (or at its pixel size): a figure
-    drawn at a higher dpi than it is shown stays sharp on dense screens, and its fonts keep their size."""
-    import io
-
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")  # type: ignore[attr-defined]
-    shown = f' width="{width}"' if width else ""
-    data = base64.b64encode(buffer.getvalue()).decode()
-    return f'<img alt="{escape(alt)}"{shown} src="data:image/png;base64,{data}">'
-
-
 def section_links(section: str) -> str:
     """The lesson sections a message names ("Worked example", ...), linked where the course says where
     the lesson lives (course_config.LESSON_URL), else as they are."""

@@ -39,7 +39,7 @@ from graders.frontends.grade.class_term import AppliedTerm
 from graders.frontends.grade.feedback_html import feedback_html
 from graders.frontends.grade.similarity import similar_pairs, similarity_csv
 from graders.frontends.grade.similarity_page import similarity_html
-from graders.frontends.grade.report import report_charts, report_html
+from graders.frontends.grade.report import report_html
 from graders.frontends.grade.standing import build_standings
 from graders.frontends.grade.store import file_name, write_atomically
 from graders.frontends.grade.unnamed_groups import members, references, unnamed_groups
@@ -126,12 +126,11 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
               flush=True)
     write_atomically(out / "grades.csv", tables.grades_csv(records, lesson, standings))
     write_atomically(out / "mistakes.csv", tables.mistakes_csv(stats, len(records)))
-    charts = report_charts(records, lesson, standings)  # drawn while the similarity is computed
     similar = _similarity_written(out, similarity)
     write_atomically(out / "report.html", report_html(records, lesson, stats, standings=standings, similar=[
         {"exercise": p.exercise, "first": p.first, "second": p.second, "similarity": p.similarity} for p in similar],
         unnamed=unnamed, requests=[{"student": d.student, "exercise": d.exercise, "value": d.value,
-                                    "when": f"{d.when:%Y-%m-%d}"} for d in term.open_requests], charts=charts))
+                                    "when": f"{d.when:%Y-%m-%d}"} for d in term.open_requests]))
     write_atomically(out / "lms" / "canvas.csv", lms_exports.canvas_csv(
         everyone, assignment, lesson.points, canvas_assignment_id=term.canvas_assignment_id))
     write_atomically(out / "lms" / "moodle_worksheet.csv", lms_exports.moodle_worksheet_csv(everyone, assignment,

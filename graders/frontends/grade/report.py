@@ -35,8 +35,8 @@ from graders.frontends.grade.tables import NOT_HANDED_IN, NOT_NAMED, NOT_STARTED
 
 def report_charts(records: list[dict[str, Any]], lesson: course_config.Lesson,
                   standings: dict[str, Standing] | None = None) -> list[str]:
-    """The report's pictures: the scores' histogram, then each exercise's pass rates ("" for an exercise no one
-    was graded on). Apart from the page, so that the batch draws them while the answers' similarity is computed."""
+    """The report's charts: the scores' histogram, then each exercise's pass rates ("" for an exercise no one
+    was graded on)."""
     scores, basis = _class_scores(records, standings or {})
     tallies = [exercise_tally(exercise, records) for exercise in lesson.exercises]
     histogram, *drawn = draw_all([("histogram", scores, lesson.points, basis)]
@@ -47,14 +47,14 @@ def report_charts(records: list[dict[str, Any]], lesson: course_config.Lesson,
 def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, stats: list[CheckStats], *,
                 standings: dict[str, Standing] | None = None, similar: list[dict[str, Any]] | None = None,
                 unnamed: dict[str, list[dict[str, Any]]] | None = None,
-                requests: list[dict[str, str]] | None = None, charts: list[str] | None = None) -> str:
+                requests: list[dict[str, str]] | None = None) -> str:
     """The page; `unnamed` is each exercise's groups of alike unnamed failures, as unnamed_groups.json holds them;
     `requests` the regrade requests still open in the ledger (student, exercise, value: the student's words,
-    when); `charts` what `report_charts` gave for these records and standings (drawn here when not given)."""
+    when)."""
     standings = standings or {}
     scores, basis = _class_scores(records, standings)
     tallies = [exercise_tally(exercise, records) for exercise in lesson.exercises]
-    histogram, *charts = charts if charts is not None else report_charts(records, lesson, standings)
+    histogram, *charts = report_charts(records, lesson, standings)
     by_check = {(s.exercise, s.check): s for s in stats}
     parts = [f"<h1>Lesson {lesson.number}: {escape(lesson.title)}: the class</h1>",
              _headline(records, standings, scores, basis, lesson.points),
