@@ -87,6 +87,8 @@ def _in_the_background() -> None:
     """The similarity process's set-up: the lowest CPU priority, the OOM killer's ordinary choice (not the batch's
     protection, which it inherits), and an end with the batch however the batch ends."""
     os.nice(19)
+    with contextlib.suppress(OSError, AttributeError):  # Linux: run only where a core would otherwise be idle
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as score:
         score.write("0")
     with contextlib.suppress(OSError, AttributeError):
