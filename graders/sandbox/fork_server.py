@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import NoReturn
 
 MESSAGE_BYTES = 1 << 16
-_PR_SET_PDEATHSIG = 1
 _warmed: set[str] = set()  # the warm-ups this zygote has run (see _warm)
 _groups: object = "no cgroups (not looked for yet)"  # cgroups.Groups where this zygote may make them, else why not
 
@@ -40,7 +39,9 @@ def main(control_fd: int, parent: int) -> NoReturn:
     """The zygote's whole life: load, say ready, fork workers on request, reap them."""
     control = socket.socket(fileno=control_fd)
     try:
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        from graders.sandbox.forking import die_with_parent
+
+        die_with_parent()
         if os.getppid() != parent:  # the grader died before the line above took effect
             os._exit(1)
         # A terminal's ^C reaches the grader's whole process group, this process too: the

@@ -1,10 +1,15 @@
 """A fork that may be refused: the helpers forked beside the grading (the drawing helper, the batch's template)
-are worth having but not needed, so where the system refuses a process they are simply done without."""
+are worth having but not needed, so where the system refuses a process they are simply done without. And the
+tie of a helper to the process that started it: it goes when that one goes, even by kill -9."""
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import socket
+
+_PR_SET_PDEATHSIG = 1
 
 
 def fork_or_close(*ends: socket.socket) -> int | None:
@@ -16,3 +21,8 @@ def fork_or_close(*ends: socket.socket) -> int | None:
         for end in ends:
             end.close()
         return None
+
+
+def die_with_parent() -> None:
+    """Have Linux kill this process (SIGKILL) when the thread that started it ends."""
+    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)

@@ -20,11 +20,9 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import multiprocessing
 import os
-import signal
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -33,6 +31,7 @@ from typing import Any
 
 import course_config
 from graders.engine.stubs import NotAStubError, stub_to_release
+from graders.sandbox.forking import die_with_parent
 from graders.frontends.wording import counted
 from graders.frontends.grade import lms_exports, tables
 from graders.frontends.grade.class_term import AppliedTerm
@@ -91,8 +90,7 @@ def _in_the_background() -> None:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as score:
         score.write("0")
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    die_with_parent()
 
 
 def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Lesson, similarity: Similarity, *,

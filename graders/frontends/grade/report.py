@@ -25,23 +25,11 @@ import course_config
 from graders.frontends.grade.html_page import escape, page
 from graders.frontends.wording import counted
 from graders.frontends.grade.class_tally import BANDS, OTHER, ExerciseTally, concept_tallies, exercise_tally
-from graders.frontends.grade.report_charts import draw_all
+from graders.frontends.grade.report_charts import histogram, pass_rates
 from graders.frontends.grade.similarity import alike_groups
 from graders.frontends.grade.standing import Standing
 from graders.frontends.grade.store import file_name
 from graders.frontends.grade.tables import NOT_HANDED_IN, NOT_NAMED, NOT_STARTED, CheckStats
-
-
-
-def report_charts(records: list[dict[str, Any]], lesson: course_config.Lesson,
-                  standings: dict[str, Standing] | None = None) -> list[str]:
-    """The report's charts: the scores' histogram, then each exercise's pass rates ("" for an exercise no one
-    was graded on)."""
-    scores, basis = _class_scores(records, standings or {})
-    tallies = [exercise_tally(exercise, records) for exercise in lesson.exercises]
-    histogram, *drawn = draw_all([("histogram", scores, lesson.points, basis)]
-                                  + [("pass_rates", t.exercise.slug, t.bars()) for t in tallies if t.scores])
-    return [histogram, *(drawn.pop(0) if t.scores else "" for t in tallies)]
 
 
 def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, stats: list[CheckStats], *,
@@ -54,7 +42,6 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
     standings = standings or {}
     scores, basis = _class_scores(records, standings)
     tallies = [exercise_tally(exercise, records) for exercise in lesson.exercises]
-    histogram, *charts = report_charts(records, lesson, standings)
     by_check = {(s.exercise, s.check): s for s in stats}
     parts = [f"<h1>Lesson {lesson.number}: {escape(lesson.title)}: the class</h1>",
              _headline(records, standings, scores, basis, lesson.points),
@@ -63,8 +50,10 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
              _reteach(records, lesson),
              _unnamed(unnamed or {}, lesson, len(records)),
              _ranked(tallies),
-             f'<h2 id="scores">Scores</h2><p>{basis.capitalize()} scores, in points.</p>{histogram}']
-    parts += [_exercise(t, by_check, chart, len(records)) for t, chart in zip(tallies, charts)]
+             f'<h2 id="scores">Scores</h2><p>{basis.capitalize()} scores, in points.</p>'
+             f'{histogram(scores, lesson.points, basis)}']
+    parts += [_exercise(t, by_check, pass_rates(t.exercise.slug, t.bars()) if t.scores else "", len(records))
+              for t in tallies]
     parts.append(_roster(records, standings))
     return page(f"Lesson {lesson.number}: class report", "\n".join(parts))
 

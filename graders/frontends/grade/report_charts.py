@@ -22,11 +22,6 @@ _RED_TO_GREEN = ("#a50026", "#d73027", "#f46d43", "#fdae61", "#fee08b", "#ffffbf
 _CHAR = 0.6 * FONT  # a label's width per character, about, in the page's sans-serif font
 
 
-def draw_all(figures: list[tuple]) -> list[str]:
-    """Each figure (its kind and data) as inline SVG, in order."""
-    return [histogram(*data) if kind == "histogram" else pass_rates(*data) for kind, *data in figures]
-
-
 def histogram(scores: list[float], points: float, basis: str, bins: int = 20) -> str:
     """How many students scored in each twentieth of the points."""
     counts = [0] * bins

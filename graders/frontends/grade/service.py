@@ -29,18 +29,17 @@ from __future__ import annotations
 import base64
 import contextlib
 import copy
-import ctypes
 import gc
 import json
 import os
 import shutil
-import signal
 import sys
 import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
-_PR_SET_PDEATHSIG = 1
+from graders.sandbox.forking import die_with_parent
+
 # Set on a worker machine by the instructor only, to see what a batch does where the sandbox cannot fully
 # hold (the tests): the steps of --sandbox-without this service leaves out. Never for grading.
 LEAVE_OUT_VARIABLE = "GRADERS_TEST_SANDBOX_WITHOUT"
@@ -53,7 +52,7 @@ def main(log: str) -> None:
     os.dup2(handle, 1)
     os.dup2(handle, 2)
     _log(f"graders: a grading service starts (pid {os.getpid()})")  # what it says before any request is its own
-    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with its Dask worker, even by kill -9
+    die_with_parent()  # dies with its Dask worker, even by kill -9
     draws = [tuple(item.split("/", 1)) for item in os.environ.pop(DRAW_VARIABLE, "").split(",") if "/" in item]
     if draws:  # the reference's generated inputs, drawn by a helper while torch loads (graders/engine/drawing.py)
         from graders.engine import drawing
