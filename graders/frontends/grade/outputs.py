@@ -31,7 +31,7 @@ from typing import Any
 
 import course_config
 from graders.engine.stubs import NotAStubError, stub_to_release
-from graders.sandbox.forking import die_with_parent
+from graders.sandbox import die_with_parent
 from graders.frontends.wording import counted
 from graders.frontends.grade import lms_exports, tables
 from graders.frontends.grade.class_term import AppliedTerm

@@ -38,7 +38,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
-from graders.sandbox.forking import die_with_parent
+from graders.sandbox import die_with_parent
 
 # Set on a worker machine by the instructor only, to see what a batch does where the sandbox cannot fully
 # hold (the tests): the steps of --sandbox-without this service leaves out. Never for grading.

@@ -23,7 +23,6 @@ import threading
 from pathlib import Path
 
 from graders import sandbox
-from graders.sandbox import forking
 
 _MESSAGE_BYTES = 1 << 16
 
@@ -85,7 +84,7 @@ TEMPLATE = Template()
 def _serve(control: socket.socket) -> None:
     """The template's life: load what every service needs that is public, then fork services on request."""
     try:
-        forking.die_with_parent()  # it goes with the batch, even by kill -9
+        sandbox.die_with_parent()  # it goes with the batch, even by kill -9
         os.setpgid(0, 0)  # the terminal's ^C is the batch's to handle, not the template's
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # its services are reaped by the kernel
         with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as score:
