@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -23,6 +24,16 @@ pytest_plugins = ["pytester"]
 os.environ[kept_values.FOLDER_VARIABLE] = kept_values.OFF
 
 ROOT = course_config.ROOT
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_folder_of_this_worker(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Under pytest-xdist (README: the tests run in parallel), each worker's temporary folder is its own: tests
+    that look at the whole of it (scratch folders a grading run must leave none of) would otherwise see the other
+    workers' runs. Its tmp_path folders stay inside it, where feedback names a file by its name alone."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        os.environ["TMPDIR"] = str(tmp_path_factory.getbasetemp())
+        tempfile.tempdir = None  # gettempdir() looks again, and finds TMPDIR
 
 
 @dataclass

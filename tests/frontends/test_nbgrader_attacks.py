@@ -9,6 +9,7 @@ deserves, every classmate their exact score, and the batch must finish with no p
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -182,7 +183,19 @@ def _processes() -> set[int]:
         zygote = "fork_server" in command and "pytest" not in _command(_parent(entry))
         if owner == 65534 or "server.py" in command or "graders.frontends.nbgrader.kernel" in command or zygote:
             found.add(int(entry.name))
-    return found
+    return {pid for pid in found if not _below_a_sibling(pid)}
+
+
+def _below_a_sibling(pid: int) -> bool:
+    """Whether a process descends from another process of our parent: another pytest-xdist worker, whose tests
+    grade beside this one (a process this test left behind has lost its ancestors, or descends from us)."""
+    ours, parent = os.getpid(), os.getppid()
+    while pid > 1:
+        above = _parent(Path(f"/proc/{pid}"))
+        if above == parent and pid != ours:
+            return parent > 1
+        pid = above
+    return False
 
 
 def test_honest_classmates_before_and_after_the_attackers_keep_full_marks(autograded: dict) -> None:
