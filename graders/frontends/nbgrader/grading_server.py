@@ -5,6 +5,11 @@ Two set-ups, one protocol. The instructor's (autograde with the course package
 installed): the installed plugin, every check, the live reference. The student's: the
 bundle's copy of the plugin, public checks only, expected values replayed from
 expected.json, and no other pytest plugin loaded.
+
+Under autograde the instructor's kernel uses the process nbgrader started for the whole run
+(shared_server.py, found through SERVER_ENV) and starts its own only where there is none, or
+after that one was stopped. There the reference is graded once per exercise for the whole run,
+and its expected values, kept in that process's folder, serve every student's session.
 """
 
 from __future__ import annotations
@@ -18,13 +23,17 @@ import shutil
 import signal
 import subprocess
 import sys
+import socket
 import tempfile
 from pathlib import Path
+from typing import IO
 
 EXPECTED_FILE = "expected.json"
 EXIT_ZYGOTE_GONE = 70  # graders.engine.session's: the session stopped with no result, its zygote gone
 INI_FILE = "pytest.ini"
 BUNDLE_PLUGIN = "nbchecks.frontends.pytest_plugin"
+INSTALLED_PLUGIN = "graders.frontends.pytest_plugin"  # handed to the instructor's sessions, none other loaded
+SERVER_ENV = "GRADERS_AUTOGRADE_SERVER"  # shared_server.py's: where the autograde run's grading process listens
 
 
 class GradingServer:
@@ -36,11 +45,14 @@ class GradingServer:
         self.require_confinement = require_confinement and instructor_root is not None
         self.scratch = Path(tempfile.mkdtemp(prefix="nbchecks-"))
         self.process: subprocess.Popen | None = None
+        self.shared = _shared_address() if instructor_root is not None else None
+        self.connection: tuple[socket.socket, IO[str], IO[str]] | None = None
         self.count = 0
         atexit.register(self.close)  # a kernel exits without collecting its objects
 
     def __repr__(self) -> str:
-        return f"<GradingServer {'instructor' if self.root else 'student'} pid={self.process and self.process.pid}>"
+        whose = "the autograde run's" if self.shared else "its own"
+        return f"<GradingServer {'instructor' if self.root else 'student'}, {whose} process>"
 
     def grade(self, lesson: str, slug: str, source: str, seconds: float,
               submission_seconds: float | None = None) -> tuple[dict | None, str]:
@@ -51,7 +63,8 @@ class GradingServer:
         (folder / "submission" / lesson).mkdir(parents=True)
         (folder / "submission" / lesson / f"{slug}.py").write_text(source, encoding="utf-8")
         result = folder / "result.json"
-        args = self.pytest_args(lesson, slug, folder / "submission", result, folder / "plots")
+        expected = self._reference_values(lesson, slug, seconds)
+        args = self.pytest_args(lesson, slug, folder / "submission", result, folder / "plots", expected)
         if submission_seconds is not None:
             args += ["--submission-seconds", f"{submission_seconds:.3f}"]
         for attempt in (1, 2):
@@ -70,39 +83,77 @@ class GradingServer:
             return None, f"pytest exited with {json.loads(answer).get('exit')}. {self._log_errors()}"
         return json.loads(result.read_text(encoding="utf-8")), ""
 
+    def _reference_values(self, lesson: str, slug: str, seconds: float) -> Path | None:
+        """In the autograde run's process: the file of the reference's expected values for this exercise, graded
+        once for the whole run (by the first notebook that needs it). None where there is no such process or the
+        reference could not be graded: this session then computes them, as before."""
+        if self.shared is None or self.root is None:
+            return None
+        values = Path(str(self.shared["folder"])) / "expected" / f"{lesson}-{slug}.json"
+        if values.is_file():
+            return values
+        strict = ["--require-confinement"] if self.require_confinement else []
+        folder = self.scratch / f"reference-{slug}"
+        answer, ready = self._ask([str(self.root / "exercises" / lesson / f"{slug}.py"), "--submission",
+                                   str(self.root / "reference"), "--expected-cache", str(values), "--plots",
+                                   str(folder / "plots"), "-p", "no:cacheprovider", "-p", "no:unraisableexception",
+                                   "-q", *strict], seconds)
+        if not ready or not answer:
+            self.stop(graceful=False)  # stuck or gone: this kernel goes on with a process of its own
+            return None
+        return values if values.is_file() else None
+
     def _ask(self, args: list[str], seconds: float) -> tuple[str, bool]:
         """Send one session's arguments; its answer line ("" if the process ended) and whether one came in time."""
-        process = self._process()
+        plugins = [INSTALLED_PLUGIN] if self.root is not None else []
+        request = json.dumps({"args": args, "log": str(self.scratch / "pytest.log"), "plugins": plugins}) + "\n"
         try:
-            assert process.stdin is not None and process.stdout is not None
-            process.stdin.write(json.dumps({"args": args}) + "\n")
-            process.stdin.flush()
-            ready = bool(select.select([process.stdout], [], [], seconds)[0])
-            return (process.stdout.readline() if ready else ""), ready
-        except (OSError, AssertionError):
+            send, receive = self._channel()
+            send.write(request)
+            send.flush()
+            ready = bool(select.select([receive], [], [], seconds)[0])
+            return (receive.readline() if ready else ""), ready
+        except (OSError, AssertionError, ValueError):
             return "", True
 
-    def pytest_args(self, lesson: str, slug: str, submission: Path, result: Path, plots: Path) -> list[str]:
+    def _channel(self) -> tuple[IO[str], IO[str]]:
+        """Where requests go and answers come from: the autograde run's process, if it is there, else our own."""
+        if self.shared is not None and self.connection is None:
+            try:
+                link = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                link.connect(str(self.shared["socket"]))
+                self.connection = (link, link.makefile("w", encoding="utf-8"), link.makefile("r", encoding="utf-8"))
+            except OSError:
+                self.shared = None  # gone (killed after a timeout): start one of our own
+        if self.connection is not None:
+            return self.connection[1], self.connection[2]
+        process = self._process()
+        assert process.stdin is not None and process.stdout is not None
+        return process.stdin, process.stdout
+
+    def pytest_args(self, lesson: str, slug: str, submission: Path, result: Path, plots: Path,
+                    expected: Path | None = None) -> list[str]:
         # pytest's unraisable-exception plugin runs gc.collect() five times at the end of every
         # session: a second with torch loaded, for each test cell. It changes no verdict.
         common = ["--submission", str(submission), "--json", str(result), "--plots", str(plots), "--answer-cells",
                   "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q"]
-        if self.root is not None:  # one session per exercise: let the first draw every generated input
+        if self.root is not None:
             strict = ["--require-confinement"] if self.require_confinement else []
-            # Autograde computes its expected values as nbgrader would, writing nothing outside the course.
-            return [str(self.root / "exercises" / lesson / f"{slug}.py"), "--draw-ahead", "--no-expected-cache",
-                    *strict, *common]
+            target = str(self.root / "exercises" / lesson / f"{slug}.py")
+            if expected is not None:  # the reference's values, graded once for the run (nothing is drawn again)
+                return [target, "--expected-cache", str(expected), *strict, *common]
+            # Computed in this session, as nbgrader would, writing nothing outside the course; one session per
+            # exercise, so the first draws every generated input for the others.
+            return [target, "--draw-ahead", "--no-expected-cache", *strict, *common]
         return [str(self.bundle / "exercises" / lesson / f"{slug}.py"), "-c", str(self.bundle / INI_FILE),
                 "--rootdir", str(self.bundle), "-p", BUNDLE_PLUGIN,
                 "--replay-expected", str(self.bundle / EXPECTED_FILE), *common]
 
     def command(self) -> tuple[list[str], dict[str, str]]:
         paths = [] if self.root is not None else [str(self.bundle.parent), str(self.bundle)]
-        env = dict(os.environ)
-        if self.root is None:
-            # The student's copy of the plugin must be the only one: an installed `graders`
-            # would register the same options twice.
-            env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        # The student's copy of the plugin must be the only one (an installed `graders` would register the same
+        # options twice); the instructor's is handed to each session (INSTALLED_PLUGIN), so none is looked up.
+        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         command = [sys.executable, "-I", str(self.bundle / "server.py"), str(self.scratch / "pytest.log"), *paths]
         return command, env
 
@@ -125,7 +176,18 @@ class GradingServer:
     def stop(self, graceful: bool = True) -> None:
         """End the grading process: told by its closed stdin, it ends and stops its zygote cleanly (the zygote
         removes its workers' cgroups); one that does not within a few seconds, or a session that ran out of
-        time (not `graceful`), is killed with its whole group."""
+        time (not `graceful`), is killed with its whole group. The autograde run's process is only let go of,
+        unless it ran out of time: then it is killed too (nbgrader starts another for the next notebook), and this
+        kernel starts one of its own."""
+        if self.connection is not None:
+            for part in reversed(self.connection):
+                with contextlib.suppress(OSError):
+                    part.close()
+            self.connection = None
+            if not graceful and self.shared is not None:
+                with contextlib.suppress(OSError):
+                    os.killpg(int(self.shared["pid"]), signal.SIGKILL)  # the process, its zygote and workers
+        self.shared = None
         if self.process is not None:
             with contextlib.suppress(OSError):
                 if self.process.stdin is not None:
@@ -142,3 +204,12 @@ class GradingServer:
         """Stop the process and delete the answers and logs it was given."""
         self.stop()
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _shared_address() -> dict | None:
+    """Where the autograde run's grading process listens (shared_server.py), if nbgrader started one."""
+    try:
+        address = json.loads(os.environ.get(SERVER_ENV, ""))
+    except ValueError:
+        return None
+    return address if isinstance(address, dict) and {"socket", "pid", "folder"} <= set(address) else None

@@ -5,7 +5,8 @@ test cells, whose sources nbgrader has just restored from the gradebook), keepin
 student source in the cell's metadata; `RestoreStudentCells` puts them back once the kernel
 is done, so the autograded notebook and its feedback show the student's code as handed in.
 The test cells grade the answers from the notebook file on disk, which nbgrader wrote before
-executing: student code runs only in the sandboxed workers. nbgrader_config.py lists the
+executing: student code runs only in the sandboxed workers. Before each notebook, BlankStudentCells
+also offers the kernel the run's one grading process (shared_server.py). nbgrader_config.py lists the
 pipeline (`c.Autograde.autograde_preprocessors`, written by the build). A third step keeps the
 bundle out of the feedback folders.
 """
@@ -22,6 +23,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool
 
+from graders.frontends.nbgrader import shared_server
 from graders.frontends.nbgrader.runtime import BLANKED_ENV, SETUP_PREFIX, TEST_CELL
 
 STASH = "graders_blanked_source"  # the cell metadata key that holds a blanked cell's source
@@ -47,6 +49,7 @@ class BlankStudentCells(NbGraderPreprocessor):
                 cell.metadata[STASH] = cell.source
                 cell.source = ""
         os.environ[BLANKED_ENV] = "1"  # the kernel Execute starts next inherits it: the test cells check
+        shared_server.offer_to_kernels()  # one grading process for the whole run (shared_server.py)
         return nb, resources
 
 
@@ -58,6 +61,7 @@ class RestoreStudentCells(NbGraderPreprocessor):
             if STASH in cell.get("metadata", {}):
                 cell.source = cell.metadata.pop(STASH)
         os.environ.pop(BLANKED_ENV, None)
+        shared_server.withdraw_from_kernels()
         return nb, resources
 
 
