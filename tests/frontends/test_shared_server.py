@@ -21,6 +21,7 @@ SLUG = "neuron_chain_rule"
 PACKAGE = Path(shared_server.__file__).resolve().parent  # the runtime's folder: what a kernel's bundle is
 REFERENCE = (ROOT / "reference" / LESSON.folder / f"{SLUG}.py").read_text()
 SECONDS = 120.0
+LESSON_SECONDS = float(course_config.LIMITS.exercise_seconds.value)  # what a notebook's cell is given
 
 
 @pytest.fixture
@@ -34,7 +35,7 @@ def shared(monkeypatch: pytest.MonkeyPatch) -> Iterator[shared_server.SharedServ
     try:
         yield server
     finally:
-        server.stop()
+        server.close()
 
 
 def _scores(result: dict | None) -> dict[str, float]:
@@ -50,8 +51,7 @@ def test_kernels_grade_in_the_one_process_which_grades_the_reference_once(shared
         right, detail = first.grade(LESSON.folder, SLUG, REFERENCE, SECONDS)
         assert right is not None, detail
         assert right["exercises"][0]["score"] == LESSON.exercise(SLUG).points
-        values = Path(str(shared.folder)) / "expected" / f"{LESSON.folder}-{SLUG}.json"
-        assert values.is_file()
+        values, = Path(str(shared.values)).glob("*.json")  # the reference's expected values, for the run
         graded_at = values.stat().st_mtime_ns
         first.close()  # the first notebook's kernel goes; the process stays for the next
         wrong, detail = second.grade(LESSON.folder, SLUG, mistake.text(), SECONDS)
@@ -92,3 +92,37 @@ def test_an_exercise_out_of_time_ends_the_shared_process_and_grading_goes_on_els
     # ...and nbgrader's next notebook gets a new shared one.
     address = shared.ensure()
     assert address is not None and address["pid"] != killed.pid
+
+
+def test_a_notebook_graded_in_one_session_gets_what_each_exercise_gets_alone(shared) -> None:
+    # What the first test cell of an autograded notebook asks (runtime.Checks._graded_together), against what each
+    # cell would get grading its exercise alone: the same verdicts, check by check.
+    mistakes = {m.slug: m for m in mistake_submissions() if m.slug in ("views", "grad_accumulation")}
+    assert len(mistakes) == 2
+    sources = {SLUG: REFERENCE, **{slug: mistake.text() for slug, mistake in mistakes.items()}}
+    kernel = GradingServer(PACKAGE, ROOT)
+    try:
+        together = kernel.grade_together(LESSON.folder, sources, LESSON_SECONDS)
+        assert set(together) == set(sources)
+        for slug, source in sources.items():
+            alone, detail = kernel.grade(LESSON.folder, slug, source, SECONDS)
+            assert _scores({"exercises": [together[slug]]}) == _scores(alone), (slug, detail)
+        assert kernel.process is None
+    finally:
+        kernel.close()
+    for slug, mistake in mistakes.items():
+        assert {c for c, score in _scores({"exercises": [together[slug]]}).items() if score == 0} == mistake.fails
+
+
+def test_a_notebook_too_slow_for_one_session_is_left_to_its_cells(shared) -> None:
+    looping = REFERENCE + "\nwhile True:\n    pass\n"
+    kernel = GradingServer(PACKAGE, ROOT)
+    try:
+        assert kernel.grade_together(LESSON.folder, {SLUG: REFERENCE}, LESSON_SECONDS)  # the values are kept now
+        killed = shared.process
+        assert killed is not None
+        assert kernel.grade_together(LESSON.folder, {SLUG: looping}, 6.0) == {}  # a third of 6 s: 2 s
+        assert killed.wait(timeout=30) != 0
+        assert kernel.grade_together(LESSON.folder, {SLUG: REFERENCE}, LESSON_SECONDS) == {}  # the cells grade now
+    finally:
+        kernel.close()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import json
 import os
 import select
@@ -34,6 +35,10 @@ INI_FILE = "pytest.ini"
 BUNDLE_PLUGIN = "nbchecks.frontends.pytest_plugin"
 INSTALLED_PLUGIN = "graders.frontends.pytest_plugin"  # handed to the instructor's sessions, none other loaded
 SERVER_ENV = "GRADERS_AUTOGRADE_SERVER"  # shared_server.py's: where the autograde run's grading process listens
+# The longest wait for a session that only saves time in the run's process (the reference's, or a whole notebook's),
+# and at most a third of an exercise's time: past it, the cell grades its exercise alone, and still within the
+# limit nbgrader gives the cell (the exercise's time and a minute).
+SHARED_SESSION_SECONDS = 20.0
 
 
 class GradingServer:
@@ -58,13 +63,10 @@ class GradingServer:
               submission_seconds: float | None = None) -> tuple[dict | None, str]:
         """The result model of one exercise's checks, or None and why not; `submission_seconds`
         is what the notebook's code may still take, every exercise together."""
-        self.count += 1
-        folder = self.scratch / f"{self.count}-{slug}"
-        (folder / "submission" / lesson).mkdir(parents=True)
-        (folder / "submission" / lesson / f"{slug}.py").write_text(source, encoding="utf-8")
+        folder = self._submission(lesson, {slug: source})
         result = folder / "result.json"
-        expected = self._reference_values(lesson, slug, seconds)
-        args = self.pytest_args(lesson, slug, folder / "submission", result, folder / "plots", expected)
+        expected = self._reference_values(lesson, [slug], _saving_only(seconds))
+        args = self.pytest_args(lesson, [slug], folder / "submission", result, folder / "plots", expected)
         if submission_seconds is not None:
             args += ["--submission-seconds", f"{submission_seconds:.3f}"]
         for attempt in (1, 2):
@@ -83,21 +85,60 @@ class GradingServer:
             return None, f"pytest exited with {json.loads(answer).get('exit')}. {self._log_errors()}"
         return json.loads(result.read_text(encoding="utf-8")), ""
 
-    def _reference_values(self, lesson: str, slug: str, seconds: float) -> Path | None:
-        """In the autograde run's process: the file of the reference's expected values for this exercise, graded
-        once for the whole run (by the first notebook that needs it). None where there is no such process or the
-        reference could not be graded: this session then computes them, as before."""
+    def grade_together(self, lesson: str, sources: dict[str, str], seconds: float,
+                       submission_seconds: float | None = None) -> dict[str, dict]:
+        """Under autograde, in the run's process only: every answer of the notebook in one session (pytest's own
+        start-up, paid once instead of once per exercise), as a batch grades a student. Each exercise's part of the
+        result model, by slug; none (the cells then grade their exercises one by one) where there is no such process,
+        the reference could not be graded, or the session did not end in time (it is then killed). `seconds` is one
+        exercise's time limit."""
+        if self.shared is None or self.root is None or not sources:
+            return {}
+        seconds = _saving_only(seconds)
+        slugs = list(sources)
+        expected = self._reference_values(lesson, slugs, seconds)
+        if expected is None:
+            return {}
+        folder = self._submission(lesson, sources)
+        args = self.pytest_args(lesson, slugs, folder / "submission", folder / "result.json", folder / "plots",
+                                expected)
+        if submission_seconds is not None:
+            args += ["--submission-seconds", f"{submission_seconds:.3f}"]
+        answer, ready = self._ask(args, seconds)
+        if not ready or not answer or json.loads(answer).get("exit") == EXIT_ZYGOTE_GONE:
+            self.stop(graceful=bool(answer))  # out of time: killed; gone or without its zygote: let go of
+            return {}
+        try:
+            model = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {exercise["slug"]: exercise for exercise in model.get("exercises", [])}
+
+    def _submission(self, lesson: str, sources: dict[str, str]) -> Path:
+        """A folder of this kernel's scratch holding `submission/<lesson>/<slug>.py` for each answer."""
+        self.count += 1
+        folder = self.scratch / f"{self.count}-{'-'.join(sources) if len(sources) == 1 else 'notebook'}"
+        (folder / "submission" / lesson).mkdir(parents=True)
+        for slug, source in sources.items():
+            (folder / "submission" / lesson / f"{slug}.py").write_text(source, encoding="utf-8")
+        return folder
+
+    def _reference_values(self, lesson: str, slugs: list[str], seconds: float) -> Path | None:
+        """In the autograde run's process: the file of the reference's expected values for these exercises, graded
+        once for the whole run (by the first notebook that needs them). None where there is no such process or the
+        reference could not be graded: the session then computes them, as before."""
         if self.shared is None or self.root is None:
             return None
-        values = Path(str(self.shared["folder"])) / "expected" / f"{lesson}-{slug}.json"
+        which = hashlib.sha256(",".join(slugs).encode()).hexdigest()[:16]
+        values = Path(str(self.shared["values"])) / f"{lesson}-{which}.json"
         if values.is_file():
             return values
         strict = ["--require-confinement"] if self.require_confinement else []
-        folder = self.scratch / f"reference-{slug}"
-        answer, ready = self._ask([str(self.root / "exercises" / lesson / f"{slug}.py"), "--submission",
-                                   str(self.root / "reference"), "--expected-cache", str(values), "--plots",
-                                   str(folder / "plots"), "-p", "no:cacheprovider", "-p", "no:unraisableexception",
-                                   "-q", *strict], seconds)
+        folder = self.scratch / f"reference-{which}"
+        targets = [str(self.root / "exercises" / lesson / f"{slug}.py") for slug in slugs]
+        answer, ready = self._ask([*targets, "--submission", str(self.root / "reference"), "--expected-cache",
+                                   str(values), "--plots", str(folder / "plots"), "-p", "no:cacheprovider", "-p",
+                                   "no:unraisableexception", "-q", *strict], seconds)
         if not ready or not answer:
             self.stop(graceful=False)  # stuck or gone: this kernel goes on with a process of its own
             return None
@@ -131,7 +172,7 @@ class GradingServer:
         assert process.stdin is not None and process.stdout is not None
         return process.stdin, process.stdout
 
-    def pytest_args(self, lesson: str, slug: str, submission: Path, result: Path, plots: Path,
+    def pytest_args(self, lesson: str, slugs: list[str], submission: Path, result: Path, plots: Path,
                     expected: Path | None = None) -> list[str]:
         # pytest's unraisable-exception plugin runs gc.collect() five times at the end of every
         # session: a second with torch loaded, for each test cell. It changes no verdict.
@@ -139,13 +180,13 @@ class GradingServer:
                   "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q"]
         if self.root is not None:
             strict = ["--require-confinement"] if self.require_confinement else []
-            target = str(self.root / "exercises" / lesson / f"{slug}.py")
+            targets = [str(self.root / "exercises" / lesson / f"{slug}.py") for slug in slugs]
             if expected is not None:  # the reference's values, graded once for the run (nothing is drawn again)
-                return [target, "--expected-cache", str(expected), *strict, *common]
+                return [*targets, "--expected-cache", str(expected), *strict, *common]
             # Computed in this session, as nbgrader would, writing nothing outside the course; one session per
             # exercise, so the first draws every generated input for the others.
-            return [target, "--draw-ahead", "--no-expected-cache", *strict, *common]
-        return [str(self.bundle / "exercises" / lesson / f"{slug}.py"), "-c", str(self.bundle / INI_FILE),
+            return [*targets, "--draw-ahead", "--no-expected-cache", *strict, *common]
+        return [*(str(self.bundle / "exercises" / lesson / f"{slug}.py") for slug in slugs), "-c", str(self.bundle / INI_FILE),
                 "--rootdir", str(self.bundle), "-p", BUNDLE_PLUGIN,
                 "--replay-expected", str(self.bundle / EXPECTED_FILE), *common]
 
@@ -206,10 +247,15 @@ class GradingServer:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
+def _saving_only(seconds: float) -> float:
+    """How long to wait for a session of the run's process that only saves time (SHARED_SESSION_SECONDS)."""
+    return min(seconds / 3, SHARED_SESSION_SECONDS)
+
+
 def _shared_address() -> dict | None:
     """Where the autograde run's grading process listens (shared_server.py), if nbgrader started one."""
     try:
         address = json.loads(os.environ.get(SERVER_ENV, ""))
     except ValueError:
         return None
-    return address if isinstance(address, dict) and {"socket", "pid", "folder"} <= set(address) else None
+    return address if isinstance(address, dict) and {"socket", "pid", "values"} <= set(address) else None

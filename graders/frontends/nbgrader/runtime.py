@@ -99,6 +99,7 @@ class Checks:
         self.sources: dict[str, str] = {}
         self.allowed = {TEST_CELL.format(slug=slug).strip() for slug in self.points}
         self.server: GradingServer | None = None
+        self.together: dict[str, dict] | None = None  # under autograde: every exercise's result, from one session
 
     def __repr__(self) -> str:
         mode = "all checks, live reference" if self.instructor else "public checks, recorded values"
@@ -147,26 +148,40 @@ class Checks:
         if problem:
             print(UNSAFE_AUTOGRADE.format(problem=problem))
             return 0.0
-        server = self._server()
-        left = None if self.submission_seconds is None else max(self.submission_seconds - self.spent, 0.001)
-        result, detail = server.grade(self.lesson, slug, source, self.exercise_seconds, submission_seconds=left)
-        if result is None:
-            self.server = None  # it was stopped; the next exercise gets a fresh one
-            if detail == "timeout":
-                print(TOO_SLOW.format(slug=slug, seconds=self.exercise_seconds))
-            else:
-                print(NO_RESULT.format(slug=slug, detail=detail))
-            return 0.0
-        exercise = next((e for e in result.get("exercises", []) if e.get("slug") == slug), None)
+        exercise = self._graded_together(slug) if self.instructor else None
         if exercise is None:
-            print(NO_RESULT.format(slug=slug, detail=detail))
-            return 0.0
+            server = self._server()
+            left = None if self.submission_seconds is None else max(self.submission_seconds - self.spent, 0.001)
+            result, detail = server.grade(self.lesson, slug, source, self.exercise_seconds, submission_seconds=left)
+            if result is None:
+                self.server = None  # it was stopped; the next exercise gets a fresh one
+                if detail == "timeout":
+                    print(TOO_SLOW.format(slug=slug, seconds=self.exercise_seconds))
+                else:
+                    print(NO_RESULT.format(slug=slug, detail=detail))
+                return 0.0
+            exercise = next((e for e in result.get("exercises", []) if e.get("slug") == slug), None)
+            if exercise is None:
+                print(NO_RESULT.format(slug=slug, detail=detail))
+                return 0.0
         self.spent += float(exercise.get("seconds", 0.0))
         print_feedback(exercise, public_only=not self.instructor)
         show_plots(exercise)
         if os.environ.get("NBGRADER_EXECUTION") == "validate":
             return self._validated(exercise, slug)
         return round(min(float(exercise["score"]), self.points[slug]), 6)
+
+    def _graded_together(self, slug: str) -> dict | None:
+        """Under autograde every answer is on disk from the start, so the first test cell grades them all in one
+        session of the run's grading process (pytest starts once, not once per exercise, as in a batch) and each
+        test cell shows its own part. None where that did not happen (no such process, or the session took too long:
+        grading_server.SHARED_SESSION_SECONDS); the cell then grades its exercise alone, as before."""
+        if self.together is None:
+            sources = {each: _answer_on_disk(self.notebook, each) for each in self.points}
+            found = {each: source for each, source in sources.items() if source is not None}
+            self.together = self._server().grade_together(self.lesson, found, self.exercise_seconds,
+                                                          submission_seconds=self.submission_seconds)
+        return self.together.get(slug)
 
     def _validated(self, exercise: dict, slug: str) -> float:
         """What `nbgrader validate` (the students' Validate button) is told: the cell's full points

@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-SERVER_ENV = "GRADERS_AUTOGRADE_SERVER"  # {"socket", "pid", "folder"} of the running process, for the kernels
+SERVER_ENV = "GRADERS_AUTOGRADE_SERVER"  # {"socket", "pid", "values"} of the running process, for the kernels
 SERVER_FILE = Path(__file__).resolve().parent / "server.py"
 START_SECONDS = 60.0  # for pytest to load and the socket to listen: seconds, unless the machine is swamped
 
@@ -40,6 +40,9 @@ class SharedServer:
     def __init__(self) -> None:
         self.process: subprocess.Popen | None = None
         self.folder: Path | None = None
+        # The reference's expected values, graded by the first notebook: kept for the whole run, past a process
+        # killed after a timeout. Only grading processes write here (the plugin's --expected-cache).
+        self.values: Path | None = None
 
     def ensure(self) -> dict[str, object] | None:
         """The running process's address (started now if none runs), or None if it could not be started: the
@@ -47,7 +50,9 @@ class SharedServer:
         if self.process is not None and self.process.poll() is None:
             return self.address()
         self.stop()
-        self.folder = Path(tempfile.mkdtemp(prefix="graders-autograde-"))  # mode 0700: this user's only
+        if self.values is None or not self.values.is_dir():
+            self.values = Path(tempfile.mkdtemp(prefix="graders-autograde-values-"))  # mode 0700: this user's only
+        self.folder = Path(tempfile.mkdtemp(prefix="graders-autograde-"))
         socket_path = self.folder / "socket"
         self.process = subprocess.Popen(
             [sys.executable, "-I", str(SERVER_FILE), "--listen", str(socket_path), str(self.folder / "server.log")],
@@ -63,7 +68,7 @@ class SharedServer:
 
     def address(self) -> dict[str, object]:
         assert self.process is not None and self.folder is not None
-        return {"socket": str(self.folder / "socket"), "pid": self.process.pid, "folder": str(self.folder)}
+        return {"socket": str(self.folder / "socket"), "pid": self.process.pid, "values": str(self.values)}
 
     def stop(self) -> None:
         """Tell the process to end (its stdin closes), as a finished nbgrader would; kill what is left after a few
@@ -87,8 +92,16 @@ class SharedServer:
             self.folder = None
 
 
+    def close(self) -> None:
+        """At the end of the run: the process stopped, its values removed."""
+        self.stop()
+        if self.values is not None:
+            shutil.rmtree(self.values, ignore_errors=True)
+            self.values = None
+
+
 SHARED = SharedServer()
-atexit.register(SHARED.stop)
+atexit.register(SHARED.close)
 
 
 def offer_to_kernels() -> None:
