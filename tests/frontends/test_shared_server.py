@@ -126,3 +126,14 @@ def test_a_notebook_too_slow_for_one_session_is_left_to_its_cells(shared) -> Non
         assert kernel.grade_together(LESSON.folder, {SLUG: REFERENCE}, LESSON_SECONDS) == {}  # the cells grade now
     finally:
         kernel.close()
+
+
+def test_a_changed_course_gets_a_new_process_and_new_values(shared, monkeypatch) -> None:
+    # A formgrader's process lives on between autograde runs, and an instructor may mend a check in between.
+    first = shared.address()
+    assert shared.ensure() == first  # the same course: the same process and values
+    monkeypatch.setattr("graders.engine.course_version.course_digest", lambda: "another version of the course")
+    second = shared.ensure()
+    assert second is not None
+    assert second["pid"] != first["pid"] and second["values"] != first["values"]
+    assert not Path(str(first["values"])).exists()

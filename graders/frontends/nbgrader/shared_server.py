@@ -12,7 +12,10 @@ one student after another the same way: workers are forked from a zygote that wa
 anything of the grading was loaded, so no classmate's answer is ever in a worker's memory.
 Student code runs only in those workers, which cannot open this folder. A kernel whose exercise
 runs out of time kills the process (as it killed its own); the next notebook gets a new one.
-It ends when nbgrader does: its stdin is a pipe from this process.
+It ends when nbgrader does (its stdin is a pipe from this process), or after two idle minutes
+(server.py's IDLE_SECONDS) where nbgrader's process lives on, as the formgrader's does; there a
+course that changed in between (its digest, graders/engine/course_version.py) gets a new process
+and new values.
 """
 
 from __future__ import annotations
@@ -43,15 +46,24 @@ class SharedServer:
         # The reference's expected values, graded by the first notebook: kept for the whole run, past a process
         # killed after a timeout. Only grading processes write here (the plugin's --expected-cache).
         self.values: Path | None = None
+        self.course = ""  # the digest of the course that process grades, and those values are of
 
     def ensure(self) -> dict[str, object] | None:
         """The running process's address (started now if none runs), or None if it could not be started: the
         kernels then start their own, as they did before."""
-        if self.process is not None and self.process.poll() is None:
+        from graders.engine.course_version import course_digest  # no torch: the checks' and reference's files
+
+        # A formgrader's process lives on between autograde runs: a course changed since (a check mended) gets a new
+        # process, which loads it, and new values.
+        course = course_digest()
+        if self.process is not None and self.process.poll() is None and course == self.course:
             return self.address()
         self.stop()
-        if self.values is None or not self.values.is_dir():
+        if self.values is None or not self.values.is_dir() or course != self.course:
+            if self.values is not None:
+                shutil.rmtree(self.values, ignore_errors=True)
             self.values = Path(tempfile.mkdtemp(prefix="graders-autograde-values-"))  # mode 0700: this user's only
+        self.course = course
         self.folder = Path(tempfile.mkdtemp(prefix="graders-autograde-"))
         socket_path = self.folder / "socket"
         self.process = subprocess.Popen(
