@@ -8,8 +8,9 @@ expected.json, and no other pytest plugin loaded.
 
 Under autograde the instructor's kernel uses the process nbgrader started for the whole run
 (shared_server.py, found through SERVER_ENV) and starts its own only where there is none, or
-after that one was stopped. There the reference is graded once per exercise for the whole run,
-and its expected values, kept in that process's folder, serve every student's session.
+after that one was stopped. There the reference is graded once for the whole run (per set of
+exercises asked together), its expected values serve every student's session, and a notebook's
+answers are graded in one session (`grade_together`).
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import os
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
-import socket
 import tempfile
 from pathlib import Path
 from typing import IO
@@ -186,8 +187,8 @@ class GradingServer:
             # Computed in this session, as nbgrader would, writing nothing outside the course; one session per
             # exercise, so the first draws every generated input for the others.
             return [*targets, "--draw-ahead", "--no-expected-cache", *strict, *common]
-        return [*(str(self.bundle / "exercises" / lesson / f"{slug}.py") for slug in slugs), "-c", str(self.bundle / INI_FILE),
-                "--rootdir", str(self.bundle), "-p", BUNDLE_PLUGIN,
+        targets = [str(self.bundle / "exercises" / lesson / f"{slug}.py") for slug in slugs]
+        return [*targets, "-c", str(self.bundle / INI_FILE), "--rootdir", str(self.bundle), "-p", BUNDLE_PLUGIN,
                 "--replay-expected", str(self.bundle / EXPECTED_FILE), *common]
 
     def command(self) -> tuple[list[str], dict[str, str]]:

@@ -69,7 +69,7 @@ class SharedServer:
         self.process = subprocess.Popen(
             [sys.executable, "-I", str(SERVER_FILE), "--listen", str(socket_path), str(self.folder / "server.log")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.folder,
-            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},  # the kernels name the plugin (grading_server.py)
+            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},  # the kernels name the plugin to load
             text=True, start_new_session=True)
         assert self.process.stdout is not None
         if not select.select([self.process.stdout], [], [], START_SECONDS)[0] or \
