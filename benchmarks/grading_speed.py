@@ -2,7 +2,8 @@
 
 Times `pytest exercises/ --submission reference` (the whole lesson, every check, real
 workers) against `python -c "import torch"`, alternating them so that a noisy machine slows
-all alike, and prints the medians and their ratios (goal: at most 2.0). A student's run keeps
+all alike, and prints the medians and their ratios against two goals: at most GOAL on a usual
+run, at most FIRST_RUN_GOAL on the first (issue 26; the usual run's goal was 2.0 before). A student's run keeps
 the expected values and drawn inputs for the next (graders/engine/kept_values.py, here in a scratch
 folder): the goal is judged on such runs, every run after the first; the first, which keeps
 nothing yet, is timed once, and runs that keep nothing (`--no-expected-cache`) are timed
@@ -26,7 +27,8 @@ from pathlib import Path
 from graders.engine import kept_values
 
 ROOT = Path(__file__).resolve().parent.parent
-GOAL = 2.0
+GOAL = 1.5  # a student's usual run: the values kept by the run before
+FIRST_RUN_GOAL = 2.0  # a student's first run, which keeps nothing yet
 SLUG = "sin_exp_derivative"
 ANALYTIC_BODY = "    return torch.exp(-x) * (torch.cos(x) - torch.sin(x))\n"
 HOSTILE = {
@@ -72,6 +74,9 @@ def main() -> None:
     print(f"grade the reference (lesson): median {cost:.2f} s; keeping nothing: {fresh:.2f} s "
           f"(ratio {fresh / floor:.2f}); the first run: {first:.2f} s (ratio {first / floor:.2f})")
     print(f"ratio: {ratio:.2f} (goal: at most {GOAL}) -> {'OK' if ratio <= GOAL else 'OVER'}")
+    first_ratio = first / floor
+    print(f"first run's ratio: {first_ratio:.2f} (goal: at most {FIRST_RUN_GOAL}) -> "
+          f"{'OK' if first_ratio <= FIRST_RUN_GOAL else 'OVER'}")
 
     reference = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
     with tempfile.TemporaryDirectory() as scratch:
