@@ -136,10 +136,9 @@ class GradingServer:
             return values
         strict = ["--require-confinement"] if self.require_confinement else []
         folder = self.scratch / f"reference-{which}"
-        targets = [str(self.root / "exercises" / lesson / f"{slug}.py") for slug in slugs]
-        answer, ready = self._ask([*targets, "--submission", str(self.root / "reference"), "--expected-cache",
-                                   str(values), "--plots", str(folder / "plots"), "-p", "no:cacheprovider", "-p",
-                                   "no:unraisableexception", "-q", *strict], seconds)
+        answer, ready = self._ask([*_targets(self.root, lesson, slugs), "--submission", str(self.root / "reference"),
+                                   "--expected-cache", str(values), "--plots", str(folder / "plots"), "-p",
+                                   "no:cacheprovider", "-p", "no:unraisableexception", "-q", *strict], seconds)
         if not ready or not answer:
             self.stop(graceful=False)  # stuck or gone: this kernel goes on with a process of its own
             return None
@@ -161,11 +160,12 @@ class GradingServer:
     def _channel(self) -> tuple[IO[str], IO[str]]:
         """Where requests go and answers come from: the autograde run's process, if it is there, else our own."""
         if self.shared is not None and self.connection is None:
+            link = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                link = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 link.connect(str(self.shared["socket"]))
                 self.connection = (link, link.makefile("w", encoding="utf-8"), link.makefile("r", encoding="utf-8"))
             except OSError:
+                link.close()
                 self.shared = None  # gone (killed after a timeout): start one of our own
         if self.connection is not None:
             return self.connection[1], self.connection[2]
@@ -181,15 +181,14 @@ class GradingServer:
                   "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q"]
         if self.root is not None:
             strict = ["--require-confinement"] if self.require_confinement else []
-            targets = [str(self.root / "exercises" / lesson / f"{slug}.py") for slug in slugs]
+            targets = _targets(self.root, lesson, slugs)
             if expected is not None:  # the reference's values, graded once for the run (nothing is drawn again)
                 return [*targets, "--expected-cache", str(expected), *strict, *common]
             # Computed in this session, as nbgrader would, writing nothing outside the course; one session per
             # exercise, so the first draws every generated input for the others.
             return [*targets, "--draw-ahead", "--no-expected-cache", *strict, *common]
-        targets = [str(self.bundle / "exercises" / lesson / f"{slug}.py") for slug in slugs]
-        return [*targets, "-c", str(self.bundle / INI_FILE), "--rootdir", str(self.bundle), "-p", BUNDLE_PLUGIN,
-                "--replay-expected", str(self.bundle / EXPECTED_FILE), *common]
+        return [*_targets(self.bundle, lesson, slugs), "-c", str(self.bundle / INI_FILE), "--rootdir", str(self.bundle),
+                "-p", BUNDLE_PLUGIN, "--replay-expected", str(self.bundle / EXPECTED_FILE), *common]
 
     def command(self) -> tuple[list[str], dict[str, str]]:
         paths = [] if self.root is not None else [str(self.bundle.parent), str(self.bundle)]
@@ -246,6 +245,11 @@ class GradingServer:
         """Stop the process and delete the answers and logs it was given."""
         self.stop()
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _targets(root: Path, lesson: str, slugs: list[str]) -> list[str]:
+    """pytest's arguments for these exercises' checks: `<root>/exercises/<lesson>/<slug>.py`."""
+    return [str(root / "exercises" / lesson / f"{slug}.py") for slug in slugs]
 
 
 def _saving_only(seconds: float) -> float:

@@ -177,7 +177,8 @@ class Checks:
         test cell shows its own part. None where that did not happen (no such process, or the session took too long:
         grading_server.SHARED_SESSION_SECONDS); the cell then grades its exercise alone, as before."""
         if self.together is None:
-            sources = {each: _answer_on_disk(self.notebook, each) for each in self.points}
+            cells = _code_cells(self.notebook)  # the file read once, for every answer
+            sources = {each: _answer_in(cells, each) for each in self.points}
             found = {each: source for each, source in sources.items() if source is not None}
             self.together = self._server().grade_together(self.lesson, found, self.exercise_seconds,
                                                           submission_seconds=self.submission_seconds)
@@ -270,7 +271,16 @@ def _source_of(cell: dict) -> str:
 def _answer_on_disk(notebook: Path, slug: str) -> str | None:
     """The answer cell nbgrader knows by its grade_id; else the cell that says `%%answer slug`. Of copies, the last:
     the one the student wrote most recently, as `nbgrader check` and the batch's reader keep."""
-    cells = [c for c in _cells(notebook) if c.get("cell_type") == "code"][::-1]
+    return _answer_in(_code_cells(notebook), slug)
+
+
+def _code_cells(notebook: Path) -> list[dict]:
+    """The notebook's code cells, the last first."""
+    return [c for c in _cells(notebook) if c.get("cell_type") == "code"][::-1]
+
+
+def _answer_in(cells: list[dict], slug: str) -> str | None:
+    """_answer_on_disk's answer, from the code cells `_code_cells` read."""
     for cell in cells:
         if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == f"answer-{slug}":
             return strip_magic(_source_of(cell))
