@@ -2,10 +2,11 @@
 
 pytest loads this module in every run of this environment, so it stays light: the
 options, the markers, and at configure three steps in this order: fork the helper that
-draws the run's generated inputs (graders/engine/drawing.py), import torch and start the sandbox's
-zygote (graders/sandbox/zygote.py), then import the grading session (graders/engine/session.py). Until
-the zygote is started, nothing of the grading is loaded here (not even course_config.py), so
-the zygote may be forked from this process, which then holds torch and pytest's settings only.
+draws the run's generated inputs (graders/engine/drawing.py), import torch and start the
+sandbox's zygote (graders/sandbox/zygote.py), which runs the graded rooms' warm-ups
+meanwhile, then import the grading session (graders/engine/session.py). Until the zygote
+is started, nothing of the grading is loaded here (not even course_config.py), so the
+zygote may be forked from this process, which then holds torch and pytest's settings only.
 The helper draws while torch loads.
 """
 
@@ -22,6 +23,8 @@ from graders.engine.options import (HIDDEN_MARKER, KEPT, POINTS_MARKER, add_opti
                                     kept_values_file, replay_file)
 
 pytest_addoption = add_options  # pytest finds its hooks by name
+_PACKAGE = __name__.split(".")[0]  # graders, or nbchecks in a student bundle
+_PACKAGE_FOLDER = Path(__file__).resolve().parents[1]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -31,7 +34,8 @@ def pytest_configure(config: pytest.Config) -> None:
     args = [str(arg) for arg in config.args]
     # Nothing of the grading is loaded yet (no course_config.py, no checks, no reference): until the
     # zygote is forked below, this process must hold nothing a worker may not see.
-    grading = bool(exercise_files(args, here))
+    graded = exercise_files(args, here)
+    grading = bool(graded)
     cache = config.getoption("graders_cache")
     # With the batch's cached values at hand there is nothing to draw: no helper is forked (a grading service
     # would fork one for each submission, each finding the same).
@@ -47,7 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # Forked now, from a process that holds torch and pytest's settings and nothing of the grading
         # (the zygote sheds the environment); where this process holds more (a batch's grading
         # process, a test run in process), it is exec'd instead: see graders/sandbox/zygote.py.
-        sandbox.start_zygote(fork=True)
+        sandbox.start_zygote(fork=True, warm_ups=room_warm_ups(graded))
     config.stash[KEPT] = kept_values_file(config) if grading else None
     from graders.engine import session  # the grading: course_config, the checks, the reference, when needed
 
@@ -91,6 +95,15 @@ def exercise_files(args: list[str], here: Path) -> list[Path]:
             found += [p for p in path.glob(patterns) if p.parent.parent.name == "exercises" and p.stem.isidentifier()
                       and not p.name.startswith("_")]
     return found
+
+
+def room_warm_ups(files: list[Path]) -> tuple[str, ...]:
+    """The `warm_up` of each graded exercise's room that has drivers (graders/<lesson>/<slug>/drivers.py), as the
+    zygote names them. It runs them while the grader collects, so the first worker is forked without waiting
+    for them; drivers that define no `warm_up` have nothing to run."""
+    names = [f"{_PACKAGE}.{path.parent.name}.{path.stem}.drivers:warm_up" for path in files
+             if (_PACKAGE_FOLDER / path.parent.name / path.stem / "drivers.py").is_file()]
+    return tuple(dict.fromkeys(names))
 
 
 def exercises_reached(args: list[str], here: Path) -> list[tuple[str, str]]:

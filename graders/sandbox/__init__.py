@@ -27,10 +27,14 @@ _LAZY = {
 }
 
 
-def start_zygote(fork: bool = False) -> None:
+def start_zygote(fork: bool = False, warm_ups: tuple[str, ...] = ()) -> None:
     """Start this process's zygote now, unless one runs: forked from here while nothing of the grading
-    is loaded, if `fork` (a student's own run, torch just imported), else exec'd (see zygote.py)."""
+    is loaded, if `fork` (a student's own run, torch just imported), else exec'd (see zygote.py). The
+    zygote runs `warm_ups` (drivers' "module:function"s) as soon as it has loaded, before any worker
+    is asked for, so that the first one is forked without waiting for them."""
     ZYGOTE.start(fork)
+    if warm_ups:
+        ZYGOTE.warm(warm_ups)
 
 
 def prepare() -> int:

@@ -158,6 +158,9 @@ def _act(message: dict, fds: list[int], children: dict[int, int], control: socke
     if message["op"] != "spawn" or len(fds) != 1:
         for fd in fds:
             os.close(fd)
+        if message["op"] == "warm":  # the run's warm-ups, ahead of its first spawn (zygote.Zygote.warm)
+            for warm_up in (message.get("warm_ups") or []):
+                _warm(str(warm_up))
         return
     for warm_up in (message.get("warm_ups") or []):
         _warm(str(warm_up))

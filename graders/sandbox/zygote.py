@@ -159,6 +159,11 @@ class Zygote:
         self._send({"op": "spawn", "number": self.count, **request}, [channel.fileno()])
         return self.count
 
+    def warm(self, warm_ups: tuple[str, ...]) -> None:
+        """Have the zygote run these drivers' warm-ups now, while it waits for its first spawn."""
+        self.start()
+        self._send({"op": "warm", "number": 0, "warm_ups": list(warm_ups)})
+
     def kill(self, number: int) -> None:
         if self.alive and number not in self.statuses:
             self.killed.add(number)

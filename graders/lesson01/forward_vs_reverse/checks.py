@@ -26,7 +26,7 @@ from graders.lesson01.forward_vs_reverse.mistakes import (BACKWARD_PER_COORDINAT
                                                           MODES, MODE_READ_LOOSELY, MODIFIED_X, ONES_TANGENT,
                                                           REVERSE_ALWAYS_ONE, REVERSE_FOR_FORWARD, SKIPPED_COORDINATE,
                                                           SWAPPED_MODES, UNKNOWN_MODE_AS_REVERSE, VJP_TUPLE_RETURNED)
-from graders.lesson01.forward_vs_reverse.drivers import build, load_jvp, load_jvp_and_vjp, run_mode
+from graders.lesson01.forward_vs_reverse.drivers import build, load_jvp_and_vjp, run_mode, warm_up
 
 EXERCISE = exercise("lesson01", "forward_vs_reverse")
 check = checks_for("lesson01", EXERCISE.slug)
@@ -37,7 +37,7 @@ def worker_warm_up(module_path: Path) -> Callable[[], None]:
     `worker_warm_up`), so that torch.func's one-time loading counts against no call's time
     limit and a batch pays it once per grading process, not once per student. vjp's share
     only for code that uses vjp: the grader reads the file, it does not import it."""
-    return load_jvp_and_vjp if _code_uses_vjp(module_path) else load_jvp
+    return load_jvp_and_vjp if _code_uses_vjp(module_path) else warm_up
 
 
 def _code_uses_vjp(path: Path) -> bool:

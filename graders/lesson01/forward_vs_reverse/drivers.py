@@ -18,15 +18,17 @@ from torch import Tensor
 from torch.autograd import forward_ad
 
 
-def load_jvp() -> None:
-    """jvp's decompositions load on first use (~0.5 s with torch 2.13)."""
+def warm_up() -> None:
+    """What every run of this exercise needs loaded: jvp's decompositions, which load on first use
+    (~0.1 s with torch 2.13). A room's `warm_up` is run by the zygote of every run that grades the
+    room, as soon as the zygote has loaded (pytest_plugin.py): before the first worker is asked for."""
     x = torch.zeros(1)
     torch.func.jvp(torch.sin, (x,), (x,))
 
 
 def load_jvp_and_vjp() -> None:
     """Also vjp: calling its pullback the first time imports torch._dynamo (~3.5 s)."""
-    load_jvp()
+    warm_up()
     x = torch.zeros(1)
     _, pullback = torch.func.vjp(torch.sin, x)
     pullback(x)
