@@ -25,7 +25,7 @@ import pytest
 
 import course_config
 from graders import sandbox
-from graders.engine import kept_values
+from graders.engine import kept_values, request_plans
 from graders.engine.allowance import Allowance
 from graders.engine.causes import Causes, cause_of, said_again
 from graders.engine.collect import collect_mistakes
@@ -150,6 +150,7 @@ class GradingSession:
         self.complete = True
         self.prestarted: dict[str, Student] = {}  # workers forked at collection, not yet used
         self.shared_workers: dict[Path, SubmissionWorker] = {}  # one worker per submission folder (sandbox.shared)
+        self.plans: dict[str, request_plans.Plans] | None = None  # the run before's requests, read when first needed
         self.display_paths: dict[str, str] = {}  # how messages name each exercise's file
         self.module_paths: dict[str, Path] = {}  # each graded exercise's file in the submission
         self.causes = Causes()  # per exercise: the causes already explained in full, and by which check
@@ -208,7 +209,8 @@ class GradingSession:
         else:
             shared = self.shared_workers.get(path.parent)
             if shared is None:
-                shared = self.shared_workers[path.parent] = SubmissionWorker(path.parent, self.budget, self.sandbox)
+                shared = self.shared_workers[path.parent] = SubmissionWorker(path.parent, self.budget, self.sandbox,
+                                                                             self._plans_of(path.parent))
             # A driver module's one-time loading, which the zygote runs before it forks the worker.
             choose_warm_up = getattr(node.obj, "worker_warm_up", None)
             chosen = choose_warm_up(path) if choose_warm_up is not None else None
@@ -455,6 +457,10 @@ class GradingSession:
         if kept is not None and RECORDING.mode == CACHE and RECORDING.grew:
             RECORDING.save(kept)
             kept_values.forget_other_versions(kept)
+        asked = {str(folder.resolve()): shared.asked for folder, shared in self.shared_workers.items()
+                 if shared.asked and shared.asked != {m: shared.plans.get(m) for m in shared.asked}}
+        if kept is not None and asked:
+            request_plans.save(request_plans.path_beside(kept), asked)
         RECORDING.mode = LIVE
         ran = sum(len(result.checks) for result in self.results.values())
         selected = sum(1 for item in session.items if item.get_closest_marker("points") is not None)
@@ -463,6 +469,15 @@ class GradingSession:
         target = self.json_path()
         if target is not None:
             self.submission_result().write(target)
+
+    def _plans_of(self, folder: Path) -> request_plans.Plans:
+        """The requests the run before made of this submission folder's modules, where this run keeps values."""
+        kept = self.config.stash.get(KEPT, None)
+        if kept is None:
+            return {}
+        if self.plans is None:
+            self.plans = request_plans.load(request_plans.path_beside(kept))
+        return self.plans.get(str(folder.resolve()), {})
 
     def json_path(self) -> Path | None:
         path = _setting(self.config, "graders_json")

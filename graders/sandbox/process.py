@@ -162,17 +162,39 @@ class Worker:
                             self.budget.import_seconds, during="importing the module")
 
     def request(self, message: dict, seconds: float | None = None, during: str = "the call") -> Outcome:
-        assert self.sock is not None, "start() the worker first"
         limit = self.budget.call_seconds if seconds is None else seconds
-        self.requests += 1
-        data = wire.pack({**message, "id": self.requests})
+        sent = self.send([wire.pack(message)], limit, during)
+        return sent if isinstance(sent, Outcome) else self.receive(sent[0], limit, during)
+
+    def send(self, bodies: list[bytes], seconds: float | None = None, during: str = "the call") -> list[int] | Outcome:
+        """Send packed requests, in one write, without waiting for their answers; returns their numbers, which
+        `receive` takes. The worker answers its requests one after another, in the order they were sent
+        (shared.Lease sends some ahead of the checks that ask them)."""
+        if self.sock is None:  # stopped (a timeout, a death) since it was started
+            return self._died(f"before {during}")
+        numbers = list(range(self.requests + 1, self.requests + 1 + len(bodies)))
+        self.requests += len(bodies)
+        frames = b"".join(struct.pack("!QQ", len(body), number) + body for body, number in zip(bodies, numbers))
         try:
-            self.sock.settimeout(limit)
-            self.sock.sendall(struct.pack("!Q", len(data)) + data)
+            self.sock.settimeout(self.budget.call_seconds if seconds is None else seconds)
+            self.sock.sendall(frames)
         except OSError:
             return self._died(f"before {during}")
-        outcome = self._read(limit, during)
-        if outcome.replied and outcome.status in _ANSWERS and outcome.request_id != self.requests:
+        return numbers
+
+    @property
+    def send_buffer(self) -> int:
+        """The bytes the socket holds on its way to the worker before a write waits for it to read."""
+        assert self.sock is not None, "start() the worker first"
+        return self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+
+    def receive(self, request_id: int, seconds: float | None = None, during: str = "the call") -> Outcome:
+        """The answer to request `request_id`, which must be the oldest one not yet answered, waiting at most
+        `seconds` from now."""
+        if self.sock is None:
+            return self._died(during)
+        outcome = self._read(self.budget.call_seconds if seconds is None else seconds, during)
+        if outcome.replied and outcome.status in _ANSWERS and outcome.request_id != request_id:
             self.stop()
             return Outcome("broken", detail="the answer did not belong to this call (it was forged or stale)")
         return outcome

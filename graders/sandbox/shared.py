@@ -12,22 +12,37 @@ breaks the worker pays for it: a timeout or a crash kills the
 worker, that exercise's later checks and every later exercise get a fresh one, as before.
 Should two exercises' checks interleave, a lease whose module is no longer the worker's
 loads it again before its request, so each request still sees only its own module.
+
+In a student's own runs a lease also sends ahead the requests its module's checks made in the
+run before (graders/engine/request_plans.py), so that the worker computes while the grader
+judges: see `Lease`.
 """
 
 from __future__ import annotations
 
+import time
+from collections import deque
 from pathlib import Path
 
 from graders.sandbox.process import Budget, Outcome, Settings, Worker
+from graders.sandbox.wire import pack
+
+# Requests sent ahead and not yet answered: at most this share of the socket's buffer (~200 KiB on Linux), counting
+# a kernel's bookkeeping of up to AHEAD_OVERHEAD bytes per write, so that no write ever waits for the worker to read.
+AHEAD_SHARE = 4
+AHEAD_OVERHEAD = 4096
 
 
 class SubmissionWorker:
     """The worker of one submission folder, replaced when it dies."""
 
-    def __init__(self, code_folder: Path, budget: Budget, settings: Settings) -> None:
+    def __init__(self, code_folder: Path, budget: Budget, settings: Settings,
+                 plans: dict[str, list[bytes]] | None = None) -> None:
         self.code_folder = code_folder
         self.budget = budget
         self.settings = settings
+        self.plans = plans or {}  # module name -> the requests its checks made in the run before (Lease)
+        self.asked: dict[str, list[bytes]] = {}  # module name -> the requests its checks made in this run
         self.warm_ups: list[str] = []  # every exercise's, so that the zygote runs them all before the fork
         self.worker: Worker | None = None
         self.holder: Lease | None = None  # whose module the worker holds now
@@ -56,6 +71,11 @@ class SubmissionWorker:
         outcome = self.worker.start()
         return self.worker if outcome.status == "ready" else outcome
 
+    def settle(self) -> None:
+        """Before another module is loaded: the module loaded now takes the answers it had sent ahead for."""
+        if self.holder is not None:
+            self.holder.settle()
+
     def close(self) -> None:
         if self.worker is not None:
             self.worker.stop()
@@ -64,13 +84,28 @@ class SubmissionWorker:
 
 
 class Lease:
-    """One exercise module's use of its submission's worker: the backend its `Student` holds."""
+    """One exercise module's use of its submission's worker: the backend its `Student` holds.
+
+    With a plan (the requests this module's checks made in the run before, in order), the lease sends
+    them ahead, a share of the socket's buffer at a time, once the module is loaded: the worker computes the
+    next answers while the grader judges the last. A request the checks make is then taken from the
+    front of what was sent ahead when it is the same bytes. The first one that is not ends the plan:
+    what went ahead may have changed the module's state, so a fresh worker loads the module and is
+    asked again, in order, what the checks asked of it so far; from there, each request waits for its
+    answer, as without a plan. Either way each answer is the one its request gets after exactly the
+    checks' own earlier requests: a plan changes when the worker computes, never what.
+    """
 
     def __init__(self, shared: SubmissionWorker, module_path: Path) -> None:
         self.shared = shared
         self.module_path = module_path
         self.worker: Worker | None = None
         self.confinement = None  # what the worker reported before any student code ran
+        self.plan = list(shared.plans.get(module_path.stem, ()))  # packed requests, in order; consumed from the front
+        self.ahead: deque[tuple[bytes, int]] = deque()  # (request, number) sent ahead, not yet taken
+        self.ahead_bytes = 0
+        self.asked: list[bytes] = []  # what the checks asked of this worker since it loaded the module
+        self.replay_seconds = 0.0  # spent asking a fresh worker again what the checks had asked (`_off_plan`)
 
     @property
     def alive(self) -> bool:
@@ -88,17 +123,101 @@ class Lease:
 
     def request(self, message: dict, seconds: float | None = None) -> Outcome:
         assert self.worker is not None, "start() the lease first"
+        limit = self.shared.budget.call_seconds if seconds is None else seconds
+        body = pack({**message, "module": self.module_path.stem})
+        self.shared.asked.setdefault(self.module_path.stem, []).append(body)  # the next run's plan
         if self.shared.holder is not self and self.worker.alive:  # another exercise's module was loaded since
-            reloaded = self._load(self.worker)
+            self.shared.settle()
+            # What the other module had sent ahead may have ended the worker: then this one loads in a fresh one.
+            worker = self.worker if self.worker.alive else self.shared.started()
+            if isinstance(worker, Outcome):
+                return worker
+            reloaded = self._load(worker)
             if reloaded.status != "ready":
                 return Outcome("broken", detail=f"the module could not be loaded again ({reloaded.status})")
-        return self.worker.request({**message, "module": self.module_path.stem}, seconds)
+        if self.ahead and self.ahead[0][0] != body:
+            started = time.monotonic()
+            failed = self._off_plan()
+            self.replay_seconds += time.monotonic() - started
+            if failed is not None:
+                return failed
+        if self.ahead:
+            _, number = self.ahead.popleft()
+            self.ahead_bytes -= len(body) + AHEAD_OVERHEAD
+            outcome = self.worker.receive(number, limit)
+        else:
+            sent = self.worker.send([body], limit)
+            outcome = sent if isinstance(sent, Outcome) else self.worker.receive(sent[0], limit)
+        self.asked.append(body)
+        if self.worker.alive:
+            self._send_ahead()
+        else:  # what went ahead died with it; a fresh worker is asked request by request
+            self._drop_plan()
+        return outcome
 
     def stop(self) -> None:
         """This exercise is done with the worker; the next one loads its module over it."""
+        if self.ahead and self.worker is not None:
+            # Requests of the last run that this one did not make may be running: the next module gets a fresh worker.
+            self.worker.stop()
+        self._drop_plan()
         if self.shared.holder is self:
             self.shared.holder = None
         self.worker = None
+
+    def settle(self) -> None:
+        """Another module is about to be loaded in this worker: first take every answer sent ahead (unused)."""
+        while self.ahead and self.worker is not None and self.worker.alive:
+            _, number = self.ahead.popleft()
+            self.worker.receive(number)
+        self._drop_plan()
+
+    def _send_ahead(self) -> None:
+        """Top up what went ahead, in one write, once at most half of what may go ahead is still out (fewer,
+        larger writes: each one wakes the worker)."""
+        assert self.worker is not None
+        # What the worker has not read yet must fit in the socket's buffer, so that a write never waits on a
+        # worker that itself waits to send its answers: that would hold both until the call's time limit.
+        room = self.worker.send_buffer // AHEAD_SHARE
+        if not self.plan or self.ahead_bytes > room // 2:
+            return
+        bodies: list[bytes] = []
+        while self.plan and (not self.ahead and not bodies
+                             or self.ahead_bytes + len(self.plan[0]) + AHEAD_OVERHEAD <= room):
+            bodies.append(self.plan.pop(0))
+            self.ahead_bytes += len(bodies[-1]) + AHEAD_OVERHEAD
+        sent = self.worker.send(bodies)
+        if isinstance(sent, Outcome):  # the worker is gone: the next request finds out
+            self._drop_plan()
+            return
+        self.ahead.extend(zip(bodies, sent))
+
+    def _drop_plan(self) -> None:
+        self.plan, self.ahead, self.ahead_bytes = [], deque(), 0
+
+    def _off_plan(self) -> Outcome | None:
+        """The checks asked what the plan did not foresee: a fresh worker, with the module loaded and asked
+        again what the checks asked so far, as if nothing had been sent ahead. An outcome when that fails."""
+        assert self.worker is not None
+        asked = self.asked
+        self.worker.stop()
+        self._drop_plan()
+        fresh = self.shared.started()
+        if isinstance(fresh, Outcome):
+            return fresh
+        self.confinement = fresh.confinement
+        loaded = self._load(fresh)
+        if loaded.status != "ready":
+            return Outcome("broken", detail=f"the module could not be loaded again ({loaded.status})")
+        for body in asked:  # their answers were judged already; only what they did to the module matters
+            sent = fresh.send([body])
+            if isinstance(sent, Outcome):
+                break
+            fresh.receive(sent[0])
+            if not fresh.alive:  # it ended where the first worker did not: the request at hand finds out
+                break
+            self.asked.append(body)
+        return None
 
     def _load(self, worker: Worker) -> Outcome:
         outcome = worker.load(self.module_path)
@@ -113,4 +232,7 @@ class Lease:
         ready = outcome.status == "ready"
         self.worker = worker if ready else None
         self.shared.holder = self if ready else None
+        self.asked = []
+        if ready:
+            self._send_ahead()
         return outcome

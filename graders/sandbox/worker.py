@@ -155,10 +155,12 @@ def _public_names(module: types.ModuleType) -> list[str]:
 
 def _serve(sock: socket.socket, loaded: _Loaded) -> None:
     while True:
-        message = _receive(sock)
-        if message is None:
+        received = _receive(sock)
+        if received is None:
             return
+        request_id, message = received
         request = wire.unpack(message)
+        request["id"] = request_id  # the grader's number for it, in the frame (process.Worker.send)
         if request.get("op") == "load":
             reply = loaded.load(Path(request["module_path"]), str(request["module_name"]))
         else:
@@ -256,12 +258,14 @@ def _send(sock: socket.socket, reply: dict) -> None:
     sock.sendall(struct.pack("!Q", len(data)) + data)
 
 
-def _receive(sock: socket.socket) -> bytes | None:
-    header = _exactly(sock, 8)
+def _receive(sock: socket.socket) -> tuple[int, bytes] | None:
+    """The next request: its number and its packed body."""
+    header = _exactly(sock, 16)
     if header is None:
         return None
-    (length,) = struct.unpack("!Q", header)
-    return _exactly(sock, length)
+    length, request_id = struct.unpack("!QQ", header)
+    body = _exactly(sock, length)
+    return None if body is None else (request_id, body)
 
 
 def _exactly(sock: socket.socket, size: int) -> bytes | None:

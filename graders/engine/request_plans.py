@@ -1,0 +1,54 @@
+"""What a student's run asked each exercise's worker, kept for the next run to send ahead.
+
+The checks ask a module the same requests, in the same order, run after run, as long as its answers
+lead them the same way. In a run that waits for each answer before it judges it, the grader and the
+worker take turns: one of the two is always idle. So a student's run keeps the requests its checks
+made, per submission folder and module, and the next run's leases (graders/sandbox/shared.py) send
+them ahead; a request the checks make differently ends the plan there, with nothing of it left in the
+worker. The file lies beside the kept expected values (kept_values.py), one per version of the course,
+and is written only where those are kept: a student's own runs, never the instructor's paths.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from pathlib import Path
+
+from graders.engine import kept_values
+
+PREFIX = "plans-"
+Plans = dict[str, list[bytes]]  # module name -> its packed requests, in the order the checks made them
+
+
+def path_beside(kept: Path) -> Path:
+    """The plans' file of the version of the course whose expected values are kept in `kept`."""
+    return kept.with_name(PREFIX + kept.name.removeprefix(kept_values.PREFIX))
+
+
+def load(path: Path) -> dict[str, Plans]:
+    """Every folder's plans in the file; none from a file that is missing or not of this shape."""
+    try:
+        stored = json.loads(path.read_text())
+        return {folder: {module: [base64.b64decode(body, validate=True) for body in bodies]
+                         for module, bodies in modules.items()}
+                for folder, modules in stored.items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+def save(path: Path, runs: dict[str, Plans]) -> None:
+    """Store what this run asked, folder by folder and module by module, over what the file held; folders
+    that are gone are dropped."""
+    stored = {folder: modules for folder, modules in load(path).items() if Path(folder).is_dir()}
+    for folder, modules in runs.items():
+        stored[folder] = {**stored.get(folder, {}), **modules}
+    encoded = {folder: {module: [base64.b64encode(body).decode() for body in bodies]
+                        for module, bodies in modules.items()}
+               for folder, modules in stored.items()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")  # two runs at once never share a partial file
+    partial.write_text(json.dumps(encoded))
+    partial.replace(path)
+    kept_values.forget_other_versions(path, PREFIX)

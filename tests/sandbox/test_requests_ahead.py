@@ -1,0 +1,166 @@
+"""Requests sent ahead from the run before's plan (sandbox/shared.py's Lease) change when the worker
+computes an answer, never what the answer is: each is what its request gets after exactly the checks'
+own earlier requests, whatever the plan foresaw."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import mistake_catalogue as catalogue
+from conftest import ROOT
+
+from graders import sandbox
+from graders.engine import kept_values, request_plans
+from graders.engine.student import Student
+from graders.sandbox import Budget
+from graders.sandbox.shared import SubmissionWorker
+from graders.sandbox.zygote import ZYGOTE
+
+COUNTING = """
+calls = 0
+
+
+def run(x):
+    global calls
+    calls += 1
+    while x == 5:  # a call that never ends
+        pass
+    return {"x": x, "calls": calls}
+
+
+def count(x):
+    return {"x": x, "calls": calls}
+"""
+OTHER = "def double(x):\n    return 2 * x\n"
+BUDGET = Budget(call_seconds=2, import_seconds=10, memory_mb=1024, output_kb=64, message_mb=16)
+
+
+def _submission(tmp_path: Path) -> Path:
+    folder = tmp_path / "lesson01"
+    folder.mkdir(exist_ok=True)
+    (folder / "counting.py").write_text(COUNTING)
+    (folder / "other.py").write_text(OTHER)
+    return folder
+
+
+def _asked(folder: Path, calls: list[int], plans: dict | None = None) -> tuple[list, SubmissionWorker, Student]:
+    """Ask counting.run(x) for each x (count(x) for a negative x), in a fresh submission worker given `plans`;
+    the answers, or the failure a check would get."""
+    sandbox.prepare()
+    shared = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
+    student = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: shared.lease(folder / "counting.py"))
+    answers = []
+    for x in calls:
+        try:
+            answers.append(student.call("run", x).value if x >= 0 else student.call("count", x).value)
+        except Exception as failed:  # noqa: BLE001 - a timeout fails the check: here it is an answer too
+            answers.append(type(failed).__name__)
+    return answers, shared, student
+
+
+def test_a_plan_that_holds_sends_every_request_ahead_and_changes_no_answer(tmp_path: Path) -> None:
+    folder = _submission(tmp_path)
+    before, shared, student = _asked(folder, [1, 2, 3])
+    student.close()
+    shared.close()
+    assert before == [{"x": 1, "calls": 1}, {"x": 2, "calls": 2}, {"x": 3, "calls": 3}]
+    plans = shared.asked
+    sandbox.prepare()
+    again = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
+    lease = again.lease(folder / "counting.py")
+    student = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: lease)
+    try:
+        assert student.call("run", 1).value == before[0]
+        assert len(lease.ahead) == 2  # the other two went with the first, before its answer was read
+        assert [student.call("run", x).value for x in (2, 3)] == before[1:]
+        assert again.asked == plans  # what the next run will send ahead
+    finally:
+        student.close()
+        again.close()
+
+
+def test_a_request_the_plan_did_not_foresee_gets_the_answer_it_would_have_got_without_one(tmp_path: Path) -> None:
+    folder = _submission(tmp_path)
+    _, shared, student = _asked(folder, [1, 2, 3])
+    student.close()
+    shared.close()
+    sandbox.prepare()
+    again = SubmissionWorker(folder, BUDGET, sandbox.Settings(), shared.asked)
+    student = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: again.lease(folder / "counting.py"))
+    try:
+        assert student.call("run", 1).value == {"x": 1, "calls": 1}
+        time.sleep(0.5)  # run(2) and run(3), sent ahead, have run by now
+        # Only run(1) was asked before: a worker asked run(7) next would have counted 2 calls, not 4.
+        assert student.call("run", 7).value == {"x": 7, "calls": 2}
+        assert student.call("run", 8).value == {"x": 8, "calls": 3}
+    finally:
+        student.close()
+        again.close()
+
+
+def test_a_planned_call_that_never_ends_costs_nothing_when_it_is_not_asked(tmp_path: Path) -> None:
+    folder = _submission(tmp_path)
+    first, shared, student = _asked(folder, [1, 5])
+    assert first[0] == {"x": 1, "calls": 1} and first[1] == "CheckFailed"  # run(5) timed out
+    student.close()
+    shared.close()
+    sandbox.prepare()
+    again = SubmissionWorker(folder, BUDGET, sandbox.Settings(), shared.asked)
+    student = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: again.lease(folder / "counting.py"))
+    other = Student(folder / "other.py", "other.py", BUDGET, [], lambda: again.lease(folder / "other.py"))
+    try:
+        assert student.call("run", 1).value == {"x": 1, "calls": 1}
+        student.close()  # the exercise ends; run(5) went ahead and is still looping
+        started, spawned = time.monotonic(), ZYGOTE.count
+        assert other.call("double", 21).value == 42
+        assert ZYGOTE.count == spawned + 1  # in a fresh worker: the looping one was stopped
+        assert time.monotonic() - started < BUDGET.call_seconds  # nothing waited for the loop's time limit
+    finally:
+        other.close()
+        again.close()
+
+
+def test_a_planned_call_that_times_out_when_asked_is_a_timeout_as_before(tmp_path: Path) -> None:
+    folder = _submission(tmp_path)
+    first, shared, student = _asked(folder, [1, 5, -1])
+    student.close()
+    shared.close()
+    again, shared_again, student_again = _asked(folder, [1, 5, -1], shared.asked)
+    student_again.close()
+    shared_again.close()
+    # count() comes after the timeout, in a fresh worker in both runs: nothing is counted there yet.
+    assert first == [{"x": 1, "calls": 1}, "CheckFailed", {"x": -1, "calls": 0}], first
+    assert again == first, again
+
+
+def _grade(folder: Path, cache: Path, out: Path, *extra: str) -> dict:
+    env = {**os.environ, kept_values.FOLDER_VARIABLE: str(cache)}
+    subprocess.run([sys.executable, "-m", "pytest", "exercises", "--submission", str(folder), "--json", str(out), "-q",
+                    "-p", "no:cacheprovider", *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    result = json.loads(out.read_text())
+    return {(e["slug"], c["id"]): (c["passed"], c["message"], c["mistake"]) for e in result["exercises"] for c in e["checks"]}
+
+
+def test_a_students_run_after_an_edit_grades_as_a_run_with_no_plan(tmp_path: Path) -> None:
+    """The run before answered with the reference; this one with catalogued mistakes, which make the checks
+    ask otherwise (fail early, diagnose): every check's verdict and message is the one a run without plans
+    gives."""
+    folder = tmp_path / "submission"
+    shutil.copytree(ROOT / "reference", folder)
+    cache = tmp_path / "cache"
+    assert all(verdict[0] for verdict in _grade(folder, cache, tmp_path / "first.json").values())
+    (plans,) = cache.glob(f"{request_plans.PREFIX}*.json")
+    assert str((folder / "lesson01").resolve()) in request_plans.load(plans)  # a plan per folder of modules
+    for slug, name in (("grad_accumulation", "kept_grad_tensor"), ("learning_rate", "never_zeroed"),
+                       ("micrograd", "assigned")):
+        (folder / "lesson01" / f"{slug}.py").write_text(catalogue.submission(slug, name))
+    planned = _grade(folder, cache, tmp_path / "planned.json")
+    unplanned = _grade(folder, cache, tmp_path / "unplanned.json", "--no-expected-cache")
+    assert planned == unplanned
+    assert not all(verdict[0] for verdict in planned.values())
