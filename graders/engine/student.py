@@ -201,7 +201,9 @@ class Student:
             outcome = backend.request(message, seconds)
             # A lease that left its plan asks a fresh worker again what was asked before (sandbox/shared.py):
             # the grader's doing, not the student's time.
-            self.allowance.spend(time.monotonic() - started - (getattr(backend, "replay_seconds", 0.0) - replayed))
+            waited = time.monotonic() - started - (getattr(backend, "replay_seconds", 0.0) - replayed)
+            # A call sent ahead of its check ran partly before it was waited for: what the call itself took counts.
+            self.allowance.spend(max(waited, outcome.seconds if outcome.replied else 0.0))
             if key is not None and outcome.status in ("returned", "raised"):
                 self._answers[key] = _copied(outcome)
         if outcome.output:

@@ -27,10 +27,11 @@ from pathlib import Path
 from graders.sandbox.process import Budget, Outcome, Settings, Worker
 from graders.sandbox.wire import pack
 
-# Requests sent ahead and not yet answered: at most this share of the socket's buffer (~200 KiB on Linux), counting
-# a kernel's bookkeeping of up to AHEAD_OVERHEAD bytes per write, so that no write ever waits for the worker to read.
-AHEAD_SHARE = 4
-AHEAD_OVERHEAD = 4096
+# Requests sent ahead and not yet answered: at most this share of the socket's buffer (~200 KiB on Linux), each one
+# counted with AHEAD_OVERHEAD more bytes than its own for the kernel's bookkeeping (~770 bytes a write, measured;
+# a request goes in a write of its own at worst), so that no write ever waits for the worker to read.
+AHEAD_SHARE = 2
+AHEAD_OVERHEAD = 1024
 
 
 class SubmissionWorker:
@@ -101,7 +102,9 @@ class Lease:
         self.module_path = module_path
         self.worker: Worker | None = None
         self.confinement = None  # what the worker reported before any student code ran
-        self.plan = list(shared.plans.get(module_path.stem, ()))  # packed requests, in order; consumed from the front
+        # Packed requests, in order, consumed from the front: from the first this run has not asked yet (a lease
+        # made after its module's worker died takes up where the last one was).
+        self.plan = list(shared.plans.get(module_path.stem, ()))[len(shared.asked.get(module_path.stem, ())):]
         self.ahead: deque[tuple[bytes, int]] = deque()  # (request, number) sent ahead, not yet taken
         self.ahead_bytes = 0
         self.asked: list[bytes] = []  # what the checks asked of this worker since it loaded the module
@@ -115,6 +118,7 @@ class Lease:
         self.shared.prestart()
 
     def start(self) -> Outcome:
+        self.shared.settle()
         worker = self.shared.started()
         if isinstance(worker, Outcome):
             return worker
@@ -145,6 +149,12 @@ class Lease:
             _, number = self.ahead.popleft()
             self.ahead_bytes -= len(body) + AHEAD_OVERHEAD
             outcome = self.worker.receive(number, limit)
+            if outcome.status in ("returned", "raised") and outcome.seconds > limit:
+                # It began before the checks asked for it, so its wait was short; but the call itself ran longer than
+                # a request is given, and a run without a plan would have stopped it. (The worker's own measure: a
+                # student's run only, which the student's own machine decides anyway.)
+                self.worker.stop()
+                outcome = Outcome("timeout", seconds=outcome.seconds, written=outcome.written, replied=True)
         else:
             sent = self.worker.send([body], limit)
             outcome = sent if isinstance(sent, Outcome) else self.worker.receive(sent[0], limit)
@@ -166,10 +176,11 @@ class Lease:
         self.worker = None
 
     def settle(self) -> None:
-        """Another module is about to be loaded in this worker: first take every answer sent ahead (unused)."""
-        while self.ahead and self.worker is not None and self.worker.alive:
-            _, number = self.ahead.popleft()
-            self.worker.receive(number)
+        """Another module is about to be loaded in this worker: what this one sent ahead must not run on into it,
+        nor be waited for in the other exercise's time, so the worker holding it stops (the other gets a fresh
+        one)."""
+        if self.ahead and self.worker is not None:
+            self.worker.stop()
         self._drop_plan()
 
     def _send_ahead(self) -> None:
@@ -211,11 +222,12 @@ class Lease:
             return Outcome("broken", detail=f"the module could not be loaded again ({loaded.status})")
         for body in asked:  # their answers were judged already; only what they did to the module matters
             sent = fresh.send([body])
-            if isinstance(sent, Outcome):
-                break
-            fresh.receive(sent[0])
-            if not fresh.alive:  # it ended where the first worker did not: the request at hand finds out
-                break
+            again = sent if isinstance(sent, Outcome) else fresh.receive(sent[0])
+            if not fresh.alive:
+                return Outcome("broken", detail=f"the calls made before this one were made again in a fresh process "
+                                                f"(to bring the module back to the state they left), and one of them "
+                                                f"did not answer this time ({again.status}{': ' if again.detail else ''}"
+                                                f"{again.detail})")
             self.asked.append(body)
         return None
 

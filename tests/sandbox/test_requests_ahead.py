@@ -13,10 +13,12 @@ import time
 from pathlib import Path
 
 import mistake_catalogue as catalogue
+import torch
 from conftest import ROOT
 
 from graders import sandbox
 from graders.engine import kept_values, request_plans
+from graders.engine.feedback import CheckFailed
 from graders.engine.student import Student
 from graders.sandbox import Budget
 from graders.sandbox.shared import SubmissionWorker
@@ -36,8 +38,15 @@ def run(x):
 
 def count(x):
     return {"x": x, "calls": calls}
+
+
+def slow(seconds):
+    import time
+    time.sleep(seconds)
+    return seconds
 """
 OTHER = "def double(x):\n    return 2 * x\n"
+LARGE = "import torch\n\n\ndef filled(x, size, padding):\n    return torch.full((size,), float(x))\n"
 BUDGET = Budget(call_seconds=2, import_seconds=10, memory_mb=1024, output_kb=64, message_mb=16)
 
 
@@ -137,6 +146,74 @@ def test_a_planned_call_that_times_out_when_asked_is_a_timeout_as_before(tmp_pat
     # count() comes after the timeout, in a fresh worker in both runs: nothing is counted there yet.
     assert first == [{"x": 1, "calls": 1}, "CheckFailed", {"x": -1, "calls": 0}], first
     assert again == first, again
+
+
+def test_a_call_sent_ahead_that_runs_past_its_time_limit_is_a_timeout_as_without_a_plan(tmp_path: Path) -> None:
+    """Sent ahead, slow(2.6) starts while the grader still judges run(1) for a second, so its answer comes within
+    two seconds of being asked for; but it ran 2.6 s, past the 2 s a call is given."""
+    folder = _submission(tmp_path)
+
+    def ask(plans: dict | None) -> tuple[list, SubmissionWorker]:
+        sandbox.prepare()
+        shared = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
+        student = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: shared.lease(folder / "counting.py"))
+        answers: list = [student.call("run", 1).value]
+        time.sleep(1.0)  # the grader judging
+        try:
+            answers.append(student.call("slow", 2.6).value)
+        except CheckFailed as failed:
+            answers.append(failed.feedback.summary)
+        student.close()
+        shared.close()
+        return answers, shared
+
+    without, shared = ask(None)
+    assert "did not return" in without[1], without
+    assert ask(shared.asked)[0] == without
+
+
+def test_an_exercise_that_starts_while_another_has_requests_ahead_loads_in_a_fresh_worker(tmp_path: Path) -> None:
+    folder = _submission(tmp_path)
+    _, shared, student = _asked(folder, [1, 2, 3])
+    student.close()
+    shared.close()
+    sandbox.prepare()
+    again = SubmissionWorker(folder, BUDGET, sandbox.Settings(), shared.asked)
+    counting = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: again.lease(folder / "counting.py"))
+    other = Student(folder / "other.py", "other.py", BUDGET, [], lambda: again.lease(folder / "other.py"))
+    try:
+        assert counting.call("run", 1).value == {"x": 1, "calls": 1}  # run(2) and run(3) went ahead
+        assert other.call("double", 21).value == 42  # while counting's checks are not done
+        assert counting.call("run", 2).value == {"x": 2, "calls": 1}  # its module loaded again, as without a plan
+    finally:
+        counting.close()
+        other.close()
+        again.close()
+
+
+def test_many_requests_ahead_with_answers_larger_than_the_sockets_buffer_never_wait_on_each_other(tmp_path: Path) -> None:
+    """The grader sends ahead while the worker is blocked sending answers it has not read yet: what went ahead
+    fits in the socket's buffer, so neither waits for the other (else both would until the call's time limit)."""
+    folder = tmp_path / "lesson01"
+    folder.mkdir()
+    (folder / "large.py").write_text(LARGE)
+    # 120 requests of 20 KB each (2.4 MB in all, ten socket buffers), answers of 12 bytes and 800 KB.
+    calls = [(x, size) for x in range(60) for size in (3, 200_000)]
+    padding = torch.zeros(5_000)
+
+    def ask(plans: dict | None) -> tuple[list[float], SubmissionWorker]:
+        sandbox.prepare()
+        shared = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
+        student = Student(folder / "large.py", "large.py", BUDGET, [], lambda: shared.lease(folder / "large.py"))
+        try:
+            return [float(student.call("filled", x, size, padding).value.sum()) for x, size in calls], shared
+        finally:
+            student.close()
+            shared.close()
+
+    without, shared = ask(None)
+    # Two writes waiting on each other would end in the calls' time limit: a failed check, not these answers.
+    assert ask(shared.asked)[0] == without == [float(x * size) for x, size in calls]
 
 
 def _grade(folder: Path, cache: Path, out: Path, *extra: str) -> dict:
