@@ -458,7 +458,7 @@ class GradingSession:
             RECORDING.save(kept)
             kept_values.forget_other_versions(kept)
         asked = {str(folder.resolve()): shared.asked for folder, shared in self.shared_workers.items()
-                 if shared.asked and shared.asked != {m: shared.plans.get(m) for m in shared.asked}}
+                 if list(shared.asked.items()) != [(m, r) for m, r in shared.plans.items() if m in shared.asked]}
         if kept is not None and asked:
             request_plans.save(request_plans.path_beside(kept), asked)
         RECORDING.mode = LIVE

@@ -158,8 +158,7 @@ class Worker:
     def load(self, module_path: Path) -> Outcome:
         """Import a module in this (started) worker, in place of the one it held, within the
         import's limit: the sandbox's set-up and the zygote's warm-ups are no time of the student's."""
-        return self.request({"op": "load", "module_path": str(module_path.resolve()), "module_name": module_path.stem},
-                            self.budget.import_seconds, during="importing the module")
+        return self.request(load_request(module_path), self.budget.import_seconds, during="importing the module")
 
     def request(self, message: dict, seconds: float | None = None, during: str = "the call") -> Outcome:
         limit = self.budget.call_seconds if seconds is None else seconds
@@ -275,6 +274,11 @@ class Worker:
                                           f"than {self.budget.memory_mb} MiB, counting its files in scratch")
         self.stop()
         return Outcome("died", detail=f"the process running it ended during {during}: {_explain_status(status)}")
+
+
+def load_request(module_path: Path) -> dict:
+    """The request that imports a module in a worker, in place of the one it held."""
+    return {"op": "load", "module_path": str(module_path.resolve()), "module_name": module_path.stem}
 
 
 def outcome_from_reply(reply: Any) -> Outcome:

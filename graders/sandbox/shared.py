@@ -13,25 +13,18 @@ worker, that exercise's later checks and every later exercise get a fresh one, a
 Should two exercises' checks interleave, a lease whose module is no longer the worker's
 loads it again before its request, so each request still sees only its own module.
 
-In a student's own runs a lease also sends ahead the requests its module's checks made in the
-run before (graders/engine/request_plans.py), so that the worker computes while the grader
-judges: see `Lease`.
+In a student's own runs the worker is also sent, ahead of the checks, the loads and requests of
+the run before (ahead.py), so that it computes while the grader judges.
 """
 
 from __future__ import annotations
 
 import time
-from collections import deque
 from pathlib import Path
 
+from graders.sandbox.ahead import LOAD, RunAhead
 from graders.sandbox.process import Budget, Outcome, Settings, Worker
 from graders.sandbox.wire import pack
-
-# Requests sent ahead and not yet answered: at most this share of the socket's buffer (~200 KiB on Linux), each one
-# counted with AHEAD_OVERHEAD more bytes than its own for the kernel's bookkeeping (~770 bytes a write, measured;
-# a request goes in a write of its own at worst), so that no write ever waits for the worker to read.
-AHEAD_SHARE = 2
-AHEAD_OVERHEAD = 1024
 
 
 class SubmissionWorker:
@@ -42,8 +35,9 @@ class SubmissionWorker:
         self.code_folder = code_folder
         self.budget = budget
         self.settings = settings
-        self.plans = plans or {}  # module name -> the requests its checks made in the run before (Lease)
-        self.asked: dict[str, list[bytes]] = {}  # module name -> the requests its checks made in this run
+        self.plans = plans or {}  # module name -> the requests its checks made in the run before, in the run's order
+        self.ahead = RunAhead(self.plans, code_folder)
+        self.asked: dict[str, list[bytes]] = {}  # module name -> the requests its checks made in this run, in order
         self.warm_ups: list[str] = []  # every exercise's, so that the zygote runs them all before the fork
         self.worker: Worker | None = None
         self.holder: Lease | None = None  # whose module the worker holds now
@@ -72,11 +66,6 @@ class SubmissionWorker:
         outcome = self.worker.start()
         return self.worker if outcome.status == "ready" else outcome
 
-    def settle(self) -> None:
-        """Before another module is loaded: the module loaded now takes the answers it had sent ahead for."""
-        if self.holder is not None:
-            self.holder.settle()
-
     def close(self) -> None:
         if self.worker is not None:
             self.worker.stop()
@@ -87,26 +76,19 @@ class SubmissionWorker:
 class Lease:
     """One exercise module's use of its submission's worker: the backend its `Student` holds.
 
-    With a plan (the requests this module's checks made in the run before, in order), the lease sends
-    them ahead, a share of the socket's buffer at a time, once the module is loaded: the worker computes the
-    next answers while the grader judges the last. A request the checks make is then taken from the
-    front of what was sent ahead when it is the same bytes. The first one that is not ends the plan:
-    what went ahead may have changed the module's state, so a fresh worker loads the module and is
-    asked again, in order, what the checks asked of it so far; from there, each request waits for its
-    answer, as without a plan. Either way each answer is the one its request gets after exactly the
-    checks' own earlier requests: a plan changes when the worker computes, never what.
+    Where the run before's plan holds (ahead.py), its load and requests are answers that went ahead;
+    the first request it does not foresee leaves a fresh worker, which loads the module and is asked
+    again, in order, what the checks asked of it so far, so that nothing that went ahead is in the
+    module's state; from there each request waits for its answer. Either way each answer is the one its
+    request gets after exactly the checks' own earlier requests.
     """
 
     def __init__(self, shared: SubmissionWorker, module_path: Path) -> None:
         self.shared = shared
         self.module_path = module_path
+        self.name = module_path.stem
         self.worker: Worker | None = None
         self.confinement = None  # what the worker reported before any student code ran
-        # Packed requests, in order, consumed from the front: from the first this run has not asked yet (a lease
-        # made after its module's worker died takes up where the last one was).
-        self.plan = list(shared.plans.get(module_path.stem, ()))[len(shared.asked.get(module_path.stem, ())):]
-        self.ahead: deque[tuple[bytes, int]] = deque()  # (request, number) sent ahead, not yet taken
-        self.ahead_bytes = 0
         self.asked: list[bytes] = []  # what the checks asked of this worker since it loaded the module
         self.replay_seconds = 0.0  # spent asking a fresh worker again what the checks had asked (`_off_plan`)
 
@@ -118,36 +100,48 @@ class Lease:
         self.shared.prestart()
 
     def start(self) -> Outcome:
-        self.shared.settle()
+        self.shared.asked.setdefault(self.name, [])  # the module's place in the next run's plan
         worker = self.shared.started()
         if isinstance(worker, Outcome):
             return worker
         self.confinement = worker.confinement
-        return self._load(worker)
+        number = self.shared.ahead.take(worker, self.name, LOAD)
+        if number is None:
+            worker = worker if worker.alive else self.shared.started()  # the plan's worker stopped: a fresh one
+            if isinstance(worker, Outcome):
+                return worker
+            return self._load(worker)
+        outcome = worker.receive(number, self.shared.budget.import_seconds, during="importing the module")
+        if outcome.status == "broken" and worker.alive:
+            # An earlier module left what only a new process undoes: this one loads in a fresh worker, its plan kept.
+            self.shared.ahead.abandon(self.name, keep_requests=True)
+            worker.stop()
+            fresh = self.shared.started()
+            return fresh if isinstance(fresh, Outcome) else self._load(fresh)
+        self._hold(worker if outcome.status == "ready" else None)
+        return outcome
 
     def request(self, message: dict, seconds: float | None = None) -> Outcome:
         assert self.worker is not None, "start() the lease first"
         limit = self.shared.budget.call_seconds if seconds is None else seconds
-        body = pack({**message, "module": self.module_path.stem})
-        self.shared.asked.setdefault(self.module_path.stem, []).append(body)  # the next run's plan
+        body = pack({**message, "module": self.name})
+        self.shared.asked.setdefault(self.name, []).append(body)  # the next run's plan
         if self.shared.holder is not self and self.worker.alive:  # another exercise's module was loaded since
-            self.shared.settle()
-            # What the other module had sent ahead may have ended the worker: then this one loads in a fresh one.
+            self.shared.ahead.abandon(self.name)
             worker = self.worker if self.worker.alive else self.shared.started()
             if isinstance(worker, Outcome):
                 return worker
             reloaded = self._load(worker)
             if reloaded.status != "ready":
                 return Outcome("broken", detail=f"the module could not be loaded again ({reloaded.status})")
-        if self.ahead and self.ahead[0][0] != body:
+        number = self.shared.ahead.take(self.worker, self.name, body)
+        if number is None and not self.worker.alive:  # what went ahead may have run: ask a fresh worker again
             started = time.monotonic()
             failed = self._off_plan()
             self.replay_seconds += time.monotonic() - started
             if failed is not None:
                 return failed
-        if self.ahead:
-            _, number = self.ahead.popleft()
-            self.ahead_bytes -= len(body) + AHEAD_OVERHEAD
+        if number is not None:
             outcome = self.worker.receive(number, limit)
             if outcome.status in ("returned", "raised") and outcome.seconds > limit:
                 # It began before the checks asked for it, so its wait was short; but the call itself ran longer than
@@ -159,60 +153,20 @@ class Lease:
             sent = self.worker.send([body], limit)
             outcome = sent if isinstance(sent, Outcome) else self.worker.receive(sent[0], limit)
         self.asked.append(body)
-        if self.worker.alive:
-            self._send_ahead()
-        else:  # what went ahead died with it; a fresh worker is asked request by request
-            self._drop_plan()
+        self.shared.ahead.send(self.worker)
         return outcome
 
     def stop(self) -> None:
-        """This exercise is done with the worker; the next one loads its module over it."""
-        if self.ahead and self.worker is not None:
-            # Requests of the last run that this one did not make may be running: the next module gets a fresh worker.
-            self.worker.stop()
-        self._drop_plan()
+        """This exercise is done with the worker; the next one loads its module over it (what went ahead for it
+        already, when the plan holds)."""
         if self.shared.holder is self:
             self.shared.holder = None
         self.worker = None
 
-    def settle(self) -> None:
-        """Another module is about to be loaded in this worker: what this one sent ahead must not run on into it,
-        nor be waited for in the other exercise's time, so the worker holding it stops (the other gets a fresh
-        one)."""
-        if self.ahead and self.worker is not None:
-            self.worker.stop()
-        self._drop_plan()
-
-    def _send_ahead(self) -> None:
-        """Top up what went ahead, in one write, once at most half of what may go ahead is still out (fewer,
-        larger writes: each one wakes the worker)."""
-        assert self.worker is not None
-        # What the worker has not read yet must fit in the socket's buffer, so that a write never waits on a
-        # worker that itself waits to send its answers: that would hold both until the call's time limit.
-        room = self.worker.send_buffer // AHEAD_SHARE
-        if not self.plan or self.ahead_bytes > room // 2:
-            return
-        bodies: list[bytes] = []
-        while self.plan and (not self.ahead and not bodies
-                             or self.ahead_bytes + len(self.plan[0]) + AHEAD_OVERHEAD <= room):
-            bodies.append(self.plan.pop(0))
-            self.ahead_bytes += len(bodies[-1]) + AHEAD_OVERHEAD
-        sent = self.worker.send(bodies)
-        if isinstance(sent, Outcome):  # the worker is gone: the next request finds out
-            self._drop_plan()
-            return
-        self.ahead.extend(zip(bodies, sent))
-
-    def _drop_plan(self) -> None:
-        self.plan, self.ahead, self.ahead_bytes = [], deque(), 0
-
     def _off_plan(self) -> Outcome | None:
-        """The checks asked what the plan did not foresee: a fresh worker, with the module loaded and asked
-        again what the checks asked so far, as if nothing had been sent ahead. An outcome when that fails."""
-        assert self.worker is not None
+        """The checks asked what the plan did not foresee, and the worker that had been sent it was stopped: a
+        fresh one loads the module and is asked again what the checks asked so far. An outcome when that fails."""
         asked = self.asked
-        self.worker.stop()
-        self._drop_plan()
         fresh = self.shared.started()
         if isinstance(fresh, Outcome):
             return fresh
@@ -232,6 +186,7 @@ class Lease:
         return None
 
     def _load(self, worker: Worker) -> Outcome:
+        """Load the module in `worker` without the plan; its requests go ahead again where they come next."""
         outcome = worker.load(self.module_path)
         if outcome.status == "broken" and worker.alive:
             # An earlier module left what only a new process undoes (a thread, a lowered limit).
@@ -241,10 +196,13 @@ class Lease:
                 return fresh
             worker, self.confinement = fresh, fresh.confinement
             outcome = worker.load(self.module_path)
-        ready = outcome.status == "ready"
-        self.worker = worker if ready else None
-        self.shared.holder = self if ready else None
-        self.asked = []
-        if ready:
-            self._send_ahead()
+        self._hold(worker if outcome.status == "ready" else None)
+        if self.worker is not None:
+            self.shared.ahead.resume(self.worker, self.name)
         return outcome
+
+    def _hold(self, worker: Worker | None) -> None:
+        """The module is loaded in `worker` (None: it could not be)."""
+        self.worker = worker
+        self.shared.holder = self if worker is not None else None
+        self.asked = []

@@ -86,12 +86,46 @@ def test_a_plan_that_holds_sends_every_request_ahead_and_changes_no_answer(tmp_p
     student = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: lease)
     try:
         assert student.call("run", 1).value == before[0]
-        assert len(lease.ahead) == 2  # the other two went with the first, before its answer was read
+        assert len(again.ahead.sent) == 2  # the other two went with the first, before its answer was read
         assert [student.call("run", x).value for x in (2, 3)] == before[1:]
         assert again.asked == plans  # what the next run will send ahead
     finally:
         student.close()
         again.close()
+
+
+def _two_modules_asked(folder: Path, plans: dict | None, counting_calls: list[int]) -> tuple[list, SubmissionWorker]:
+    sandbox.prepare()
+    shared = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
+    counting = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: shared.lease(folder / "counting.py"))
+    answers = [counting.call("run", x).value for x in counting_calls]
+    counting.close()  # the exercise ends; the next begins
+    other = Student(folder / "other.py", "other.py", BUDGET, [], lambda: shared.lease(folder / "other.py"))
+    answers.append(other.call("double", 21).value)
+    answers.append(len(shared.ahead.sent))
+    other.close()
+    shared.close()
+    return answers, shared
+
+
+def test_the_next_modules_load_and_requests_go_ahead_once_this_ones_plan_is_out(tmp_path: Path) -> None:
+    folder = _submission(tmp_path)
+    before, shared = _two_modules_asked(folder, None, [1, 2])
+    assert list(shared.asked) == ["counting", "other"]  # the run's order: the next run's plan
+    spawned = ZYGOTE.count
+    again, _ = _two_modules_asked(folder, shared.asked, [1, 2])
+    assert again == before == [{"x": 1, "calls": 1}, {"x": 2, "calls": 2}, 42, 0]
+    assert ZYGOTE.count == spawned + 1  # one worker for both, as without a plan: other.py's load went ahead
+
+
+def test_an_exercise_that_ends_sooner_than_its_plan_leaves_the_next_one_its_own(tmp_path: Path) -> None:
+    folder = _submission(tmp_path)
+    _, shared = _two_modules_asked(folder, None, [1, 2, 3])
+    spawned = ZYGOTE.count
+    answers, again = _two_modules_asked(folder, shared.asked, [1])  # run(2) and run(3) went ahead, unasked
+    assert answers[:2] == [{"x": 1, "calls": 1}, 42]
+    assert ZYGOTE.count == spawned + 2  # the worker that ran them ahead was stopped; other.py loaded in a fresh one
+    assert list(again.asked["counting"]) == shared.asked["counting"][:1]
 
 
 def test_a_request_the_plan_did_not_foresee_gets_the_answer_it_would_have_got_without_one(tmp_path: Path) -> None:
