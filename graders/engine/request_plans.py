@@ -4,8 +4,8 @@ The checks ask a module the same requests, in the same order, run after run, as 
 lead them the same way. In a run that waits for each answer before it judges it, the grader and the
 worker take turns: one of the two is always idle. So a student's run keeps the requests its checks
 made, per submission folder and module, modules in the order graded, and the next run sends them
-ahead (graders/sandbox/ahead.py); a request the checks make differently ends the plan there, with
-nothing of it left in the worker. The file lies beside the kept expected values (kept_values.py), one per version of the course,
+ahead (graders/sandbox/ahead.py); where the checks ask otherwise, that module's plan ends there,
+with nothing of it left in the worker. The file lies beside the kept expected values (kept_values.py), one per version of the course,
 and is written only where those are kept: a student's own runs, never the instructor's paths.
 """
 
@@ -43,8 +43,8 @@ def save(path: Path, runs: dict[str, Plans]) -> None:
     """Store what this run asked, folder by folder and module by module, over what the file held; folders
     that are gone are dropped."""
     stored = {folder: modules for folder, modules in load(path).items() if Path(folder).is_dir()}
-    for folder, modules in runs.items():  # this run's modules first, in its order; then those it did not grade
-        stored[folder] = {**modules, **{m: r for m, r in stored.get(folder, {}).items() if m not in modules}}
+    for folder, modules in runs.items():  # a module graded before keeps its place; a new one comes last
+        stored[folder] = {**stored.get(folder, {}), **modules}
     encoded = {folder: {module: [base64.b64encode(body).decode() for body in bodies]
                         for module, bodies in modules.items()}
                for folder, modules in stored.items()}

@@ -3,16 +3,18 @@
 In a run that waits for each answer before it judges it, the grader and the worker take turns, and
 one of the two is always idle. A student's own run keeps the requests its checks made of each module,
 module after module (graders/engine/request_plans.py). The next run's `RunAhead` sends that plan to
-the worker a share of the socket's buffer at a time: each module's load, then its requests, then the
-next module's load. So the worker computes the next answers, and imports the next module, while the
-grader judges the last ones.
+the worker a share of the socket's buffer at a time: a module's load and its requests, then, once that
+exercise is done, the next module's. So the worker computes the next answers while the grader judges
+the last ones, and imports the next module while the grader sets up the next exercise.
 
-The plan only ever decides when the worker computes, never what. A lease takes an answer from what
-went ahead only when its request is the very next entry, byte for byte; the first time the checks do
-otherwise (a request the run before did not make, a module started out of turn, an exercise that ends
-sooner), the plan does not hold there: the worker, which may have run what went ahead, is stopped, the
-module goes on in a fresh one without a plan (shared.Lease asks it again what the checks asked so far),
-and what other modules had sent ahead goes again later, to the next worker.
+The plan decides when the worker computes, not what. A lease takes an answer from what went ahead only
+when its request is the very next entry, byte for byte. Where the checks do otherwise (a request the run
+before did not make, a module started out of turn), the plan no longer holds for that module: if
+anything had gone ahead, the worker, which may have run it, is stopped and the module goes on in a fresh
+one, asked again what its checks asked so far (shared.Lease); from there its requests wait for their
+answers. What an exercise that ended sooner than its plan left ahead is called back in the same way,
+and the next module picks up its own plan in a fresh worker. A load or a call sent ahead is judged by
+its own time against its limit, which the worker measures (it began before it was waited for).
 """
 
 from __future__ import annotations
@@ -50,10 +52,11 @@ class RunAhead:
         self.folder = folder
         self.queue: deque[Entry] = deque((module, entry) for module, requests in plans.items()
                                          for entry in (LOAD, *requests))
-        self.sent: deque[_Sent] = deque()  # went ahead, in order, not yet taken
+        self.sent: deque[_Sent] = deque()  # went ahead, in order, not yet taken: all of `current`'s
         self.sent_bytes = 0
         self.to: Worker | None = None  # the worker they went to
-        # Whether the worker's module got exactly what the plan holds so far: only then may more of it go ahead.
+        self.current: str | None = None  # the module whose entries go ahead now
+        # Whether that module got exactly what the plan holds so far: only then may more of it go ahead.
         self.following = False
 
     def take(self, worker: Worker, module: str, entry: bytes) -> int | None:
@@ -62,10 +65,10 @@ class RunAhead:
         this module's entries are dropped. A module's load picks the plan up again at its place in it."""
         if self.sent and (worker is not self.to or not worker.alive or self._next() != (module, entry)):
             self._call_back()
-        if entry == LOAD and (module, LOAD) in self.queue:
-            while self.queue[0] != (module, LOAD):  # modules the run before graded here and this one does not (yet)
+        if entry == LOAD and not self.sent and (module, LOAD) in self.queue:
+            while self.queue[0] != (module, LOAD):  # modules the run before graded here and this one does not
                 self.queue.popleft()
-            self.following = True
+            self.current, self.following = module, True
         if not self.sent and self.following and self.queue and self.queue[0] == (module, entry):
             self.send(worker)
         if self.sent and self._next() == (module, entry) and worker is self.to:
@@ -75,22 +78,42 @@ class RunAhead:
         self.abandon(module)
         return None
 
+    def release(self, worker: Worker | None, module: str) -> None:
+        """`module`'s exercise is done with the worker. What went ahead for it and was not taken is called back
+        (an exercise that ended sooner than its plan), the rest of its entries dropped; and the next module's
+        load and requests go ahead to `worker` now, while the grader finishes with this one and sets up the next."""
+        if self.current == module:
+            self._call_back()
+        while self.queue and self.queue[0][0] == module:
+            self.queue.popleft()
+        self.current, self.following = None, False
+        if worker is not None and worker.alive and self.queue and self.queue[0][1] == LOAD:
+            self.current, self.following = self.queue[0][0], True
+            self.send(worker)
+
     def send(self, worker: Worker) -> None:
-        """Top up what went ahead, in one write, once at most half of the room ahead is taken."""
-        if not self.following or not self.queue or not worker.alive or self.sent and worker is not self.to:
+        """Top up what went ahead of the current module, in one write, once at most half of the room ahead is
+        taken. Never beyond the module: the next one's load goes when this exercise is done (`release`), so that a
+        request the run before did not make finds the module still loaded."""
+        if not self.following or not self.queue or worker.ready is None or not worker.alive \
+                or self.sent and worker is not self.to:
             return
         room = worker.send_buffer // SHARE
         if self.sent_bytes > room // 2:
             return
         batch: list[tuple[str, bytes, bytes]] = []
-        while self.queue:
+        while self.queue and self.queue[0][0] == self.current:
             module, entry = self.queue[0]
+            if entry == LOAD and (self.sent or batch):
+                break  # a module's load only ever comes first: after it, its requests
             body = entry or pack(load_request(self.folder / f"{module}.py"))
             if (self.sent or batch) and self.sent_bytes + len(body) + OVERHEAD > room:
                 break
             self.queue.popleft()
             batch.append((module, entry, body))
             self.sent_bytes += len(body) + OVERHEAD
+        if not batch:
+            return
         numbers = worker.send([body for _, _, body in batch])
         if isinstance(numbers, Outcome):  # the worker is gone: the next entry taken finds out
             self.queue.extendleft((module, entry) for module, entry, _ in reversed(batch))
@@ -111,7 +134,7 @@ class RunAhead:
     def resume(self, worker: Worker, module: str) -> None:
         """`module` was just loaded in `worker` without the plan: when its requests come next, they go ahead again."""
         if not self.sent and self.queue and self.queue[0][0] == module and self.queue[0][1] != LOAD:
-            self.following = True
+            self.current, self.following = module, True
             self.send(worker)
 
     def _next(self) -> Entry:

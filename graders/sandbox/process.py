@@ -168,7 +168,7 @@ class Worker:
     def send(self, bodies: list[bytes], seconds: float | None = None, during: str = "the call") -> list[int] | Outcome:
         """Send packed requests, in one write, without waiting for their answers; returns their numbers, which
         `receive` takes. The worker answers its requests one after another, in the order they were sent
-        (shared.Lease sends some ahead of the checks that ask them)."""
+        (ahead.RunAhead sends some ahead of the checks that make them)."""
         if self.sock is None:  # stopped (a timeout, a death) since it was started
             return self._died(f"before {during}")
         numbers = list(range(self.requests + 1, self.requests + 1 + len(bodies)))

@@ -76,11 +76,12 @@ class SubmissionWorker:
 class Lease:
     """One exercise module's use of its submission's worker: the backend its `Student` holds.
 
-    Where the run before's plan holds (ahead.py), its load and requests are answers that went ahead;
-    the first request it does not foresee leaves a fresh worker, which loads the module and is asked
-    again, in order, what the checks asked of it so far, so that nothing that went ahead is in the
-    module's state; from there each request waits for its answer. Either way each answer is the one its
-    request gets after exactly the checks' own earlier requests.
+    Where the run before's plan holds (ahead.py), its load and requests are answers that went ahead.
+    At the first request it does not foresee, a worker that was sent anything not taken is replaced by
+    a fresh one, which loads the module and is asked again, in order, what the checks asked of it so far,
+    so that nothing that went ahead is in the module's state; from there each request waits for its
+    answer. Either way each answer is the one its request gets after exactly the checks' own earlier
+    requests, and a call or a load is judged by its own time against its limit.
     """
 
     def __init__(self, shared: SubmissionWorker, module_path: Path) -> None:
@@ -100,10 +101,10 @@ class Lease:
         self.shared.prestart()
 
     def start(self) -> Outcome:
-        self.shared.asked.setdefault(self.name, [])  # the module's place in the next run's plan
         worker = self.shared.started()
         if isinstance(worker, Outcome):
             return worker
+        self.shared.asked.setdefault(self.name, [])  # the module's place in the next run's plan
         self.confinement = worker.confinement
         number = self.shared.ahead.take(worker, self.name, LOAD)
         if number is None:
@@ -111,7 +112,11 @@ class Lease:
             if isinstance(worker, Outcome):
                 return worker
             return self._load(worker)
-        outcome = worker.receive(number, self.shared.budget.import_seconds, during="importing the module")
+        limit = self.shared.budget.import_seconds
+        outcome = worker.receive(number, limit, during="importing the module")
+        if outcome.replied and outcome.seconds > limit:  # it began before it was waited for: its own time counts
+            worker.stop()
+            outcome = Outcome("timeout", seconds=outcome.seconds, replied=True)
         if outcome.status == "broken" and worker.alive:
             # An earlier module left what only a new process undoes: this one loads in a fresh worker, its plan kept.
             self.shared.ahead.abandon(self.name, keep_requests=True)
@@ -143,7 +148,7 @@ class Lease:
                 return failed
         if number is not None:
             outcome = self.worker.receive(number, limit)
-            if outcome.status in ("returned", "raised") and outcome.seconds > limit:
+            if outcome.status in ("returned", "raised", "unreadable") and outcome.seconds > limit:
                 # It began before the checks asked for it, so its wait was short; but the call itself ran longer than
                 # a request is given, and a run without a plan would have stopped it. (The worker's own measure: a
                 # student's run only, which the student's own machine decides anyway.)
@@ -157,8 +162,9 @@ class Lease:
         return outcome
 
     def stop(self) -> None:
-        """This exercise is done with the worker; the next one loads its module over it (what went ahead for it
-        already, when the plan holds)."""
+        """This exercise is done with the worker; the next one loads its module over it (the plan's next load and
+        requests go ahead now)."""
+        self.shared.ahead.release(self.shared.worker, self.name)
         if self.shared.holder is self:
             self.shared.holder = None
         self.worker = None
@@ -205,4 +211,6 @@ class Lease:
         """The module is loaded in `worker` (None: it could not be)."""
         self.worker = worker
         self.shared.holder = self if worker is not None else None
+        if worker is not None:
+            self.confinement = worker.confinement
         self.asked = []

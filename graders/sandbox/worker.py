@@ -162,7 +162,9 @@ def _serve(sock: socket.socket, loaded: _Loaded) -> None:
         request = wire.unpack(message)
         request["id"] = request_id  # the grader's number for it, in the frame (process.Worker.send)
         if request.get("op") == "load":
+            started = time.perf_counter()
             reply = loaded.load(Path(request["module_path"]), str(request["module_name"]))
+            reply["seconds"] = time.perf_counter() - started  # a load sent ahead is judged by it (shared.Lease)
         else:
             found = loaded.find(request.get("module"))
             loaded.output.on_printed = lambda written: _send(sock, {"status": "printing", "written": written,
@@ -254,7 +256,7 @@ def _send(sock: socket.socket, reply: dict) -> None:
         data = wire.pack(reply)
     except BaseException as error:  # noqa: BLE001 - e.g. a returned object whose methods raise
         data = wire.pack({"status": "unreadable", "detail": f"{type(error).__name__}: {_safe_str(error)}",
-                          "output": "", "output_dropped": 0, "id": reply.get("id")})
+                          "output": "", "output_dropped": 0, "id": reply.get("id"), "seconds": reply.get("seconds", 0.0)})
     sock.sendall(struct.pack("!Q", len(data)) + data)
 
 

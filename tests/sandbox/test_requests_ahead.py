@@ -1,6 +1,6 @@
-"""Requests sent ahead from the run before's plan (sandbox/shared.py's Lease) change when the worker
-computes an answer, never what the answer is: each is what its request gets after exactly the checks'
-own earlier requests, whatever the plan foresaw."""
+"""Loads and requests sent ahead from the run before's plan (graders/sandbox/ahead.py) change when the worker
+computes an answer, never what the answer is: each is what its request gets after exactly the checks' own
+earlier requests, whatever the plan foresaw, and a call or load is judged by its own time."""
 
 from __future__ import annotations
 
@@ -44,7 +44,18 @@ def slow(seconds):
     import time
     time.sleep(seconds)
     return seconds
+
+
+first_stamp = None
+
+
+def stamp(x):
+    import time
+    global first_stamp
+    first_stamp = first_stamp or time.time_ns()
+    return first_stamp
 """
+SLOW_IMPORT = "import time\n\ntime.sleep(3)\n\n\ndef double(x):\n    return 2 * x\n"
 OTHER = "def double(x):\n    return 2 * x\n"
 LARGE = "import torch\n\n\ndef filled(x, size, padding):\n    return torch.full((size,), float(x))\n"
 BUDGET = Budget(call_seconds=2, import_seconds=10, memory_mb=1024, output_kb=64, message_mb=16)
@@ -102,7 +113,7 @@ def _two_modules_asked(folder: Path, plans: dict | None, counting_calls: list[in
     counting.close()  # the exercise ends; the next begins
     other = Student(folder / "other.py", "other.py", BUDGET, [], lambda: shared.lease(folder / "other.py"))
     answers.append(other.call("double", 21).value)
-    answers.append(len(shared.ahead.sent))
+    answers.append(shared.ahead.current)  # "other" where its load and request came from the plan
     other.close()
     shared.close()
     return answers, shared
@@ -114,8 +125,9 @@ def test_the_next_modules_load_and_requests_go_ahead_once_this_ones_plan_is_out(
     assert list(shared.asked) == ["counting", "other"]  # the run's order: the next run's plan
     spawned = ZYGOTE.count
     again, _ = _two_modules_asked(folder, shared.asked, [1, 2])
-    assert again == before == [{"x": 1, "calls": 1}, {"x": 2, "calls": 2}, 42, 0]
-    assert ZYGOTE.count == spawned + 1  # one worker for both, as without a plan: other.py's load went ahead
+    assert before == [{"x": 1, "calls": 1}, {"x": 2, "calls": 2}, 42, None]
+    assert again == before[:3] + ["other"]  # other.py's load and request went ahead when counting's exercise ended
+    assert ZYGOTE.count == spawned + 1  # one worker for both, as without a plan
 
 
 def test_an_exercise_that_ends_sooner_than_its_plan_leaves_the_next_one_its_own(tmp_path: Path) -> None:
@@ -123,9 +135,62 @@ def test_an_exercise_that_ends_sooner_than_its_plan_leaves_the_next_one_its_own(
     _, shared = _two_modules_asked(folder, None, [1, 2, 3])
     spawned = ZYGOTE.count
     answers, again = _two_modules_asked(folder, shared.asked, [1])  # run(2) and run(3) went ahead, unasked
-    assert answers[:2] == [{"x": 1, "calls": 1}, 42]
+    assert answers == [{"x": 1, "calls": 1}, 42, "other"]  # other.py still followed its own plan
     assert ZYGOTE.count == spawned + 2  # the worker that ran them ahead was stopped; other.py loaded in a fresh one
     assert list(again.asked["counting"]) == shared.asked["counting"][:1]
+
+
+def test_a_request_after_all_the_plan_held_goes_on_in_the_same_worker(tmp_path: Path) -> None:
+    """stamp() keeps the time of its first call: a worker asked the first call again would give another. The plan
+    goes on with other.py, whose load must not have gone ahead while counting's checks still ask."""
+    folder = _submission(tmp_path)
+
+    def ask(plans: dict | None, stamps: list[int]) -> tuple[list, SubmissionWorker]:
+        sandbox.prepare()
+        shared = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
+        counting = Student(folder / "counting.py", "counting.py", BUDGET, [],
+                           lambda: shared.lease(folder / "counting.py"))
+        answers = [counting.call("stamp", x).value for x in stamps]
+        counting.close()
+        other = Student(folder / "other.py", "other.py", BUDGET, [], lambda: shared.lease(folder / "other.py"))
+        answers.append(other.call("double", 21).value)
+        other.close()
+        shared.close()
+        return answers, shared
+
+    _, shared = ask(None, [1])
+    answers, _ = ask(shared.asked, [1, 2])  # stamp(2): a request the run before did not make
+    assert answers[0] == answers[1] and answers[2] == 42, answers
+
+
+def test_a_load_sent_ahead_that_runs_past_its_time_limit_is_a_timeout_as_without_a_plan(tmp_path: Path) -> None:
+    """other.py sleeps 3 s on import, its limit is 2 s; its load goes ahead when counting's exercise ends, and the
+    grader takes 2.5 s more before the next exercise asks for it."""
+    folder = _submission(tmp_path)
+    (folder / "other.py").write_text(SLOW_IMPORT)
+    budget = Budget(call_seconds=2, import_seconds=2, memory_mb=1024, output_kb=64, message_mb=16)
+
+    def ask(plans: dict | None) -> tuple[str, SubmissionWorker]:
+        sandbox.prepare()
+        shared = SubmissionWorker(folder, budget, sandbox.Settings(), plans)
+        counting = Student(folder / "counting.py", "counting.py", budget, [],
+                           lambda: shared.lease(folder / "counting.py"))
+        counting.call("run", 1)
+        counting.close()
+        time.sleep(2.5)  # the grader setting up the next exercise
+        other = Student(folder / "other.py", "other.py", budget, [], lambda: shared.lease(folder / "other.py"))
+        try:
+            other.call("double", 21)
+            result = "returned"
+        except CheckFailed as failed:
+            result = failed.feedback.got or failed.feedback.summary
+        other.close()
+        shared.close()
+        return result, shared
+
+    without, shared = ask(None)
+    assert "did not finish within 2 s" in without, without
+    assert ask(shared.asked)[0] == without
 
 
 def test_a_request_the_plan_did_not_foresee_gets_the_answer_it_would_have_got_without_one(tmp_path: Path) -> None:
