@@ -5,8 +5,9 @@ lead them the same way. In a run that waits for each answer before it judges it,
 worker take turns: one of the two is always idle. So a student's run keeps the requests its checks
 made, per submission folder and module, modules in the order graded, and the next run sends them
 ahead (graders/sandbox/ahead.py); where the checks ask otherwise, that module's plan ends there,
-with nothing of it left in the worker. The file lies beside the kept expected values (kept_values.py), one per version of the course,
-and is written only where those are kept: a student's own runs, never the instructor's paths.
+with nothing of it left in the worker. The file lies beside the kept expected values
+(kept_values.py), one per version of the course, and is written only where those are kept: a
+student's own runs, never the instructor's paths.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from pathlib import Path
 from graders.engine import kept_values
 
 PREFIX = "plans-"
-Plans = dict[str, list[bytes]]  # module name -> its packed requests, in the order the checks made them; modules in
-# the order the run graded them
+# Module name -> its packed requests in the order the checks made them; the modules in the order they were graded.
+Plans = dict[str, list[bytes]]
 
 
 def path_beside(kept: Path) -> Path:

@@ -113,10 +113,7 @@ class Lease:
                 return worker
             return self._load(worker)
         limit = self.shared.budget.import_seconds
-        outcome = worker.receive(number, limit, during="importing the module")
-        if outcome.replied and outcome.seconds > limit:  # it began before it was waited for: its own time counts
-            worker.stop()
-            outcome = Outcome("timeout", seconds=outcome.seconds, replied=True)
+        outcome = _judged_by_its_own_time(worker, worker.receive(number, limit, during="importing the module"), limit)
         if outcome.status == "broken" and worker.alive:
             # An earlier module left what only a new process undoes: this one loads in a fresh worker, its plan kept.
             self.shared.ahead.abandon(self.name, keep_requests=True)
@@ -147,13 +144,7 @@ class Lease:
             if failed is not None:
                 return failed
         if number is not None:
-            outcome = self.worker.receive(number, limit)
-            if outcome.status in ("returned", "raised", "unreadable") and outcome.seconds > limit:
-                # It began before the checks asked for it, so its wait was short; but the call itself ran longer than
-                # a request is given, and a run without a plan would have stopped it. (The worker's own measure: a
-                # student's run only, which the student's own machine decides anyway.)
-                self.worker.stop()
-                outcome = Outcome("timeout", seconds=outcome.seconds, written=outcome.written, replied=True)
+            outcome = _judged_by_its_own_time(self.worker, self.worker.receive(number, limit), limit)
         else:
             sent = self.worker.send([body], limit)
             outcome = sent if isinstance(sent, Outcome) else self.worker.receive(sent[0], limit)
@@ -176,7 +167,6 @@ class Lease:
         fresh = self.shared.started()
         if isinstance(fresh, Outcome):
             return fresh
-        self.confinement = fresh.confinement
         loaded = self._load(fresh)
         if loaded.status != "ready":
             return Outcome("broken", detail=f"the module could not be loaded again ({loaded.status})")
@@ -214,3 +204,13 @@ class Lease:
         if worker is not None:
             self.confinement = worker.confinement
         self.asked = []
+
+
+def _judged_by_its_own_time(worker: Worker, outcome: Outcome, limit: float) -> Outcome:
+    """An answer that went ahead began before it was waited for, so its wait was short: a call or load that itself
+    ran past its limit is a timeout, as a run without a plan makes it (the worker stopped). The worker's own measure:
+    plans are a student's own runs only, which the student's own machine decides anyway."""
+    if not outcome.replied or outcome.seconds <= limit:
+        return outcome
+    worker.stop()
+    return Outcome("timeout", seconds=outcome.seconds, written=outcome.written, replied=True)

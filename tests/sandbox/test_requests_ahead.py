@@ -69,12 +69,23 @@ def _submission(tmp_path: Path) -> Path:
     return folder
 
 
+def _worker(folder: Path, plans: dict | None = None, budget: Budget = BUDGET) -> SubmissionWorker:
+    """The folder's submission worker, sent ahead what `plans` hold."""
+    sandbox.prepare()
+    return SubmissionWorker(folder, budget, sandbox.Settings(), plans)
+
+
+def _student(shared: SubmissionWorker, module: str = "counting", budget: Budget = BUDGET) -> Student:
+    """An exercise's handle on one module of the folder, as a check holds it."""
+    path = shared.code_folder / f"{module}.py"
+    return Student(path, path.name, budget, [], lambda: shared.lease(path))
+
+
 def _asked(folder: Path, calls: list[int], plans: dict | None = None) -> tuple[list, SubmissionWorker, Student]:
     """Ask counting.run(x) for each x (count(x) for a negative x), in a fresh submission worker given `plans`;
     the answers, or the failure a check would get."""
-    sandbox.prepare()
-    shared = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
-    student = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: shared.lease(folder / "counting.py"))
+    shared = _worker(folder, plans)
+    student = _student(shared)
     answers = []
     for x in calls:
         try:
@@ -84,6 +95,14 @@ def _asked(folder: Path, calls: list[int], plans: dict | None = None) -> tuple[l
     return answers, shared, student
 
 
+def _plan_of(folder: Path, calls: list[int]) -> dict:
+    """The plan a run that asked counting.run(x) for each x leaves the next."""
+    _, shared, student = _asked(folder, calls)
+    student.close()
+    shared.close()
+    return shared.asked
+
+
 def test_a_plan_that_holds_sends_every_request_ahead_and_changes_no_answer(tmp_path: Path) -> None:
     folder = _submission(tmp_path)
     before, shared, student = _asked(folder, [1, 2, 3])
@@ -91,10 +110,8 @@ def test_a_plan_that_holds_sends_every_request_ahead_and_changes_no_answer(tmp_p
     shared.close()
     assert before == [{"x": 1, "calls": 1}, {"x": 2, "calls": 2}, {"x": 3, "calls": 3}]
     plans = shared.asked
-    sandbox.prepare()
-    again = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
-    lease = again.lease(folder / "counting.py")
-    student = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: lease)
+    again = _worker(folder, plans)
+    student = _student(again)
     try:
         assert student.call("run", 1).value == before[0]
         assert len(again.ahead.sent) == 2  # the other two went with the first, before its answer was read
@@ -106,12 +123,11 @@ def test_a_plan_that_holds_sends_every_request_ahead_and_changes_no_answer(tmp_p
 
 
 def _two_modules_asked(folder: Path, plans: dict | None, counting_calls: list[int]) -> tuple[list, SubmissionWorker]:
-    sandbox.prepare()
-    shared = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
-    counting = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: shared.lease(folder / "counting.py"))
+    shared = _worker(folder, plans)
+    counting = _student(shared)
     answers = [counting.call("run", x).value for x in counting_calls]
     counting.close()  # the exercise ends; the next begins
-    other = Student(folder / "other.py", "other.py", BUDGET, [], lambda: shared.lease(folder / "other.py"))
+    other = _student(shared, "other")
     answers.append(other.call("double", 21).value)
     answers.append(shared.ahead.current)  # "other" where its load and request came from the plan
     other.close()
@@ -146,13 +162,11 @@ def test_a_request_after_all_the_plan_held_goes_on_in_the_same_worker(tmp_path: 
     folder = _submission(tmp_path)
 
     def ask(plans: dict | None, stamps: list[int]) -> tuple[list, SubmissionWorker]:
-        sandbox.prepare()
-        shared = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
-        counting = Student(folder / "counting.py", "counting.py", BUDGET, [],
-                           lambda: shared.lease(folder / "counting.py"))
+        shared = _worker(folder, plans)
+        counting = _student(shared)
         answers = [counting.call("stamp", x).value for x in stamps]
         counting.close()
-        other = Student(folder / "other.py", "other.py", BUDGET, [], lambda: shared.lease(folder / "other.py"))
+        other = _student(shared, "other")
         answers.append(other.call("double", 21).value)
         other.close()
         shared.close()
@@ -171,14 +185,12 @@ def test_a_load_sent_ahead_that_runs_past_its_time_limit_is_a_timeout_as_without
     budget = Budget(call_seconds=2, import_seconds=2, memory_mb=1024, output_kb=64, message_mb=16)
 
     def ask(plans: dict | None) -> tuple[str, SubmissionWorker]:
-        sandbox.prepare()
-        shared = SubmissionWorker(folder, budget, sandbox.Settings(), plans)
-        counting = Student(folder / "counting.py", "counting.py", budget, [],
-                           lambda: shared.lease(folder / "counting.py"))
+        shared = _worker(folder, plans, budget)
+        counting = _student(shared, budget=budget)
         counting.call("run", 1)
         counting.close()
         time.sleep(2.5)  # the grader setting up the next exercise
-        other = Student(folder / "other.py", "other.py", budget, [], lambda: shared.lease(folder / "other.py"))
+        other = _student(shared, "other", budget)
         try:
             other.call("double", 21)
             result = "returned"
@@ -195,12 +207,8 @@ def test_a_load_sent_ahead_that_runs_past_its_time_limit_is_a_timeout_as_without
 
 def test_a_request_the_plan_did_not_foresee_gets_the_answer_it_would_have_got_without_one(tmp_path: Path) -> None:
     folder = _submission(tmp_path)
-    _, shared, student = _asked(folder, [1, 2, 3])
-    student.close()
-    shared.close()
-    sandbox.prepare()
-    again = SubmissionWorker(folder, BUDGET, sandbox.Settings(), shared.asked)
-    student = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: again.lease(folder / "counting.py"))
+    again = _worker(folder, _plan_of(folder, [1, 2, 3]))
+    student = _student(again)
     try:
         assert student.call("run", 1).value == {"x": 1, "calls": 1}
         time.sleep(0.5)  # run(2) and run(3), sent ahead, have run by now
@@ -218,10 +226,8 @@ def test_a_planned_call_that_never_ends_costs_nothing_when_it_is_not_asked(tmp_p
     assert first[0] == {"x": 1, "calls": 1} and first[1] == "CheckFailed"  # run(5) timed out
     student.close()
     shared.close()
-    sandbox.prepare()
-    again = SubmissionWorker(folder, BUDGET, sandbox.Settings(), shared.asked)
-    student = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: again.lease(folder / "counting.py"))
-    other = Student(folder / "other.py", "other.py", BUDGET, [], lambda: again.lease(folder / "other.py"))
+    again = _worker(folder, shared.asked)
+    student, other = _student(again), _student(again, "other")
     try:
         assert student.call("run", 1).value == {"x": 1, "calls": 1}
         student.close()  # the exercise ends; run(5) went ahead and is still looping
@@ -253,9 +259,8 @@ def test_a_call_sent_ahead_that_runs_past_its_time_limit_is_a_timeout_as_without
     folder = _submission(tmp_path)
 
     def ask(plans: dict | None) -> tuple[list, SubmissionWorker]:
-        sandbox.prepare()
-        shared = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
-        student = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: shared.lease(folder / "counting.py"))
+        shared = _worker(folder, plans)
+        student = _student(shared)
         answers: list = [student.call("run", 1).value]
         time.sleep(1.0)  # the grader judging
         try:
@@ -273,13 +278,8 @@ def test_a_call_sent_ahead_that_runs_past_its_time_limit_is_a_timeout_as_without
 
 def test_an_exercise_that_starts_while_another_has_requests_ahead_loads_in_a_fresh_worker(tmp_path: Path) -> None:
     folder = _submission(tmp_path)
-    _, shared, student = _asked(folder, [1, 2, 3])
-    student.close()
-    shared.close()
-    sandbox.prepare()
-    again = SubmissionWorker(folder, BUDGET, sandbox.Settings(), shared.asked)
-    counting = Student(folder / "counting.py", "counting.py", BUDGET, [], lambda: again.lease(folder / "counting.py"))
-    other = Student(folder / "other.py", "other.py", BUDGET, [], lambda: again.lease(folder / "other.py"))
+    again = _worker(folder, _plan_of(folder, [1, 2, 3]))
+    counting, other = _student(again), _student(again, "other")
     try:
         assert counting.call("run", 1).value == {"x": 1, "calls": 1}  # run(2) and run(3) went ahead
         assert other.call("double", 21).value == 42  # while counting's checks are not done
@@ -301,9 +301,8 @@ def test_many_requests_ahead_with_answers_larger_than_the_sockets_buffer_never_w
     padding = torch.zeros(5_000)
 
     def ask(plans: dict | None) -> tuple[list[float], SubmissionWorker]:
-        sandbox.prepare()
-        shared = SubmissionWorker(folder, BUDGET, sandbox.Settings(), plans)
-        student = Student(folder / "large.py", "large.py", BUDGET, [], lambda: shared.lease(folder / "large.py"))
+        shared = _worker(folder, plans)
+        student = _student(shared, "large")
         try:
             return [float(student.call("filled", x, size, padding).value.sum()) for x, size in calls], shared
         finally:
