@@ -21,6 +21,7 @@ from graders import sandbox
 from graders.engine import drawing
 from graders.engine.options import (HIDDEN_MARKER, KEPT, POINTS_MARKER, add_options, in_process, kept_values_allowed,
                                     kept_values_file, replay_file)
+from graders.frontends.quick_exit import ENDS_QUICKLY, pytest_cmdline_main  # noqa: F401 - a hook, found by its name
 
 pytest_addoption = add_options  # pytest finds its hooks by name
 _PACKAGE = __name__.split(".")[0]  # graders, or nbchecks in a student bundle
@@ -53,6 +54,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # process, a test run in process), it is exec'd instead: see graders/sandbox/zygote.py.
         sandbox.start_zygote(fork=True, warm_ups=room_warm_ups(graded))
     config.stash[KEPT] = kept_values_file(config) if grading else None
+    config.stash[ENDS_QUICKLY] = grading and not in_process(config)  # student code ran in workers only
     from graders.engine import session  # the grading: course_config, the checks, the reference, when needed
 
     session.configure(config)

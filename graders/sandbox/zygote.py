@@ -260,10 +260,11 @@ class _Forked:
 
 
 # The modules of ours a process may hold when its zygote is forked from it: the plugin's light start,
-# before any of the grading (course_config, checks, reference, expected values) is loaded.
-_LIGHT = ("", ".frontends", ".frontends.pytest_plugin", ".engine", ".engine.options", ".engine.drawing", ".sandbox",
-          ".sandbox.zygote", ".sandbox.privileges", ".sandbox.forking", ".frontends.cli", ".__main__", ".frontends.grade",
-          ".frontends.grade.service", ".frontends.grade.template")  # a grading service's start (grade/service.py)
+# before any of the grading (course_config, checks, reference, expected values) is loaded; the last three
+# are a grading service's start (grade/service.py).
+_LIGHT = ("", ".frontends", ".frontends.pytest_plugin", ".frontends.quick_exit", ".engine", ".engine.options",
+          ".engine.drawing", ".sandbox", ".sandbox.zygote", ".sandbox.privileges", ".sandbox.forking", ".frontends.cli",
+          ".__main__", ".frontends.grade", ".frontends.grade.service", ".frontends.grade.template")
 
 
 def nothing_of_the_grading() -> bool:

@@ -1,0 +1,71 @@
+"""A student's run from the command line leaves without tearing torch down (graders/frontends/quick_exit.py),
+yet runs every exit handler and ends with pytest's own code; a run that would wait for a thread, or a
+pytest.main() in a process that goes on, ends as pytest always did."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+# Loaded into the graded run with -p: an exit handler, an object whose finaliser runs only when the interpreter
+# takes its modules apart, and, when asked, a thread the interpreter must wait for, started as pytest ends.
+WITNESS = '''
+import atexit, os, threading, time
+from pathlib import Path
+
+OUT = Path(os.environ["WITNESS_FOLDER"])
+
+class TornDown:
+    def __del__(self, open=open, path=str(OUT / "torn down")):  # the module's globals may be gone by then
+        with open(path, "w") as file:
+            file.write("yes")
+
+KEPT_TO_THE_END = TornDown()
+atexit.register(lambda: (OUT / "exit handler").write_text("yes"))
+
+def pytest_unconfigure(config):
+    if os.environ.get("WITNESS_THREAD"):  # still running when pytest is done
+        threading.Thread(target=lambda: (time.sleep(0.5), (OUT / "thread").write_text("yes"))).start()
+'''
+
+
+def _graded(tmp_path: Path, submission: str, thread: bool = False) -> tuple[subprocess.CompletedProcess, set[str]]:
+    (tmp_path / "witness.py").write_text(WITNESS)
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+           "WITNESS_FOLDER": str(seen), **({"WITNESS_THREAD": "1"} if thread else {})}
+    run = subprocess.run([sys.executable, "-m", "pytest", "exercises/lesson01/views.py", "--submission",
+                          str(ROOT / submission), "-q", "-p", "no:cacheprovider", "-p", "witness"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    return run, {path.name for path in seen.iterdir()}
+
+
+@pytest.mark.parametrize("submission, code", [("reference", 0), ("exercises", 1)])
+def test_a_students_run_ends_with_pytests_code_and_every_exit_handler_but_no_teardown(
+        tmp_path: Path, submission: str, code: int) -> None:
+    run, seen = _graded(tmp_path, submission)
+    assert run.returncode == code, run.stdout[-2000:] + run.stderr[-2000:]
+    assert run.stdout.splitlines()[-1].startswith("Lesson 1: "), run.stdout[-500:]  # the last line: flushed
+    assert seen == {"exit handler"}, seen
+
+
+def test_a_run_with_a_thread_still_running_waits_for_it_as_python_does(tmp_path: Path) -> None:
+    run, seen = _graded(tmp_path, "reference", thread=True)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert seen == {"exit handler", "thread", "torn down"}, seen
+
+
+def test_a_pytest_main_in_a_process_that_goes_on_returns_to_it(tmp_path: Path) -> None:
+    script = ("import sys, pytest\n"
+              f"code = pytest.main(['exercises/lesson01/views.py', '--submission', {str(ROOT / 'reference')!r}, "
+              "'-q', '-p', 'no:cacheprovider'])\n"
+              "print('went on after pytest.main with', int(code))\n")
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "went on after pytest.main with 0" in run.stdout, run.stdout[-2000:] + run.stderr
