@@ -9,8 +9,9 @@ code at once.
 
 Only where the process would end anyway: pytest started from its command line (`pytest` or
 `python -m pytest`, both `pytest.console_main`). A `pytest.main()` call in a process that goes
-on (the batch's grading services, the notebooks' server, the project's own tests in process) is
-left alone, and so is a run with a thread that Python would wait for at its end.
+on (the batch's grading services, the notebooks' server, the project's own tests in process), a
+run under a tool that works after pytest returns (`python -m cProfile -m pytest`) and a run with
+a thread that Python would wait for at its end are left alone.
 """
 
 from __future__ import annotations
@@ -36,13 +37,21 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, int, int]:
 
 
 def _from_the_command_line(frame: FrameType | None) -> bool:
-    """Whether the innermost `pytest.main` on the stack was called by `pytest.console_main`, which
-    returns straight into the interpreter's exit."""
-    while frame is not None:
-        if frame.f_code is pytest.main.__code__:
-            return frame.f_back is not None and frame.f_back.f_code is pytest.console_main.__code__
+    """Whether the innermost `pytest.main` on the stack was called by `pytest.console_main`, itself called
+    straight from the program's start (the `pytest` script, or runpy for `python -m pytest`): nothing
+    waits for it to return. Under a wrapper such as `python -m cProfile -m pytest`, which writes its
+    profile after pytest returns, the run ends as usual."""
+    while frame is not None and frame.f_code is not pytest.main.__code__:
         frame = frame.f_back
-    return False
+    caller = frame.f_back if frame is not None else None
+    if caller is None or caller.f_code is not pytest.console_main.__code__:
+        return False
+    outer = caller.f_back
+    while outer is not None:
+        if outer.f_code.co_name != "<module>" and outer.f_globals.get("__name__") != "runpy":
+            return False
+        outer = outer.f_back
+    return True
 
 
 def _no_thread_to_wait_for() -> bool:

@@ -1,6 +1,6 @@
 """A student's run from the command line leaves without tearing torch down (graders/frontends/quick_exit.py),
-yet runs every exit handler and ends with pytest's own code; a run that would wait for a thread, or a
-pytest.main() in a process that goes on, ends as pytest always did."""
+yet runs every exit handler and ends with pytest's own code; a run that would wait for a thread, one under a
+profiler, and a pytest.main() in a process that goes on end as pytest always did."""
 
 from __future__ import annotations
 
@@ -69,3 +69,12 @@ def test_a_pytest_main_in_a_process_that_goes_on_returns_to_it(tmp_path: Path) -
               "print('went on after pytest.main with', int(code))\n")
     run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and "went on after pytest.main with 0" in run.stdout, run.stdout[-2000:] + run.stderr
+
+
+def test_a_run_under_a_profiler_ends_as_usual_so_that_the_profile_is_written(tmp_path: Path) -> None:
+    profile = tmp_path / "grading.prof"
+    run = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "pytest",
+                          "exercises/lesson01/views.py", "--submission", str(ROOT / "reference"), "-q",
+                          "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert profile.stat().st_size > 0
