@@ -83,6 +83,19 @@ class Graded:
         return checks[first]["message"]
 
 
+@pytest.fixture(scope="session")
+def kept_values_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the grading runs of `keeping` tests keep the reference's expected values: one folder per
+    test process, so the first run of each exercise computes them and the later ones read them back."""
+    return tmp_path_factory.mktemp("kept-values")
+
+
+@pytest.fixture
+def keeping(kept_values_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Grading runs in this test keep expected values between runs, as a student's usual runs do."""
+    monkeypatch.setenv(kept_values.FOLDER_VARIABLE, str(kept_values_folder))
+
+
 @pytest.fixture
 def grade(pytester: pytest.Pytester, tmp_path: Path) -> Callable[..., Graded]:
     """grade({slug: source text or Path}, *extra pytest args) -> Graded (run in-process);

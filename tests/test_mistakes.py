@@ -1,5 +1,7 @@
 """Every catalogued mistake, submitted as a student would write it (its change applied to today's
-reference, tests/mistake_catalogue.py), is diagnosed as itself and costs exactly the checks it should."""
+reference, tests/mistake_catalogue.py), is diagnosed as itself and costs exactly the checks it should:
+in a student's usual run, which reads the reference's expected values kept by the run before (each
+exercise's first mistake computes them), and from the values recorded for a student bundle."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ def concept(slug: str, name: str) -> str:
 
 
 @pytest.mark.parametrize("submission", SUBMISSIONS, ids=[f"{s.slug}/{s.name}" for s in SUBMISSIONS])
-def test_each_mistake_is_diagnosed_by_name_and_costs_only_its_checks(grade, submission: MistakeSubmission) -> None:
+def test_each_mistake_is_diagnosed_by_name_and_costs_only_its_checks(grade, keeping,
+                                                                     submission: MistakeSubmission) -> None:
     graded = grade({submission.slug: submission.text()}, "-k", submission.slug)
     checks = graded.checks(submission.slug)
     failed = graded.failed(submission.slug)
