@@ -134,6 +134,7 @@ class Drawer:
 
     def get(self, lesson: str, slug: str, name: str) -> Any:
         key = f"{lesson}/{slug}.{name}"
+        self._take_shipped(key, lesson, slug, name)
         while key not in self.received and self.sock is not None:
             if not self._receive():  # the helper is done (it skips a recipe that failed), or stuck
                 self._reap()
@@ -148,11 +149,19 @@ class Drawer:
         for lesson, slug in exercises:
             for name in _recipes_or_none(lesson).get(slug, {}):
                 key = f"{lesson}/{slug}.{name}"
+                self._take_shipped(key, lesson, slug, name)
                 while key not in self.received and self.sock is not None and self._receive():
                     pass
                 if key not in self.received:  # the helper skipped it or is stuck: drawn here, as get() would
                     self.received[key] = repr(recipes(lesson)[slug][name]())
         self._reap()
+
+    def _take_shipped(self, key: str, lesson: str, slug: str, name: str) -> None:
+        """The cases shipped with the course (shipped_cases.py), where they are up to date: no helper to wait for."""
+        from graders.engine import shipped_cases
+
+        if key not in self.received and (literal := shipped_cases.case(lesson, slug, name)) is not None:
+            self.received[key] = literal
 
     def close(self) -> None:
         """Stop the helper and forget its cases."""
@@ -208,7 +217,10 @@ def _draw_into(sock: socket.socket, exercises: list[tuple[str, str]]) -> None:
     quiet = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(quiet, fd)
-    for lesson, slug in exercises:
+    from graders.engine import shipped_cases
+
+    # What the course ships up to date is read by the grader itself: nothing to draw, and hypothesis not even loaded.
+    for lesson, slug in [(lesson, slug) for lesson, slug in exercises if not shipped_cases.covers(lesson, slug)]:
         for name, recipe in _recipes_or_none(lesson).get(slug, {}).items():
             try:
                 literal = repr(recipe())

@@ -1,6 +1,7 @@
 """Generated inputs come from hypothesis with a fixed seed: the same cases wherever they are
 drawn (the helper process, the grader, a fresh interpreter, a CI machine), and a grading run
-draws them in the helper, never in the grader."""
+draws them in the helper, never in the grader. Here the helper is tested as it works where the
+course ships no cases up to date (tests/engine/test_shipped_cases.py tests those)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from graders.engine import drawing
+from graders.engine import drawing, shipped_cases
 from graders.frontends.pytest_plugin import exercises_reached
 
 LESSON = "lesson01"
@@ -31,6 +32,12 @@ DIGESTS = {
     ("micrograd", "generated_expressions"): "d6a0c31da1c34ded",
     ("micrograd", "chain"): "3702d984c7b344e9",
 }
+
+
+@pytest.fixture(autouse=True)
+def nothing_shipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if the course shipped no cases: every one is drawn, by the helper (forked from here) or in place."""
+    monkeypatch.setattr(shipped_cases, "shipped", lambda lesson: {})
 
 
 def _draw_here(slug: str, name: str):
@@ -191,7 +198,8 @@ def test_the_plugin_foresees_which_exercises_a_run_reaches(args: list[str], expe
         assert len(reached) == sum(len(lesson.exercises) for lesson in __import__("course_config").LESSONS)
 
 
-def test_a_grading_run_draws_in_the_helper_and_never_imports_hypothesis_in_the_grader(tmp_path: Path) -> None:
+def test_a_grading_run_never_imports_hypothesis_in_the_grader(tmp_path: Path) -> None:
+    # A run of its own: the cases the course ships, up to date, are read, and the helper has nothing to draw.
     (tmp_path / "report_modules.py").write_text(
         "import json, sys\n"
         "def pytest_unconfigure(config):\n"
