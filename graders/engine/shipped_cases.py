@@ -1,8 +1,8 @@
 """Generated inputs drawn once and shipped with the course, so that a first run draws none.
 
 A lesson's cases follow only from its recipes (graders/<lesson>/cases.py and the modules of ours
-it imports), the seeds and tolerances of its exercises, and hypothesis's version: the same on
-every machine. Drawing them costs about a second of CPU (hypothesis needs a millisecond per
+it imports, course_config.py that reads their seeds and tolerances), the seeds and tolerances of
+its exercises, and hypothesis's version: the same on every machine. Drawing them costs about a second of CPU (hypothesis needs a millisecond per
 example), which a student's first run spent in the drawing helper beside the grader's import of
 torch, and then waited for. So `python -m graders.engine.shipped_cases` draws them once into
 graders/<lesson>/drawn_cases.json, with a digest of all they follow from. A run uses the file only
@@ -35,8 +35,10 @@ def path(lesson: str) -> Path:
 def provenance(lesson: str) -> str:
     """A digest of everything the lesson's cases follow from."""
     sink = hashlib.sha256()
-    for source in _recipe_sources(lesson):
-        sink.update(source.relative_to(_PACKAGE_FOLDER).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
+    for source in [*_recipe_sources(lesson), Path(course_config.__file__)]:
+        text = source.read_bytes().replace(b"\r\n", b"\n")  # a checkout with Windows line ends draws the same
+        name = source.relative_to(_PACKAGE_FOLDER).as_posix() if _PACKAGE_FOLDER in source.parents else source.name
+        sink.update(name.encode() + b"\0" + text + b"\0")
     for exercise in _lesson(lesson).exercises:
         settings = {"seeds": {k: v.value for k, v in exercise.seeds.items()},
                     "tolerances": {k: v.value for k, v in exercise.tolerances.items()}}
@@ -51,11 +53,16 @@ def shipped(lesson: str) -> dict[str, dict[str, str]]:
     those without recipes empty. Nothing when the file is missing, unreadable or out of date."""
     try:
         data = json.loads(path(lesson).read_text(encoding="utf-8"))
-        if data["provenance"] != provenance(lesson):
+        exercises = data["exercises"]
+        if data["provenance"] != provenance(lesson) or not all(
+                isinstance(slug, str) and isinstance(cases, dict)
+                and all(isinstance(n, str) and isinstance(c, str) for n, c in cases.items())
+                for slug, cases in exercises.items()):
             return {}
-        return {str(slug): {str(name): str(literal) for name, literal in cases.items()}
-                for slug, cases in data["exercises"].items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, ImportError):  # ImportError: no hypothesis
+        return exercises
+    # ImportError: no hypothesis installed; StopIteration: no such lesson; SyntaxError: a recipe's source
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ImportError, StopIteration, SyntaxError,
+            RecursionError):
         return {}
 
 
@@ -88,19 +95,41 @@ def _lesson(folder: str) -> course_config.Lesson:
 
 
 def _recipe_sources(lesson: str) -> list[Path]:
-    """The lesson's cases.py and every module of ours it imports, directly or through them."""
-    package = _PACKAGE_FOLDER.name
-    found: list[Path] = []
-    queue = [_PACKAGE_FOLDER / lesson / "cases.py"]
+    """The lesson's cases.py and every module of ours it imports (each package's __init__.py on the way too), in
+    whichever form the import is written; followed further inside the lesson's folder, where recipes live. What
+    an engine module imports in turn (drawing.py: the sandbox, to fork the helper) draws nothing; anything that
+    still changed a case is caught by tests/engine/test_shipped_cases.py, which draws them all afresh."""
+    found: set[Path] = set()
+    cases = _PACKAGE_FOLDER / lesson / "cases.py"
+    queue = [cases]
     while queue:
         source = queue.pop()
         if source in found or not source.is_file():
             continue
-        found.append(source)
+        found.add(source)
+        if source != cases and (_PACKAGE_FOLDER / lesson) not in source.parents:
+            continue
         for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == package:
-                queue.append(_PACKAGE_FOLDER.joinpath(*node.module.split(".")[1:]).with_suffix(".py"))
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            queue += [file for name in names for file in _files_of(name)]
     return sorted(found)
+
+
+def _files_of(module: str) -> list[Path]:
+    """The files of ours that importing `module` runs: each package's __init__.py and the module itself."""
+    parts = module.split(".")
+    if parts[0] != _PACKAGE_FOLDER.name:
+        return []
+    files = []
+    for depth in range(1, len(parts) + 1):
+        place = _PACKAGE_FOLDER.joinpath(*parts[1:depth])
+        files += [place / "__init__.py", place.with_suffix(".py")] if depth > 1 else [place / "__init__.py"]
+    return [file for file in files if file.is_file()]
 
 
 def main() -> None:

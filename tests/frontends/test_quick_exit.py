@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ WITNESS = '''
 import atexit, os, threading, time
 from pathlib import Path
 
+import pytest
+
 OUT = Path(os.environ["WITNESS_FOLDER"])
 
 class TornDown:
@@ -29,37 +32,57 @@ class TornDown:
 KEPT_TO_THE_END = TornDown()
 atexit.register(lambda: (OUT / "exit handler").write_text("yes"))
 
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config):  # another plugin's wrapper: its work after the session still runs
+    code = yield
+    (OUT / "wrapper").write_text(str(code))
+    return code
+
+
 def pytest_unconfigure(config):
     if os.environ.get("WITNESS_THREAD"):  # still running when pytest is done
         threading.Thread(target=lambda: (time.sleep(0.5), (OUT / "thread").write_text("yes"))).start()
 '''
 
 
-def _graded(tmp_path: Path, submission: str, thread: bool = False) -> tuple[subprocess.CompletedProcess, set[str]]:
+def _graded(tmp_path: Path, submission: str, thread: bool = False,
+            command: tuple[str, ...] = (sys.executable, "-m", "pytest")) -> tuple[subprocess.CompletedProcess, set[str]]:
     (tmp_path / "witness.py").write_text(WITNESS)
     seen = tmp_path / "seen"
     seen.mkdir()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
            "WITNESS_FOLDER": str(seen), **({"WITNESS_THREAD": "1"} if thread else {})}
-    run = subprocess.run([sys.executable, "-m", "pytest", "exercises/lesson01/views.py", "--submission",
+    run = subprocess.run([*command, "exercises/lesson01/views.py", "--submission",
                           str(ROOT / submission), "-q", "-p", "no:cacheprovider", "-p", "witness"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     return run, {path.name for path in seen.iterdir()}
 
 
+# The two ways a student starts it: the `pytest` script pip installed beside this Python, and `python -m pytest`.
+SCRIPT = (str(Path(sysconfig.get_path("scripts")) / "pytest"),)
+
+
+@pytest.mark.parametrize("command", [SCRIPT, (sys.executable, "-m", "pytest")], ids=["pytest", "python -m pytest"])
 @pytest.mark.parametrize("submission, code", [("reference", 0), ("exercises", 1)])
 def test_a_students_run_ends_with_pytests_code_and_every_exit_handler_but_no_teardown(
-        tmp_path: Path, submission: str, code: int) -> None:
-    run, seen = _graded(tmp_path, submission)
+        tmp_path: Path, submission: str, code: int, command: tuple[str, ...]) -> None:
+    run, seen = _graded(tmp_path, submission, command=command)
     assert run.returncode == code, run.stdout[-2000:] + run.stderr[-2000:]
     assert run.stdout.splitlines()[-1].startswith("Lesson 1: "), run.stdout[-500:]  # the last line: flushed
-    assert seen == {"exit handler"}, seen
+    assert seen == {"exit handler", "wrapper"}, seen
 
 
 def test_a_run_with_a_thread_still_running_waits_for_it_as_python_does(tmp_path: Path) -> None:
     run, seen = _graded(tmp_path, "reference", thread=True)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    assert seen == {"exit handler", "thread", "torn down"}, seen
+    assert seen == {"exit handler", "thread", "torn down", "wrapper"}, seen
+
+
+def test_a_script_that_goes_on_after_console_main_goes_on(tmp_path: Path) -> None:
+    run, seen = _graded(tmp_path, "reference", command=(
+        sys.executable, "-c", "import pytest\ncode = pytest.console_main()\nprint('went on with', int(code))"))
+    assert run.returncode == 0 and "went on with 0" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "torn down" in seen, seen
 
 
 def test_a_pytest_main_in_a_process_that_goes_on_returns_to_it(tmp_path: Path) -> None:
