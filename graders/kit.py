@@ -12,7 +12,8 @@ engine can change behind it.
 Also here: `@expected`, a decorator for functions of the grader that compute an expected value or a wrong
 variant (their bodies stay out of student bundles, their results are recorded); `twin`, `twin_random`,
 `twin_generator` (a public check's second run on fresh inputs, when the reference is live); `Mistake`,
-`Suspect`, `collect_mistakes` and the matchers that name a mistake; `argument_changed` (did a call change its
+`Suspect`, `collect_mistakes` and the matchers that name a mistake; `Meanwhile` (an expected value as costly as
+the student's call, computed in the grader while the worker runs that call: `student.call(..., meanwhile=...)`); `argument_changed` (did a call change its
 argument: use `student.call(..., return_args=True)`); `drawn` (generated inputs); `LossCurves` (a plot in the
 feedback); `origin`; and the code-evidence patterns of checks of *how*.
 """
@@ -33,7 +34,7 @@ from graders.engine.plots import LossCurves
 from graders.engine.recording import RECORD, RECORDING, expected
 from graders.engine.registration import checks_for
 from graders.engine.source_evidence import AUTOGRAD_IN_CODE, BACKWARD_IN_CODE
-from graders.engine.student import Returned, Student
+from graders.engine.student import Meanwhile, Returned, Student
 from graders.sandbox import Scalar, StudentError, origin
 
 Exercise = course_config.Exercise
@@ -48,7 +49,7 @@ def exercise(lesson_folder: str, slug: str) -> course_config.Exercise:
 
 
 __all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "CheckFailed", "Exercise", "GradientSignature", "LossCurves",
-           "Mistake", "RECORD", "RECORDING", "Returned", "Scalar", "Student", "StudentError", "Suspect",
+           "Meanwhile", "Mistake", "RECORD", "RECORDING", "Returned", "Scalar", "Student", "StudentError", "Suspect",
            "argument_changed", "checks_for", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
            "expect_float_not_tensor", "expect_number", "expect_tensor", "expected", "fail", "fail_with_mistake",
            "first_matching_variant", "gradient_signature", "is_scaled", "number_problem", "origin", "tensor_problem",

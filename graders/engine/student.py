@@ -56,7 +56,8 @@ UNCONFINED_HINT = ("Instructor: grade on a Linux machine with Landlock (kernel 5
 
 class Backend(Protocol):
     def start(self) -> Outcome: ...
-    def request(self, message: dict, seconds: float | None = None) -> Outcome: ...
+    def request(self, message: dict, seconds: float | None = None,
+                meanwhile: Callable[[], object] | None = None) -> Outcome: ...
     def stop(self) -> None: ...
     @property
     def alive(self) -> bool: ...
@@ -78,6 +79,34 @@ class Returned:
     def calls_to(self, *names: str) -> list[TraceEvent]:
         """Trace events whose torch name ends with one of `names` (e.g. "Tensor.backward")."""
         return [e for e in self.trace if any(e.name == n or e.name.endswith("." + n) for n in names)]
+
+
+class Meanwhile:
+    """An expected value that the grader computes while a worker runs a student's call (`Student.call`'s
+    `meanwhile`). Where it costs about what the call costs (the reference's own training run), computing it only
+    once the answer is back would leave one core idle while the worker runs and the other while the grader
+    computes; a first run, which keeps no expected values yet, computes them all. `value` computes it on the spot
+    where the call did not (it failed before it reached a worker, or its answer was reused)."""
+
+    def __init__(self, compute: Callable[[], Any]) -> None:
+        self._compute = compute
+        self._done = False
+        self._value: Any = None
+        self.seconds = 0.0  # how long computing it took: grader's time, never the student's
+
+    def __call__(self) -> None:
+        if not self._done:
+            started = time.monotonic()
+            try:
+                self._value = self._compute()
+            finally:
+                self.seconds = time.monotonic() - started
+            self._done = True
+
+    @property
+    def value(self) -> Any:
+        self()
+        return self._value
 
 
 class Student:
@@ -114,8 +143,11 @@ class Student:
         return returned
 
     def call(self, function: str, *args: Any, shown_as: str | None = None, trace: bool = False,
-             return_args: bool = False, allow_raise: bool = False, reuse: bool = False, **kwargs: Any) -> Returned:
+             return_args: bool = False, allow_raise: bool = False, reuse: bool = False,
+             meanwhile: Meanwhile | None = None, **kwargs: Any) -> Returned:
         """Run `function(*args, **kwargs)` from the student's module and return its value.
+
+        `meanwhile`: an expected value to compute in the grader while the worker runs the call.
 
         `reuse`: the answer of the same call made earlier in this exercise with `reuse`, if there is one
         (a copy of it), instead of running it again: for a long run that several checks judge from
@@ -124,18 +156,19 @@ class Student:
         shown = shown_as or _default_call_text(function, args, kwargs)
         message = {"op": "call", "function": function, "args": list(args), "kwargs": kwargs,
                    "trace": trace, "return_args": return_args}
-        return self._request(function, shown, message, allow_raise, reuse)
+        return self._request(function, shown, message, allow_raise, reuse, meanwhile)
 
     def run(self, driver: Callable, *args: Any, shown_as: str, trace: bool = False,
-            allow_raise: bool = False, runs: str | None = None, **kwargs: Any) -> Returned:
+            allow_raise: bool = False, runs: str | None = None, meanwhile: Meanwhile | None = None,
+            **kwargs: Any) -> Returned:
         """Run a grader-written `driver(module, *args)` in the worker, for checks that must
         build objects there (a student's class, a function passed as an argument). `runs`
         names the student's function the driver calls, when it is one: a timeout then stops
-        later calls of that function only, not of every function the driver runs."""
+        later calls of that function only, not of every function the driver runs. `meanwhile` as for `call`."""
         __tracebackhide__ = True
         name = f"{driver.__module__}:{driver.__qualname__}"
         message = {"op": "run", "driver": name, "args": list(args), "kwargs": kwargs, "trace": trace}
-        return self._request(runs or driver.__qualname__, shown_as, message, allow_raise)
+        return self._request(runs or driver.__qualname__, shown_as, message, allow_raise, meanwhile=meanwhile)
 
     def prestart(self) -> None:
         """Fork the worker now, so that importing the module overlaps the grading of other
@@ -179,7 +212,8 @@ class Student:
 
     # ------------------------------------------------------------------ internals
 
-    def _request(self, function: str, shown: str, message: dict, allow_raise: bool, reuse: bool = False) -> Returned:
+    def _request(self, function: str, shown: str, message: dict, allow_raise: bool, reuse: bool = False,
+                 meanwhile: Meanwhile | None = None) -> Returned:
         __tracebackhide__ = True
         if function in self._timed_out:
             fail(TIMED_OUT_BEFORE.format(call=shown), hint=TIMEOUT_HINT, section=self.section,
@@ -198,10 +232,11 @@ class Student:
             self._within_allowance()
             seconds = min(self.budget.call_seconds, self.allowance.left())
             started, replayed = time.monotonic(), getattr(backend, "replay_seconds", 0.0)
-            outcome = backend.request(message, seconds)
-            # A lease that left its plan asks a fresh worker again what was asked before (sandbox/shared.py):
-            # the grader's doing, not the student's time.
-            waited = time.monotonic() - started - (getattr(backend, "replay_seconds", 0.0) - replayed)
+            outcome = backend.request(message, seconds, meanwhile)
+            # A lease that left its plan asks a fresh worker again what was asked before (sandbox/shared.py), and
+            # `meanwhile` is the grader's own work: neither is the student's time.
+            waited = (time.monotonic() - started - (getattr(backend, "replay_seconds", 0.0) - replayed)
+                      - (meanwhile.seconds if meanwhile else 0.0))
             # A call sent ahead of its check ran partly before it was waited for: what the call itself took counts.
             self.allowance.spend(max(waited, outcome.seconds if outcome.replied else 0.0))
             if key is not None and outcome.status in ("returned", "raised"):

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 from types import ModuleType
-from typing import Any
+from typing import Any, Iterator
 
 import torch
 
-from graders.kit import (Returned, Student, Suspect, argument_changed, checks_for, collect_mistakes, describe,
-                         exercise, expect_code_shows, expect_tensor, expected, fail, number_problem, origin,
+from graders.kit import (RECORD, RECORDING, Returned, Student, Suspect, argument_changed, checks_for, collect_mistakes,
+                         describe, exercise, expect_code_shows, expect_tensor, expected, fail, number_problem, origin,
                          tensor_problem, twin, twin_generator, twin_random)
 from graders.lesson01.grad_accumulation.mistakes import (CLEARED_BETWEEN_CALLS, COMPANION, COPY_NOT_DETACHED,
                                                          DIVIDED_TWICE, KEPT_GRAD_TENSOR, LESSON_GRADS, MEAN_OF_MEANS,
@@ -144,12 +144,19 @@ def _tolerance(t: torch.Tensor) -> dict[str, float]:
 
 def expect_gradient(returned: Returned, w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> None:
     __tracebackhide__ = True
-    suspects = [Suspect(_BY_NAME[name], value) for name, values in wrong_gradients(w, X, y, k).items()
-                for value in values]
-    expect_tensor(returned, full_batch_gradient(w, X, y), **_tolerance(w), requires_grad=None, suspects=suspects,
+    if RECORDING.mode == RECORD:  # the wrong gradients name a mistake only, but a recording must hold them for replay
+        wrong_gradients(w, X, y, k)
+    expect_tensor(returned, full_batch_gradient(w, X, y), **_tolerance(w), requires_grad=None,
+                  suspects=_suspects(w, X, y, k),
                   scaled={float(k): NOT_SCALED} if k > 1 else None, section=COMPANION, what="the gradient",
                   hint="With micro_batches=1 your function must give the ordinary full-batch gradient; check "
                        "that first, then split.")
+
+
+def _suspects(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> Iterator[Suspect]:
+    """The wrong gradients as suspects, computed once a wrong answer asks for them."""
+    for name, values in wrong_gradients(w, X, y, k).items():
+        yield from (Suspect(_BY_NAME[name], value) for value in values)
 
 
 def expect_grads(returned: Returned, reference: ModuleType, x0: float, calls: int) -> None:

@@ -23,7 +23,7 @@ from typing import Any, Iterable
 import pytest
 import torch
 
-from graders.kit import (LossCurves, Mistake, RECORD, RECORDING, Returned, Student, Suspect, checks_for,
+from graders.kit import (LossCurves, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student, Suspect, checks_for,
                          collect_mistakes, describe, exercise, expect_code_shows, expect_number, expect_tensor,
                          expected, fail, fail_with_mistake, first_matching_variant, gradient_signature, is_scaled,
                          origin, twin, twin_random)
@@ -143,11 +143,17 @@ def plot_file(request: pytest.FixtureRequest, plots_folder: Path) -> Path:
     return plots_folder / f"{EXERCISE.slug}-{request.node.name.removeprefix('test_')}.png"
 
 
-def call_train_line(student: Student, run: Run, trace: bool = False) -> Returned:
+def reference_train_line(reference: ModuleType, run: Run) -> Meanwhile:
+    """The reference's train_line on a run, computed while the worker runs the student's (call_train_line): the
+    two cost the same."""
+    return Meanwhile(lambda: reference.train_line(run.X, run.y, run.lr, run.steps))
+
+
+def call_train_line(student: Student, run: Run, trace: bool = False, meanwhile: Meanwhile | None = None) -> Returned:
     """train_line on a run; an error names the mistake that raises it."""
     __tracebackhide__ = True
     returned = student.call("train_line", run.X, run.y, run.lr, run.steps, shown_as=run.call, allow_raise=True,
-                            trace=trace)
+                            trace=trace, meanwhile=meanwhile)
     if returned.error is None:
         return returned
     if lost_its_leaves(student, run, returned.error.message):
@@ -273,7 +279,8 @@ def _expect_data(returned: Returned, expected_data: tuple, default_seed_data: tu
 def test_first_update_matches_lesson(student: Student, reference: ModuleType, plot_file: Path) -> None:
     X, y, data = line_data(reference)
     run = Run(X, y, 0.1, 1, data)
-    expect_run(call_train_line(student, run), run, reference.train_line(X, y, 0.1, 1), plot_file,
+    want = reference_train_line(reference, run)
+    expect_run(call_train_line(student, run, meanwhile=want), run, want.value, plot_file,
                hint=hint_for("The lesson prints loss 15.4288 at step 0 (before the update), then w 0.792 and b -0.362."),
                scaled={0.5: MISSING_FACTOR_2, -1.0: SIGN_ERROR, float(len(X)): SUM_FOR_MEAN}, student=student)
 
@@ -282,7 +289,8 @@ def test_first_update_matches_lesson(student: Student, reference: ModuleType, pl
 def test_lesson_run_at_lr_0_1(student: Student, reference: ModuleType, plot_file: Path) -> None:
     X, y, data = line_data(reference)
     run = Run(X, y, 0.1, 101, data)
-    expect_run(call_train_line(student, run), run, reference.train_line(X, y, 0.1, 101), plot_file,
+    want = reference_train_line(reference, run)
+    expect_run(call_train_line(student, run, meanwhile=want), run, want.value, plot_file,
                hint=hint_for("The lesson's printout: loss 15.4288 at step 0, 0.0606 at step 20, 0.0597 from step 40; "
                              "w 2.965 and b -2.000 at the end."), student=student)
 
@@ -291,9 +299,10 @@ def test_lesson_run_at_lr_0_1(student: Student, reference: ModuleType, plot_file
 def test_losses_are_python_floats(student: Student, reference: ModuleType, plot_file: Path) -> None:
     X, y, data = line_data(reference)
     run = Run(X, y, 0.1, 5, data)
-    returned = call_train_line(student, run, trace=True)
+    want = reference_train_line(reference, run)
+    returned = call_train_line(student, run, trace=True, meanwhile=want)
     # Floats of a wrong run earn nothing: the values come first, then their types.
-    expect_run(returned, run, reference.train_line(X, y, 0.1, 5), plot_file,
+    expect_run(returned, run, want.value, plot_file,
                hint=hint_for("The lesson prints loss 15.4288 at step 0; each later loss is recorded before its "
                              "update."), student=student)
     # The docstring's recipe: autograd's gradients, one pass per step; loss.backward() and torch.autograd.grad
@@ -335,11 +344,11 @@ def test_losses_are_python_floats(student: Student, reference: ModuleType, plot_
 def test_lr_0_01_is_slow(student: Student, reference: ModuleType, plot_file: Path) -> None:
     X, y, data = line_data(reference)
     run = Run(X, y, 0.01, LR_0_01_STEPS, data)
-    reference_run = reference.train_line(X, y, 0.01, LR_0_01_STEPS)
+    expected_run = reference_train_line(reference, run)
     hint = "With the same loop as at lr 0.1, only lr changes: each step is ten times shorter."
-    losses = expect_run(call_train_line(student, run), run, reference_run, plot_file, hint, TRY_IT,
-                        student=student)[0]
-    got, want = _first_below(losses, TARGET), reference.steps_to_reach(reference_run[0], TARGET)
+    losses = expect_run(call_train_line(student, run, meanwhile=expected_run), run, expected_run.value, plot_file,
+                        hint, TRY_IT, student=student)[0]
+    got, want = _first_below(losses, TARGET), reference.steps_to_reach(expected_run.value[0], TARGET)
     if want is None and twin():  # other noise may settle above the target: the curves above already agree
         return
     band = int(EXERCISE.tolerance("steps_band"))
@@ -360,7 +369,8 @@ def _first_below(losses: list[float], target: float) -> int | None:
 def test_lr_1_1_diverges(student: Student, reference: ModuleType, plot_file: Path) -> None:
     X, y, data = line_data(reference)
     run = Run(X, y, 1.1, LR_1_1_STEPS, data)
-    expect_run(call_train_line(student, run), run, reference.train_line(X, y, 1.1, LR_1_1_STEPS), plot_file,
+    want = reference_train_line(reference, run)
+    expect_run(call_train_line(student, run, meanwhile=want), run, want.value, plot_file,
                hint="At lr 1.1 each step overshoots the bottom of the valley by more than it started from: "
                     "w changes sign every step and the loss grows about fourfold"
                     + ("." if twin() else " (15.43, 48.10, 179.54, ...)."),
@@ -577,9 +587,9 @@ def test_train_line_on_fresh_data(student: Student, reference: ModuleType, plot_
             # `steps` at its lower end: no update, so no loss recorded and w = b = 0.
             Run(X1, y1, 0.2, 0, "64 points of y = −1.5x + 0.5 plus noise, x in [−3, 3]")]
     for run in runs:
-        expect_run(call_train_line(student, run), run, reference.train_line(run.X, run.y, run.lr, run.steps),
-                   plot_file, hint="Use the X, y, lr and steps you are given; nothing from the lesson's run.",
-                   student=student)
+        want = reference_train_line(reference, run)
+        expect_run(call_train_line(student, run, meanwhile=want), run, want.value, plot_file,
+                   hint="Use the X, y, lr and steps you are given; nothing from the lesson's run.", student=student)
 
 
 @check

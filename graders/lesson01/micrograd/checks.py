@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 import torch
 
-from graders.kit import Mistake, RECORD, RECORDING, Student, checks_for, drawn, exercise, expected, fail
+from graders.kit import Meanwhile, Mistake, RECORD, RECORDING, Student, checks_for, drawn, exercise, expected, fail
 from graders.lesson01.micrograd.mistakes import (ASSIGNED, CHAIN_RULE, EXP_DERIVATIVE, NOT_SEEDED,
                                                  NO_TOPOLOGICAL_ORDER, POWER_RULE, REFLECTED_SWAPPED, RELU_AT_ZERO,
                                                  SCRATCH, STEP_MISTAKES, TANH_DERIVATIVE, VISITED_TWICE)
@@ -461,8 +461,9 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
                   texts: list[str] | None = None, int_numbers: bool = False) -> None:
     """Build each graph from the student's Value, call backward(), compare with torch; fail with the first problem."""
     __tracebackhide__ = True
-    returned = student.run(run_graphs, graphs, backward, int_numbers, shown_as=shown)
-    truths = torch_results(graphs)
+    from_torch = Meanwhile(lambda: torch_results(graphs))  # torch's answers, while the worker gives the student's
+    returned = student.run(run_graphs, graphs, backward, int_numbers, shown_as=shown, meanwhile=from_torch)
+    truths = from_torch.value
     # Needed only to name a mistake; but a recording from the reference must hold them too.
     if backward and RECORDING.mode == RECORD:
         for some in (graphs, ONE_STEP_GRAPHS):

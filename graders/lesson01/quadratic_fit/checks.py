@@ -28,8 +28,8 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Mistake, RECORD, RECORDING, Returned, Student, Suspect,
-                         checks_for, describe, exercise, expect_code_shows, expect_tensor, expected, fail,
+from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student,
+                         Suspect, checks_for, describe, exercise, expect_code_shows, expect_tensor, expected, fail,
                          gradient_signature, is_scaled, number_problem, twin, twin_generator, twin_random)
 from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, GRADIENTS_NOT_ZEROED, NOISE_IGNORED, NONZERO_START,
                                                      ONE_STEP_SHORT, ONE_STEP_TOO_MANY, RATE_TOO_HIGH,
@@ -353,12 +353,17 @@ def _seed_42_data(reference: ModuleType, arguments: dict[str, Any]) -> tuple[tor
     return reference.make_quadratic_data(**{**arguments, "seed": EXERCISE.seed("worked_example")})
 
 
-def _fit_call(student: Student, fit: Fit, trace: bool = False) -> Returned:
+def _reference_fit(reference: ModuleType, fit: Fit) -> Meanwhile:
+    """The reference's fit, computed while the worker runs the student's (_fit_call): the two cost the same."""
+    return Meanwhile(lambda: reference.fit_quadratic(fit.X, fit.y, lr=fit.lr, steps=fit.steps))
+
+
+def _fit_call(student: Student, fit: Fit, trace: bool = False, meanwhile: Meanwhile | None = None) -> Returned:
     """The student's fit; an error is named by the mistake that raises it."""
     __tracebackhide__ = True
     # Checks that judge the same fit from different sides share one run of it.
     returned = student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=fit.steps, trace=trace,
-                            shown_as=fit.call, reuse=True, allow_raise=True)
+                            shown_as=fit.call, reuse=True, allow_raise=True, meanwhile=meanwhile)
     error = returned.error
     if error is None:
         return returned
@@ -406,8 +411,10 @@ def test_fit_is_close_to_true_coefficients(student: Student, reference: ModuleTy
     fit = Fit(X, y, LESSON_LR, PATH_STEPS, data)
     # Other noise moves the best fit off the truth by more or less than the lesson's does: a
     # twin is held to where the reference gets, with the same margin.
-    want = TRUE_COEFFICIENTS if truth is None else reference.fit_quadratic(X, y, lr=fit.lr, steps=fit.steps)
-    _expect_fit(student, fit, _fit_call(student, fit), want, EXERCISE.tolerance("true_coefficients"),
+    reached = None if truth is None else _reference_fit(reference, fit)
+    returned = _fit_call(student, fit, meanwhile=reached)
+    _expect_fit(student, fit, returned, TRUE_COEFFICIENTS if reached is None else reached.value,
+                EXERCISE.tolerance("true_coefficients"),
                 _wrong_fits(fit),
                 hint="Start a, b, c at zero; each step: prediction, mean squared error, backward(), update, zero.")
 
@@ -416,9 +423,9 @@ def test_fit_is_close_to_true_coefficients(student: Student, reference: ModuleTy
 def test_fit_matches_reference(student: Student, reference: ModuleType) -> None:
     X, y, data, _ = _lesson_data(reference)
     fit = Fit(X, y, LESSON_LR, PATH_STEPS, data)
-    want = reference.fit_quadratic(fit.X, fit.y, lr=fit.lr, steps=fit.steps)
-    returned = _fit_call(student, fit)
-    _expect_fit(student, fit, returned, want, EXERCISE.tolerance("reference"), _wrong_fits(fit),
+    want = _reference_fit(reference, fit)
+    returned = _fit_call(student, fit, meanwhile=want)
+    _expect_fit(student, fit, returned, want.value, EXERCISE.tolerance("reference"), _wrong_fits(fit),
                 hint="Start a, b and c at exactly zero, make exactly `steps` updates of −lr × gradient, "
                      "and use the mean (not the sum) of the squared errors.")
     # The docstring's Returns: a tuple. Right values in a list lose this check alone.
@@ -446,9 +453,10 @@ def test_fit_reaches_least_squares(student: Student, reference: ModuleType) -> N
 def test_fit_uses_autograd(student: Student, reference: ModuleType) -> None:
     X, y, data, _ = _lesson_data(reference)
     fit = Fit(X, y, LESSON_LR, TRACED_STEPS, data)
-    returned = _fit_call(student, fit, trace=True)
+    want = _reference_fit(reference, fit)
+    returned = _fit_call(student, fit, trace=True, meanwhile=want)
     # How the answer was made earns nothing when the answer itself is wrong: check it first.
-    _expect_fit(student, fit, returned, reference.fit_quadratic(fit.X, fit.y, lr=fit.lr, steps=fit.steps),
+    _expect_fit(student, fit, returned, want.value,
                 EXERCISE.tolerance("reference"), _wrong_fits(fit),
                 hint="Start a, b and c at exactly zero and make exactly `steps` updates of −lr × gradient.")
     if not returned.calls_to(*BACKWARD_CALLS):
@@ -479,12 +487,12 @@ def test_fit_on_other_coefficients(student: Student, reference: ModuleType) -> N
     a, b, c = OTHER_COEFFICIENTS
     fit = Fit(*_other_coefficient_data(), LESSON_LR, OTHER_STEPS,
               f"{OTHER_N} float64 points of y = {a:g}x² + {b:g}x + {c:g} plus noise")
-    returned = _fit_call(student, fit)
+    want = _reference_fit(reference, fit)
+    returned = _fit_call(student, fit, meanwhile=want)
     lesson_like = _coefficients_problem(returned.value, TRUE_COEFFICIENTS, EXERCISE.tolerance("true_coefficients"))
     meaning = ("Your answer is close to the lesson's (0.5, −1, 1) although these data follow other coefficients: "
                "the fit must be learned from the X and y passed in." if lesson_like is None else "")
-    _expect_fit(student, fit, returned, reference.fit_quadratic(fit.X, fit.y, lr=fit.lr, steps=fit.steps),
-                EXERCISE.tolerance("reference"), _wrong_fits(fit), meaning=meaning,
+    _expect_fit(student, fit, returned, want.value, EXERCISE.tolerance("reference"), _wrong_fits(fit), meaning=meaning,
                 hint="Learn a, b and c from the X and y arguments; do not rebuild or hard-code the lesson's data.")
 
 
@@ -493,7 +501,8 @@ def test_fit_follows_lr_and_steps(student: Student, reference: ModuleType) -> No
     X, y = reference.make_quadratic_data()
     for lr, steps in OTHER_SETTINGS:
         fit = Fit(X, y, lr, steps, LESSON_DATA)
-        _expect_fit(student, fit, _fit_call(student, fit), reference.fit_quadratic(X, y, lr=lr, steps=steps),
+        want = _reference_fit(reference, fit)
+        _expect_fit(student, fit, _fit_call(student, fit, meanwhile=want), want.value,
                     EXERCISE.tolerance("reference"), _wrong_fits(fit),
                     hint="Use the lr and steps arguments as given: `steps` updates, each of −lr × gradient.")
     # The defaults the signature promises, read from it rather than paid for with a 500-step run.

@@ -28,8 +28,8 @@ from typing import Any, Callable
 import torch
 import torch.nn.functional as F
 
-from graders.kit import (Mistake, Returned, Student, checks_for, describe, drawn, exercise, expect_tensor, expected,
-                         fail)
+from graders.kit import (Mistake, RECORD, RECORDING, Returned, Student, checks_for, describe, drawn, exercise,
+                         expect_tensor, expected, fail)
 from graders.lesson01.shape_bugs.mistakes import (ANY_DIFFERENCE_SILENT, ANY_STRETCH_SILENT, CLASH_COUNTED_SILENT,
                                                   DIVIDED_BY_BATCH, LEFT_TO_RIGHT, LOSS_BROADCASTS, LOSS_RESHAPES,
                                                   MISSING_AS_INCOMPATIBLE, ONLY_SECOND_STRETCHED, PITFALL, RULES,
@@ -248,13 +248,14 @@ def expect_shapes(returned: Returned, pairs: list[Pair]) -> None:
     """Every pair's answer is torch's shape (any raised error where torch refuses)."""
     __tracebackhide__ = True
     answers = _answers(returned, len(pairs))
-    # The variants are computed even when all is well, so that a recording holds them for replay.
-    got, truth, variants = [answer.shape() for answer in answers], torch_answers(pairs), wrong_answers(pairs)
+    got, truth = [answer.shape() for answer in answers], torch_answers(pairs)
+    if RECORDING.mode == RECORD:  # the variants name a mistake only, but a recording must hold them for replay
+        wrong_answers(pairs)
     wrong = [i for i, (g, t) in enumerate(zip(got, truth)) if g != t]
     if not wrong:
         _expect_value_errors(returned, pairs, answers)
         return
-    mistake = _diagnose(pairs, got, wrong, variants)
+    mistake = _diagnose(pairs, got, wrong, wrong_answers(pairs))
     shown = wrong[:3]
     odd = sum(got[i] is not None and type(got[i]) is not tuple for i in wrong)
     summary = (f"broadcast_shape should return a tuple of ints, but on {odd} of {len(pairs)} pairs it "
