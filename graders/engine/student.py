@@ -8,14 +8,16 @@ feedback message here, so the checks themselves only compare values.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import functools
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, NoReturn, Protocol
+from typing import Any, Callable, Iterator, NoReturn, Protocol
 
 from graders.engine.allowance import SPENT_HINT, Allowance
 from graders.engine.error_hints import hint_for
@@ -24,6 +26,7 @@ from graders.engine.mistakes import ANY_EXERCISE, Mistake
 from graders.engine.printed import without_foreign_warnings
 from graders.sandbox import Budget, Outcome, StudentError
 from graders.sandbox import TraceEvent, copy, pack
+from graders.sandbox.in_process import InProcess
 from graders.engine.source_evidence import SourceEvidence
 
 NOT_IMPLEMENTED = "`{function}` is not implemented yet: it still raises NotImplementedError."
@@ -56,8 +59,7 @@ UNCONFINED_HINT = ("Instructor: grade on a Linux machine with Landlock (kernel 5
 
 class Backend(Protocol):
     def start(self) -> Outcome: ...
-    def request(self, message: dict, seconds: float | None = None,
-                meanwhile: Callable[[], object] | None = None) -> Outcome: ...
+    def request(self, message: dict, seconds: float | None = None) -> Outcome: ...
     def stop(self) -> None: ...
     @property
     def alive(self) -> bool: ...
@@ -85,27 +87,47 @@ class Meanwhile:
     """An expected value that the grader computes while a worker runs a student's call (`Student.call`'s
     `meanwhile`). Where it costs about what the call costs (the reference's own training run), computing it only
     once the answer is back would leave one core idle while the worker runs and the other while the grader
-    computes; a first run, which keeps no expected values yet, computes them all. `value` computes it on the spot
-    where the call did not (it failed before it reached a worker, or its answer was reused)."""
+    computes; a first run, which keeps no expected values yet, computes them all.
+
+    It runs on a thread of the grader's while the grader's main thread waits for the answer exactly as without it:
+    the call's time limit and the time charged to the student are the wait for the answer alone. Nothing else of
+    the grader runs meanwhile (the main thread only sends and reads), and the thread is joined before the check goes
+    on; torch's grad mode on that thread is the default one. What the computation raises is raised by `value`.
+    `value` computes it on the spot where the call did not (it failed before it reached a worker, its answer was
+    reused, or the student's code runs in-process, where nothing of the grader's may run beside it)."""
 
     def __init__(self, compute: Callable[[], Any]) -> None:
         self._compute = compute
         self._done = False
         self._value: Any = None
-        self.seconds = 0.0  # how long computing it took: grader's time, never the student's
+        self._error: BaseException | None = None
 
-    def __call__(self) -> None:
-        if not self._done:
-            started = time.monotonic()
-            try:
-                self._value = self._compute()
-            finally:
-                self.seconds = time.monotonic() - started
-            self._done = True
+    def _run(self) -> None:
+        try:
+            self._value = self._compute()
+        except BaseException as error:  # noqa: BLE001 - raised by `value`, in the check's own thread
+            self._error = error
+        self._done = True
+
+    @contextlib.contextmanager
+    def alongside(self) -> Iterator[None]:
+        """Compute it on a thread of its own while the body runs (unless it is computed already), then wait for it."""
+        if self._done:
+            yield
+            return
+        thread = threading.Thread(target=self._run, name="meanwhile", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            thread.join()
 
     @property
     def value(self) -> Any:
-        self()
+        if not self._done:
+            self._run()
+        if self._error is not None:
+            raise self._error
         return self._value
 
 
@@ -232,11 +254,14 @@ class Student:
             self._within_allowance()
             seconds = min(self.budget.call_seconds, self.allowance.left())
             started, replayed = time.monotonic(), getattr(backend, "replay_seconds", 0.0)
-            outcome = backend.request(message, seconds, meanwhile)
-            # A lease that left its plan asks a fresh worker again what was asked before (sandbox/shared.py), and
-            # `meanwhile` is the grader's own work: neither is the student's time.
-            waited = (time.monotonic() - started - (getattr(backend, "replay_seconds", 0.0) - replayed)
-                      - (meanwhile.seconds if meanwhile else 0.0))
+            beside = meanwhile.alongside() if meanwhile is not None and not isinstance(backend, InProcess) \
+                else contextlib.nullcontext()
+            with beside:
+                outcome = backend.request(message, seconds)
+                answered = time.monotonic()  # before waiting for `meanwhile`, which is the grader's time
+            # A lease that left its plan asks a fresh worker again what was asked before (sandbox/shared.py):
+            # the grader's doing, not the student's time.
+            waited = answered - started - (getattr(backend, "replay_seconds", 0.0) - replayed)
             # A call sent ahead of its check ran partly before it was waited for: what the call itself took counts.
             self.allowance.spend(max(waited, outcome.seconds if outcome.replied else 0.0))
             if key is not None and outcome.status in ("returned", "raised"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from graders.sandbox import wire, worker
 from graders.sandbox.process import Outcome, outcome_from_reply
@@ -38,16 +38,13 @@ class InProcess:
         self.alive = self.module is not None
         return outcome_from_reply(wire.unpack(wire.pack(reply)))
 
-    def request(self, message: dict, seconds: float | None = None,
-                meanwhile: Callable[[], object] | None = None) -> Outcome:
+    def request(self, message: dict, seconds: float | None = None) -> Outcome:
         request = wire.unpack(wire.pack(message))  # fresh copies, as a worker would get
         reply = worker.answer(request, self.module, str(self.module_path), _PrintThrough())  # type: ignore[arg-type]
         try:
             packed = wire.pack(reply)
         except Exception as error:  # noqa: BLE001 - the same fallback the worker uses
             packed = wire.pack({"status": "unreadable", "detail": f"{type(error).__name__}: {error}"})
-        if meanwhile is not None:  # one process: the grader's own work comes after the call
-            meanwhile()
         return outcome_from_reply(wire.unpack(packed))
 
     def stop(self) -> None:

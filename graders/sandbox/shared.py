@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
 
 from graders.sandbox.ahead import LOAD, RunAhead
 from graders.sandbox.process import Budget, Outcome, Settings, Worker
@@ -124,10 +123,7 @@ class Lease:
         self._hold(worker if outcome.status == "ready" else None)
         return outcome
 
-    def request(self, message: dict, seconds: float | None = None,
-                meanwhile: Callable[[], object] | None = None) -> Outcome:
-        """Send `message` (or take its answer from what went ahead) and wait for the answer, running `meanwhile`, the
-        grader's own work, while the worker computes. The call's limit counts from when it was sent."""
+    def request(self, message: dict, seconds: float | None = None) -> Outcome:
         assert self.worker is not None, "start() the lease first"
         limit = self.shared.budget.call_seconds if seconds is None else seconds
         body = pack({**message, "module": self.name})
@@ -147,22 +143,13 @@ class Lease:
             self.replay_seconds += time.monotonic() - started
             if failed is not None:
                 return failed
-        failed: BaseException | None = None
         if number is not None:
-            failed = _run(meanwhile)
             outcome = _judged_by_its_own_time(self.worker, self.worker.receive(number, limit), limit)
         else:
             sent = self.worker.send([body], limit)
-            if isinstance(sent, Outcome):
-                outcome = sent
-            else:
-                sent_at = time.monotonic()
-                failed = _run(meanwhile)
-                outcome = self.worker.receive(sent[0], limit - (time.monotonic() - sent_at))
+            outcome = sent if isinstance(sent, Outcome) else self.worker.receive(sent[0], limit)
         self.asked.append(body)
         self.shared.ahead.send(self.worker)
-        if failed is not None:  # raised only now: the answer was taken, so the worker stays in step with the checks
-            raise failed
         return outcome
 
     def stop(self) -> None:
@@ -217,16 +204,6 @@ class Lease:
         if worker is not None:
             self.confinement = worker.confinement
         self.asked = []
-
-
-def _run(meanwhile: Callable[[], object] | None) -> BaseException | None:
-    """Run the grader's work meant for the time a call runs; what it raised, if anything."""
-    try:
-        if meanwhile is not None:
-            meanwhile()
-    except BaseException as error:  # noqa: BLE001 - raised again once the call's answer is taken
-        return error
-    return None
 
 
 def _judged_by_its_own_time(worker: Worker, outcome: Outcome, limit: float) -> Outcome:

@@ -19,8 +19,8 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-from graders.kit import (Mistake, RECORD, RECORDING, Returned, Scalar, Student, checks_for, describe, exercise,
-                         expect_code_shows, expected, fail, fail_with_mistake, twin)
+from graders.kit import (Meanwhile, Mistake, RECORD, RECORDING, Returned, Scalar, Student, checks_for, describe,
+                         exercise, expect_code_shows, expected, fail, fail_with_mistake, twin)
 from graders.lesson01.linear_module.mistakes import (LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_AND_SEED_IGNORED,
                                                      LR_IGNORED, MODEL_BEFORE_DATA, NOISE_BROADCAST, ONE_STEP_TOO_FEW,
                                                      ONE_STEP_TOO_MANY, SECTION, SEED_IGNORED, STEP_BEFORE_BACKWARD,
@@ -432,7 +432,9 @@ FRESH_RUNS = ({"lr": 0.05, "steps": 30, "seed": "fresh_first"}, {"lr": 0.3, "ste
 def test_fresh_runs(student: Student, reference: ModuleType) -> None:
     for case in FRESH_RUNS:
         lr, steps, seed = case["lr"], case["steps"], EXERCISE.seed(case["seed"])
-        returned = student.call("fit_linear_module", lr, steps, seed,
+        # The reference's run, trained while the worker trains the student's: expect_run reads it from the cache.
+        reference_meanwhile = Meanwhile(functools.partial(reference_run, reference, lr, steps, seed))
+        returned = student.call("fit_linear_module", lr, steps, seed, meanwhile=reference_meanwhile,
                                 shown_as=f"fit_linear_module(lr={lr}, steps={steps}, seed={seed})")
         expect_run(returned, reference, lr, steps, seed, student=student)
     # steps = 0 is a run too: no pass, no loss, the layer's starting weight and bias (a loop that makes one pass
