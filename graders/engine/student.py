@@ -26,7 +26,6 @@ from graders.engine.mistakes import ANY_EXERCISE, Mistake
 from graders.engine.printed import without_foreign_warnings
 from graders.sandbox import Budget, Outcome, StudentError
 from graders.sandbox import TraceEvent, copy, pack
-from graders.sandbox.in_process import InProcess
 from graders.engine.source_evidence import SourceEvidence
 
 NOT_IMPLEMENTED = "`{function}` is not implemented yet: it still raises NotImplementedError."
@@ -254,8 +253,8 @@ class Student:
             self._within_allowance()
             seconds = min(self.budget.call_seconds, self.allowance.left())
             started, replayed = time.monotonic(), getattr(backend, "replay_seconds", 0.0)
-            beside = meanwhile.alongside() if meanwhile is not None and not isinstance(backend, InProcess) \
-                else contextlib.nullcontext()
+            apart = not getattr(backend, "shares_the_graders_process", False)  # InProcess: nothing may run beside it
+            beside = meanwhile.alongside() if meanwhile is not None and apart else contextlib.nullcontext()
             with beside:
                 outcome = backend.request(message, seconds)
                 answered = time.monotonic()  # before waiting for `meanwhile`, which is the grader's time

@@ -26,6 +26,8 @@ class _PrintThrough:
 
 
 class InProcess:
+    shares_the_graders_process = True  # so nothing of the grader's runs on a thread beside it (engine/student.py)
+
     def __init__(self, module_path: Path) -> None:
         self.module_path = module_path
         self.module: Any = None
