@@ -57,6 +57,7 @@ UNCONFINED_HINT = ("Instructor: grade on a Linux machine with Landlock (kernel 5
 
 
 class Backend(Protocol):
+    shares_the_graders_process: bool  # student code in the grader's own process: nothing may run beside it
     def start(self) -> Outcome: ...
     def request(self, message: dict, seconds: float | None = None) -> Outcome: ...
     def stop(self) -> None: ...
@@ -100,6 +101,7 @@ class Meanwhile:
         self._done = False
         self._value: Any = None
         self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
 
     def _run(self) -> None:
         try:
@@ -114,15 +116,17 @@ class Meanwhile:
         if self._done:
             yield
             return
-        thread = threading.Thread(target=self._run, name="meanwhile", daemon=True)
-        thread.start()
+        self._thread = threading.Thread(target=self._run, name="meanwhile", daemon=True)
+        self._thread.start()
         try:
             yield
         finally:
-            thread.join()
+            self._thread.join()
 
     @property
     def value(self) -> Any:
+        if self._thread is not None:
+            self._thread.join()  # a join broken off by a second Ctrl-C: never two computations at once
         if not self._done:
             self._run()
         if self._error is not None:
@@ -252,10 +256,11 @@ class Student:
                 self.allowance.spend(time.monotonic() - started)
             self._within_allowance()
             seconds = min(self.budget.call_seconds, self.allowance.left())
-            started, replayed = time.monotonic(), getattr(backend, "replay_seconds", 0.0)
-            apart = not getattr(backend, "shares_the_graders_process", False)  # InProcess: nothing may run beside it
+            # Only a backend that says it runs student code in a process of its own gets the grader's work beside it.
+            apart = not getattr(backend, "shares_the_graders_process", True)
             beside = meanwhile.alongside() if meanwhile is not None and apart else contextlib.nullcontext()
             with beside:
+                started, replayed = time.monotonic(), getattr(backend, "replay_seconds", 0.0)
                 outcome = backend.request(message, seconds)
                 answered = time.monotonic()  # before waiting for `meanwhile`, which is the grader's time
             # A lease that left its plan asks a fresh worker again what was asked before (sandbox/shared.py):

@@ -84,6 +84,8 @@ class Lease:
     requests, and a call or a load is judged by its own time against its limit.
     """
 
+    shares_the_graders_process = False  # the grader may compute beside its calls (engine/student.py, Meanwhile)
+
     def __init__(self, shared: SubmissionWorker, module_path: Path) -> None:
         self.shared = shared
         self.module_path = module_path

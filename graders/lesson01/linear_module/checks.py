@@ -436,6 +436,7 @@ def test_fresh_runs(student: Student, reference: ModuleType) -> None:
         reference_meanwhile = Meanwhile(functools.partial(reference_run, reference, lr, steps, seed))
         returned = student.call("fit_linear_module", lr, steps, seed, meanwhile=reference_meanwhile,
                                 shown_as=f"fit_linear_module(lr={lr}, steps={steps}, seed={seed})")
+        reference_meanwhile.value  # noqa: B018 - raises what the run raised, rather than running it again
         expect_run(returned, reference, lr, steps, seed, student=student)
     # steps = 0 is a run too: no pass, no loss, the layer's starting weight and bias (a loop that makes one pass
     # whatever `steps` says differs only here). Apart from FRESH_RUNS: at 0 steps some wrong runs equal the right one.
