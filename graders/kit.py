@@ -13,9 +13,10 @@ Also here: `@expected`, a decorator for functions of the grader that compute an 
 variant (their bodies stay out of student bundles, their results are recorded); `twin`, `twin_random`,
 `twin_generator` (a public check's second run on fresh inputs, when the reference is live); `Mistake`,
 `Suspect`, `collect_mistakes` and the matchers that name a mistake; `Meanwhile` (an expected value as costly as
-the student's call, computed in the grader while the worker runs that call: `student.call(..., meanwhile=...)`); `argument_changed` (did a call change its
-argument: use `student.call(..., return_args=True)`); `drawn` (generated inputs); `LossCurves` (a plot in the
-feedback); `origin`; and the code-evidence patterns of checks of *how*.
+the student's call, computed in the grader while the worker runs that call: `student.call(..., meanwhile=...)`);
+`argument_changed` (did a call change its argument: use `student.call(..., return_args=True)`); `drawn`
+(generated inputs); `LossCurves` (a plot in the feedback); `origin`; and the code-evidence patterns of checks of
+*how*.
 """
 
 from __future__ import annotations
