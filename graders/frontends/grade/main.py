@@ -34,6 +34,7 @@ from graders.frontends.grade.cluster import Where
 from graders.frontends.grade.progress import Progress
 from graders.frontends.grade.sources import (DEFAULT_STUDENT_PATTERN, SourceError, Submission, course_exercises,
                                    find_submissions)
+from graders.frontends.grade.template import TEMPLATE
 from graders.frontends.grade.term import TermError
 from graders.frontends.wording import counted
 
@@ -82,6 +83,8 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
         if not regrade[submission.student]:
             store.store(out, {**previous[submission.student], **_about(submission, keys, exercise_keys)})
     to_grade = [s for s in changed if regrade[s.student]]
+    if not to_grade:
+        TEMPLATE.stop()
     print(f"graders grade: {counted(len(submissions), 'submission')} ({layout}) in {source}; "
           f"{len(submissions) - len(to_grade)} unchanged since the last run, {len(to_grade)} to grade"
           f"{_only_in(regrade, to_grade, slugs)}", flush=True)

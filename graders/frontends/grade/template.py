@@ -32,6 +32,7 @@ class Template:
 
     def __init__(self) -> None:
         self.control: socket.socket | None = None
+        self.pid = 0
         self.lock = threading.Lock()  # one request at a time: each Dask worker's thread may ask
 
     def start(self) -> None:
@@ -51,7 +52,19 @@ class Template:
             ours.close()
             _serve(theirs)
         theirs.close()
-        self.control = ours
+        self.control, self.pid = ours, pid
+
+    def stop(self) -> None:
+        """End the template now: the run has nothing to grade (a rerun where no answer changed, to write the
+        outputs again after a decision), so the imports it is still busy with would only cost a core, about
+        1.5 CPU-s. Nothing reads from it after this; a later fork_service finds no template."""
+        if self.control is None:
+            return
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        self.control.close()
+        self.control, self.pid = None, 0
 
     def fork_service(self, log: Path, draws: list[str]) -> tuple[int, int, int] | None:
         """A new grading service: its pid, the fd to write its requests to and the fd to read its replies
