@@ -20,7 +20,9 @@ import nbformat
 import pytest
 
 import course_config
+from conftest import batch_environment
 from mistake_catalogue import submission
+from graders.engine import kept_values
 from graders.engine.course_version import course_digest
 from graders.frontends.nbgrader.notebook import lesson_notebook
 
@@ -67,7 +69,7 @@ def _write_folders(root: Path, students: dict[str, dict[str, str]]) -> Path:
 
 def _grade(source: Path, out: Path, *extra: str, check: bool = False) -> subprocess.CompletedProcess:
     run = subprocess.run([sys.executable, "-m", "graders", "grade", str(source), "--out", str(out), *extra],
-                         capture_output=True, text=True, timeout=1200, cwd=ROOT)
+                         capture_output=True, text=True, timeout=1200, cwd=ROOT, env=batch_environment())
     if check:
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     return run
@@ -84,7 +86,10 @@ for folder, out in zip(sys.argv[1::2], sys.argv[2::2]):
 
 def _pytest_scores(folders: dict[str, Path], scratch: Path) -> dict[str, dict]:
     runs = [str(x) for student, folder in folders.items() for x in (folder, scratch / f"{student}.json")]
-    subprocess.run([sys.executable, "-c", _PYTEST_EACH, *runs], cwd=ROOT, capture_output=True, timeout=1200)
+    # Each student's run after the first is a usual run (the values kept by the one before, kept_values.py): a
+    # student's score is the same either way, and the first run's drawing and reference are paid once.
+    kept = {**os.environ, kept_values.FOLDER_VARIABLE: str(scratch / "kept")}
+    subprocess.run([sys.executable, "-c", _PYTEST_EACH, *runs], cwd=ROOT, capture_output=True, timeout=1200, env=kept)
     return {student: json.loads((scratch / f"{student}.json").read_text()) for student in folders}
 
 
@@ -218,7 +223,8 @@ def test_kill_9_in_the_middle_and_a_rerun_give_every_student_once(tmp_path: Path
     root = _write_folders(tmp_path / "class", students)
     out = tmp_path / "out"
     first = subprocess.Popen([sys.executable, "-m", "graders", "grade", str(root), "--out", str(out), "-j", "1"],
-                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                             env=batch_environment())
     deadline = time.monotonic() + 600
     while len(list((out / "students").glob("*.json"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)

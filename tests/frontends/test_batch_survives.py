@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from conftest import ROOT
+from conftest import ROOT, batch_environment
 
 SLUG = "neuron_chain_rule"
 REFERENCE = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
@@ -121,4 +121,4 @@ def test_a_full_disk_keeps_every_stored_result_says_who_is_missing_and_a_rerun_g
 
 def _grade(root: Path, out: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "graders", "grade", str(root), "--out", str(out), "-j", "2"],
-                          capture_output=True, text=True, timeout=1200, cwd=ROOT)
+                          capture_output=True, text=True, timeout=1200, cwd=ROOT, env=batch_environment())

@@ -24,6 +24,7 @@ import pytest
 
 import course_config
 from conftest import mistake_submissions
+from graders.engine import kept_values
 from graders.frontends.nbgrader import build
 from graders.frontends.nbgrader.runtime import TEST_CELL
 
@@ -112,8 +113,12 @@ def _pytest_scores(folders: dict[str, Path]) -> subprocess.Popen:
     """Start grading each student's files with the plugin; results land in DIR/result.json."""
     targets = ",".join(str(ROOT / "exercises" / LESSON.folder / f"{e.slug}.py") for e in EXERCISES)
     runs = [str(x) for folder in folders.values() for x in (folder, folder / "result.json")]
-    return subprocess.Popen([sys.executable, "-c", _EXPECTATIONS, targets, *runs], cwd=next(iter(folders.values())),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Each student's run after the first is a usual run (the values kept by the one before, kept_values.py): a
+    # student's score is the same either way, and the first run's drawing and reference are paid once.
+    first = next(iter(folders.values()))
+    kept = {**os.environ, kept_values.FOLDER_VARIABLE: str(first.parent / "kept")}
+    return subprocess.Popen([sys.executable, "-c", _EXPECTATIONS, targets, *runs], cwd=first,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=kept)
 
 
 def _submit(course: Path, student: str, answers: dict[str, str]) -> None:

@@ -23,6 +23,7 @@ import pytest
 
 import course_config
 import test_similarity as written
+from conftest import batch_environment
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -88,7 +89,7 @@ def _term(folder: Path) -> Path:
 
 def _run(*arguments: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     run = subprocess.run([sys.executable, "-m", "graders", *arguments], capture_output=True, text=True,
-                         timeout=1200, cwd=cwd, env=env)
+                         timeout=1200, cwd=cwd, env=batch_environment() if env is None else env)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     return run
 

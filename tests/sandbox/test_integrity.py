@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from conftest import ROOT
+from conftest import ROOT, batch_environment
 from graders.engine.session import DISTRUSTED
 
 LESSON = course_config.LESSON_01
@@ -118,7 +118,7 @@ def test_the_instructors_outputs_carry_the_flag_with_its_evidence(tmp_path: Path
         (root / student / "lesson01" / "neuron_chain_rule.py").write_text(source)
     out = tmp_path / "out"
     run = subprocess.run([sys.executable, "-m", "graders", "grade", str(root), "--out", str(out), "-j", "2"],
-                         capture_output=True, text=True, timeout=1800, cwd=ROOT)
+                         capture_output=True, text=True, timeout=1800, cwd=ROOT, env=batch_environment())
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     records = {p.stem: json.loads(p.read_text()) for p in (out / "students").glob("*.json")}
     assert records["honest"]["integrity"] == []

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from conftest import ROOT
+from conftest import ROOT, batch_environment
 from process_tree import confined, family_once_a_worker_runs
 from graders.sandbox import cgroups
 
@@ -176,7 +176,7 @@ def test_a_class_with_every_kind_of_hoarder_is_graded_whole(tmp_path: Path) -> N
         (root / student / "lesson01").mkdir(parents=True)
         (root / student / "lesson01" / f"{SLUG}.py").write_text(source)
     run = subprocess.run([sys.executable, "-m", "graders", "grade", str(root), "--out", str(out), "-j", "2"],
-                         capture_output=True, text=True, timeout=1800, cwd=ROOT)
+                         capture_output=True, text=True, timeout=1800, cwd=ROOT, env=batch_environment())
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     records = {p.stem: json.loads(p.read_text()) for p in (out / "students").glob("*.json")}
     assert set(records) == set(students)
