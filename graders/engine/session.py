@@ -75,8 +75,10 @@ def configure(config: pytest.Config) -> None:
         quiet = ["ignore"] if not session.in_process else ["ignore:::graders", "ignore:::reference_", "ignore:::torch"]
         for line in quiet:
             config.addinivalue_line("filterwarnings", line)
-    if not session.in_process:
-        session.zygote = sandbox.prepare()  # started by the plugin already, or now
+    if not session.in_process and _names_exercises(config):
+        # Started by the plugin already, or now. A run of the project's own tests grades nothing itself (its
+        # in-process runs start their own sessions, which come here): it starts no zygote, an import of torch.
+        session.zygote = sandbox.prepare()
     config.pluginmanager.register(session, "graders-session")
     config.pluginmanager.register(sys.modules[__name__], "graders-fixtures")
 
@@ -157,7 +159,7 @@ class GradingSession:
         self.not_started: dict[str, list[str]] = {}  # per exercise: node ids of "not implemented yet" failures
         self.told_once: list[str] = []  # node ids failed by a whole-exercise cause already shown above
         self.where_to_begin = ""  # said on the last line when exercises are untouched
-        self.zygote = 0  # the generation of the zygote this session's workers come from
+        self.zygote = 0  # the generation of the zygote this session's workers come from (0: none, it grades nothing)
 
     def _submission_folder(self) -> Path | None:
         value = _setting(self.config, "graders_submission")
@@ -440,7 +442,7 @@ class GradingSession:
             RECORDING.start_keeping(self.config.stash[KEPT])
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if not self.in_process and sandbox.zygote_died_since(self.zygote):
+        if self.zygote and sandbox.zygote_died_since(self.zygote):
             self.results.clear()  # nothing of this run is a grade: no table either
             _stop_without_result()
         for unused in self.prestarted.values():  # e.g. after -x stopped the run early

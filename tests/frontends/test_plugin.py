@@ -146,3 +146,20 @@ def test_quiet_lists_only_the_failed_checks(pytester: pytest.Pytester) -> None:
     assert "  PASS  " not in result.stdout.str()
     result = run_inprocess(pytester, "--submission", str(folder.parent))
     result.stdout.fnmatch_lines(["  PASS  f_on_lesson_grid: 1 / 1"])
+
+
+# A pytest run of the project's own tests, in a fresh interpreter: the plugin is loaded (an entry point), grades
+# nothing itself, and so starts no zygote; a run that grades starts one.
+_ZYGOTES_STARTED = """
+import sys, pytest
+from graders.sandbox.zygote import ZYGOTE
+pytest.main([*sys.argv[1:], "-q", "-p", "no:cacheprovider", "-p", "no:xdist"])
+print("zygotes started:", ZYGOTE.generation)
+"""
+
+
+@pytest.mark.parametrize(("target", "started"), [("tests/test_layout.py", 0), (f"exercises/lesson01/{SLUG}.py", 1)])
+def test_only_a_run_that_grades_starts_a_zygote(target: str, started: int) -> None:
+    run = subprocess.run([sys.executable, "-c", _ZYGOTES_STARTED, target, "--submission", str(ROOT / "reference")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert f"zygotes started: {started}" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
