@@ -26,16 +26,25 @@ os.environ[kept_values.FOLDER_VARIABLE] = kept_values.OFF
 ROOT = course_config.ROOT
 
 
-# pytest-xdist hands its workers whole files, in the order collected: the longest go first, so that the last file a
-# worker takes is a short one and the other worker is not left idle for minutes (their times one after the other,
-# measured: 130, 100, 90, 65, 60, 58, 53, 43, 32, 31 and 25 s). Within a file, and among the others, nothing moves.
-LONGEST_FILES = ("frontends/test_batch.py", "frontends/test_nbgrader.py", "test_mistakes.py",
-                 "frontends/test_nbgrader_attacks.py", "frontends/test_dask.py", "frontends/test_handout.py",
-                 "frontends/test_nbgrader_handins.py", "sandbox/test_clean_workers.py", "sandbox/test_walls.py",
-                 "frontends/test_browser.py", "frontends/test_batch_survives.py")
+# pytest-xdist hands its workers whole files, in the order collected (pytest_configure below keeps that order): the
+# longest go first, so that the last file a worker takes is a short one and the others are not left idle for minutes
+# (their times under -n auto on two cores, measured: 221, 216, 116, 112, 96, 91, 91, 63, 56, 46, 43, 38, 32 and
+# 32 s). Within a file, and among the others, nothing moves.
+LONGEST_FILES = ("frontends/test_batch.py", "test_mistakes.py", "frontends/test_nbgrader.py",
+                 "frontends/test_nbgrader_attacks.py", "frontends/test_nbgrader_handins.py", "frontends/test_handout.py",
+                 "frontends/test_dask.py", "sandbox/test_clean_workers.py", "frontends/test_browser.py",
+                 "frontends/test_gradescope.py", "sandbox/test_requests_ahead.py", "sandbox/test_walls.py",
+                 "sandbox/test_hostile.py", "frontends/test_unnamed_groups.py")
 
 
-@pytest.hookimpl(wrapper=True)
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist (3.x) reorders files by their number of tests unless told not to: test_batch (18 tests) and
+    # test_dask (4) would start last, after hundreds of one-line tests, and end the suite alone.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(wrapper=True, optionalhook=True)  # optional: a run without pytest-xdist has no such hook
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> Generator[None, int, int]:
     """`-n auto` (README) starts one worker more than there are cores: about a tenth of the suite's time is spent
     waiting (on students' time limits, on nbgrader's and Dask's processes starting), and with one worker per core

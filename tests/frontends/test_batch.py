@@ -195,6 +195,10 @@ def test_a_rerun_grades_only_the_student_who_changed(batch: dict) -> None:
     record = json.loads((batch["out"] / "students" / "dan.json").read_text())
     assert next(e for e in record["exercises"] if e["slug"] == "views")["score"] == pytest.approx(
         LESSON.exercise("views").points)
+    (batch["out"] / "grades.csv").unlink()
+    again = _grade(batch["root"], batch["out"], check=True)  # nothing to grade: the template ends at once
+    assert "7 unchanged since the last run, 0 to grade" in again.stdout, again.stdout
+    assert (batch["out"] / "grades.csv").is_file()
 
 
 def test_a_class_graded_into_a_new_folder_starts_from_the_reference_values_kept_by_an_earlier_run(

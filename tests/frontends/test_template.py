@@ -1,5 +1,6 @@
 """The batch's template (graders/frontends/grade/template.py): a run with nothing to grade ends it at once, so a
-rerun that only writes the outputs again does not pay for torch's import in a process no one will use."""
+rerun that only writes the outputs again does not pay for torch's import in a process no one will use (such a
+rerun is graded in tests/frontends/test_batch.py, test_a_rerun_grades_only_the_student_who_changed)."""
 
 from __future__ import annotations
 
@@ -32,19 +33,3 @@ def test_a_stopped_template_is_reaped_and_forks_no_service(tmp_path: Path) -> No
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and run.stdout.startswith("stopped"), run.stdout[-2000:] + run.stderr[-2000:]
 
-
-def test_a_rerun_with_nothing_to_grade_writes_the_outputs_again(tmp_path: Path) -> None:
-    from conftest import batch_environment
-
-    root = tmp_path / "class"
-    (root / "ann" / "lesson01").mkdir(parents=True)
-    (root / "ann" / "lesson01" / "views.py").write_text((ROOT / "reference" / "lesson01" / "views.py").read_text())
-    out = tmp_path / "out"
-    command = [sys.executable, "-m", "graders", "grade", str(root), "--out", str(out), "-j", "1"]
-    first = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600, env=batch_environment())
-    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
-    (out / "grades.csv").unlink()
-    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600, env=batch_environment())
-    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
-    assert "1 unchanged since the last run, 0 to grade" in again.stdout, again.stdout
-    assert (out / "grades.csv").is_file()
