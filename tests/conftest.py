@@ -31,10 +31,10 @@ ROOT = course_config.ROOT
 # (their times under -n auto on two cores, measured: 221, 216, 116, 112, 96, 91, 91, 63, 56, 46, 43, 38, 32 and
 # 32 s). Within a file, and among the others, nothing moves.
 LONGEST_FILES = ("frontends/test_batch.py", "test_mistakes.py", "frontends/test_nbgrader.py",
-                 "frontends/test_nbgrader_attacks.py", "frontends/test_nbgrader_handins.py", "frontends/test_handout.py",
-                 "frontends/test_dask.py", "sandbox/test_clean_workers.py", "frontends/test_browser.py",
-                 "frontends/test_gradescope.py", "sandbox/test_requests_ahead.py", "sandbox/test_walls.py",
-                 "sandbox/test_hostile.py", "frontends/test_unnamed_groups.py")
+                 "frontends/test_nbgrader_attacks.py", "frontends/test_nbgrader_handins.py",
+                 "frontends/test_handout.py", "frontends/test_dask.py", "sandbox/test_clean_workers.py",
+                 "frontends/test_browser.py", "frontends/test_gradescope.py", "sandbox/test_requests_ahead.py",
+                 "sandbox/test_walls.py", "sandbox/test_hostile.py", "frontends/test_unnamed_groups.py")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -95,7 +95,13 @@ def batch_environment() -> dict[str, str]:
     once (about 1.8 CPU-s less each). The values are keyed by the course's digest, so a changed check or
     reference is graded afresh. A test about grading the reference itself keeps GRADERS_CACHE_DIR=off, and so do
     the looting tests (tests/sandbox/test_clean_workers.py), whose grading processes must have held the reference."""
-    return {**os.environ, kept_values.FOLDER_VARIABLE: str(_BATCH_KEPT[0])}
+    return keeping_in(_BATCH_KEPT[0])
+
+
+def keeping_in(folder: Path) -> dict[str, str]:
+    """The environment of a grading process that keeps what it computes in `folder` (kept_values.py), where this
+    test process keeps nothing."""
+    return {**os.environ, kept_values.FOLDER_VARIABLE: str(folder)}
 
 
 @dataclass

@@ -67,7 +67,8 @@ def configure(config: pytest.Config) -> None:
         gc.freeze()
         _FROZEN.append(True)
     session = GradingSession(config)
-    if _names_exercises(config):
+    grades = _names_exercises(config)
+    if grades:
         # Warnings raised in this process are the grader's (student code runs in workers, whose output is
         # filtered in engine/printed.py): torch's deprecations met by a check or the reference are not the
         # student's to read, and pytest's summary of them would name the grader's files. In process, the
@@ -75,7 +76,7 @@ def configure(config: pytest.Config) -> None:
         quiet = ["ignore"] if not session.in_process else ["ignore:::graders", "ignore:::reference_", "ignore:::torch"]
         for line in quiet:
             config.addinivalue_line("filterwarnings", line)
-    if not session.in_process and _names_exercises(config):
+    if grades and not session.in_process:
         # Started by the plugin already, or now. A run of the project's own tests grades nothing itself (its
         # in-process runs start their own sessions, which come here): it starts no zygote, an import of torch.
         session.zygote = sandbox.prepare()

@@ -20,9 +20,8 @@ import nbformat
 import pytest
 
 import course_config
-from conftest import batch_environment
+from conftest import batch_environment, keeping_in
 from mistake_catalogue import submission
-from graders.engine import kept_values
 from graders.engine.course_version import course_digest
 from graders.frontends.nbgrader.notebook import lesson_notebook
 
@@ -88,8 +87,8 @@ def _pytest_scores(folders: dict[str, Path], scratch: Path) -> dict[str, dict]:
     runs = [str(x) for student, folder in folders.items() for x in (folder, scratch / f"{student}.json")]
     # Each student's run after the first is a usual run (the values kept by the one before, kept_values.py): a
     # student's score is the same either way, and the first run's drawing and reference are paid once.
-    kept = {**os.environ, kept_values.FOLDER_VARIABLE: str(scratch / "kept")}
-    subprocess.run([sys.executable, "-c", _PYTEST_EACH, *runs], cwd=ROOT, capture_output=True, timeout=1200, env=kept)
+    subprocess.run([sys.executable, "-c", _PYTEST_EACH, *runs], cwd=ROOT, capture_output=True, timeout=1200,
+                   env=keeping_in(scratch / "kept"))
     return {student: json.loads((scratch / f"{student}.json").read_text()) for student in folders}
 
 

@@ -23,8 +23,7 @@ import nbformat
 import pytest
 
 import course_config
-from conftest import mistake_submissions
-from graders.engine import kept_values
+from conftest import keeping_in, mistake_submissions
 from graders.frontends.nbgrader import build
 from graders.frontends.nbgrader.runtime import TEST_CELL
 
@@ -116,9 +115,8 @@ def _pytest_scores(folders: dict[str, Path]) -> subprocess.Popen:
     # Each student's run after the first is a usual run (the values kept by the one before, kept_values.py): a
     # student's score is the same either way, and the first run's drawing and reference are paid once.
     first = next(iter(folders.values()))
-    kept = {**os.environ, kept_values.FOLDER_VARIABLE: str(first.parent / "kept")}
     return subprocess.Popen([sys.executable, "-c", _EXPECTATIONS, targets, *runs], cwd=first,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=kept)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=keeping_in(first.parent / "kept"))
 
 
 def _submit(course: Path, student: str, answers: dict[str, str]) -> None:
