@@ -69,7 +69,9 @@ def test_a_students_run_ends_with_pytests_code_and_every_exit_handler_but_no_tea
     run, seen = _graded(tmp_path, submission, command=command)
     assert run.returncode == code, run.stdout[-2000:] + run.stderr[-2000:]
     assert run.stdout.splitlines()[-1].startswith("Lesson 1: "), run.stdout[-500:]  # the last line: flushed
-    assert seen == {"exit handler", "wrapper"}, seen
+    # Fails where the installed pytest starts in a shape quick_exit.py does not know: the run is then 0.15 s
+    # slower and otherwise the same.
+    assert seen == {"exit handler", "wrapper"}, (seen, f"pytest {pytest.__version__}: the quick exit was not taken")
 
 
 def test_a_run_with_a_thread_still_running_waits_for_it_as_python_does(tmp_path: Path) -> None:
@@ -78,11 +80,20 @@ def test_a_run_with_a_thread_still_running_waits_for_it_as_python_does(tmp_path:
     assert seen == {"exit handler", "thread", "torn down", "wrapper"}, seen
 
 
-def test_a_script_that_goes_on_after_console_main_goes_on(tmp_path: Path) -> None:
-    run, seen = _graded(tmp_path, "reference", command=(
-        sys.executable, "-c", "import pytest\ncode = pytest.console_main()\nprint('went on with', int(code))"))
+def test_a_script_that_goes_on_after_pytest_returns_goes_on(tmp_path: Path) -> None:
+    script = tmp_path / "goes_on.py"
+    script.write_text("import pytest\ncode = pytest.main()\nprint('went on with', int(code))\n")
+    run, seen = _graded(tmp_path, "reference", command=(sys.executable, str(script)))
     assert run.returncode == 0 and "went on with 0" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
     assert "torn down" in seen, seen
+
+
+def test_a_script_that_exits_with_pytests_value_ends_quickly_too(tmp_path: Path) -> None:
+    script = tmp_path / "exits.py"
+    script.write_text("import sys\nimport pytest\n\nsys.exit(pytest.main())\n")
+    run, seen = _graded(tmp_path, "exercises", command=(sys.executable, str(script)))
+    assert run.returncode == 1, run.stdout[-2000:] + run.stderr[-2000:]
+    assert seen == {"exit handler", "wrapper"}, (seen, f"pytest {pytest.__version__}")
 
 
 def test_a_pytest_main_in_a_process_that_goes_on_returns_to_it(tmp_path: Path) -> None:
