@@ -28,7 +28,7 @@ import course_config
 from graders.frontends.grade import handed_in
 from graders.frontends.grade.lms_layouts import by_file_time, choose
 
-COURSE_FILES = ("course_config.py", "pyproject.toml", "README.md")
+COURSE_FILES = ("course_config.py", "pyproject.toml", "constraints.txt", "README.md")
 COURSE_FOLDERS = ("graders", "reference", "exercises")
 SETUP = '''#!/usr/bin/env bash
 # Gradescope runs this once, while it builds the autograder's image. Choose a base image with
@@ -39,8 +39,10 @@ PYTHON="$(command -v python3.12 || command -v python3.11 || command -v python3)"
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
     echo "the autograder needs Python 3.11 or newer: choose Gradescope's Ubuntu 24.04 base image" >&2; exit 1; }
 "$PYTHON" -m venv /autograder/venv
-# torch's CPU build (the version course_config's numbers come from), not the CUDA one of PyPI.
-/autograder/venv/bin/pip install -q -e "/autograder/source/course[batch]" --extra-index-url https://download.pytorch.org/whl/cpu
+# torch's CPU build (the version course_config's numbers come from), not the CUDA one of PyPI; every other
+# package at the version the course's tests ran on (constraints.txt).
+/autograder/venv/bin/pip install -q -e "/autograder/source/course[batch]" -c /autograder/source/course/constraints.txt \
+    --extra-index-url https://download.pytorch.org/whl/cpu
 cd /autograder/source/course && /autograder/venv/bin/python -m graders gradescope prepare --root /autograder
 '''
 RUN = '''#!/usr/bin/env bash

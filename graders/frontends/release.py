@@ -3,7 +3,8 @@
     OUT_DIR/exercises/<lesson>/<slug>.py      the stubs students edit
     OUT_DIR/nbchecks/                         the student bundle: the engine, public checks only, and
                                               the expected values recorded from the reference (data)
-    OUT_DIR/conftest.py, pyproject.toml       `pip install .` (torch pinned), then `pytest exercises/`
+    OUT_DIR/conftest.py, pyproject.toml       `pip install . -c constraints.txt`, then `pytest exercises/`
+    OUT_DIR/constraints.txt                   the course's pins: students install what the course's tests ran on
     OUT_DIR/README.md, .gitignore             for students
     OUT_DIR/.github/workflows/classroom.yml   with --classroom: GitHub Classroom grades on every push
 
@@ -14,7 +15,9 @@ The stubs are the committed ones, not the instructor's working copies (graders/e
 
 from __future__ import annotations
 
+import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import course_config
@@ -55,13 +58,11 @@ name = "{name}"
 version = "1.0.0"
 description = "Exercises of lesson {number} of Deep Learning with PyTorch: {title}"
 requires-python = ">=3.11"
+# The course's own ranges (its pyproject.toml); constraints.txt pins the exact versions its tests ran on. torch
+# is pinned: this version's CPU build gives the lesson's numbers. On a machine that would pull a CUDA build,
+# install with --extra-index-url https://download.pytorch.org/whl/cpu.
 dependencies = [
-    # Pinned: this version's CPU build gives the lesson's numbers. On a machine that would pull a
-    # CUDA build, install with --extra-index-url https://download.pytorch.org/whl/cpu.
-    "torch==2.13.0",
-    "numpy>=1.26",
-    "pytest>=8.1",
-    "matplotlib>=3.8",
+{dependencies}
 ]
 
 [tool.setuptools]
@@ -83,7 +84,7 @@ replace each `raise NotImplementedError` with your code, and check your work.
 Set up once, then check your exercises (Python 3.11 or newer):
 
 ```bash
-python -m pip install . && python -m pytest exercises/
+python -m pip install . -c constraints.txt && python -m pytest exercises/
 ```
 
 (Where pip would fetch a CUDA build of torch, add `--extra-index-url https://download.pytorch.org/whl/cpu`.)
@@ -103,7 +104,7 @@ The checks here are the public ones, compared with values recorded from the refe
 solution. When your work is graded, hidden checks run too (fresh inputs: other sizes, dtypes
 and values), and every public check runs again on fresh inputs of the same kind, so code that
 only works on the examples shown here, or that returns the recorded values, earns nothing.
-Do not edit `nbchecks/`, `conftest.py` or `pyproject.toml`.
+Do not edit `nbchecks/`, `conftest.py`, `pyproject.toml` or `constraints.txt`.
 {classroom}'''
 CLASSROOM_NOTE = '''
 Every push runs the checks on GitHub (`.github/workflows/classroom.yml`) and reports your
@@ -130,7 +131,7 @@ jobs:
         with:
           python-version: "3.11"
       - name: Install
-        run: python -m pip install . --extra-index-url https://download.pytorch.org/whl/cpu
+        run: python -m pip install . -c constraints.txt --extra-index-url https://download.pytorch.org/whl/cpu
       - name: Grade
         id: grade
         run: python -m nbchecks.frontends.classroom exercises
@@ -148,6 +149,9 @@ GITIGNORE = "__pycache__/\n*.pyc\nplots/\n.venv/\n*.egg-info/\nbuild/\n"
 # than the ones the handout's values were recorded with, and hidden ones; and pytest reads the ini's addopts
 # before it loads any entry point, so nothing of it is even imported.
 INSTALLED_PLUGIN = "graders"
+# What the handout's checks need installed (its nbchecks/ bundle replays recorded values: no hypothesis, no
+# nbgrader), each with the course's own range.
+HANDOUT_NEEDS = ("torch", "numpy", "pytest", "matplotlib")
 
 
 def main(out_dir: Path, *, lesson: str = "lesson01", classroom: bool = False) -> Path:
@@ -175,7 +179,9 @@ def main(out_dir: Path, *, lesson: str = "lesson01", classroom: bool = False) ->
         (stubs / f"{slug}.py").write_bytes(text.encode("utf-8"))
     (out / "conftest.py").write_text(CONFTEST.format(installed=INSTALLED_PLUGIN))
     (out / "pyproject.toml").write_text(PYPROJECT.format(name=f"{chosen.folder}-exercises", number=chosen.number,
-                                                          title=chosen.title, installed=INSTALLED_PLUGIN))
+                                                          title=chosen.title, installed=INSTALLED_PLUGIN,
+                                                          dependencies=handout_dependencies()))
+    shutil.copyfile(course_config.ROOT / "constraints.txt", out / "constraints.txt")
     (out / ".gitignore").write_text(GITIGNORE)
     (out / "README.md").write_text(README.format(
         number=chosen.number, title=chosen.title, count=len(exercises), points=sum(e.points for e in exercises),
@@ -187,6 +193,16 @@ def main(out_dir: Path, *, lesson: str = "lesson01", classroom: bool = False) ->
     print(f"wrote {out}: {len(exercises)} exercises, public checks and recorded values"
           + (", and the GitHub Classroom workflow" if classroom else ""))
     return out
+
+
+def handout_dependencies() -> str:
+    """The handout's dependency lines: each package it needs, with the range the course's pyproject.toml gives."""
+    course = tomllib.loads((course_config.ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    ranges = {re.match(r"[A-Za-z0-9._-]+", line)[0].lower(): line for line in course}
+    missing = [name for name in HANDOUT_NEEDS if name not in ranges]
+    if missing:
+        raise SystemExit(f"release: the course's pyproject.toml lists no {', '.join(missing)}: the handout needs it")
+    return "\n".join(f"    {ranges[name]!r},".replace("'", '"') for name in HANDOUT_NEEDS)
 
 
 def classroom_workflow(slugs: list[str]) -> str:

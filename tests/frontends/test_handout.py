@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 import course_config
+from conftest import STUBS
 from mistake_catalogue import submission
 from graders.frontends import release
 from graders.frontends.nbgrader.answer_cell import answer_source
@@ -44,13 +45,13 @@ def handout(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory, handout: Path) -> Path:
-    """A fresh virtual environment with only what the handout's pyproject.toml installs."""
+    """A fresh virtual environment with only what the handout's pyproject.toml installs, pinned as its README says."""
     env = tmp_path_factory.mktemp("venv") / "env"
     subprocess.run([sys.executable, "-m", "venv", str(env)], check=True, timeout=300)
     # --no-compile: pip would byte-compile all of torch (about 10 CPU-s, half the install) for imports that
     # compile what they need anyway; what is installed, and from which requirements, is the student's.
     install = subprocess.run([str(env / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile",
-                              str(handout)], capture_output=True, text=True, timeout=1200)
+                              str(handout), "-c", str(handout / "constraints.txt")], capture_output=True, text=True, timeout=1200)
     assert install.returncode == 0, install.stdout[-2000:] + install.stderr[-3000:]
     return env
 
@@ -84,7 +85,7 @@ def _bodies(source: str) -> dict[str, set[str]]:
 def test_the_handout_has_no_reference_code_and_no_hidden_check(handout: Path) -> None:
     texts = _texts(handout)
     code = {name: _code_lines(text) for name, text in texts.items() if name.endswith(".py")}
-    stubs = set().union(*(_code_lines((ROOT / "exercises" / "lesson01" / f"{e.slug}.py").read_text())
+    stubs = set().union(*(_code_lines((STUBS / "lesson01" / f"{e.slug}.py").read_text())
                           for e in LESSON.exercises))
     for exercise in LESSON.exercises:
         reference = (ROOT / "reference" / "lesson01" / f"{exercise.slug}.py").read_text()
