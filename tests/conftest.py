@@ -14,6 +14,7 @@ from typing import Callable, Generator
 import pytest
 
 import mistake_catalogue as catalogue
+from committed_stubs import stubs_as_committed
 import course_config
 from graders.engine import kept_values
 
@@ -24,6 +25,18 @@ pytest_plugins = ["pytester"]
 os.environ[kept_values.FOLDER_VARIABLE] = kept_values.OFF
 
 ROOT = course_config.ROOT
+
+
+# The stubs the tests take as untouched: exercises/ as committed. Tests that grade the stubs, read them or run
+# `pytest exercises/` as a student would use STUBS, never ROOT / "exercises".
+STUBS, STUBS_DIFFER_IN = stubs_as_committed(ROOT)
+
+
+def pytest_report_header() -> list[str]:
+    if not STUBS_DIFFER_IN:
+        return []
+    return [f"exercises/ differs from its last commit ({', '.join(STUBS_DIFFER_IN)}): the tests grade the "
+            f"committed stubs, copied to {STUBS}; your working copy is left as it is"]
 
 
 # pytest-xdist hands its workers whole files, in the order collected (pytest_configure below keeps that order): the
@@ -149,13 +162,13 @@ def grade(pytester: pytest.Pytester, tmp_path: Path) -> Callable[..., Graded]:
     counter = iter(range(1000))
 
     def run(files: dict[str, str | Path] | Path, *args: str, only: list[str] | None = None) -> Graded:
-        targets = [str(ROOT / "exercises" / "lesson01" / f"{slug}.py") for slug in only] if only else [
-            str(ROOT / "exercises")]
+        targets = [str(STUBS / "lesson01" / f"{slug}.py") for slug in only] if only else [
+            str(STUBS)]
         if isinstance(files, Path):
             folder = files
         else:
             # Collect only the exercises submitted: faster, and independent of the others.
-            targets = [str(ROOT / "exercises" / "lesson01" / f"{slug}.py") for slug in files]
+            targets = [str(STUBS / "lesson01" / f"{slug}.py") for slug in files]
             folder = tmp_path / f"submission{next(counter)}"
             (folder / "lesson01").mkdir(parents=True)
             for slug, source in files.items():

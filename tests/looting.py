@@ -26,6 +26,7 @@ from pathlib import Path
 import torch
 
 import course_config
+from conftest import STUBS
 from graders.sandbox import unpack
 
 SALT = "salt-" + secrets.token_hex(8)
@@ -93,7 +94,7 @@ def looting_module(needles: dict[str, str]) -> tuple[str, dict[str, str]]:
     """sin_exp_derivative's module whose f loots instead of answering (the rest is not written), and
     the needles it looks for: those given and three it plants in itself (a canary, a seed and the
     reference's f on the lesson's grid), which the walk must find to show that it sees them."""
-    stub = (course_config.ROOT / "exercises" / "lesson01" / f"{_SLUG}.py").read_text()
+    stub = (STUBS / "lesson01" / f"{_SLUG}.py").read_text()
     token = canary()
     seed = course_config.LESSON_01.exercise("dtypes_and_devices").seed("twins")
     grid = torch.linspace(0, 5, 50)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from conftest import ROOT
+from conftest import ROOT, STUBS
 
 EXERCISES = course_config.LESSON_01.exercises
 IDS = [e.slug for e in EXERCISES]
@@ -32,7 +32,7 @@ def public_api(path: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
 def test_stub_and_reference_expose_the_same_signatures(exercise: course_config.Exercise) -> None:
-    stub = ROOT / "exercises" / "lesson01" / f"{exercise.slug}.py"
+    stub = STUBS / "lesson01" / f"{exercise.slug}.py"
     reference = ROOT / "reference" / "lesson01" / f"{exercise.slug}.py"
     assert public_api(stub) == public_api(reference)
     assert public_api(stub), f"{stub} defines no public function"
@@ -40,7 +40,7 @@ def test_stub_and_reference_expose_the_same_signatures(exercise: course_config.E
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
 def test_every_stub_function_has_a_docstring_and_raises_not_implemented(exercise: course_config.Exercise) -> None:
-    tree = ast.parse((ROOT / "exercises" / "lesson01" / f"{exercise.slug}.py").read_text())
+    tree = ast.parse((STUBS / "lesson01" / f"{exercise.slug}.py").read_text())
     assert ast.get_docstring(tree), "the stub module needs a docstring that says what to do"
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):

@@ -10,7 +10,7 @@ import importlib
 
 import pytest
 
-from conftest import MistakeSubmission, mistake_submissions
+from conftest import STUBS, MistakeSubmission, mistake_submissions
 
 SUBMISSIONS = mistake_submissions()
 
@@ -65,7 +65,7 @@ def recording(tmp_path_factory: pytest.TempPathFactory):
     import course_config
 
     path = tmp_path_factory.mktemp("recording") / "expected.json"
-    stubs = [str(ROOT / "exercises" / "lesson01" / f"{e.slug}.py") for e in course_config.LESSON_01.exercises]
+    stubs = [str(STUBS / "lesson01" / f"{e.slug}.py") for e in course_config.LESSON_01.exercises]
     done = subprocess.run([sys.executable, "-m", "pytest", *stubs, "--submission", str(ROOT / "reference"),
                            "--record-expected", str(path), "-q", "-p", "no:cacheprovider", "-k", "not hidden"],
                           capture_output=True, text=True, timeout=600)

@@ -4,7 +4,7 @@ point, untouched stubs earn none and say "not implemented yet"."""
 from __future__ import annotations
 
 import course_config
-from conftest import ROOT
+from conftest import ROOT, STUBS
 
 
 def test_the_reference_scores_full_marks_on_every_exercise(grade) -> None:
@@ -15,7 +15,7 @@ def test_the_reference_scores_full_marks_on_every_exercise(grade) -> None:
 
 
 def test_untouched_stubs_score_zero_on_every_exercise(grade) -> None:
-    graded = grade(ROOT / "exercises")
+    graded = grade(STUBS)
     assert graded.exit_code == 1
     assert graded.result["score"] == 0
     for exercise in graded.result["exercises"]:

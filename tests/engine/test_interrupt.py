@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import ROOT
+from conftest import ROOT, STUBS
 from process_tree import family_once_a_worker_runs
 from graders.engine.session import INTERRUPTED
 
@@ -27,7 +27,7 @@ def test_ctrl_c_during_a_check_is_an_interruption_and_leaves_no_process(tmp_path
     (folder / f"{SLUG}.py").write_text(REFERENCE.replace(slow, "    import time\n    time.sleep(30)\n" + slow, 1))
     result = tmp_path / "result.json"
     # Its own session and process group, as a terminal's foreground job: ^C reaches the whole group.
-    run = subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"),
+    run = subprocess.Popen([sys.executable, "-m", "pytest", str(STUBS / "lesson01" / f"{SLUG}.py"),
                             "--submission", str(folder.parent), "--json", str(result), "-p", "no:cacheprovider"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     family = family_once_a_worker_runs(run.pid)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import ROOT
+from conftest import ROOT, STUBS as COMMITTED_STUBS
 from graders.engine.progress import holds_code
 
-STUBS, REFERENCE = ROOT / "exercises" / "lesson01", ROOT / "reference" / "lesson01"
+STUBS, REFERENCE = COMMITTED_STUBS / "lesson01", ROOT / "reference" / "lesson01"
 NOT_STARTED = "Lesson 1: not started yet"
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import course_config
+from conftest import STUBS
 from graders.frontends.nbgrader.record import record_expected
 
 ROOT = course_config.ROOT
@@ -70,7 +71,7 @@ def _table_submission(folder: Path, recording: dict[str, str]) -> Path:
     (folder / LESSON.folder / "table_fingerprint.py").write_text(
         fingerprint.replace("from graders.sandbox import pack, tensor_bytes", "from table_wire import pack, tensor_bytes"))
     for exercise in LESSON.exercises:
-        stub = (ROOT / "exercises" / LESSON.folder / f"{exercise.slug}.py").read_text()
+        stub = (STUBS / LESSON.folder / f"{exercise.slug}.py").read_text()
         names = [n.name for n in ast.parse(stub).body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
         table = {k: v for k, v in recording.items() if f":{exercise.slug}:" in k or f".{exercise.slug}:" in k}
         source = TABLE_STUDENT.format(table=table, slug=exercise.slug)
@@ -81,7 +82,7 @@ def _table_submission(folder: Path, recording: dict[str, str]) -> Path:
 
 def _grade(pytester: pytest.Pytester, folder: Path, *extra: str) -> dict[str, float]:
     out = folder / "result.json"
-    pytester.runpytest_inprocess(str(ROOT / "exercises"), "--submission", str(folder), "--json", str(out),
+    pytester.runpytest_inprocess(str(STUBS), "--submission", str(folder), "--json", str(out),
                                  "-p", "no:cacheprovider", "-q", "--call-timeout", "5", *extra)
     return {e["slug"]: e["score"] for e in json.loads(out.read_text())["exercises"]}
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 import course_config
+
+from conftest import STUBS
 from graders.engine import drawing, shipped_cases
 from graders.frontends import pytest_plugin
 
@@ -70,7 +72,7 @@ def test_a_broken_file_is_ignored(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 
 
 def test_a_first_run_leaves_the_helper_nothing_to_draw_and_the_grader_reads_the_shipped_cases(tmp_path: Path) -> None:
-    exercises = course_config.ROOT / "exercises"
+    exercises = STUBS
     wanted = pytest_plugin._to_draw([str(exercises)], course_config.ROOT, kept_allowed=False, cache=None,
                                     draw_ahead=False)
     assert ("lesson01", "shape_bugs") in wanted  # the helper is given them, and skips them (drawing._draw_into)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from mistake_catalogue import changes
-from conftest import ROOT
+from conftest import ROOT, STUBS
 from graders.engine.source_evidence import AUTOGRAD_IN_CODE, SourceEvidence
 
-FILES = sorted([*(ROOT / "reference" / "lesson01").glob("*.py"), *(ROOT / "exercises" / "lesson01").glob("*.py")])
+FILES = sorted([*(ROOT / "reference" / "lesson01").glob("*.py"), *(STUBS / "lesson01").glob("*.py")])
 HONEST = [(f"{p.parent.name}/{p.stem}", p.read_text()) for p in FILES] + [
     (f"{c.slug}/{c.name}", c.text()) for c in changes()]
 

@@ -20,7 +20,7 @@ import nbformat
 import pytest
 
 import course_config
-from conftest import batch_environment, keeping_in
+from conftest import STUBS, batch_environment, keeping_in
 from mistake_catalogue import submission
 from graders.engine.course_version import course_digest
 from graders.frontends.nbgrader.notebook import lesson_notebook
@@ -39,7 +39,7 @@ def _reference(slug: str) -> str:
 
 
 def _stub(slug: str) -> str:
-    return (ROOT / "exercises" / "lesson01" / f"{slug}.py").read_text()
+    return (STUBS / "lesson01" / f"{slug}.py").read_text()
 
 
 def _class() -> dict[str, dict[str, str]]:

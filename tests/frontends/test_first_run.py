@@ -14,9 +14,9 @@ import pytest
 import course_config
 
 from mistake_catalogue import submission
-from conftest import ROOT
+from conftest import ROOT, STUBS
 
-EXERCISES = ROOT / "exercises"
+EXERCISES = STUBS
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -24,8 +24,9 @@ def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 def test_the_first_run_on_untouched_stubs_is_short_and_says_where_to_begin() -> None:
-    # As a student runs it: from the repository, on the stubs as they are handed out.
-    shown = subprocess.run([sys.executable, "-m", "pytest", "exercises/", "-p", "no:cacheprovider"], cwd=ROOT,
+    # As a student runs it: from the repository (or the copy of its committed stubs, where this checkout's differ),
+    # on the stubs as they are handed out.
+    shown = subprocess.run([sys.executable, "-m", "pytest", "exercises/", "-p", "no:cacheprovider"], cwd=STUBS.parent,
                            capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "100"})
     lines = shown.stdout.splitlines()
     assert len(lines) < 40, shown.stdout
@@ -41,7 +42,7 @@ def test_an_untouched_exercise_beside_started_ones_is_one_line_and_named_next(
     folder = tmp_path / "submission" / "lesson01"
     folder.mkdir(parents=True)
     for slug in ("views", "sin_exp_derivative"):
-        source = ROOT / ("reference" if slug == "views" else "exercises") / "lesson01" / f"{slug}.py"
+        source = (ROOT / "reference" if slug == "views" else STUBS) / "lesson01" / f"{slug}.py"
         (folder / f"{slug}.py").write_text(source.read_text())
     result = _run(pytester, str(EXERCISES / "lesson01" / "views.py"), str(EXERCISES / "lesson01" / "sin_exp_derivative.py"),
                   "--submission", str(folder.parent))

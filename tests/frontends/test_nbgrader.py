@@ -23,7 +23,7 @@ import nbformat
 import pytest
 
 import course_config
-from conftest import keeping_in, mistake_submissions
+from conftest import STUBS, keeping_in, mistake_submissions
 from graders.frontends.nbgrader import build
 from graders.frontends.nbgrader.runtime import TEST_CELL
 
@@ -51,7 +51,7 @@ KERNEL_TAMPERING = ("import time, torch\n"
 
 
 def _stub(slug: str) -> str:
-    return (ROOT / "exercises" / LESSON.folder / f"{slug}.py").read_text()
+    return (STUBS / LESSON.folder / f"{slug}.py").read_text()
 
 
 def _reference(slug: str) -> str:
@@ -110,7 +110,7 @@ for folder, out in zip(runs[::2], runs[1::2]):
 
 def _pytest_scores(folders: dict[str, Path]) -> subprocess.Popen:
     """Start grading each student's files with the plugin; results land in DIR/result.json."""
-    targets = ",".join(str(ROOT / "exercises" / LESSON.folder / f"{e.slug}.py") for e in EXERCISES)
+    targets = ",".join(str(STUBS / LESSON.folder / f"{e.slug}.py") for e in EXERCISES)
     runs = [str(x) for folder in folders.values() for x in (folder, folder / "result.json")]
     # Each student's run after the first is a usual run (the values kept by the one before, kept_values.py): a
     # student's score is the same either way, and the first run's drawing and reference are paid once.

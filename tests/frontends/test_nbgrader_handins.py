@@ -14,6 +14,7 @@ import nbformat
 import pytest
 
 import course_config
+from conftest import STUBS
 from mistake_catalogue import submission
 from graders.frontends.grade.answers import notebook_answers
 from graders.frontends.nbgrader import build
@@ -84,7 +85,7 @@ def test_check_keeps_the_last_copy_of_an_answer_cell_and_mends_a_renamed_noteboo
     # The copier's first try at views is the untouched stub; they copied the cell, with its nbgrader metadata as
     # Jupyter copies it, to the end of the notebook and solved it there: that copy, the last, is the one graded.
     copied = _answered(course, {"sin_exp_derivative": _reference("sin_exp_derivative"),
-                                "views": (ROOT / "exercises" / "lesson01" / "views.py").read_text()})
+                                "views": (STUBS / "lesson01" / "views.py").read_text()})
     first = next(i for i, c in enumerate(copied.cells)
                  if c.metadata.get("nbgrader", {}).get("grade_id") == "answer-views")
     copied.cells.append(nbformat.v4.new_code_cell(f"%%answer views\n{_reference('views')}",

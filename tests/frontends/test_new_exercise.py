@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, STUBS
 
 SLUG = "scale_rows"
 COPIED = ("exercises", "reference", "graders", "tests", "docs", "course_config.py", "pyproject.toml")
@@ -23,7 +23,7 @@ COPIED = ("exercises", "reference", "graders", "tests", "docs", "course_config.p
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     copy = tmp_path_factory.mktemp("project")
     for name in COPIED:
-        source = ROOT / name
+        source = STUBS if name == "exercises" else ROOT / name  # the stubs as committed, not the ones tried here
         if source.is_dir():
             shutil.copytree(source, copy / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         elif source.exists():

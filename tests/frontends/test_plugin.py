@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 import course_config
-from conftest import ROOT
+from conftest import ROOT, STUBS
 from graders.frontends import pytest_plugin as plugin
 from graders.engine import session, student
 
 SLUG = "sin_exp_derivative"
-STUB = ROOT / "exercises" / "lesson01" / f"{SLUG}.py"
+STUB = STUBS / "lesson01" / f"{SLUG}.py"
 REFERENCE = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
 
 

@@ -21,19 +21,20 @@ import textwrap
 import pytest
 
 import course_config
+from conftest import STUBS
 from graders.frontends.grade.similarity import THRESHOLD, Pair, similar_pairs, similarity_csv
 from graders.frontends.grade.similarity_page import similarity_html
 from graders.frontends.grade.store import file_name
 
 EXERCISES = ("sin_exp_derivative", "finite_differences", "quadratic_fit", "grad_accumulation")
-STUBS = {slug: (course_config.ROOT / "exercises" / "lesson01" / f"{slug}.py").read_text() for slug in EXERCISES}
+STUB_TEXTS = {slug: (STUBS / "lesson01" / f"{slug}.py").read_text() for slug in EXERCISES}
 TODO = "    # TODO: write this function.\n    raise NotImplementedError\n"
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
 def _answer(slug: str, *bodies: str) -> str:
     """The stub of `slug` with its functions' TODO bodies replaced, in order, by `bodies`."""
-    parts = STUBS[slug].split(TODO)
+    parts = STUB_TEXTS[slug].split(TODO)
     assert len(parts) == len(bodies) + 1, f"{slug} has {len(parts) - 1} functions to write, got {len(bodies)} bodies"
     written = [textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + "\n" for body in bodies]
     return parts[0] + "".join(body + part for body, part in zip(written, parts[1:]))
@@ -671,18 +672,18 @@ def _honest_class() -> dict[str, dict[str, str]]:
 def _class() -> dict[str, dict[str, str]]:
     """The honest five, two copiers (stubs elsewhere), two who handed the stubs back, and jay (zoe's copy)."""
     return {**_honest_class(),
-            "finn": {**STUBS, "grad_accumulation": FINN_ACCUMULATION},
-            "gus": {**STUBS, "finite_differences": GUS_FINITE},
-            "hana": dict(STUBS),
-            "ivan": dict(STUBS),
-            "jay": {**STUBS, "sin_exp_derivative": JAY_SIN_EXP}}
+            "finn": {**STUB_TEXTS, "grad_accumulation": FINN_ACCUMULATION},
+            "gus": {**STUB_TEXTS, "finite_differences": GUS_FINITE},
+            "hana": dict(STUB_TEXTS),
+            "ivan": dict(STUB_TEXTS),
+            "jay": {**STUB_TEXTS, "sin_exp_derivative": JAY_SIN_EXP}}
 
 
 WRITTEN = dict(zip(EXERCISES, (SIN_EXP, FINITE, QUADRATIC, ACCUMULATION)))
 COPIES = {("grad_accumulation", "ben", "finn"), ("finite_differences", "chloe", "gus")}
 ARCHIVE = {"2025-fall/zoe": {"sin_exp_derivative": ZOE_SIN_EXP},
            "2025-fall/yan": {"sin_exp_derivative": ZOE_SIN_EXP},  # identical: that term's business, not ours
-           "2025-fall/xia": dict(STUBS)}
+           "2025-fall/xia": dict(STUB_TEXTS)}
 
 
 def _pairs(pairs: list[Pair]) -> set[tuple[str, str, str]]:
@@ -705,13 +706,13 @@ def _marked(blocks: list[tuple[int, int]]) -> set[int]:
 
 
 def test_the_copies_and_only_the_copies_are_listed() -> None:
-    pairs = similar_pairs(_class(), STUBS)
+    pairs = similar_pairs(_class(), STUB_TEXTS)
     assert _pairs(pairs) == COPIES, f"listed {pairs}"
     assert all(pair.similarity >= 0.9 for pair in pairs), f"a copy with new names and comments scored low: {pairs}"
 
 
 def test_a_copy_with_new_names_and_comments_is_found_with_its_blocks() -> None:
-    pair = next(pair for pair in similar_pairs(_class(), STUBS) if pair.exercise == "grad_accumulation")
+    pair = next(pair for pair in similar_pairs(_class(), STUB_TEXTS) if pair.exercise == "grad_accumulation")
     ben, finn = ACCUMULATION["ben"], FINN_ACCUMULATION
     copied = _lines_of(ben, "out = []", "err = X_parts[i] @ w_leaf", "return w_leaf.grad")
     assert copied <= _marked(pair.first_blocks), f"ben's copied lines {copied}, marked {pair.first_blocks}"
@@ -721,36 +722,36 @@ def test_a_copy_with_new_names_and_comments_is_found_with_its_blocks() -> None:
     for source, blocks in ((ben, pair.first_blocks), (finn, pair.second_blocks)):
         for number in sorted(_marked(blocks)):
             line = source.splitlines()[number - 1].strip()
-            assert line and line not in STUBS["grad_accumulation"] and not line.startswith("#") \
+            assert line and line not in STUB_TEXTS["grad_accumulation"] and not line.startswith("#") \
                 and "torch.tensor(x0, requires_grad=True)" not in line, f"line {number} marked: {line!r}"
 
 
 def test_copies_edited_beyond_renaming_are_found() -> None:
     for (slug, original), copy in EDITED.items():
         answers = {student: {slug: source} for student, source in WRITTEN[slug].items()} | {"zed": {slug: copy}}
-        found = {(pair.first, pair.second): round(pair.similarity, 3) for pair in similar_pairs(answers, STUBS)}
+        found = {(pair.first, pair.second): round(pair.similarity, 3) for pair in similar_pairs(answers, STUB_TEXTS)}
         assert found.keys() == {(original, "zed")}, f"{slug}: a copy of {original}'s answer gave {found}"
 
 
 def test_no_pair_of_honest_answers_is_listed() -> None:
-    pairs = similar_pairs(_honest_class(), STUBS)
+    pairs = similar_pairs(_honest_class(), STUB_TEXTS)
     assert pairs == [], f"honest answers listed: {pairs}"
 
 
 def test_honest_answers_stay_below_the_threshold() -> None:
     # The closest honest pair: ana's and chloe's grad_accumulation, whose first function the docstring dictates.
-    closest = similar_pairs(_honest_class(), STUBS, threshold=0.0)[0]
+    closest = similar_pairs(_honest_class(), STUB_TEXTS, threshold=0.0)[0]
     assert 0.6 < closest.similarity < THRESHOLD - 0.02, f"the closest honest pair is {closest}"
 
 
 def test_untouched_stubs_are_never_paired() -> None:
-    commented = {slug: stub.replace(TODO, "    # I did not get this one\n" + TODO) for slug, stub in STUBS.items()}
-    no_docstrings = {slug: re.sub(r'"""[^"]*"""', "", stub) for slug, stub in STUBS.items()}
-    answers = {"hana": dict(STUBS), "ivan": dict(STUBS), "kim": commented, "lou": no_docstrings,
-               "max": {slug: "" for slug in STUBS}}
-    pairs = similar_pairs(answers, STUBS, threshold=0.0)
+    commented = {slug: stub.replace(TODO, "    # I did not get this one\n" + TODO) for slug, stub in STUB_TEXTS.items()}
+    no_docstrings = {slug: re.sub(r'"""[^"]*"""', "", stub) for slug, stub in STUB_TEXTS.items()}
+    answers = {"hana": dict(STUB_TEXTS), "ivan": dict(STUB_TEXTS), "kim": commented, "lou": no_docstrings,
+               "max": {slug: "" for slug in STUB_TEXTS}}
+    pairs = similar_pairs(answers, STUB_TEXTS, threshold=0.0)
     assert pairs == [], f"untouched stubs paired: {pairs}"
-    pairs = similar_pairs({**_class(), **answers}, STUBS, threshold=0.0)
+    pairs = similar_pairs({**_class(), **answers}, STUB_TEXTS, threshold=0.0)
     assert not set(answers) & _names(pairs), f"untouched stubs paired: {pairs}"
 
 
@@ -759,7 +760,7 @@ def test_the_one_liner_everyone_writes_is_not_copying() -> None:
     only_f = _answer("sin_exp_derivative", "return torch.sin(x) * torch.exp(-x)", TODO, TODO, TODO)
     answers = {"oli": {"sin_exp_derivative": only_f}, "pia": {"sin_exp_derivative": only_f},
                "ana": {"sin_exp_derivative": SIN_EXP["ana"]}}
-    pairs = similar_pairs(answers, STUBS, threshold=0.0)
+    pairs = similar_pairs(answers, STUB_TEXTS, threshold=0.0)
     assert pairs == [], f"a shared one-liner listed: {pairs}"
 
 
@@ -768,30 +769,30 @@ def test_code_most_of_a_class_wrote_alike_is_not_copying_but_a_rarer_copy_still_
     reference = (course_config.ROOT / "reference" / "lesson01" / "quadratic_fit.py").read_text()
     answers = {f"s{number:02d}": {"quadratic_fit": reference} for number in range(12)}
     answers |= {"ben": {"quadratic_fit": QUADRATIC["ben"]}, "zed": {"quadratic_fit": EDITED["quadratic_fit", "ben"]}}
-    pairs = similar_pairs(answers, STUBS)
+    pairs = similar_pairs(answers, STUB_TEXTS)
     assert _pairs(pairs) == {("quadratic_fit", "ben", "zed")}, f"listed {pairs}"
 
 
 def test_the_archive_finds_a_copy_of_an_earlier_term_and_never_pairs_two_archived_answers() -> None:
-    pairs = similar_pairs(_class(), STUBS, archive=ARCHIVE)
+    pairs = similar_pairs(_class(), STUB_TEXTS, archive=ARCHIVE)
     assert _pairs(pairs) == COPIES | {("sin_exp_derivative", "2025-fall/zoe", "jay"),
                                       ("sin_exp_derivative", "2025-fall/yan", "jay")}, f"listed {pairs}"
     zoe = next(pair for pair in pairs if pair.first == "2025-fall/zoe")
     copied = _lines_of(JAY_SIN_EXP, "z = x.detach().clone()", "return float(diff.max())")
     assert copied <= _marked(zoe.second_blocks), f"jay's copied lines {copied}, marked {zoe.second_blocks}"
-    everything = similar_pairs(_class(), STUBS, archive=ARCHIVE, threshold=0.0)
+    everything = similar_pairs(_class(), STUB_TEXTS, archive=ARCHIVE, threshold=0.0)
     assert not [pair for pair in everything if pair.first in ARCHIVE and pair.second in ARCHIVE], \
         f"two archived answers paired: {everything}"
 
 
 def test_the_output_is_the_same_whatever_the_order_of_the_input_and_the_process() -> None:
-    first = similar_pairs(_class(), STUBS, archive=ARCHIVE, threshold=0.3)
-    again = similar_pairs(dict(reversed(_class().items())), STUBS, archive=dict(reversed(ARCHIVE.items())),
+    first = similar_pairs(_class(), STUB_TEXTS, archive=ARCHIVE, threshold=0.3)
+    again = similar_pairs(dict(reversed(_class().items())), STUB_TEXTS, archive=dict(reversed(ARCHIVE.items())),
                           threshold=0.3)
     assert again == first, f"{first}\nthen\n{again}"
     assert [pair.similarity for pair in first] == sorted((pair.similarity for pair in first), reverse=True)
     # copydetect hashes k-grams with Python's str hash, which changes with every process: the figures must not
-    data = json.dumps({"answers": _class(), "stubs": STUBS, "archive": ARCHIVE})
+    data = json.dumps({"answers": _class(), "stubs": STUB_TEXTS, "archive": ARCHIVE})
     script = ("import json, sys\nfrom graders.frontends.grade.similarity import similar_pairs, similarity_csv\n"
               "d = json.loads(sys.stdin.read())\n"
               "print(similarity_csv(similar_pairs(d['answers'], d['stubs'], archive=d['archive'], threshold=0.3)))")
@@ -802,7 +803,7 @@ def test_the_output_is_the_same_whatever_the_order_of_the_input_and_the_process(
 
 
 def test_the_csv_has_a_row_per_pair_with_its_lines() -> None:
-    pairs = similar_pairs(_class(), STUBS, archive=ARCHIVE)
+    pairs = similar_pairs(_class(), STUB_TEXTS, archive=ARCHIVE)
     rows = list(csv.DictReader(io.StringIO(similarity_csv(pairs))))
     assert [(row["exercise"], row["first"], row["second"]) for row in rows] == \
            [(pair.exercise, pair.first, pair.second) for pair in pairs], f"rows {rows}"
@@ -816,7 +817,7 @@ def test_the_page_escapes_a_hostile_id_and_answer_and_says_it_is_no_verdict() ->
                                     .replace("return seen", f"return seen  # '{HOSTILE}'")
     answers = {"ben": {"grad_accumulation": ACCUMULATION["ben"]}, HOSTILE: {"grad_accumulation": hostile_copy},
                "jay": {"sin_exp_derivative": JAY_SIN_EXP}}
-    pairs = similar_pairs(answers, STUBS, archive=ARCHIVE)
+    pairs = similar_pairs(answers, STUB_TEXTS, archive=ARCHIVE)
     assert _names(pairs) == {HOSTILE, "ben", "jay", "2025-fall/zoe", "2025-fall/yan"}, f"listed {pairs}"
     page = similarity_html(pairs, answers, archive=ARCHIVE)
     assert HOSTILE not in page and "<img" not in page and "<script" not in page, "student text reached the page raw"
@@ -831,10 +832,10 @@ def test_the_page_escapes_a_hostile_id_and_answer_and_says_it_is_no_verdict() ->
 
 def test_bad_arguments_are_named() -> None:
     with pytest.raises(ValueError, match=r"threshold must be between 0 and 1, got 1\.5"):
-        similar_pairs(_class(), STUBS, threshold=1.5)
+        similar_pairs(_class(), STUB_TEXTS, threshold=1.5)
     with pytest.raises(ValueError, match=r"no stub for exercise 'views'"):
-        similar_pairs({"ana": {"views": "x = 1\n"}}, STUBS)
+        similar_pairs({"ana": {"views": "x = 1\n"}}, STUB_TEXTS)
     with pytest.raises(ValueError, match=r"\['ana'\] named both in answers and in archive"):
-        similar_pairs(_class(), STUBS, archive={"ana": {}})
+        similar_pairs(_class(), STUB_TEXTS, archive={"ana": {}})
     with pytest.raises(ValueError, match=r"no answer of 'nobody' to 'views'"):
         similarity_html([Pair("views", "ana", "nobody", 1.0, [], [])], {"ana": {"views": ""}})

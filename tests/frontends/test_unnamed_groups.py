@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import course_config
+from conftest import STUBS
 from graders.frontends.grade.unnamed_groups import references, unnamed_groups
 from mistake_catalogue import submission
 
@@ -32,7 +33,7 @@ FORGOTTEN = {"sign error": "sign_error", "product rule missed": "product_rule_mi
 
 def _class() -> dict[str, str]:
     reference = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
-    stub = (ROOT / "exercises" / "lesson01" / f"{SLUG}.py").read_text()
+    stub = (STUBS / "lesson01" / f"{SLUG}.py").read_text()
     students = {}
     for mistake, stem in FORGOTTEN.items():
         for n in range(10):

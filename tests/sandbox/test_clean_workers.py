@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 
 import course_config
+
+from conftest import STUBS
 from looting import (assert_found_only_the_planted, canary, digest, expected_needles, hidden_needles, looting_module,
                      zygote_kind)
 
@@ -51,7 +53,7 @@ def test_a_students_own_run_forks_a_zygote_with_nothing_of_the_grading_nor_of_th
     # A student's own `pytest exercises/` forks its zygote from the grader, right after torch is imported
     # and before course_config.py, the checks or the reference are loaded (graders/sandbox/zygote.py).
     recording = tmp_path / "expected.json"
-    target = str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py")
+    target = str(STUBS / "lesson01" / f"{SLUG}.py")
     recorded = subprocess.run([sys.executable, "-m", "pytest", target, "--submission", str(ROOT / "reference"),
                                "--record-expected", str(recording), "-q", "-p", "no:cacheprovider"],
                               capture_output=True, text=True, timeout=600, cwd=tmp_path)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from attacks import F_BODY, F_CHECKS, LEAK, ONLY_F, REFERENCE, SLUG, attack, with_f
-from conftest import ROOT
+from conftest import STUBS
 from process_tree import confined, family_once_a_worker_runs, parent, running
 from graders.engine import session
 from graders.frontends.nbgrader import grading_server
@@ -341,7 +341,7 @@ def test_killing_the_grader_takes_its_zygote_and_workers_with_it(tmp_path: Path)
     folder = tmp_path / "submission" / "lesson01"
     folder.mkdir(parents=True)
     (folder / f"{SLUG}.py").write_text(with_f("    while True:\n        pass\n"))
-    grader = subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"),
+    grader = subprocess.Popen([sys.executable, "-m", "pytest", str(STUBS / "lesson01" / f"{SLUG}.py"),
                                "--submission", str(folder.parent), "-p", "no:cacheprovider", "-q"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -363,7 +363,7 @@ def test_a_zygote_that_dies_during_grading_ends_the_run_without_a_result(tmp_pat
     folder.mkdir(parents=True)
     (folder / f"{SLUG}.py").write_text(with_f("    import time\n    time.sleep(60)\n"))
     result = tmp_path / "result.json"
-    grader = subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"),
+    grader = subprocess.Popen([sys.executable, "-m", "pytest", str(STUBS / "lesson01" / f"{SLUG}.py"),
                                "--submission", str(folder.parent), "--json", str(result), "-p", "no:cacheprovider",
                                "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -436,7 +436,7 @@ def test_a_run_that_requires_confinement_runs_no_student_code_without_it(grade, 
 
 
 def test_an_unknown_sandbox_step_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_inprocess(str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"),
+    result = pytester.runpytest_inprocess(str(STUBS / "lesson01" / f"{SLUG}.py"),
                                           "--sandbox-without", "landlok")
     result.stderr.fnmatch_lines(["*--sandbox-without 'landlok': unknown step landlok*"])
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, STUBS
 from course_config import LIMITS
 
 SLUG = "sin_exp_derivative"
@@ -150,7 +150,7 @@ def test_a_hostile_run_ends_on_its_own_as_a_real_process(tmp_path) -> None:
     folder = tmp_path / "submission" / "lesson01"
     folder.mkdir(parents=True)
     (folder / f"{SLUG}.py").write_text(with_analytic("    while True:\n        pass\n"))
-    done = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"), "--submission",
+    done = subprocess.run([sys.executable, "-m", "pytest", str(STUBS / "lesson01" / f"{SLUG}.py"), "--submission",
                            str(folder.parent), "--call-timeout", TIMEOUT, "-p", "no:cacheprovider", "-q"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1

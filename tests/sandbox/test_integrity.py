@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from conftest import ROOT, batch_environment
+from conftest import ROOT, STUBS, batch_environment
 from graders.engine.session import DISTRUSTED
 
 LESSON = course_config.LESSON_01
@@ -52,7 +52,7 @@ HIDDEN_DATA = _replace(_reference("stopping_gradients"), '''    with torch.no_gr
 ''')
 # A Value that only raises, and the drivers rebound to answer from the checks' torch oracle, as the
 # red team's attack did when the checks module lived in the worker: that oracle is no longer there.
-REBOUND_DRIVERS = (ROOT / "exercises" / "lesson01" / "micrograd.py").read_text() + '''
+REBOUND_DRIVERS = (STUBS / "lesson01" / "micrograd.py").read_text() + '''
 
 import sys as _sys
 

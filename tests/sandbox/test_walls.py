@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from conftest import ROOT, batch_environment
+from conftest import ROOT, STUBS, batch_environment
 from process_tree import confined, family_once_a_worker_runs
 from graders.sandbox import cgroups
 
@@ -143,7 +143,7 @@ def test_a_workers_cgroup_and_scratch_are_its_own_and_it_goes_first(tmp_path: Pa
     folder = tmp_path / "submission" / "lesson01"
     folder.mkdir(parents=True)
     (folder / f"{SLUG}.py").write_text(attacking_f("import time\ntime.sleep(60)\nreturn x"))
-    grader = subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"),
+    grader = subprocess.Popen([sys.executable, "-m", "pytest", str(STUBS / "lesson01" / f"{SLUG}.py"),
                                "--submission", str(folder.parent), "-p", "no:cacheprovider", "-q", "-k",
                                "f_on_lesson_grid"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from graders.frontends.pytest_plugin import room_warm_ups
 
-from conftest import ROOT
+from conftest import ROOT, STUBS
 
 JVP_LOADED = "torch._decomp.decompositions_for_jvp"  # what forward_vs_reverse's warm_up loads on first use of jvp
 PROBE = """
@@ -64,7 +64,7 @@ def test_the_zygote_runs_nothing_but_a_driver_modules_function(tmp_path: Path) -
 
 
 def test_a_students_run_names_the_warm_ups_of_the_rooms_it_grades_and_only_those() -> None:
-    exercises = ROOT / "exercises" / "lesson01"
+    exercises = STUBS / "lesson01"
     assert room_warm_ups([exercises / "forward_vs_reverse.py"]) == ("graders.lesson01.forward_vs_reverse.drivers:warm_up",)
     assert room_warm_ups([exercises / "views.py", exercises / "views.py"]) == ("graders.lesson01.views.drivers:warm_up",)
     # A room without drivers has nothing for the zygote to run; one whose drivers define no warm_up is skipped there.

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from mistake_catalogue import submission
-from conftest import ROOT
+from conftest import ROOT, STUBS
 
 SLUG = "learning_rate"
 
@@ -89,7 +89,7 @@ def test_the_reference_scores_full_marks(grade) -> None:
 
 
 def test_the_stub_scores_zero_as_not_implemented(grade) -> None:
-    graded = grade({SLUG: ROOT / "exercises/lesson01/learning_rate.py"}, "-k", SLUG)
+    graded = grade({SLUG: STUBS / "lesson01/learning_rate.py"}, "-k", SLUG)
     result = graded.exercise(SLUG)
     assert result["score"] == 0 and result["not_implemented"], graded.output
 

@@ -12,10 +12,10 @@ import pytest
 import torch
 from torch import nn
 
-from conftest import ROOT
+from conftest import ROOT, STUBS
 from graders.lesson01.quick_check import checks
 
-STUB = ROOT / "exercises" / "lesson01" / "quick_check.py"
+STUB = STUBS / "lesson01" / "quick_check.py"
 GRADERS = ROOT / "graders" / "lesson01" / "quick_check" / "checks.py"
 
 
