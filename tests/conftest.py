@@ -32,11 +32,12 @@ ROOT = course_config.ROOT
 STUBS, STUBS_DIFFER_IN = stubs_as_committed(ROOT)
 
 
-def pytest_report_header() -> list[str]:
-    if not STUBS_DIFFER_IN:
-        return []
-    return [f"exercises/ differs from its last commit ({', '.join(STUBS_DIFFER_IN)}): the tests grade the "
-            f"committed stubs, copied to {STUBS}; your working copy is left as it is"]
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """One line, at any verbosity, where the working copy's exercises/ is not what the tests grade."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if STUBS_DIFFER_IN and reporter is not None and not os.environ.get("PYTEST_XDIST_WORKER"):
+        reporter.write_line(f"exercises/ differs from its last commit ({', '.join(STUBS_DIFFER_IN)}): the tests "
+                            f"grade the committed stubs, copied to {STUBS}; your working copy is left as it is")
 
 
 # pytest-xdist hands its workers whole files, in the order collected (pytest_configure below keeps that order): the
