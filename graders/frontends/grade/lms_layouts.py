@@ -41,6 +41,8 @@ _CANVAS_ANONYMOUS = re.compile(r"^(?:LATE_)?(?P<id>anon_[A-Za-z0-9]+)_(?P<file>\
 _BLACKBOARD = re.compile(r"^(?P<assignment>.+?)_(?P<id>[^_]+)_attempt_(?P<when>\d{4}(?:-\d{2}){5})"
                          r"(?:_(?P<original>.+)|\.txt)$", re.DOTALL)
 ANSWER_SUFFIXES = (".ipynb", ".py")
+# Said to the instructor, in the problems grades.csv and the report list; a student's page leaves it out.
+TO_GRADE_ANOTHER = "To grade another one, remove the others and grade again"
 
 
 @dataclass(frozen=True)
@@ -109,8 +111,13 @@ def choose(hand_ins: list[HandIn], limit: int, rule: str, preferred: str) -> tup
             tie_break = f"it is named {preferred}" if base_name(chosen) == preferred else "it comes first by name"
             why = f"{len(tied)} of them tie as the latest by {rule}, and {tie_break}: check it is the one meant"
         problems.append(f"{len(readable)} hand-ins for this student: {listing}. Graded {chosen.entry.path}, {why}. "
-                        f"To grade another one, remove the others and grade again")
+                        f"{TO_GRADE_ANOTHER}")
     return chosen, problems
+
+
+def for_students(problem: str) -> str:
+    """A hand-in's problem as its student reads it: without what only the instructor can do about it."""
+    return problem.replace(f" {TO_GRADE_ANOTHER}", "").replace(TO_GRADE_ANOTHER, "").rstrip()
 
 
 def _relevant(entry: Entry) -> bool:
