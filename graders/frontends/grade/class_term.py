@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import course_config
 from graders.frontends.wording import counted
@@ -84,7 +84,8 @@ class LoadedTerm:
                    if answer is None]
         return AppliedTerm(standings, self.roster_given, self.term.canvas_assignment_id, self.ledger, waiting)
 
-    def progress_note(self, lesson: course_config.Lesson, found: list[ledger.Decision]) -> Any:
+    def progress_note(self, lesson: course_config.Lesson,
+                      found: list[ledger.Decision]) -> Callable[[dict[str, Any], Any], str]:
         """For the progress lines: a function of (record, submission) giving what the term makes of the checks'
         score ("80 / 100 after the term"), or "" where it leaves it as it is (`found`: the ledger, read once)."""
         def note(record: dict[str, Any], submission: Any) -> str:
