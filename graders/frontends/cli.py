@@ -93,6 +93,9 @@ def _grade(commands: argparse._SubParsersAction) -> None:
     term.add_argument("--decisions", type=Path, metavar="CSV",
                       help="the ledger of decisions (python -m graders decide) applied to every output "
                            "(overrides the term file's)")
+    term.add_argument("--unzipped-in", metavar="ZONE",
+                      help="where a download given as a folder was unzipped, e.g. Europe/Berlin: unzip set its files' "
+                           "times in that machine's zone (default: this machine's; a zip's own times need none)")
     term.add_argument("--compare", type=Path, metavar="OLD_DIR",
                       help="an earlier run's --out folder: write changes.csv and changes.html saying who this "
                            "regrade changes, on which checks and why, before anything is published")
@@ -102,7 +105,8 @@ def _grade(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=lambda a: batch.main(
         a.source, out=a.out, jobs=a.jobs, lesson=a.lesson, assignment=a.assignment, student_pattern=a.student_pattern,
         gradebook=a.gradebook, allow_unconfined=a.allow_unconfined, where=_where(a), term=a.term, roster=a.roster,
-        decisions=a.decisions, compare=a.compare, archive=a.archive or [], roster_id_column=a.roster_id_column))
+        decisions=a.decisions, compare=a.compare, archive=a.archive or [], roster_id_column=a.roster_id_column,
+        unzipped_in=a.unzipped_in))
 
 
 def _where(arguments: argparse.Namespace) -> object:

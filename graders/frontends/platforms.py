@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from graders.frontends.grade.lms_layouts import for_students
+
 if TYPE_CHECKING:
     from graders.frontends.grade.standing import Standing
 
@@ -81,5 +83,5 @@ def _summary(record: dict[str, Any], standing: Standing | None = None) -> str:
         lines += standing.notes
     if record.get("error"):
         lines.append(f"Not graded: {record['error']}")
-    lines += [f"Note: {problem}" for problem in record.get("problems", [])]
+    lines += [f"Note: {for_students(problem)}" for problem in record.get("problems", [])]
     return "\n".join(lines)

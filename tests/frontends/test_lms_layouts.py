@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 import course_config
-from graders.frontends.grade.sources import Submission, find_submissions
+from graders.frontends.grade.sources import NOTHING_HANDED_IN, Submission, find_submissions
 
 ROOT = course_config.ROOT
 SLUGS = ["views", "sin_exp_derivative"]
@@ -66,7 +66,7 @@ def test_moodle_ids_come_from_the_participant_folder_not_the_file_name(tmp_path:
     assert found["12"].sources == GRADED and not found["12"].problems
     assert found["17"].sources == {} and found["17"].origin.endswith("Mallory Evil_17_assignsubmission_file_/"
                                                                       "alice_lesson01.ipynb")
-    assert found["20"].problems == ["no notebook handed in; every exercise scores 0",  # only an online text
+    assert found["20"].problems == [f"{NOTHING_HANDED_IN} (such as views.py); every exercise scores 0",  # online text
                                     "onlinetext.html was handed in too; it is no answer the grader reads: read it "
                                     "yourself"]
 
@@ -157,7 +157,7 @@ def test_blackboard_ids_are_usernames_and_the_latest_attempt_is_graded(tmp_path:
     assert "(attempt of 2024-05-01 10:00:00)" in found["alice"].problems[0]
     assert "the latest by the attempt time in Blackboard's file names" in found["alice"].problems[0]
     assert found["mallory"].sources == {}  # a file name imitating another attempt is still Mallory's
-    assert found["bob"].problems == ["no notebook handed in; every exercise scores 0"]
+    assert found["bob"].problems == [f"{NOTHING_HANDED_IN} (such as views.py); every exercise scores 0"]
 
 
 def test_two_files_of_one_attempt_tie_and_the_tie_is_said(tmp_path: Path) -> None:

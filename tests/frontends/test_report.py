@@ -195,6 +195,32 @@ def test_exercises_are_ranked_by_mean_with_not_started_and_timeouts_apart() -> N
     assert f'{whose} data-key="pass-rate" data-value="1.0">100%<' in views, "a timeout is not a failure of the check"
 
 
+def test_a_file_that_did_not_import_no_file_and_an_untouched_stub_are_each_their_own_kind_not_mistakes() -> None:
+    views = LESSON.exercise("views").checks
+    broken = {c.id: {"cause": "import", "message": "lesson01/views.py could not be imported"} for c in views}
+    missing = {c.id: {"cause": "missing file", "message": "lesson01/views.py does not exist"} for c in views}
+    stub = {c.id: {"not_implemented": True} for c in views}
+    records = [_record("ann", exercises=[_exercise("views", broken)]),
+               _record("ben", exercises=[_exercise("views", missing)]),
+               _record("cat", exercises=[_exercise("views", stub)]),
+               _record("dan", exercises=[_exercise("views", {"as_grid_is_a_view": {}})])]
+    stats = tables.class_stats(records, LESSON)
+    first = next(s for s in stats if s.exercise == "views" and s.check == views[0].id)
+    assert first.mistakes == {tables.DID_NOT_IMPORT: 1, tables.NOT_HANDED_IN: 1, tables.NOT_STARTED: 1,
+                              tables.NOT_NAMED: 1}, first.mistakes  # only dan's failure is "(not named)"
+    html = _report(records)
+    for key in ("no-file", "not-started", "did-not-import"):
+        assert f'data-exercise="views" data-key="{key}">1<' in html, key
+    section = _section(html, "views")
+    whose = f'data-exercise="views" data-check="{views[0].id}"'
+    assert f'{whose} data-key="did-not-import">1<' in section and f'{whose} data-key="failed">1<' in section
+    assert f"{escape(tables.NOT_NAMED)}: 1 (25%)" in section, "ann's import error is no unnamed mistake"
+    # only dan tried views: 5 of its 6 checks passed
+    assert f'data-exercise="views" data-key="pass-rate" data-value="{5 / 6!r}"' in _section(html, "exercises")
+    other = next(s for s in stats if s.exercise == "views" and s.check == views[1].id)
+    assert tables.NOT_NAMED not in other.mistakes, "a check dan passed names no mistake for the others"
+
+
 def test_charts_count_whole_students_label_at_11_px_or_more_and_say_their_numbers_as_text() -> None:
     histogram = report_charts.histogram([1.0, 2.5, 2.5, 90.0, 100.0], 100.0, "raw")
     rates = report_charts.pass_rates("views", [("as_grid_is_a_view", 0.5, 4),

@@ -1,8 +1,11 @@
 """The class counted for the report: each exercise and check across the class, and each concept's mistakes.
 
-A check a student did not write (not implemented, or its file not handed in) or that timed out (its
-cause a timeout or a spent allowance) is counted apart from one they failed: a pass rate is of those
-who tried. Students are counted once per concept, however many of its mistakes or checks they fell into.
+A check a student did not write (not implemented, or its file not handed in), whose file did not import
+(a syntax error, an error at its top level: every check of the exercise fails for it, and no mistake of any
+check is the cause) or that timed out (its cause a timeout or a spent allowance) is counted apart from one
+they failed: a pass rate is of those who tried. An exercise's students who did not try it are counted by why:
+no file handed in, the stub untouched, a file that did not import. Students are counted once per concept,
+however many of its mistakes or checks they fell into.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class CheckTally:
     passed: int = 0
     failed: int = 0
     not_written: int = 0
+    did_not_import: int = 0
     timed_out: int = 0
     unnamed: int = 0  # failures that no named mistake explains
 
@@ -43,7 +47,9 @@ class ExerciseTally:
     exercise: course_config.Exercise
     checks: dict[str, CheckTally]
     scores: list[float] = field(default_factory=list)
-    not_started: int = 0  # every check failed as not implemented
+    not_started: int = 0  # the untouched stub: every check failed as not implemented
+    no_file: int = 0  # no file handed in for it
+    did_not_import: int = 0  # its file did not import (a syntax error, an error at its top level)
     timed_out: int = 0  # a check failed for a timeout or a spent allowance
     passed: int = 0  # checks passed by the students who started and did not time out
     tried: int = 0  # and all their checks
@@ -77,6 +83,10 @@ def check_timed_out(check: dict[str, Any]) -> bool:
     return cause.startswith("timeout of") or cause == "allowance spent"
 
 
+def did_not_import(check: dict[str, Any]) -> bool:
+    return check.get("cause") == "import"
+
+
 def not_written(check: dict[str, Any]) -> bool:
     """A check failed only because its function is not written yet, or its file was not handed in."""
     return bool(check.get("not_implemented")) or check.get("cause") == "missing file"
@@ -90,9 +100,14 @@ def exercise_tally(exercise: course_config.Exercise, records: list[dict[str, Any
             continue
         checks = result.get("checks", [])
         tally.scores.append(float(result.get("score", 0.0)))
-        started = not checks or not all(not_written(c) for c in checks)
+        no_file = bool(checks) and all(c.get("cause") == "missing file" for c in checks)
+        stub = bool(checks) and not no_file and all(not_written(c) for c in checks)
+        broken = any(did_not_import(c) for c in checks)
+        started = not (no_file or stub or broken)
         timed_out = any(check_timed_out(c) for c in checks)
-        tally.not_started += not started
+        tally.no_file += no_file
+        tally.not_started += stub
+        tally.did_not_import += broken
         tally.timed_out += timed_out
         if started and not timed_out:
             tally.tried += len(checks)
@@ -105,6 +120,8 @@ def exercise_tally(exercise: course_config.Exercise, records: list[dict[str, Any
                 entry.passed += 1
             elif not_written(check):
                 entry.not_written += 1
+            elif did_not_import(check):
+                entry.did_not_import += 1
             elif check_timed_out(check):
                 entry.timed_out += 1
             else:

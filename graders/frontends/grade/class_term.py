@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import course_config
 from graders.frontends.wording import counted
@@ -84,11 +84,33 @@ class LoadedTerm:
                    if answer is None]
         return AppliedTerm(standings, self.roster_given, self.term.canvas_assignment_id, self.ledger, waiting)
 
+    def progress_note(self, lesson: course_config.Lesson,
+                      found: list[ledger.Decision]) -> Callable[[dict[str, Any], Any], str]:
+        """For the progress lines: a function of (record, submission) giving what the term makes of the checks'
+        score ("80 / 100 after the term"), or "" where it leaves it as it is (`found`: the ledger, read once)."""
+        def note(record: dict[str, Any], submission: Any) -> str:
+            student = record["student"]
+            roster = {student: self.roster[student]} if student in self.roster else {}
+            times = {student: (self._placed(submission.submitted_at), submission.submitted_how)}
+            standing = build_standings([record], lesson.points, policy=self.term.policy, roster=roster,
+                                       decisions=[d for d in found if d.student == student], times=times)[student]
+            if standing.excused:
+                return "excused after the term"
+            return "" if standing.final == standing.raw else f"{standing.final:g} / {lesson.points:g} after the term"
+        return note
+
     @staticmethod
     def _say_weak_times(standings: dict[str, Standing]) -> None:
         """The late policy is only as good as the times: say whose are unknown (taken as on time) and whose are the
         students' own clocks (git commits)."""
         handed = [s for s in standings.values() if s.handed_in]
+        by_source: dict[str, list[str]] = {}
+        for standing in sorted(handed, key=lambda s: s.student):
+            by_source.setdefault(standing.submitted_how if standing.submitted_at else "none", []).append(
+                standing.student)
+        for source, who in sorted(by_source.items()):  # every student's, in grades.csv's time_source
+            print(f"graders grade: lateness from the hand-in time {source!r}: {counted(len(who), 'student')} "
+                  f"({', '.join(map(repr, who[:10]))}{', ...' if len(who) > 10 else ''})", flush=True)
         unknown = sorted(s.student for s in handed if s.submitted_at is None)
         own = sorted(s.student for s in handed if s.submitted_how.startswith("last git commit"))
         for who, what in ((unknown, "no known hand-in time, so taken as on time"),

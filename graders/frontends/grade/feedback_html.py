@@ -16,6 +16,7 @@ from typing import Any
 import course_config
 from graders.engine.results import shown_message
 from graders.frontends.grade.html_page import escape, page, png, section_links
+from graders.frontends.grade.lms_layouts import for_students
 from graders.frontends.grade.standing import Standing, when
 
 
@@ -43,7 +44,8 @@ def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Pat
     if record.get("error"):
         parts.append(f'<p class="note">{"The" if instructor else "Your"} work could not be graded: '
                      f'{escape(record["error"])}</p>')
-    parts += [f'<p class="note">Note: {escape(problem)}</p>' for problem in record.get("problems", [])]
+    parts += [f'<p class="note">Note: {escape(problem if instructor else for_students(problem))}</p>'
+              for problem in record.get("problems", [])]
     graded = {e["slug"]: e for e in record.get("exercises", [])}
     for index, exercise in enumerate(lesson.exercises, start=1):
         result = graded.get(exercise.slug)
@@ -58,6 +60,11 @@ def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Pat
             continue
         if instructor and result.get("integrity"):
             parts.append(_evidence(result["integrity"]))
+        checks = result.get("checks", [])
+        if checks and all(c.get("cause") == "missing file" for c in checks):  # one line, not one per check
+            parts.append(f"<p>Not handed in: {escape(checks[0].get('message', '').split(chr(10), 1)[0])} Every "
+                         f"check of {escape(exercise.slug)} scores 0.</p>")
+            continue
         if result.get("not_implemented") and result["score"] == 0:
             parts.append(f"<p>Not implemented yet: every function of {escape(exercise.slug)} still raises "
                          f"NotImplementedError.</p>")

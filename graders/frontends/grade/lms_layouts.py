@@ -18,8 +18,9 @@ another layout. Else the documented --student-pattern finds ids in notebook name
 Several hand-ins for one student are all reported, and the latest by the layout's own clock
 is graded: Blackboard's attempt time; Canvas's file id (Canvas numbers files as they are
 uploaded); for Moodle, the time its zip gives each file, which is when that content reached the
-Moodle server (unzip keeps it as the file's modification time); a file's modification time where
-the names carry no LMS time. A tie is said as a tie, with the file picked and why.
+Moodle server (unzip makes it the file's modification time, read in the unzipping machine's zone,
+which `unzipped_in` gives back); a file's modification time where the names carry no LMS time.
+A tie is said as a tie, with the file picked and why.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import PurePosixPath
 
 from graders.frontends.grade.handed_in import Entry, problem
@@ -41,6 +42,8 @@ _CANVAS_ANONYMOUS = re.compile(r"^(?:LATE_)?(?P<id>anon_[A-Za-z0-9]+)_(?P<file>\
 _BLACKBOARD = re.compile(r"^(?P<assignment>.+?)_(?P<id>[^_]+)_attempt_(?P<when>\d{4}(?:-\d{2}){5})"
                          r"(?:_(?P<original>.+)|\.txt)$", re.DOTALL)
 ANSWER_SUFFIXES = (".ipynb", ".py")
+# Said to the instructor, in the problems grades.csv and the report list; a student's page leaves it out.
+TO_GRADE_ANOTHER = "To grade another one, remove the others and grade again"
 
 
 @dataclass(frozen=True)
@@ -63,15 +66,17 @@ class Layout:
     name: str  # what the batch says it found: "Moodle download"
     rule: str  # how the latest of several hand-ins is told, for the problems
     clock: str = ""  # where a hand-in's `arrived` comes from, for the late policy's notes; "" if nowhere
+    file_times: bool = False  # `arrived` is a file's time: a zip entry's (exact), or an unzipped file's (approximate)
     students: dict[str, list[HandIn]] = field(default_factory=dict)  # everyone it names, hand-ins or not
     unnamed: list[Entry] = field(default_factory=list)  # notebooks no id was found for (--student-pattern only)
     others: dict[str, list[str]] = field(default_factory=dict)  # a student's files that are no answer (a note)
 
 
-def recognise(entries: list[Entry]) -> Layout | None:
-    """The LMS download these entries are, or None."""
+def recognise(entries: list[Entry], unzipped_in: tzinfo | None = None) -> Layout | None:
+    """The LMS download these entries are, or None. `unzipped_in`: for the files of an unzipped folder, the zone
+    of the machine that unzipped them (default: this machine's), which turned the zip's times into theirs."""
     for layout in (_moodle, _canvas, _blackboard):
-        found = layout(entries)
+        found = layout(entries, unzipped_in)
         if found is not None:
             return found
     return None
@@ -109,8 +114,13 @@ def choose(hand_ins: list[HandIn], limit: int, rule: str, preferred: str) -> tup
             tie_break = f"it is named {preferred}" if base_name(chosen) == preferred else "it comes first by name"
             why = f"{len(tied)} of them tie as the latest by {rule}, and {tie_break}: check it is the one meant"
         problems.append(f"{len(readable)} hand-ins for this student: {listing}. Graded {chosen.entry.path}, {why}. "
-                        f"To grade another one, remove the others and grade again")
+                        f"{TO_GRADE_ANOTHER}")
     return chosen, problems
+
+
+def for_students(problem: str) -> str:
+    """A hand-in's problem as its student reads it: without what only the instructor can do about it."""
+    return problem.replace(f" {TO_GRADE_ANOTHER}", "").replace(TO_GRADE_ANOTHER, "").rstrip()
 
 
 def _relevant(entry: Entry) -> bool:
@@ -120,9 +130,9 @@ def _relevant(entry: Entry) -> bool:
     return entry.path.suffix in ANSWER_SUFFIXES or (bool(entry.refused) and not entry.path.suffix)
 
 
-def _moodle(entries: list[Entry]) -> Layout | None:
+def _moodle(entries: list[Entry], unzipped_in: tzinfo | None) -> Layout | None:
     layout = Layout("Moodle download", "the time Moodle's zip gives each file (when it reached Moodle)",
-                    clock="Moodle's time for the file")
+                    clock="Moodle's time for the file", file_times=True)
     for entry in entries:
         match = _MOODLE.match(entry.path.parts[0])
         if match is None:
@@ -133,15 +143,15 @@ def _moodle(entries: list[Entry]) -> Layout | None:
         # Inside a participant folder, whatever the student named a file, it is that participant's.
         name = "/".join(entry.path.parts[1:]) or match["rest"] or entry.path.name
         if _relevant(entry):
-            hand_ins.append(by_file_time(entry, name, lms_clock=True))
+            hand_ins.append(by_file_time(entry, name, lms_clock=True, unzipped_in=unzipped_in))
         elif not entry.folder:  # a note to the grader, an online text: the instructor reads it, the grader cannot
             layout.others.setdefault(match["id"], []).append(name)
     return layout if layout.students else None
 
 
-def _canvas(entries: list[Entry]) -> Layout | None:
+def _canvas(entries: list[Entry], unzipped_in: tzinfo | None) -> Layout | None:
     layout = Layout("Canvas download", "Canvas's file id (Canvas numbers files in the order they were uploaded)",
-                    clock="Canvas's time for the file")
+                    clock="Canvas's time for the file", file_times=True)
     for entry in entries:
         match = _CANVAS_ANONYMOUS.match(entry.path.name) or _CANVAS.match(entry.path.name)
         if match is None or len(entry.path.parts) > 1 or entry.folder:
@@ -151,11 +161,11 @@ def _canvas(entries: list[Entry]) -> Layout | None:
         hand_ins = layout.students.setdefault(match["id"], [])
         if _relevant(entry):
             hand_ins.append(HandIn(entry, match["original"], (int(match["file"]),), f"Canvas file {match['file']}",
-                                   _wall_clock(entry.mtime)))
+                                   _wall_clock(entry.mtime, unzipped_in)))
     return layout if layout.students else None
 
 
-def _blackboard(entries: list[Entry]) -> Layout | None:
+def _blackboard(entries: list[Entry], unzipped_in: tzinfo | None) -> Layout | None:
     layout = Layout("Blackboard download", "the attempt time in Blackboard's file names",
                     clock="Blackboard's attempt time")
     for entry in entries:
@@ -174,11 +184,12 @@ def _blackboard(entries: list[Entry]) -> Layout | None:
     return layout if layout.students else None
 
 
-def by_file_time(entry: Entry, name: str, *, lms_clock: bool = False) -> HandIn:
+def by_file_time(entry: Entry, name: str, *, lms_clock: bool = False, unzipped_in: tzinfo | None = None) -> HandIn:
     """A hand-in ordered by its file's modification time (or its zip entry's time); with `lms_clock`, that time
     is when an LMS received it (a Moodle download's)."""
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.mtime))
-    return HandIn(entry, name, (entry.mtime,), f"modified {when}", _wall_clock(entry.mtime) if lms_clock else None)
+    return HandIn(entry, name, (entry.mtime,), f"modified {when}",
+                  _wall_clock(entry.mtime, unzipped_in) if lms_clock else None)
 
 
 def _attempt_time(text: str) -> datetime | None:
@@ -188,11 +199,16 @@ def _attempt_time(text: str) -> datetime | None:
         return None
 
 
-def _wall_clock(seconds: float) -> datetime | None:
+def _wall_clock(seconds: float, unzipped_in: tzinfo | None = None) -> datetime | None:
     """The time as the LMS wrote it (Moodle's, Canvas's): a zip entry's date and time, which this machine read as its
-    own local time (and unzip kept as a file's modification time, likewise)."""
+    own local time (so reading it back in that zone gives it exactly). Unzip set a file's modification time from
+    the same date and time read in the unzipping machine's zone: `unzipped_in` gives it back (default: this
+    machine's, which is right only where the folder was unzipped here)."""
     try:
-        return datetime.fromtimestamp(seconds) if seconds > 0 else None
+        if seconds <= 0:
+            return None
+        return datetime.fromtimestamp(seconds, unzipped_in).replace(tzinfo=None) if unzipped_in else (
+            datetime.fromtimestamp(seconds))
     except (OverflowError, OSError, ValueError):
         return None
 

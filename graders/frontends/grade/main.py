@@ -24,18 +24,19 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import course_config
 from graders.engine import kept_values
 from graders.frontends.grade import outputs, store
-from graders.frontends.grade.class_term import load_the_term, synced_from_nbgrader
+from graders.frontends.grade.class_term import LoadedTerm, load_the_term, synced_from_nbgrader
 from graders.frontends.grade.cluster import Where
+from graders.frontends.grade.out_folder import OutError, check_out
 from graders.frontends.grade.progress import Progress
-from graders.frontends.grade.sources import (DEFAULT_STUDENT_PATTERN, SourceError, Submission, course_exercises,
-                                   find_submissions)
+from graders.frontends.grade.sources import (DEFAULT_STUDENT_PATTERN, FOLDER_TIMES_SAID, SourceError, Submission,
+                                             course_exercises, find_submissions, machine_zone)
 from graders.frontends.grade.template import TEMPLATE
-from graders.frontends.grade.term import TermError
+from graders.frontends.grade.term import TermError, time_zone
 from graders.frontends.wording import counted
 
 DEADLINE_MARGIN = 120.0  # a grading service's own time for one submission, on top of the code's allowance
@@ -46,29 +47,46 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
          gradebook: bool = False, allow_unconfined: bool = False, cache: Path | None = None,
          where: Where | None = None, term: Path | None = None, roster: Path | None = None,
          decisions: Path | None = None, compare: Path | None = None, archive: list[Path] | None = None,
-         roster_id_column: str | None = None) -> int:
+         roster_id_column: str | None = None, unzipped_in: str | None = None) -> int:
     """Grade every submission under `source` into `out`; returns the number that could not be graded.
     `cache` is the folder of the expected-values cache (default: out/.cache); `where` the Dask cluster
     to grade on (default: one of `jobs` processes on this machine, as many as it has cores). `term`,
     `roster` and `decisions` are the term's files (the last two override what `term` names; the ledger's
-    default is out/decisions.csv); `compare` an earlier run's output folder; `archive` earlier terms'."""
+    default is out/decisions.csv); `compare` an earlier run's output folder; `archive` earlier terms'. `unzipped_in`
+    names the time zone a download given as a folder was unzipped in (overrides the term file's)."""
     chosen = next((l for l in course_config.LESSONS if l.folder == lesson), None)
     if chosen is None:
         raise SystemExit(f"--lesson {lesson}: course_config.py has no such lesson")
     points = {"": chosen.points, **{e.slug: e.points for e in chosen.exercises}}  # what a decision may set
+    try:  # first: the term's default ledger lives in --out, and reading it there would blame the ledger
+        check_out(Path(source), Path(out))
+    except OutError as error:
+        raise SystemExit(f"graders grade: {error}") from None
     setting = load_the_term(term, roster, decisions, Path(out), points, compare, archive, roster_id_column)
+    zone = setting.term.unzipped_in
+    if unzipped_in is not None:
+        zone = time_zone(unzipped_in)
+        if zone is None:
+            raise SystemExit(f"graders grade: --unzipped-in {unzipped_in!r}: not a time zone name; give the zone of "
+                             f"the machine the download was unzipped on, like Europe/Berlin or America/New_York")
     slugs = [e.slug for e in chosen.exercises]
     if (Path(source) / "submitted").is_dir():  # an nbgrader course: the exercises its assignment has
         slugs = course_exercises(Path(source), assignment or lesson, lesson, slugs)
         chosen = dataclasses.replace(chosen, exercises=tuple(chosen.exercise(slug) for slug in slugs))
     try:
         layout, submissions = find_submissions(Path(source), lesson=lesson, slugs=slugs, assignment=assignment,
-                                               student_pattern=student_pattern)
+                                               student_pattern=student_pattern, unzipped_in=zone)
     except SourceError as error:
         raise SystemExit(f"graders grade: {error}") from None
     if not submissions:
         raise SystemExit(f"graders grade: {source} holds no submission")
     setting.check_class([s.student for s in submissions])
+    if zone is None and setting.term.policy.due is not None and any(
+            FOLDER_TIMES_SAID in s.submitted_how for s in submissions):
+        print(f"graders grade: the hand-in times are the unzipped files' times, read as unzipped in this machine's "
+              f"zone ({machine_zone()}): approximate (off by the difference if it was unzipped in another zone; "
+              f"wrong where files were copied without their times). Grade the download's zip for exact times, or "
+              f"say where it was unzipped with --unzipped-in ZONE (or unzipped_in in the term's file)", flush=True)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     oom_score(-1000)  # under memory pressure, never the process that holds the class's results (root only)
@@ -94,7 +112,7 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
         if to_grade:
             where = where or Where(jobs=jobs or os.cpu_count() or 1)
             failed = _grade(to_grade, Keys(keys, exercise_keys, regrade, previous), chosen, out, where,
-                            allow_unconfined, cache or out / ".cache", course)
+                            allow_unconfined, cache or out / ".cache", course, _term_note(setting, chosen))
         # Only results of what was handed in now: a student whose new hand-in could not be graded this time is
         # pending (their old result would pair a stale score with the new hand-in's time).
         records = [r for r in (store.stored(out, s.student) for s in submissions)
@@ -152,8 +170,18 @@ def _only_in(regrade: dict[str, list[str]], to_grade: list[Submission], slugs: l
     return f", in {listed} only (their other exercises' results are kept)"
 
 
+def _term_note(setting: LoadedTerm, lesson: course_config.Lesson) -> Callable[[dict[str, Any], Submission], str]:
+    """What the term makes of each student's score, for their progress line: a late hand-in's line shows the final
+    score beside the checks'. A ledger that cannot be read now is said when the outputs are written."""
+    try:
+        return setting.progress_note(lesson, setting.decisions())
+    except TermError:
+        return lambda record, submission: ""
+
+
 def _grade(submissions: list[Submission], keys: Keys, lesson: course_config.Lesson, out: Path,
-           where: Where, allow_unconfined: bool, cache_folder: Path, course: str) -> int:
+           where: Where, allow_unconfined: bool, cache_folder: Path, course: str,
+           term_note: Callable[[dict[str, Any], Submission], str]) -> int:
     from graders.frontends.grade import cluster
 
     seconds = float(course_config.LIMITS.submission_seconds.value) + DEADLINE_MARGIN
@@ -182,7 +210,7 @@ def _grade(submissions: list[Submission], keys: Keys, lesson: course_config.Less
                 return
             if record["error"]:
                 failures.append(submission.student)
-            progress.done(submission.student, record)
+            progress.done(submission.student, record, "" if record["error"] else term_note(record, submission))
 
         # Every exercise whose key changed is graded (a missing file scores 0, and says so); the others are kept.
         jobs = [{"student": s.student, "lesson": lesson.folder, "slugs": keys.regrade[s.student], "sources": s.sources,

@@ -142,9 +142,16 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
                                  "their id is not a Moodle participant id"),
                                 ("moodle_grades.csv", lms_exports.left_out_of_moodle_grades(everyone),
                                  "the roster gives no e-mail address")):
-        if left_out and len(left_out) < len(everyone):  # all left out: the class is not from Moodle; say nothing
+        if left_out and len(left_out) < len(everyone):
             print(f"graders grade: lms/{file} leaves out {counted(len(left_out), 'student')} "
                   f"({', '.join(map(repr, left_out[:5]))}{', ...' if len(left_out) > 5 else ''}): {why}", flush=True)
+    # Everyone left out of the worksheet: the class is not from Moodle, so say nothing. Everyone left out of the
+    # gradebook import while a roster was given: its import would match no one, which one warning must say.
+    if term.roster_given and everyone and len(lms_exports.left_out_of_moodle_grades(everyone)) == len(everyone):
+        print(f"graders grade: lms/moodle_grades.csv holds no student: the roster gives none of the "
+              f"{counted(len(everyone), 'student')} an e-mail address; add the roster's e-mail column (Moodle's "
+              f"participants export has it), or upload lms/moodle_worksheet.csv in the assignment instead",
+              flush=True)
     written = ["students/", "answers/", "feedback/", "instructor/", "grades.csv", "mistakes.csv", "report.html",
                "unnamed_groups.json",
                "similarity.html", "lms/", "gradescope/", "classroom/"]

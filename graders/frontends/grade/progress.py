@@ -24,7 +24,8 @@ class Progress:
 
             self.bar = tqdm(total=total, unit="student", file=self.stream, dynamic_ncols=True)
 
-    def done(self, student: str, record: dict[str, Any]) -> None:
+    def done(self, student: str, record: dict[str, Any], term: str = "") -> None:
+        """One student graded; `term` says what the term made of the checks' score, if it changed it."""
         self.count += 1
         self.failed += bool(record.get("error"))
         self.problems += bool(record.get("problems"))
@@ -33,8 +34,9 @@ class Progress:
             self.bar.update(1)
             return
         width = len(str(self.total))
+        checks = f"{record.get('score', 0):g}"
         state = f"not graded: {record['error']}" if record.get("error") else (
-            f"{record['score']:g} / {record['max_score']:g}")
+            f"{term} ({checks} from the checks)" if term else f"{checks} / {record['max_score']:g}")
         count = len(record.get("problems") or [])
         notes = f" ({count} problem{'' if count == 1 else 's'})" if count else ""
         print(f"[{self.count:>{width}}/{self.total}] {student}: {state}{notes}", file=self.stream, flush=True)

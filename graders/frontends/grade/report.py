@@ -4,9 +4,10 @@ In order: the headline (who handed in; the mean and median of the final scores w
 standings are given, else of the raw ones); the students to look at first (integrity flags, hand-in
 problems, pairs of similar answers: a list to review, never a verdict); what to reteach: the named
 mistakes grouped by the lesson idea each breaks (a check's `concept`, described by course_config.CONCEPTS),
-ranked by how many students made any of them; the exercises ranked by mean, with who had not started and who
-timed out counted apart from who failed; the score histogram; per exercise, each check's pass rate and named
-mistakes; the roster, each student linked to their feedback and to the instructor's view of it.
+ranked by how many students made any of them; the exercises ranked by mean, with who handed no file in,
+left the stub untouched, handed in a file that did not import, or timed out counted apart from who failed;
+the score histogram; per exercise, each check's pass rate and named mistakes; the roster, each student linked
+to their feedback and to the instructor's view of it.
 
 Named mistakes per check come from tables.class_stats, so the page and mistakes.csv agree. Every number
 a reader (or a test) may check is in an element with data-key, with data-exercise, data-concept or
@@ -29,7 +30,7 @@ from graders.frontends.grade.report_charts import histogram, pass_rates
 from graders.frontends.grade.similarity import alike_groups
 from graders.frontends.grade.standing import Standing
 from graders.frontends.grade.store import file_name
-from graders.frontends.grade.tables import NOT_HANDED_IN, NOT_NAMED, NOT_STARTED, CheckStats
+from graders.frontends.grade.tables import DID_NOT_IMPORT, NOT_HANDED_IN, NOT_NAMED, NOT_STARTED, CheckStats
 
 
 def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, stats: list[CheckStats], *,
@@ -240,17 +241,23 @@ def _ranked(tallies: list[ExerciseTally]) -> str:
         mean = _fraction(t.mean, "mean", whose, f"{t.mean * points:.2f} of {points:g} points" if t.scores else "")
         rows.append(f'<tr><td><a href="#{escape(slug)}" title="{escape(t.exercise.title)}">{escape(slug)}</a></td>'
                     f'{mean}{_fraction(t.median, "median", whose)}<td class="num" {whose} data-key="students">'
-                    f'{len(t.scores)}</td><td class="num" {whose} data-key="not-started">{t.not_started}</td>'
+                    f'{len(t.scores)}</td><td class="num" {whose} data-key="no-file">{t.no_file}</td>'
+                    f'<td class="num" {whose} data-key="not-started">{t.not_started}</td>'
+                    f'<td class="num" {whose} data-key="did-not-import">{t.did_not_import}</td>'
                     f'<td class="num" {whose} data-key="timed-out">{t.timed_out}</td>'
                     f'{_fraction(t.rate, "pass-rate", whose)}{_bands(t, whose)}</tr>')
     return ('<h2 id="exercises">Exercises, lowest mean first</h2><p>Means and medians are shares of each '
-            "exercise's points. <i>Not started</i>: every check failed as not implemented. <i>Timed out</i>: a "
+            "exercise's points. <i>No file</i>: none handed in for it. <i>Untouched stub</i>: every check failed "
+            "as not implemented. <i>Did not import</i>: its file failed on import (a syntax error, an error at its "
+            "top level), so every check failed for that one cause. <i>Timed out</i>: a "
             "check failed for a timeout or for the time allowance spent. <i>Checks passed</i> is over the "
-            "students who started and did not time out; each exercise's section below gives each check's pass "
-            "rate over the students who wrote its function and did not time out on it. The last columns count the "
+            "students who tried it (none of these four); each exercise's section below gives each check's pass "
+            "rate over the students who wrote its function, handed in a file that imports and did not time out "
+            "on it. The last columns count the "
             "students by their share of the exercise's points, shaded by how many.</p><table class=\"ranked\"><tr>"
             "<th>exercise</th>"
-            "<th>mean</th><th>median</th><th>students</th><th>not started</th><th>timed out</th>"
+            "<th>mean</th><th>median</th><th>students</th><th>no file</th><th>untouched stub</th>"
+            "<th>did not import</th><th>timed out</th>"
             "<th>checks passed</th>" + "".join(f'<th class="band">{escape(band)}</th>' for band in BANDS)
             + "</tr>" + "".join(rows) + "</table>")
 
@@ -280,18 +287,19 @@ def _exercise(t: ExerciseTally, by_check: dict[tuple[str, str], CheckStats], cha
         whose = f'data-exercise="{escape(slug)}" data-check="{escape(tally.check.id)}"'
         entry = by_check.get((slug, tally.check.id))
         counted = entry.mistakes.most_common() if entry else []
-        named = [(m, c) for m, c in counted if m not in (NOT_NAMED, NOT_STARTED, NOT_HANDED_IN)]
+        named = [(m, c) for m, c in counted if m not in (NOT_NAMED, NOT_STARTED, NOT_HANDED_IN, DID_NOT_IMPORT)]
         grouped = sum(c for m, c in named if m.startswith("(unnamed group"))  # class_stats put them there
         named += [(NOT_NAMED, tally.unnamed - grouped)] if tally.unnamed > grouped else []
         mistakes = "; ".join(f"{escape(m)}: {c} ({c / size:.0%})" for m, c in named)
         hidden = " [hidden]" if tally.check.hidden else ""
         counts = "".join(f'<td class="num" {whose} data-key="{key}">{getattr(tally, key.replace("-", "_"))}</td>'
-                         for key in ("passed", "failed", "not-written", "timed-out"))
+                         for key in ("passed", "failed", "not-written", "did-not-import", "timed-out"))
         rows.append(f"<tr><td>{escape(tally.check.id)}{hidden}</td>{counts}{_fraction(tally.rate, 'pass-rate', whose)}"
                     f"<td>{mistakes or '&ndash;'}</td></tr>")
-    return (f'<h2 id="{escape(slug)}">{escape(t.exercise.title)}</h2><p>{mean}; not started: {t.not_started}, '
-            f"timed out: {t.timed_out}.</p>{chart}"
-            "<table><tr><th>check</th><th>passed</th><th>failed</th><th>not written</th><th>timed out</th>"
+    return (f'<h2 id="{escape(slug)}">{escape(t.exercise.title)}</h2><p>{mean}; no file: {t.no_file}, untouched '
+            f"stub: {t.not_started}, did not import: {t.did_not_import}, timed out: {t.timed_out}.</p>{chart}"
+            "<table><tr><th>check</th><th>passed</th><th>failed</th><th>not written</th><th>did not import</th>"
+            "<th>timed out</th>"
             "<th>pass rate</th><th>mistakes (students, share of the class)</th></tr>" + "".join(rows) + "</table>")
 
 

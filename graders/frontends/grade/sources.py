@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import zipfile
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path, PurePosixPath
 
 from graders.frontends.grade import handed_in, hand_in_times, lms_layouts
@@ -25,6 +25,7 @@ from graders.frontends.grade.handed_in import ANSWER_BYTES, NOTEBOOK_BYTES, Entr
 from graders.frontends.grade.lms_layouts import HandIn, Layout, base_name, by_file_time
 
 DEFAULT_STUDENT_PATTERN = r"(?P<student>[^_/\\]+)_"
+NOTHING_HANDED_IN = "no answers handed in: neither a notebook nor an exercise's .py file"
 MAX_ANSWER_BYTES = ANSWER_BYTES  # a bigger "answer" is not one; the batch must not load it
 
 
@@ -47,8 +48,10 @@ class Submission:
 
 
 def find_submissions(source: Path, *, lesson: str, slugs: list[str], assignment: str | None = None,
-                     student_pattern: str = DEFAULT_STUDENT_PATTERN) -> tuple[str, list[Submission]]:
-    """The layout's name and every submission in it, sorted by student."""
+                     student_pattern: str = DEFAULT_STUDENT_PATTERN,
+                     unzipped_in: tzinfo | None = None) -> tuple[str, list[Submission]]:
+    """The layout's name and every submission in it, sorted by student. `unzipped_in`: where an LMS download
+    given as a folder was unzipped (its files' times depend on it; default: this machine's zone)."""
     source = source.expanduser()
     if not source.exists():
         raise SourceError(f"{source}: no such file or folder")
@@ -56,21 +59,41 @@ def find_submissions(source: Path, *, lesson: str, slugs: list[str], assignment:
     if source.is_file() and zipfile.is_zipfile(source):
         try:
             with handed_in.zip_entries(source) as entries:
-                layout, found = _from_entries(entries, source, lesson, slugs, pattern)
+                layout, found = _from_entries(entries, source, lesson, slugs, pattern, ZIP_TIMES)
         except Refused as error:
             raise SourceError(f"{source}: {error}") from None
         except (zipfile.BadZipFile, UnicodeDecodeError, NotImplementedError, EOFError, OSError) as error:
             raise SourceError(f"{source}: not a zip this grader can read ({error}); unpack it yourself and grade "
                               f"the folder") from None
         return ("zip of notebooks" if layout == "notebooks" else layout), found
+    if source.is_file() and source.suffix.lower() == ".zip":
+        raise SourceError(f"{source} is named .zip but is no zip archive (a download cut short, or a page saved "
+                          f"in its place?): download it again, or give the folder it unpacks to")
     if not source.is_dir():
-        raise SourceError(f"{source}: give a folder (an nbgrader course, an LMS download, student folders, "
-                          f"notebooks) or a .zip")
+        raise SourceError(f"{source} is a file, neither a folder nor a .zip: give the folder or the zip of the "
+                          f"class's hand-ins (an nbgrader course, an LMS download, student folders, notebooks)")
     if (source / "submitted").is_dir():
         submitted = source / "submitted"
         return "nbgrader course", _from_course(handed_in.walk(submitted), submitted, lesson, slugs,
                                                assignment or lesson)
-    return _from_entries(handed_in.walk(source), source, lesson, slugs, pattern)
+    return _from_entries(handed_in.walk(source), source, lesson, slugs, pattern, folder_times(unzipped_in),
+                         unzipped_in)
+
+
+ZIP_TIMES = "from its zip entry (exact)"
+FOLDER_TIMES_SAID = "read from the unzipped file's time"
+FOLDER_TIMES = FOLDER_TIMES_SAID + ", as unzipped in {zone} (approximate)"
+
+
+def folder_times(unzipped_in: tzinfo | None) -> str:
+    """How a time from an unzipped folder's files is said: the zone it was read in (this machine's by default)."""
+    zone = unzipped_in if unzipped_in is not None else f"this machine's zone, {machine_zone()}"
+    return FOLDER_TIMES.format(zone=zone)
+
+
+def machine_zone() -> str:
+    """This machine's time zone, as its clock names it (CET, UTC, ...)."""
+    return datetime.now().astimezone().tzname() or "local time"
 
 
 def course_exercises(course: Path, assignment: str, lesson: str, slugs: list[str]) -> list[str]:
@@ -98,10 +121,12 @@ def _compiled(student_pattern: str) -> re.Pattern:
     return pattern
 
 
-def _from_entries(entries: list[Entry], root: Path, lesson: str, slugs: list[str],
-                  pattern: re.Pattern) -> tuple[str, list[Submission]]:
-    layout = lms_layouts.recognise(entries)
+def _from_entries(entries: list[Entry], root: Path, lesson: str, slugs: list[str], pattern: re.Pattern,
+                  times: str, unzipped_in: tzinfo | None = None) -> tuple[str, list[Submission]]:
+    layout = lms_layouts.recognise(entries, unzipped_in)
     if layout is not None:
+        if layout.file_times:  # each student's time then says whether it is exact (a zip's) or approximate
+            layout.clock = f"{layout.clock}, {times}"
         found = [_from_hand_ins(student, hand_ins, layout, root, lesson, slugs)
                  for student, hand_ins in sorted(layout.students.items())]
         for submission in found:
@@ -125,9 +150,23 @@ def _from_entries(entries: list[Entry], root: Path, lesson: str, slugs: list[str
         found.append(submission)
     if found:
         return "notebooks", found
+    wrapper = _one_wrapping_folder(entries)
+    if wrapper is not None:
+        raise SourceError(f"{root}: found no submissions at its top, where everything is inside one folder, "
+                          f"{wrapper}/: the download is one level down; "
+                          + (f"grade a zip made from inside {wrapper}/ (its times stay exact), or unzip it and grade "
+                             f"the folder {wrapper}" if root.is_file() else f"grade {root / wrapper}"))
     raise SourceError(f"{root}: found no submissions. Expected an nbgrader course (submitted/<student>/<assignment>/), "
                       f"an LMS download (Moodle, Canvas, Blackboard), folders <student>/{lesson}/<exercise>.py, or "
                       f"notebooks named like <student>_<anything>.ipynb")
+
+
+def _one_wrapping_folder(entries: list[Entry]) -> str | None:
+    """The one folder every entry lies in (a download zipped again, or unzipped into a folder of its own), or None."""
+    tops = {entry.path.parts[0] for entry in entries if entry.path.parts}
+    if len(tops) != 1 or not any(len(entry.path.parts) > 1 for entry in entries):
+        return None
+    return tops.pop()
 
 
 def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: Path, lesson: str,
@@ -158,9 +197,10 @@ def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: P
     submission.problems += problems
     if scripts:
         submission.problems.append("a notebook and .py files were handed in; the notebook was graded")
-    if chosen is None:
-        submission.problems.append(f"no notebook{' that could be read' if notebooks else ''} handed in; "
-                                   f"every exercise scores 0")
+    if chosen is None and notebooks:
+        submission.problems.append("no notebook that could be read handed in; every exercise scores 0")
+    elif chosen is None:  # a class may hand in .py files: "no notebook" would tell them the wrong thing to add
+        submission.problems.append(f"{NOTHING_HANDED_IN} (such as {slugs[0]}.py); every exercise scores 0")
     else:
         _read_notebook(submission, chosen.entry, root, slugs)
         _arrived(submission, chosen, layout)

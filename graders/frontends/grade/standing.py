@@ -104,7 +104,7 @@ def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy
             adjusted += value - points.get(slug, 0.0)
             standing.overrides[slug] = value
             standing.notes.append(f"{slug} set to {value:g} points by your instructor")
-            standing.private.append(f"{slug}: {decision.said()}")
+            standing.private.append(decision.said())
     standing.due = policy.due
     if forced.extension is not None:
         # "+2 days" are two days on the LMS's clock: across a change to summer time, still 23:59
@@ -112,14 +112,14 @@ def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy
         standing.due = extended_due(forced.extension.value, base) or policy.due
         if standing.due is not None:
             standing.notes.append(f"your due date is {when(standing.due, policy.due)}")
-        standing.private.append(f"extension: {forced.extension.said()}")
+        standing.private.append(forced.extension.said())
     if standing.handed_in and standing.submitted_at is None and policy.due is not None:
         standing.private.append("the hand-in's time is unknown, so it was taken as on time")
     days, penalty = policy.penalty(standing.submitted_at, standing.due)
     total = forced.overrides.get("")
     if days and forced.waive_late is not None:
         standing.notes.append(f"{counted(days, 'day')} late; no penalty")
-        standing.private.append(f"late penalty waived: {forced.waive_late.said()}")
+        standing.private.append(forced.waive_late.said())
         penalty = 0.0
     elif days and total is not None:
         standing.notes.append(f"{counted(days, 'day')} late; the final score was set by your instructor")
@@ -135,11 +135,11 @@ def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy
         standing.final = float(total.value)
         standing.overrides["total"] = standing.final
         standing.notes.append(f"final score set to {standing.final:g} by your instructor")
-        standing.private.append(f"final score: {total.said()}")
+        standing.private.append(total.said())
     if forced.excused is not None:
         standing.excused = True
         standing.notes.append("excused: no grade counts")
-        standing.private.append(f"excused: {forced.excused.said()}")
+        standing.private.append(forced.excused.said())
     for request, answer in forced.requests:
         about = f" on {request.exercise}" if request.exercise else ""
         standing.notes.append(f"regrade request{about} of {request.when:%Y-%m-%d}: "

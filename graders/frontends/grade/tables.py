@@ -2,7 +2,9 @@
 
     grades.csv     student, name, email, sis_id, section (from the roster), score (the final score: after
                    overrides and the late penalty; "EX" when excused), raw_score (the grader's), max_score,
-                   submitted_at, late_days, penalty_percent, decisions (what the term changed, in words),
+                   submitted_at, time_source (where that time came from: a zip entry, an unzipped file's
+                   time, a git commit, nbgrader's timestamp.txt, Blackboard's file name; "none"), late_days,
+                   penalty_percent, decisions (what the term changed, in words),
                    not_graded, problems, integrity (the lines of the student's code that reach for the
                    grader's internals: graders/engine/source_evidence.py), then one column per exercise (its
                    points, an override's where one is in force) and one per check (`<exercise>.<check>`), in
@@ -10,7 +12,8 @@
     mistakes.csv   exercise, check, hidden, points, students, passed, pass_rate, mistake, count, share:
                    for every check, one row per named mistake students made there, one for
                    functions not written yet ("(not implemented yet)"), one for files not handed in
-                   ("(not handed in)"), one per group of alike
+                   ("(not handed in)"), one for files that did not import ("(did not import)": a syntax
+                   error, an error at the top level), one per group of alike
                    failures the catalogue does not name yet ("(unnamed group 2)" of that exercise:
                    unnamed_groups.py), and one for the other failures no mistake explains ("(not named)")
 
@@ -29,10 +32,12 @@ import course_config
 from graders.frontends.grade.spreadsheet import text_cell
 from graders.frontends.grade.standing import Standing
 
-TEXT_COLUMNS = ("student", "name", "email", "sis_id", "section", "decisions", "not_graded", "problems", "integrity")
+TEXT_COLUMNS = ("student", "name", "email", "sis_id", "section", "time_source", "decisions", "not_graded", "problems",
+                "integrity")
 NOT_NAMED = "(not named)"
 NOT_STARTED = "(not implemented yet)"
 NOT_HANDED_IN = "(not handed in)"
+DID_NOT_IMPORT = "(did not import)"
 
 
 @dataclass
@@ -68,15 +73,14 @@ def class_stats(records: list[dict[str, Any]], lesson: course_config.Lesson,
                 entry.passed += 1
             else:
                 unnamed = groups.get((record["student"], exercise["slug"]), NOT_NAMED)
-                entry.mistakes[check.get("mistake") or (NOT_STARTED if check.get("not_implemented") else NOT_HANDED_IN
-                                                        if check.get("cause") == "missing file" else unnamed)] += 1
+                entry.mistakes[check.get("mistake") or _not_named(check, unnamed)] += 1
     return list(stats.values())
 
 
 def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
                standings: dict[str, Standing] | None = None) -> str:
     columns = ["student", "name", "email", "sis_id", "section", "score", "raw_score", "max_score", "submitted_at",
-               "late_days", "penalty_percent", "decisions", "not_graded", "problems", "integrity"]
+               "time_source", "late_days", "penalty_percent", "decisions", "not_graded", "problems", "integrity"]
     columns += [e.slug for e in lesson.exercises]
     columns += [f"{e.slug}.{c.id}" for e in lesson.exercises for c in e.checks]
     buffer = io.StringIO()
@@ -99,7 +103,8 @@ def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
             final = "EX" if standing.excused else _points(standing.final) if standing.graded else ""
             row.update(score=final, late_days=standing.late_days,
                        penalty_percent=f"{standing.penalty * 100:g}", decisions=" | ".join(standing.all_notes),
-                       submitted_at=standing.submitted_at.isoformat() if standing.submitted_at else "")
+                       submitted_at=standing.submitted_at.isoformat() if standing.submitted_at else "",
+                       time_source=(standing.submitted_how or "none") if standing.submitted_at else "none")
         row.update({e.slug: _points(0.0) for e in lesson.exercises})
         row.update({f"{e.slug}.{c.id}": _points(0.0) for e in lesson.exercises for c in e.checks})
         for exercise in record.get("exercises", []):
@@ -131,6 +136,13 @@ def mistakes_csv(stats: list[CheckStats], class_size: int) -> str:
         for mistake, count in entry.mistakes.most_common():
             writer.writerow([*common, mistake, count, f"{count / class_size:.3f}" if class_size else "0.000"])
     return buffer.getvalue()
+
+
+def _not_named(check: dict[str, Any], unnamed: str) -> str:
+    """Why a check failed with no mistake named: its kind where the whole exercise failed at once, else `unnamed`."""
+    if check.get("not_implemented"):
+        return NOT_STARTED
+    return {"missing file": NOT_HANDED_IN, "import": DID_NOT_IMPORT}.get(str(check.get("cause") or ""), unnamed)
 
 
 def _checks(record: dict[str, Any]) -> list[tuple[dict, dict]]:

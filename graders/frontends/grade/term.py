@@ -17,6 +17,8 @@ exercises and checks stay the same from term to term, its dates and students do 
     zero_after_days = 7              # optional: later than this scores 0 (a hand-in after the solutions)
     lms_time_zone = "Europe/Berlin"  # optional: the zone of LMS times that carry none (zip entries, Blackboard
                                      # file names); default: this machine's
+    unzipped_in = "Europe/Berlin"    # optional: where a download graded as a folder was unzipped (its files'
+                                     # times depend on it; a zip's do not); default: this machine's zone
 
 A hand-in with no known time (a folder without git history) is taken as on time, and the outputs say
 that its time is unknown. An extension (a decision in the ledger) moves one student's due date.
@@ -72,10 +74,12 @@ class TermFile:
     decisions: Path | None = None
     canvas_assignment_id: str | None = None
     lms_zone: tzinfo | None = None  # None: this machine's local zone
+    unzipped_in: tzinfo | None = None  # where a download given as a folder was unzipped; None: this machine's zone
 
 
 _TOP_KEYS = {"roster", "roster_id_column", "decisions", "canvas_assignment_id", "deadline"}
-_DEADLINE_KEYS = {"due", "grace_minutes", "percent_per_day", "max_percent", "zero_after_days", "lms_time_zone"}
+_DEADLINE_KEYS = {"due", "grace_minutes", "percent_per_day", "max_percent", "zero_after_days", "lms_time_zone",
+                  "unzipped_in"}
 
 
 def load_term(path: Path) -> TermFile:
@@ -100,16 +104,17 @@ def load_term(path: Path) -> TermFile:
                         percent_per_day=_number(deadline, "percent_per_day", 0.0, path),
                         max_percent=_number(deadline, "max_percent", 100.0, path),
                         zero_after_days=_optional_number(deadline, "zero_after_days", path),
-                        zone=_zone(deadline, path))
+                        zone=_zone(deadline, "lms_time_zone", path))
     if policy.max_percent > 100:
         raise TermError(f"{path} [deadline] max_percent = {policy.max_percent:g}: a penalty cannot exceed 100%")
-    if due is None and (deadline.keys() - {"due", "lms_time_zone"}):
+    if due is None and (deadline.keys() - {"due", "lms_time_zone", "unzipped_in"}):
         raise TermError(f"{path} [deadline]: a late policy without `due`; add due = <date-time with offset>")
     folder = path.parent
     return TermFile(policy=policy, roster=_path(data, "roster", folder, path),
                 roster_id_column=_text(data, "roster_id_column", path),
                 decisions=_path(data, "decisions", folder, path),
-                canvas_assignment_id=_canvas_id(data, path), lms_zone=policy.zone)
+                canvas_assignment_id=_canvas_id(data, path), lms_zone=policy.zone,
+                unzipped_in=_zone(deadline, "unzipped_in", path))
 
 
 def _canvas_id(table: dict[str, Any], path: Path) -> str | None:
@@ -120,17 +125,25 @@ def _canvas_id(table: dict[str, Any], path: Path) -> str | None:
     return value
 
 
-def _zone(table: dict[str, Any], path: Path) -> tzinfo | None:
-    name = table.get("lms_time_zone")
+def _zone(table: dict[str, Any], key: str, path: Path) -> tzinfo | None:
+    name = table.get(key)
     if name is None:
         return None
+    zone = time_zone(str(name))
+    if zone is None:
+        raise TermError(f"{path} [deadline] {key} = {name!r}: not a time zone name; write one like "
+                        f"\"Europe/Berlin\" or \"America/New_York\"")
+    return zone
+
+
+def time_zone(name: str) -> tzinfo | None:
+    """The IANA time zone of that name ("Europe/Berlin", "UTC"), or None."""
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
-        return ZoneInfo(str(name))
+        return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise TermError(f"{path} [deadline] lms_time_zone = {name!r}: not a time zone name; write one like "
-                        f"\"Europe/Berlin\" or \"America/New_York\"") from None
+        return None
 
 
 def _only(table: dict[str, Any], known: set[str], where: str) -> None:
