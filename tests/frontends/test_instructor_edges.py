@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import course_config
-from conftest import batch_environment
+from conftest import STUBS, batch_environment
 from graders.frontends.grade.sources import FOLDER_TIMES_SAID, ZIP_TIMES, find_submissions
 from graders.frontends.grade.tables import DID_NOT_IMPORT
 from graders.frontends.grade.term import load_term
@@ -37,7 +37,7 @@ def _reference(slug: str) -> str:
 
 
 def _stub(slug: str) -> str:
-    return (ROOT / "exercises" / "lesson01" / f"{slug}.py").read_text()
+    return (STUBS / "lesson01" / f"{slug}.py").read_text()
 
 
 def _grade(source: Path, out: Path | str, *extra: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
