@@ -467,8 +467,9 @@ class GradingSession:
         RECORDING.mode = LIVE
         ran = sum(len(result.checks) for result in self.results.values())
         selected = sum(1 for item in session.items if item.get_closest_marker("points") is not None)
-        self.complete = ran == selected and exitstatus not in (pytest.ExitCode.INTERRUPTED,
-                                                                 pytest.ExitCode.INTERNAL_ERROR)
+        # A run that graded nothing is no complete result, whatever it selected: its 0 / 0 is no score.
+        self.complete = ran == selected and ran > 0 and exitstatus not in (pytest.ExitCode.INTERRUPTED,
+                                                                           pytest.ExitCode.INTERNAL_ERROR)
         target = self.json_path()
         if target is not None:
             self.submission_result().write(target)
