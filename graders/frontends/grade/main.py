@@ -74,7 +74,7 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     oom_score(-1000)  # under memory pressure, never the process that holds the class's results (root only)
     course = store.course_digest()
     digests = store.exercise_digests(chosen.folder, slugs)
-    exercise_keys = {s.student: store.exercise_keys(digests, s.sources) for s in submissions}
+    exercise_keys = {s.student: store.exercise_keys(digests, s.sources, s.modules) for s in submissions}
     keys = {s.student: store.result_key(exercise_keys[s.student], s.problems) for s in submissions}
     previous = {s.student: store.stored(out, s.student) for s in submissions}
     changed = [s for s in submissions if (previous[s.student] or {}).get("key") != keys[s.student]]
@@ -186,7 +186,7 @@ def _grade(submissions: list[Submission], keys: Keys, lesson: course_config.Less
 
         # Every exercise whose key changed is graded (a missing file scores 0, and says so); the others are kept.
         jobs = [{"student": s.student, "lesson": lesson.folder, "slugs": keys.regrade[s.student], "sources": s.sources,
-                 "allow_unconfined": allow_unconfined,
+                 "modules": s.modules, "allow_unconfined": allow_unconfined,
                  "key": f"{store.file_name(s.student)}-{keys.results[s.student][:24]}"} for s in submissions]
         try:
             cluster.grade_all(client, jobs, expected, seconds, done)
