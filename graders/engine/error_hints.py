@@ -64,9 +64,9 @@ def hint_for(error: StudentError, call: str, file: str) -> str:
             return hint
     name = f"{error.type}: {error.message}".strip().rstrip(":")
     if error.frames:
-        name, line, function, source = error.frames[-1]
-        own_module = file != "answer cell" and name != file  # a module of the student's own, beside the exercise's
-        where = f"Line {line} of {name if own_module else file}, in {function} (`{source}`),"
+        frame_file, line, function, source = error.frames[-1]
+        own_module = file != "answer cell" and frame_file != file  # one of the student's own modules
+        where = f"Line {line} of {frame_file if own_module else file}, in {function} (`{source}`),"
     else:
         where = f"Code outside {file} (torch's, or Python's) run by your function"
     return GENERIC.format(where=where, error=name.splitlines()[0][:200], call=call)
