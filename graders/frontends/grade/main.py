@@ -107,7 +107,8 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
             class_term = setting.applied(records, submissions, chosen, pending)
             written = outputs.write_all(out, records, chosen, similarity,
                                         gradebook_course=course_folder if gradebook else None,
-                                        assignment=assignment or lesson, term=class_term)
+                                        assignment=assignment or lesson, term=class_term,
+                                        modules={s.student: s.modules for s in submissions if s.modules})
             if setting.compare is not None:
                 written += outputs.write_changes(out, setting.compare, records)
         except TermError as error:  # the ledger or the gradebook changed under us: nothing graded is lost
