@@ -343,9 +343,11 @@ class Student:
         summary = IMPORT_FAILED.format(file=self.display_path)
         if outcome.status == "timeout":
             return Feedback(summary, got=f"the import did not finish within {self.budget.import_seconds:g} s",
+                            got_as="stopped",
                             hint="Code at the top level of the file runs on import: move it into a function.")
         if outcome.status == "died":
-            return Feedback(summary, got=outcome.detail, hint="Code at the top level runs on import; remove os._exit().")
+            return Feedback(summary, got=outcome.detail, got_as="stopped",
+                            hint="Code at the top level runs on import; remove os._exit().")
         if outcome.error is not None:
             error = outcome.error
             hint = ("Fix the syntax error on the line shown." if error.type in ("SyntaxError", "IndentationError")
@@ -354,7 +356,7 @@ class Student:
                                                                                          "ModuleNotFoundError")
                     else "Code at the top level of the file runs on import; fix the error shown.")
             return Feedback(summary, got=self._error_text(error), hint=hint)
-        return Feedback(summary, got=outcome.detail)
+        return Feedback(summary, got=outcome.detail, got_as="stopped")
 
     def _returned(self, function: str, shown: str, outcome: Outcome, allow_raise: bool) -> Returned:
         __tracebackhide__ = True
@@ -365,11 +367,11 @@ class Student:
         if outcome.status == "missing":
             close = difflib.get_close_matches(function, outcome.public, n=3)
             found = f"Functions in your file: {', '.join(close or outcome.public) or 'none'}." if outcome.public else ""
-            fail(MISSING.format(function=function, file=self.display_path), got=found,
+            fail(MISSING.format(function=function, file=self.display_path), got=found, got_as="found",
                  hint=f"Keep the name `{function}` exactly as the stub defines it.", section=section)
         if outcome.status == "timeout":
             self._timed_out.add(function)
-            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail,
+            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail, got_as="stopped",
                  hint=self._slow_hint(outcome.written, TIMEOUT_HINT),
                  section=section, cause=f"timeout of {function}")
         if outcome.status == "died":
@@ -401,11 +403,11 @@ class Student:
             name = missing["name"]
             close = difflib.get_close_matches(name, self._public, n=3)
             found = f"Functions in your file: {', '.join(close or self._public) or 'none'}."
-            fail(MISSING.format(function=name, file=self.display_path), got=found,
+            fail(MISSING.format(function=name, file=self.display_path), got=found, got_as="found",
                  hint=f"Keep the name `{name}` exactly as the stub defines it.", section=self.section)
         if _waited_for_keyboard(error, outcome.output):
             where = [f"{self.frame_file}, line {line}, in {name}: {source}" for _, line, name, source in error.frames[-1:]]
-            fail(DEBUGGER.format(call=shown), got="\n".join(where), section=self.section,
+            fail(DEBUGGER.format(call=shown), got="\n".join(where), got_as="stopped", section=self.section,
                  hint=DEBUGGER_HINT.format(slug=self.module_path.stem), error=f"{function}: keyboard")
         if allow_raise:
             return Returned(shown, error=error, trace=outcome.trace, output=outcome.output,
