@@ -232,8 +232,8 @@ def _from_folder(student: str, files: dict[PurePosixPath, Entry], root: Path, le
             if _own_module_name(path.stem):
                 _read_module(submission, path.stem, entry, shown=PurePosixPath(lesson, path.name))
             else:
-                submission.problems.append(f"{lesson}/{path.name} is not a module Python can import (its name); "
-                                           f"it was not read")
+                submission.problems.append(f"{lesson}/{path.name} is no exercise's file nor a module the answers can "
+                                           f"import by its name; it was not read")
     _missing(submission, missing)
     return submission
 
