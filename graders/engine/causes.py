@@ -14,6 +14,10 @@ from dataclasses import dataclass, field
 from graders.engine.feedback import FIELD_CHARS, Feedback, cut
 
 SAME_CAUSE = "same cause as above{named}."
+# A later check that failed on the very value an earlier one failed on (one wrong derivative fails the checks that
+# it is clean, that it uses autograd, ...): it stopped at that value, before what its own name says.
+SAME_VALUE = ("same cause as above{named}: this check first needs the value that {first} found wrong, so it did not "
+              "get to judge what its own name says.")
 
 
 def cause_of(feedback: Feedback) -> str:
@@ -22,10 +26,12 @@ def cause_of(feedback: Feedback) -> str:
             or (feedback.summary + feedback.got if not feedback.call else ""))
 
 
-def said_again(feedback: Feedback) -> str:
-    """A repeated cause in short: the check's own headline, then a pointer to the explanation above."""
+def said_again(feedback: Feedback, same_value_as: str = "") -> str:
+    """A repeated cause in short: the check's own headline, then a pointer to the explanation above (and, where the
+    check failed on the same value as `same_value_as`, that it did not judge its own point)."""
     named = f" ({feedback.mistake})" if feedback.mistake else ""
-    return f"{cut(feedback.summary, FIELD_CHARS)}\n  {SAME_CAUSE.format(named=named)}"
+    pointer = SAME_VALUE.format(named=named, first=same_value_as) if same_value_as else SAME_CAUSE.format(named=named)
+    return f"{cut(feedback.summary, FIELD_CHARS)}\n  {pointer}"
 
 
 @dataclass
@@ -33,12 +39,23 @@ class Causes:
     """Per exercise, each cause explained so far and the id of the check that explained it."""
 
     first: dict[str, dict[str, str]] = field(default_factory=dict)
+    headlines: dict[tuple[str, str], str] = field(default_factory=dict)  # (slug, cause) -> its first check's headline
 
     def explained_by(self, slug: str, cause: str) -> str:
         """The id of the check of `slug` that explained `cause` already, or ""."""
         return self.first.get(slug, {}).get(cause, "") if cause else ""
 
-    def explain(self, slug: str, cause: str, check_id: str) -> None:
+    def explain(self, slug: str, cause: str, check_id: str, headline: str = "") -> None:
         """Note that `check_id` showed `cause` in full (a hidden check shown by its outcome does not)."""
         if cause:
             self.first.setdefault(slug, {}).setdefault(cause, check_id)
+            self.headlines.setdefault((slug, cause), headline)
+
+    def same_value(self, slug: str, feedback: Feedback) -> str:
+        """The check that failed on the very value `feedback` fails on (same cause, same headline: the same
+        comparison of the same call's value), or "". Not for an exception, an import or a timeout: those stop
+        every check alike, and say so in their own words."""
+        cause = cause_of(feedback)
+        if feedback.error or feedback.cause or not self.explained_by(slug, cause):
+            return ""
+        return self.explained_by(slug, cause) if self.headlines.get((slug, cause)) == feedback.summary else ""

@@ -31,19 +31,42 @@ KNOWN = (
      "you create one."),
 )
 
+# One rule on every path (README, "Your own modules"): the .py files directly beside the exercise files are graded
+# with them; a notebook's answer cell has no files beside it.
+OWN_MODULE_HINT = ("If `{name}` is a module of your own, put {name}.py directly beside {file}: the .py files there "
+                   "are graded with it, by your run and the instructor's alike (a subfolder or a file elsewhere is "
+                   "not). If it is a package, the grading environment does not have it: remove the import.")
+ANSWER_CELL_MODULE_HINT = ("An answer cell is graded alone: it may import installed packages, never a module of your "
+                           "own. If `{name}` is yours, put its code in the answer cell; if it is a package, the "
+                           "grading environment does not have it: remove the import.")
+IMPORT_HINT = "Install or remove the missing import."
+_NO_MODULE = re.compile(r"No module named '(?P<name>[^'.]+)")
+
 GENERIC = ("{where} raised {error} when the check called {call}. Look at what that line does with the values "
            "it gets there: call your function yourself with the same inputs to see them.")
 
 
+def missing_module_hint(error: StudentError, file: str) -> str:
+    """The hint for an import that failed, the module's file named `file` ("answer cell" in a notebook)."""
+    missing = _NO_MODULE.search(error.message) if error.type == "ModuleNotFoundError" else None
+    if missing is None:
+        return IMPORT_HINT
+    template = ANSWER_CELL_MODULE_HINT if file == "answer cell" else OWN_MODULE_HINT
+    return template.format(name=missing["name"], file=file)
+
+
 def hint_for(error: StudentError, call: str, file: str) -> str:
     """The hint for `error`, raised by the call shown as `call`, whose lines sit in `file` (as messages name it)."""
+    if error.type == "ModuleNotFoundError":
+        return missing_module_hint(error, file)
     for pattern, hint in KNOWN:
         if pattern.search(error.message):
             return hint
     name = f"{error.type}: {error.message}".strip().rstrip(":")
     if error.frames:
-        _, line, function, source = error.frames[-1]
-        where = f"Line {line} of {file}, in {function} (`{source}`),"
+        frame_file, line, function, source = error.frames[-1]
+        own_module = file != "answer cell" and frame_file != file  # one of the student's own modules
+        where = f"Line {line} of {frame_file if own_module else file}, in {function} (`{source}`),"
     else:
         where = f"Code outside {file} (torch's, or Python's) run by your function"
     return GENERIC.format(where=where, error=name.splitlines()[0][:200], call=call)

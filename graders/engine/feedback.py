@@ -4,6 +4,7 @@ expected, what it most likely means, one hint, and where in the lesson to look."
 from __future__ import annotations
 
 import contextlib
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,16 @@ def shown_path(path: str) -> str:
     return path
 
 
+# What `got` is called: "returned" for a value; for code that stopped rather than returned, what it did instead
+# (an exception, an import that failed: "raised"; a timeout, a breakpoint: "stopped"), never "returned".
+_EXCEPTION = re.compile(r"^[A-Z]\w*(Error|Exception|Exit|Interrupt|Quit|Warning)(:|$)")
+
+
+def got_label(got: str) -> str:
+    """The label of a message's `got` part when the check named none: "raised" where it shows an exception."""
+    return "raised" if _EXCEPTION.match(got) else "returned"
+
+
 PRINTED_LINES = 12  # of a student's own print() output, shown under a failed check
 
 
@@ -54,6 +65,7 @@ class Feedback:
     summary: str  # one sentence: what is wrong
     call: str = ""  # the call that was made, e.g. "f(x) with x = torch.linspace(0, 5, 50)"
     got: str = ""  # what it returned (or raised)
+    got_as: str = ""  # the label of `got` ("stopped", "found"); by default "raised" for an exception, else "returned"
     changed: str = ""  # an argument the call changed, as it was afterwards
     expected: str = ""  # what the reference gives on the same input
     meaning: str = ""  # what this most likely means: the named mistake's explanation
@@ -72,8 +84,8 @@ class Feedback:
     def text(self) -> str:
         # Every part is cut to a readable size: a student's value or message may be megabytes.
         lines = [cut(self.summary, FIELD_CHARS)]
-        for label, value in (("called", self.call), ("returned", self.got), ("changed", self.changed),
-                             ("expected", self.expected)):
+        for label, value in (("called", self.call), (self.got_as or got_label(self.got), self.got),
+                             ("changed", self.changed), ("expected", self.expected)):
             if value:
                 lines.append(_labelled(label, cut(value, FIELD_CHARS)))
         if self.mistake:

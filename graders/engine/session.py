@@ -29,7 +29,7 @@ from graders.engine import kept_values, request_plans
 from graders.engine.allowance import Allowance
 from graders.engine.causes import Causes, cause_of, said_again
 from graders.engine.collect import collect_mistakes
-from graders.engine.feedback import CheckFailed, Feedback
+from graders.engine.feedback import CheckFailed, Feedback, printed_text
 from graders.engine.mistakes import FORGOTTEN, Mistake, concept_of
 from graders.engine.options import KEPT, replay_file
 from graders.engine.progress import holds_code, started
@@ -49,6 +49,8 @@ INTERRUPTED = ("graders: interrupted (Ctrl-C): grading stopped where it was; the
                "nothing, and no process of the grading is left. Run pytest again to grade everything.")
 STOPPED = ("graders: grading stopped before it began ({why}): the error above says what to fix (a check "
            "missing from its manifest, a module that does not import), then run pytest again.")
+PRINTED_ELSEWHERE = ("graders: your code printed during {count}: the grader keeps what it prints, and a failed "
+                     "check shows it under its message; run with -s to see it under each passed check too.")
 DISTRUSTED = ("{file} reaches into the process it runs in ({reach}), so what that process says of how your code works "
               "cannot be trusted, and this check of how scores 0; remove that code to be graded on it.")
 _FROZEN: list[bool] = []  # whether this process has frozen torch's heap out of the garbage collector
@@ -160,6 +162,8 @@ class GradingSession:
         self.not_started: dict[str, list[str]] = {}  # per exercise: node ids of "not implemented yet" failures
         self.told_once: list[str] = []  # node ids failed by a whole-exercise cause already shown above
         self.where_to_begin = ""  # said on the last line when exercises are untouched
+        self.not_judged: set[tuple[str, str]] = set()  # (slug, check id): failed on a value an earlier check failed on
+        self.printed_in_passing: dict[tuple[str, str], str] = {}  # (slug, check id) -> what the student's code printed
         self.zygote = 0  # the generation of the zygote this session's workers come from (0: none, it grades nothing)
 
     def _submission_folder(self) -> Path | None:
@@ -292,6 +296,8 @@ class GradingSession:
         printed = self._printed(item)  # taken for every check, so that none sees another's
         if report.passed:
             check.score = float(points)
+            if printed.strip():  # shown under the check with -s, else the table says where it went
+                self.printed_in_passing[(exercise.slug, check.id)] = printed
         elif report.skipped:
             return
         elif call.excinfo is not None and isinstance(call.excinfo.value, CheckFailed):
@@ -308,13 +314,16 @@ class GradingSession:
             cause = cause_of(feedback)
             check.same_cause_as = self.causes.explained_by(exercise.slug, cause)
             if check.same_cause_as:  # explained above: every front end shows the headline and says so
-                check.message = said_again(feedback)
+                same_value = self.causes.same_value(exercise.slug, feedback)
+                check.message = said_again(feedback, same_value)
+                if same_value:
+                    self.not_judged.add((exercise.slug, check.id))
             elif printed and (not check.hidden or self.hidden_show == "full"):  # a hidden check's prints show its inputs
                 feedback = dataclasses.replace(feedback, printed=printed)
                 check.message = feedback.text()
             check.shown = shown_message(check.message, check.hidden, check.mistake, self.hidden_show)
             if check.shown == check.message and not check.same_cause_as:  # not a hidden check shown by its outcome
-                self.causes.explain(exercise.slug, cause, check.id)
+                self.causes.explain(exercise.slug, cause, check.id, feedback.summary)
             report.longrepr = self._terminal_text(exercise.slug, report.nodeid, feedback, check)
         else:
             error = call.excinfo.value if call.excinfo is not None else None
@@ -410,8 +419,21 @@ class GradingSession:
                 mark = "PASS" if check.passed else "FAIL"
                 named = check.mistake and (not check.hidden or self.hidden_show != "outcome")
                 extra = f"   ({check.mistake})" if named else _stopped(check)
+                if (result.slug, check.id) in self.not_judged:  # its name says what it did not get to judge
+                    extra = f"   (not judged: {check.mistake + ', ' if named else ''}as in {check.same_cause_as})"
                 hidden = " [hidden]" if check.hidden else ""
                 tr.write_line(f"  {mark}  {check.id}{hidden}: {_points(check.score)} / {_points(check.points)}{extra}")
+                printed = self.printed_in_passing.get((result.slug, check.id), "") if self.shows_output() else ""
+                if printed:
+                    tr.write_line(_printed_under(printed, check.hidden and self.hidden_show != "full"))
+        if self.printed_in_passing and not self.shows_output():
+            count = len(self.printed_in_passing)
+            tr.write_line(PRINTED_ELSEWHERE.format(count=f"{count} passed check{'s' if count != 1 else ''}"))
+
+    def shows_output(self) -> bool:
+        """Whether the student asked to see their code's output (`-s`): then what it printed in a passed check is
+        shown under that check in the table (a failed check's message shows it always)."""
+        return self.config.getoption("capture", "fd") == "no"
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo) -> None:
         """Ctrl-C is the user's: say so plainly (pytest shows where it stopped, in our code, which is no
@@ -467,8 +489,9 @@ class GradingSession:
         RECORDING.mode = LIVE
         ran = sum(len(result.checks) for result in self.results.values())
         selected = sum(1 for item in session.items if item.get_closest_marker("points") is not None)
-        self.complete = ran == selected and exitstatus not in (pytest.ExitCode.INTERRUPTED,
-                                                                 pytest.ExitCode.INTERNAL_ERROR)
+        # A run that graded nothing is no complete result, whatever it selected: its 0 / 0 is no score.
+        self.complete = ran == selected and ran > 0 and exitstatus not in (pytest.ExitCode.INTERRUPTED,
+                                                                           pytest.ExitCode.INTERNAL_ERROR)
         target = self.json_path()
         if target is not None:
             self.submission_result().write(target)
@@ -551,6 +574,15 @@ def _stopped(check: CheckResult) -> str:
     if check.cause == "allowance spent":
         return "   (not run: the time allowance was used up)"
     return ""
+
+
+def _printed_under(printed: str, hidden: bool) -> str:
+    """What a passed check's code printed, as the table shows it under that check: a hidden check's output would
+    show its inputs, so only its size is said."""
+    lines = printed_text(printed).splitlines() or [""]
+    if hidden:
+        lines = [f"{len(printed.splitlines())} line(s), not shown: a hidden check's output would show its inputs"]
+    return "\n".join([f"        printed:  {lines[0]}", *(f"                  {line}" for line in lines[1:])])
 
 
 def _points(value: float) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, NoReturn, Protocol
 
 from graders.engine.allowance import SPENT_HINT, Allowance
-from graders.engine.error_hints import hint_for
+from graders.engine.error_hints import hint_for, missing_module_hint
 from graders.engine.feedback import CheckFailed, Feedback, cut, fail
 from graders.engine.mistakes import ANY_EXERCISE, Mistake
 from graders.engine.printed import without_foreign_warnings
@@ -52,6 +52,11 @@ EXITED = "{call} tried to end the program with {message}."
 EXITED_HINT = "A function gives its answer with `return`; remove the call to sys.exit() / exit()."
 UNREADABLE = "{call} returned a value that could not be sent back to the grader ({detail})."
 BROKEN = "{call} could not be graded: {detail}"
+# The names a module imports at the start of a statement (`import helpers`, `from helpers import f`, `import a, b`):
+# those that are files beside it are the student's own modules.
+_IMPORTED = re.compile(r"^[ \t]*(?:from[ \t]+(\w+)[ \t]+import|import[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*))", re.MULTILINE)
+_OWN_MODULES_READ = 20  # as many as the batch reads of one folder (grade/sources.py)
+_OWN_MODULE_BYTES = 2 * 2**20
 UNCONFINED_HINT = ("Instructor: grade on a Linux machine with Landlock (kernel 5.13 or later) and seccomp, as root "
                    "or not, or pass --allow-unconfined to accept a weaker sandbox.")
 
@@ -216,8 +221,27 @@ class Student:
         return SourceEvidence.read(text)
 
     def reaches(self) -> list[str]:
-        """The lines of the module that reach for the grader's internals, as the instructor sees them."""
-        return [reach.text(self.display_path.rsplit("/", 1)[-1]) for reach in self.evidence.reaches]
+        """The lines of the module, and of the student's own modules it imports (which run in its worker too), that
+        reach for the grader's internals, as the instructor sees them."""
+        own = [(self.display_path.rsplit("/", 1)[-1], self.evidence), *self._own_modules()]
+        return [reach.text(name) for name, evidence in own for reach in evidence.reaches]
+
+    def _own_modules(self) -> list[tuple[str, SourceEvidence]]:
+        """The student's own modules beside this one that it imports, directly or through one another (the worker
+        finds them there: sandbox/worker.py's OwnModules), each as the grader reads it itself."""
+        folder, found = self.module_path.parent, {self.module_path.stem: self.evidence.source}
+        queue = [self.evidence.source]
+        while queue and len(found) <= _OWN_MODULES_READ:
+            for name in _imported_names(queue.pop()):
+                path = folder / f"{name}.py"
+                if name in found or path.is_symlink() or not path.is_file():
+                    continue
+                with contextlib.suppress(OSError):
+                    with path.open("rb") as handle:
+                        found[name] = handle.read(_OWN_MODULE_BYTES).decode("utf-8", errors="replace")
+                    queue.append(found[name])
+        return [(f"{name}.py", SourceEvidence.read(text)) for name, text in found.items()
+                if name != self.module_path.stem]
 
     def take_printed(self) -> str:
         """What the student's code printed during the current check (and forget it), its file named as
@@ -319,17 +343,20 @@ class Student:
         summary = IMPORT_FAILED.format(file=self.display_path)
         if outcome.status == "timeout":
             return Feedback(summary, got=f"the import did not finish within {self.budget.import_seconds:g} s",
+                            got_as="stopped",
                             hint="Code at the top level of the file runs on import: move it into a function.")
         if outcome.status == "died":
-            return Feedback(summary, got=outcome.detail, hint="Code at the top level runs on import; remove os._exit().")
+            return Feedback(summary, got=outcome.detail, got_as="stopped",
+                            hint="Code at the top level runs on import; remove os._exit().")
         if outcome.error is not None:
             error = outcome.error
             hint = ("Fix the syntax error on the line shown." if error.type in ("SyntaxError", "IndentationError")
                     else EXITED_HINT if error.type == "SystemExit"
-                    else "Install or remove the missing import." if error.type in ("ImportError", "ModuleNotFoundError")
+                    else missing_module_hint(error, self.frame_file) if error.type in ("ImportError",
+                                                                                         "ModuleNotFoundError")
                     else "Code at the top level of the file runs on import; fix the error shown.")
             return Feedback(summary, got=self._error_text(error), hint=hint)
-        return Feedback(summary, got=outcome.detail)
+        return Feedback(summary, got=outcome.detail, got_as="stopped")
 
     def _returned(self, function: str, shown: str, outcome: Outcome, allow_raise: bool) -> Returned:
         __tracebackhide__ = True
@@ -340,11 +367,11 @@ class Student:
         if outcome.status == "missing":
             close = difflib.get_close_matches(function, outcome.public, n=3)
             found = f"Functions in your file: {', '.join(close or outcome.public) or 'none'}." if outcome.public else ""
-            fail(MISSING.format(function=function, file=self.display_path), got=found,
+            fail(MISSING.format(function=function, file=self.display_path), got=found, got_as="found",
                  hint=f"Keep the name `{function}` exactly as the stub defines it.", section=section)
         if outcome.status == "timeout":
             self._timed_out.add(function)
-            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail,
+            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail, got_as="stopped",
                  hint=self._slow_hint(outcome.written, TIMEOUT_HINT),
                  section=section, cause=f"timeout of {function}")
         if outcome.status == "died":
@@ -376,11 +403,11 @@ class Student:
             name = missing["name"]
             close = difflib.get_close_matches(name, self._public, n=3)
             found = f"Functions in your file: {', '.join(close or self._public) or 'none'}."
-            fail(MISSING.format(function=name, file=self.display_path), got=found,
+            fail(MISSING.format(function=name, file=self.display_path), got=found, got_as="found",
                  hint=f"Keep the name `{name}` exactly as the stub defines it.", section=self.section)
         if _waited_for_keyboard(error, outcome.output):
             where = [f"{self.frame_file}, line {line}, in {name}: {source}" for _, line, name, source in error.frames[-1:]]
-            fail(DEBUGGER.format(call=shown), got="\n".join(where), section=self.section,
+            fail(DEBUGGER.format(call=shown), got="\n".join(where), got_as="stopped", section=self.section,
                  hint=DEBUGGER_HINT.format(slug=self.module_path.stem), error=f"{function}: keyboard")
         if allow_raise:
             return Returned(shown, error=error, trace=outcome.trace, output=outcome.output,
@@ -403,6 +430,15 @@ class Student:
                      mistake=mistake, error=told)
         fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
              section=self.section, error=told, hint=hint or hint_for(error, returned.call, self.frame_file))
+
+
+def _imported_names(source: str) -> list[str]:
+    """The top-level names a source imports by plain import statements (a guess from the text, for evidence only:
+    what it misses, the worker still finds, and the checks of how then lack the evidence of that module's code)."""
+    names = []
+    for single, several in _IMPORTED.findall(source):
+        names += [single] if single else [name.strip() for name in several.split(",")]
+    return names
 
 
 def _waited_for_keyboard(error: StudentError, output: str) -> bool:

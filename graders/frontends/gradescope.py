@@ -144,6 +144,17 @@ def _stage(submission: Path, folder: Path) -> tuple[Path, list[str]]:
         problems += told
         if chosen is not None:
             (student / f"{exercise.slug}.py").write_bytes(_read(chosen.entry, handed_in.ANSWER_BYTES, problems))
+    # The student's own modules (helpers.py beside the exercise files): staged as they came, for the batch to read
+    # beside the answers (graders/frontends/grade/sources.py says what it takes of them).
+    slugs = {exercise.slug for exercise in lesson.exercises}
+    own = {e.path.stem: e for e in sorted(entries, key=lambda e: len(e.path.parts))  # lesson01/<name>.py wins
+           if e.path.suffix == ".py" and e.path.stem not in slugs and not e.folder
+           and e.path.parent in (PurePosixPath("."), PurePosixPath(lesson.folder)) and e.path.stem.isidentifier()}
+    for name, entry in own.items():
+        if entry.refused:
+            problems.append(handed_in.problem(entry.path, entry.refused))
+        else:
+            (student / f"{name}.py").write_bytes(_read(entry, handed_in.ANSWER_BYTES, problems))
     return folder, problems
 
 

@@ -26,6 +26,13 @@ from graders.frontends.quick_exit import ENDS_QUICKLY, pytest_cmdline_main  # no
 pytest_addoption = add_options  # pytest finds its hooks by name
 _PACKAGE = __name__.split(".")[0]  # graders, or nbchecks in a student bundle
 _PACKAGE_FOLDER = Path(__file__).resolve().parents[1]
+# Under pytest-xdist each of its workers would grade a share of the checks into a session of its own, and the run's
+# own process, which prints the table and writes --json, would hold none of them: no table, and a "complete" 0 / 0.
+# Grading is parallel already (the student's code runs in processes of its own), so the run refuses, before
+# anything starts.
+XDIST_REFUSED = ("graders: `-n` (pytest-xdist) cannot grade exercises: its workers would each hold part of your "
+                 "results and none would print your points or write --json. Run `pytest exercises/` without -n "
+                 "(the grader runs your code in parallel processes itself).")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -37,6 +44,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # zygote is forked below, this process must hold nothing a worker may not see.
     graded = exercise_files(args, here)
     grading = bool(graded)
+    if grading and _under_xdist(config):
+        _forget_old_json(config, here)
+        raise pytest.UsageError(XDIST_REFUSED)
     cache = config.getoption("graders_cache")
     # With the batch's cached values at hand there is nothing to draw: no helper is forked (a grading service
     # would fork one for each submission, each finding the same).
@@ -58,6 +68,22 @@ def pytest_configure(config: pytest.Config) -> None:
     from graders.engine import session  # the grading: course_config, the checks, the reference, when needed
 
     session.configure(config)
+
+
+def _under_xdist(config: pytest.Config) -> bool:
+    """Whether pytest-xdist spreads this run over workers (`-n N` with N > 0, `--tx`), or this is one of them."""
+    return bool(config.getoption("numprocesses", None) or config.getoption("tx", None)
+                or hasattr(config, "workerinput"))
+
+
+def _forget_old_json(config: pytest.Config, here: Path) -> None:
+    """A refused run writes no --json: an earlier run's file at that path must not pass for this one's result."""
+    value = config.getoption("graders_json") or config.getini("graders_json")
+    if value:
+        target = Path(value).expanduser()
+        target = target if target.is_absolute() else here / target
+        if target.is_symlink() or target.is_file():
+            target.unlink()
 
 
 def _to_draw(args: list[str], here: Path, kept_allowed: bool, cache: str | None,

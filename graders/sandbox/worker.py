@@ -10,6 +10,9 @@ checks whose answers it was asked for.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import io
 import os
 import re
@@ -136,8 +139,37 @@ class _CappedOutput(io.TextIOBase):
         return taken
 
 
+class OwnModules(importlib.abc.MetaPathFinder):
+    """Finds a student's own modules: `<name>.py` directly in the folder of their exercise files, nothing else.
+
+    That is what every grading path hands in (README, "Your own modules"): the batch and Gradescope read
+    the .py files of a student's lesson folder, never a subfolder or any other file. Putting the folder on
+    sys.path instead would let a local run import a package in a subfolder that the batch never reads."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        if path is not None or "." in name:
+            return None
+        candidate = self.folder / f"{name}.py"
+        return importlib.util.spec_from_file_location(name, candidate) if candidate.is_file() else None
+
+    def __repr__(self) -> str:
+        return f"OwnModules({str(self.folder)!r})"
+
+
+def own_modules(folder: Path) -> OwnModules:
+    """The finder of the student's own modules in `folder`, first on sys.meta_path (as a folder first on sys.path
+    would be); the one of an earlier exercise's folder is replaced."""
+    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, OwnModules)]
+    finder = OwnModules(folder)
+    sys.meta_path.insert(0, finder)
+    return finder
+
+
 def import_student(path: Path, name: str, output: _CappedOutput) -> tuple[types.ModuleType | None, dict]:
-    sys.path.insert(0, str(path.parent))  # so that a submission may import its own helper files
+    own_modules(path.parent)  # so that a submission may import its own modules beside it
     module = types.ModuleType(name)
     module.__file__ = str(path)
     sys.modules[name] = module
@@ -219,11 +251,13 @@ def _resolve(name: str) -> Any:
 
 
 def _describe(error: BaseException, student_file: str) -> dict:
-    """An exception as data: its type, message and the student's own frames."""
+    """An exception as data: its type, message and the student's own frames (their exercise file's, and those of
+    their own modules beside it)."""
+    own_folder = os.path.dirname(student_file)
     frames = [
         [Path(f.filename).name, f.lineno or 0, f.name, (f.line or "").strip()]
         for f in traceback.extract_tb(error.__traceback__)
-        if f.filename == student_file
+        if f.filename == student_file or (f.filename.endswith(".py") and os.path.dirname(f.filename) == own_folder)
     ]
     if isinstance(error, SyntaxError) and error.filename == student_file:
         frames.append([Path(student_file).name, error.lineno or 0, "<module>", (error.text or "").strip()])

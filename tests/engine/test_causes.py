@@ -38,13 +38,13 @@ def test_a_repeated_exception_is_explained_once_in_the_terminal_and_the_json(gra
     graded = grade({SLUG: RAISES})
     checks = graded.checks(SLUG)
     first = checks["autograd_derivative_on_lesson_grid"]
-    assert "returned: KeyError: 'grad'" in first["message"] and first["same_cause_as"] == ""
+    assert "raised:   KeyError: 'grad'" in first["message"] and first["same_cause_as"] == ""
     later = [c for c in checks.values() if not c["passed"] and c is not first]
     assert len(later) >= 3, checks
     for check in later:
         assert check["same_cause_as"] == "autograd_derivative_on_lesson_grid", check
         assert check["message"] == f"`autograd_derivative` raised KeyError.\n  {SAID_AGAIN}", check
-    assert graded.output.count("returned: KeyError: 'grad'") == 1, graded.output
+    assert graded.output.count("raised:   KeyError: 'grad'") == 1, graded.output
     assert graded.output.count(SAID_AGAIN) == sum(not c["hidden"] for c in later), graded.output
 
 
@@ -53,12 +53,12 @@ def test_the_notebook_feedback_and_the_html_page_say_a_repeated_cause_once(grade
     printed = io.StringIO()
     with redirect_stdout(printed):
         print_feedback(graded.exercise(SLUG), public_only=False)
-    assert printed.getvalue().count("returned: KeyError: 'grad'") == 1, printed.getvalue()
+    assert printed.getvalue().count("raised:   KeyError: 'grad'") == 1, printed.getvalue()
     assert SAID_AGAIN in printed.getvalue()
     record = {**graded.result, "student": "s1"}
     for instructor in (False, True):
         html = feedback_html(record, course_config.LESSON_01, tmp_path, instructor=instructor)
-        assert html.count("returned: KeyError: &#x27;grad&#x27;") + html.count("returned: KeyError: 'grad'") == 1, html
+        assert html.count("raised:   KeyError: &#x27;grad&#x27;") + html.count("raised:   KeyError: 'grad'") == 1, html
         assert SAID_AGAIN in html
 
 

@@ -92,7 +92,7 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     oom_score(-1000)  # under memory pressure, never the process that holds the class's results (root only)
     course = store.course_digest()
     digests = store.exercise_digests(chosen.folder, slugs)
-    exercise_keys = {s.student: store.exercise_keys(digests, s.sources) for s in submissions}
+    exercise_keys = {s.student: store.exercise_keys(digests, s.sources, s.modules) for s in submissions}
     keys = {s.student: store.result_key(exercise_keys[s.student], s.problems) for s in submissions}
     previous = {s.student: store.stored(out, s.student) for s in submissions}
     changed = [s for s in submissions if (previous[s.student] or {}).get("key") != keys[s.student]]
@@ -125,7 +125,8 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
             class_term = setting.applied(records, submissions, chosen, pending)
             written = outputs.write_all(out, records, chosen, similarity,
                                         gradebook_course=course_folder if gradebook else None,
-                                        assignment=assignment or lesson, term=class_term)
+                                        assignment=assignment or lesson, term=class_term,
+                                        modules={s.student: s.modules for s in submissions if s.modules})
             if setting.compare is not None:
                 written += outputs.write_changes(out, setting.compare, records)
         except TermError as error:  # the ledger or the gradebook changed under us: nothing graded is lost
@@ -214,7 +215,7 @@ def _grade(submissions: list[Submission], keys: Keys, lesson: course_config.Less
 
         # Every exercise whose key changed is graded (a missing file scores 0, and says so); the others are kept.
         jobs = [{"student": s.student, "lesson": lesson.folder, "slugs": keys.regrade[s.student], "sources": s.sources,
-                 "allow_unconfined": allow_unconfined,
+                 "modules": s.modules, "allow_unconfined": allow_unconfined,
                  "key": f"{store.file_name(s.student)}-{keys.results[s.student][:24]}"} for s in submissions]
         try:
             cluster.grade_all(client, jobs, expected, seconds, done)

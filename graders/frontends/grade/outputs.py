@@ -95,9 +95,10 @@ def _in_the_background() -> None:
 
 def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Lesson, similarity: Similarity, *,
               gradebook_course: Path | None = None, assignment: str = "lesson01",
-              term: AppliedTerm | None = None) -> list[str]:
+              term: AppliedTerm | None = None, modules: dict[str, dict[str, str]] | None = None) -> list[str]:
     """Write every output; returns what was written, for the summary line. `similarity` is the comparison of the
-    class's answers, started before grading (answers/ is written from its answers)."""
+    class's answers, started before grading (answers/ is written from its answers, and from `modules`: each
+    student's own modules, graded beside them)."""
     term = term or AppliedTerm(build_standings(records, lesson.points), roster_given=False)
     standings, answers = term.standings, similarity.answers
     for record in records:
@@ -113,6 +114,9 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
     for student, sources in answers.items():
         for slug, source in sources.items():
             write_atomically(out / "answers" / file_name(student) / f"{slug}.py", source)
+    for student, own in (modules or {}).items():
+        for name, source in own.items():
+            write_atomically(out / "answers" / file_name(student) / f"{name}.py", source)
     slugs = [e.slug for e in lesson.exercises]
     groups = unnamed_groups(records, slugs, answers, references(course_config.ROOT, lesson.folder, slugs))
     unnamed = {slug: [g.as_json(len(records)) for g in listed] for slug, listed in groups.items()}

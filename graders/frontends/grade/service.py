@@ -12,7 +12,7 @@ started with (pytest's own output goes to LOG):
 
     {"op": "hello"}                      -> the course's digest, what the sandbox holds here
     {"op": "reference", "slugs": [...]}  -> the reference's expected values for these exercises
-    {"op": "grade", "student", "lesson", "slugs", "sources": {slug: text}, "expected": PATH}
+    {"op": "grade", "student", "lesson", "slugs", "sources": {slug: text}, "modules": {name: text}, "expected": PATH}
                                          -> the JSON result, and the feedback's plots as base64
 
 A student's answers are written to a scratch folder of their own and removed after grading.
@@ -146,6 +146,9 @@ class Service:
         (folder / lesson).mkdir()
         for slug, source in request["sources"].items():
             (folder / lesson / f"{slug}.py").write_text(source, encoding="utf-8")
+        for name, source in request.get("modules", {}).items():  # the student's own modules, beside the answers
+            if name.isidentifier() and name not in request["sources"]:  # a module's name, never a path
+                (folder / lesson / f"{name}.py").write_text(source, encoding="utf-8")
         result, plots = folder / "result.json", folder / "plots"
         # pytest's per-check machinery that a service has no use for, paid ~110 times a submission: capturing the
         # grader's own output (it goes to the log either way; the student's comes from the workers), log capture

@@ -27,6 +27,7 @@ from graders.frontends.grade.lms_layouts import HandIn, Layout, base_name, by_fi
 DEFAULT_STUDENT_PATTERN = r"(?P<student>[^_/\\]+)_"
 NOTHING_HANDED_IN = "no answers handed in: neither a notebook nor an exercise's .py file"
 MAX_ANSWER_BYTES = ANSWER_BYTES  # a bigger "answer" is not one; the batch must not load it
+MAX_OWN_MODULES = 20  # helper modules of one student's lesson folder; a folder of hundreds is no hand-in
 
 
 class SourceError(ValueError):
@@ -40,6 +41,9 @@ class Submission:
     student: str
     origin: str  # where the answers came from, for the instructor
     sources: dict[str, str] = field(default_factory=dict)
+    # The student's own modules (`helpers.py` beside the exercise files, which those may import), by module name:
+    # graded beside the answers, as the student's own run imports them (README, "Your own modules").
+    modules: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     # When the graded hand-in arrived (hand_in_times.py): zone-aware, or naive on an LMS's own clock (the term's
     # lms_time_zone places it); None where the source records no time.
@@ -179,9 +183,17 @@ def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: P
         submission.problems.append(problem(link.entry.path, link.entry.refused))
     if scripts and not notebooks:
         missing = []
-        for stray in sorted({base_name(h) for h in scripts if _exercise_file(base_name(h)) not in slugs}):
-            submission.problems.append(f"{stray} is no exercise's file (they are named like {slugs[0]}.py); "
-                                       f"it was not read")
+        others = sorted({_exercise_file(base_name(h)) for h in scripts if _exercise_file(base_name(h)) not in slugs})
+        for name in others:
+            if not _own_module_name(name):
+                submission.problems.append(f"{name}.py is no exercise's file (they are named like {slugs[0]}.py) "
+                                           f"nor a module Python can import; it was not read")
+                continue
+            named = [h for h in scripts if _exercise_file(base_name(h)) == name]
+            chosen, problems = lms_layouts.choose(named, ANSWER_BYTES, layout.rule, f"{name}.py")
+            submission.problems += [f"{name}.py: {p}" for p in problems]
+            if chosen is not None:
+                _read_module(submission, name, chosen.entry)
         for slug in slugs:
             named = [h for h in scripts if _exercise_file(base_name(h)) == slug]
             chosen, problems = lms_layouts.choose(named, ANSWER_BYTES, layout.rule, f"{slug}.py")
@@ -253,8 +265,39 @@ def _from_folder(student: str, files: dict[PurePosixPath, Entry], root: Path, le
             missing.append(f"{lesson}/{slug}.py")
         else:
             _read_into(submission, slug, entry, shown=PurePosixPath(lesson, f"{slug}.py"))
+    # The student's own modules: the other .py files directly in the lesson folder, as their own run imports them.
+    for path, entry in sorted(files.items()):
+        if (path.parent == PurePosixPath(student, lesson) and path.suffix == ".py" and path.stem not in slugs
+                and not entry.folder):
+            if _own_module_name(path.stem):
+                _read_module(submission, path.stem, entry, shown=PurePosixPath(lesson, path.name))
+            else:
+                submission.problems.append(f"{lesson}/{path.name} is no exercise's file nor a module the answers can "
+                                           f"import by its name; it was not read")
     _missing(submission, missing)
     return submission
+
+
+def _own_module_name(name: str) -> bool:
+    """Whether `name`.py is a module a student's code can import by name (helpers, my_utils), never a path."""
+    return name.isidentifier() and not name.startswith("__")
+
+
+def _read_module(submission: Submission, name: str, entry: Entry, shown: PurePosixPath | None = None) -> None:
+    """Read one of the student's own modules, as handed in: a regular file, size-capped; a refusal is a problem
+    (an exercise that imports it then fails to import, and says which module it missed)."""
+    where = shown or entry.path
+    if len(submission.modules) >= MAX_OWN_MODULES:
+        submission.problems.append(f"{where}: more than {MAX_OWN_MODULES} modules of the student's own; "
+                                   f"it was not read")
+        return
+    why = entry.unreadable(ANSWER_BYTES)
+    try:
+        if why:
+            raise Refused(problem(where, why))
+        submission.modules[name] = handed_in.text(entry.read(ANSWER_BYTES))
+    except Refused as refused:
+        submission.problems.append(f"{refused} (a module of the student's own: what imports it cannot be graded)")
 
 
 def _missing(submission: Submission, files: list[str]) -> None:

@@ -22,10 +22,12 @@ STUDENTS = "students"
 _SAFE = re.compile(r"[^A-Za-z0-9._@+-]")
 
 
-def exercise_keys(digests: dict[str, str], sources: dict[str, str]) -> dict[str, str]:
-    """Each exercise's key: its course digest and every answer file (a module may import another of the
-    student's own modules, so any answer that changed regrades all of that student's exercises)."""
-    answers = json.dumps(sources, sort_keys=True)
+def exercise_keys(digests: dict[str, str], sources: dict[str, str],
+                  modules: dict[str, str] | None = None) -> dict[str, str]:
+    """Each exercise's key: its course digest and every answer file, and the student's own modules (a module may
+    import another of the student's own modules, so any file that changed regrades all of that student's
+    exercises). Without own modules, the key is the one earlier versions stored."""
+    answers = json.dumps(sources, sort_keys=True) + (f"\n{json.dumps(modules, sort_keys=True)}" if modules else "")
     return {slug: hashlib.sha256(f"{digest}\n{answers}".encode()).hexdigest() for slug, digest in digests.items()}
 
 

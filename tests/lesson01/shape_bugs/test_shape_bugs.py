@@ -148,7 +148,7 @@ def test_a_loss_returned_for_mismatched_shapes_gets_a_hint_in_valid_python(grade
 def test_a_message_without_the_shapes_is_shown_as_the_error_raised(grade) -> None:
     graded = grade({SLUG: _reference_with(REFUSAL, 'raise ValueError("shapes differ")')}, "-k", SLUG)
     message = graded.checks(SLUG)["mse_loss_refuses_mismatched_shapes"]["message"]
-    assert "returned: ValueError: shapes differ" in message and "{pred.shape} and {target.shape}" in message
+    assert "raised:   ValueError: shapes differ" in message and "{pred.shape} and {target.shape}" in message
 
 
 def test_a_summed_loss_is_named_by_its_ratio_on_every_input() -> None:
