@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from conftest import ROOT, batch_environment
+from conftest import ROOT, STUBS, batch_environment
 from graders.engine.causes import SAME_VALUE
 from graders.engine.error_hints import missing_module_hint
 from graders.engine.session import PRINTED_ELSEWHERE
@@ -148,7 +148,7 @@ def test_xdist_is_refused_plainly_and_leaves_no_json(tmp_path: Path) -> None:
 
 def test_a_run_that_grades_nothing_never_writes_a_complete_zero(pytester: pytest.Pytester, tmp_path: Path) -> None:
     out = tmp_path / "result.json"
-    pytester.runpytest_inprocess(str(ROOT / "exercises" / "lesson01" / f"{SLUG}.py"), "-p", "no:cacheprovider",
+    pytester.runpytest_inprocess(str(STUBS / "lesson01" / f"{SLUG}.py"), "-p", "no:cacheprovider",
                                  "--submission", str(ROOT / "reference"), "-k", "no_such_check", "--json", str(out))
     result = json.loads(out.read_text())
     assert result["max_score"] == 0 and result["complete"] is False, result
