@@ -51,8 +51,9 @@ STOPPED = ("graders: grading stopped before it began ({why}): the error above sa
            "missing from its manifest, a module that does not import), then run pytest again.")
 PRINTED_ELSEWHERE = ("graders: your code printed during {count}: the grader keeps what it prints, and a failed "
                      "check shows it under its message; run with -s to see it under each passed check too.")
-DISTRUSTED = ("{file} reaches into the process it runs in ({reach}), so what that process says of how your code works "
-              "cannot be trusted, and this check of how scores 0; remove that code to be graded on it.")
+DISTRUSTED = ("{file} holds code the grader cannot follow ({reach}), so what its process says of how your code works "
+              "is not credited: this check of how scores 0 and is left for your instructor's review. Write it "
+              "without that code to be graded on it.")
 _FROZEN: list[bool] = []  # whether this process has frozen torch's heap out of the garbage collector
 
 

@@ -218,7 +218,7 @@ class Student:
             text = self.module_path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             text = ""
-        return SourceEvidence.read(text)
+        return SourceEvidence.read(text, self._modules_beside())
 
     def reaches(self) -> list[str]:
         """The lines of the module, and of the student's own modules it imports (which run in its worker too), that
@@ -240,8 +240,15 @@ class Student:
                     with path.open("rb") as handle:
                         found[name] = handle.read(_OWN_MODULE_BYTES).decode("utf-8", errors="replace")
                     queue.append(found[name])
-        return [(f"{name}.py", SourceEvidence.read(text)) for name, text in found.items()
+        return [(f"{name}.py", SourceEvidence.read(text, self._modules_beside())) for name, text in found.items()
                 if name != self.module_path.stem]
+
+    def _modules_beside(self) -> list[str]:
+        """The names of the student's own modules the worker may import: regular `.py` files beside this one."""
+        with contextlib.suppress(OSError):
+            return [path.stem for path in self.module_path.parent.glob("*.py")
+                    if path.stem.isidentifier() and not path.is_symlink() and path.is_file()]
+        return []
 
     def take_printed(self) -> str:
         """What the student's code printed during the current check (and forget it), its file named as

@@ -39,6 +39,28 @@ REACHES = [
     ("name = 'graders.drivers'", "names 'graders.drivers'"),
     ("import sys\nsys.settrace(None)", "every frame"),
     ("object.__subclasses__()", "every class"),
+    # Issue 42's ways past a list of known spellings: each is a line the reader cannot follow.
+    ("c = vars(torch)['_' + 'C']", "namespace"),
+    ("c = torch.__dict__['_' + 'C']", "insides"),
+    ("import operator\nc = operator.attrgetter('_' + 'C')(torch)", "compute"),
+    ("c = type(torch).__getattribute__(torch, '_' + 'C')", "insides"),
+    ("import sys\nm = vars(sys)['modules']", "interpreter"),
+    ("b = globals()['__buil' + 'tins__']", "namespace"),
+    ("e = exec\ne('x = 1')", "cannot read"),
+    ("imp = __import__\nm = imp('o' + 's')", "computed names"),
+    ("import timeit", "strings"),
+    ("import code", "strings"),
+    ("import runpy", "other modules"),
+    ("import pickle", "bytes"),
+    ("import threading\nthreading.Thread(target=print).start()", "threads"),
+    ("from concurrent.futures import ThreadPoolExecutor", "threads"),
+    ("g = getattr\nc = g(torch, 'relu')", "alias"),
+    ("torch.Tensor.backward = lambda self: None", "rebinds"),
+    ("setattr(torch, 'allclose', max)", "attributes"),
+    ("loader = torch.utils.data.DataLoader([], num_workers=2)", "worker processes"),
+    ("c = getattr(torch, '_C')", "C core"),
+    ("import numpy\nc = numpy._core", "private part"),
+    ("import some_module_nobody_listed", "does not follow"),
 ]
 
 
@@ -91,3 +113,81 @@ def test_a_function_is_read_with_the_functions_of_the_module_it_calls() -> None:
 def test_a_source_that_does_not_parse_shows_nothing_and_reaches_for_nothing() -> None:
     evidence = SourceEvidence.read("def f(:\n")
     assert not evidence.parsed and evidence.reaches == [] and evidence.lines("f", ["data"]) == []
+
+
+FOLLOWED = '''
+import functools
+
+import torch
+import torch.nn.functional as F
+
+FIT = functools.partial(torch.optim.SGD, lr=0.1)
+_h = None
+
+
+def _helper(x):
+    return x.data * 2
+
+
+_h = _helper
+square = lambda t: t * t
+
+
+def through_an_alias(x):
+    return _h(x)
+
+
+def through_a_partial(params):
+    return FIT(params)
+
+
+def through_a_literal_getattr(params):
+    return getattr(torch.optim, "SGD")(params, lr=0.1)
+
+
+def with_a_default(x, act=F.relu):
+    return act(x)
+
+
+def a_variable_named_backward(f, x):
+    backward = (f(x + 1e-20j).imag / 1e-20).real
+    return backward
+
+
+def through_an_autograd_alias(x):
+    leaf = x.detach().requires_grad_(True)
+    return GRAD(square(leaf).sum(), leaf)
+
+
+GRAD = torch.autograd.grad
+'''
+
+
+def test_the_reader_follows_aliases_partials_defaults_and_literal_getattr_without_a_flag() -> None:
+    evidence = SourceEvidence.read(FOLLOWED)
+    assert evidence.reaches == []
+    assert evidence.lines("through_an_alias", ["data"]) == [12]  # _h = _helper, then _helper's body
+    assert evidence.shows("through_a_partial", ["optim.SGD"])  # the module-level functools.partial
+    assert evidence.shows("through_a_literal_getattr", ["optim.SGD"])
+    assert evidence.shows("with_a_default", ["functional.relu"])
+    assert evidence.lines("through_an_autograd_alias", AUTOGRAD_IN_CODE) == [45]  # GRAD = torch.autograd.grad
+
+
+def test_a_variable_named_like_an_api_is_not_that_api() -> None:
+    # Issue 42: a local variable called `backward` satisfied "must use autograd" while a complex step did the work.
+    assert SourceEvidence.read(FOLLOWED).lines("a_variable_named_backward", AUTOGRAD_IN_CODE) == []
+    assert SourceEvidence.read(CODE).shows("untouched", ["f"])  # a parameter is still the name it is
+
+
+@pytest.mark.parametrize("api", ["torch.func.grad_and_value(f)(x)", "torch.func.linearize(f, x)",
+                                 "Square.apply(x)"])
+def test_every_api_that_computes_gradients_reads_as_autograd(api: str) -> None:
+    source = ("import torch\n\n\nclass Square(torch.autograd.Function):\n    pass\n\n\n"
+              f"def g(f, x):\n    return {api}\n")
+    assert SourceEvidence.read(source).shows("g", AUTOGRAD_IN_CODE), api
+
+
+def test_the_students_own_modules_beside_it_are_followed() -> None:
+    source = "import torch\nimport helpers\nfrom helpers import twice\n"
+    assert SourceEvidence.read(source, own_modules=["helpers"]).reaches == []
+    assert [r.line for r in SourceEvidence.read(source).reaches] == [2, 3]  # unknown: not followed

@@ -67,6 +67,75 @@ if _checks is not None and _drivers is not None:
 '''
 
 
+BY_HAND = """    s = torch.sigmoid((w.detach() * inp).sum())
+    return s * (1 - s) * inp
+"""
+# Issue 42's attacks, each past a list of known spellings: autograd in a thread (the trace is per thread) reached
+# through a module-level alias (a reader of `def` names alone never read its body); torch's C switch reached through
+# vars() with a computed name; autograd run from a string through an alias of exec.
+IN_A_THREAD = _replace(_reference("neuron_chain_rule"), BY_HAND, """    out = []
+    worker = threading.Thread(target=_h, args=(w, inp, out))
+    worker.start()
+    worker.join()
+    return out[0]
+""").replace("import torch\n", "import threading\n\nimport torch\n", 1) + """
+
+def _helper(w, inp, out):
+    leaf = w.detach().clone().requires_grad_(True)
+    torch.sigmoid((leaf * inp).sum()).backward()
+    out.append(leaf.grad)
+
+
+_h = _helper
+"""
+THROUGH_VARS = _replace(_reference("neuron_chain_rule"), BY_HAND, """    with vars(torch)["_" + "C"].DisableTorchFunction():
+        leaf = w.detach().clone().requires_grad_(True)
+        torch.sigmoid((leaf * inp).sum()).backward()
+        return leaf.grad
+""")
+FROM_A_STRING = _replace(_reference("neuron_chain_rule"), BY_HAND, """    scope = {"torch": torch, "w": w, "inp": inp}
+    run("leaf = w.detach().clone().requires_grad_(True); torch.sigmoid((leaf * inp).sum()).backward(); "
+        "g = leaf.grad", scope)
+    return scope["g"]
+""") + "\n\nrun = exec\n"
+# "Must use autograd" met by a variable named backward, while a complex step does the work (it follows f too).
+COMPLEX_STEP = _replace(_reference("sin_exp_derivative"), """    leaf = x.detach().clone().requires_grad_(True)
+    f(leaf).sum().backward()
+    return leaf.grad.detach()
+""", """    step = 1e-20
+    backward = f(x.detach().to(torch.complex128) + 1j * step).imag / step
+    return backward.to(x.dtype)
+""")
+
+
+@pytest.mark.parametrize("source, line", [(IN_A_THREAD, "import threading"), (THROUGH_VARS, "vars(torch)"),
+                                          (FROM_A_STRING, "run = exec")], ids=["thread", "vars", "exec alias"])
+def test_autograd_past_a_list_of_spellings_is_not_credited_and_left_for_review(grade, source: str, line: str) -> None:
+    slug = "neuron_chain_rule"
+    graded = grade({slug: source})
+    how = graded.checks(slug)["grad_by_hand_without_autograd"]
+    assert graded.failed(slug) == {"grad_by_hand_without_autograd"}  # the values, right, keep their points
+    assert graded.exercise(slug)["score"] == pytest.approx(LESSON.exercise(slug).points - how["points"])
+    assert "is left for your instructor's review" in how["message"] and line in how["message"].splitlines()[0]
+    assert any(line in flagged for flagged in graded.exercise(slug)["integrity"])
+
+
+# The same complex step beside a backward() that never runs: the code names autograd, the run shows none.
+DEAD_BACKWARD = COMPLEX_STEP.replace("    return backward.to(x.dtype)\n",
+                                     "    if x.numel() < 0:\n        f(x).sum().backward()\n"
+                                     "    return backward.to(x.dtype)\n")
+
+
+@pytest.mark.parametrize("source", [COMPLEX_STEP, DEAD_BACKWARD], ids=["variable", "code that never runs"])
+def test_a_variable_named_backward_is_no_autograd(grade, source: str) -> None:
+    slug = "sin_exp_derivative"
+    graded = grade({slug: source}, "-k", "autograd_derivative")
+    checks = graded.checks(slug)
+    assert not checks["autograd_derivative_uses_autograd"]["passed"], checks["autograd_derivative_uses_autograd"]
+    assert checks["autograd_derivative_on_lesson_grid"]["passed"]  # the values are right: only the how fails
+    assert graded.exercise(slug)["integrity"] == []  # nothing hidden: plainly no autograd
+
+
 def test_autograd_hidden_from_the_trace_costs_the_check_of_how_and_is_flagged(grade) -> None:
     slug = "neuron_chain_rule"
     graded = grade({slug: HIDDEN_AUTOGRAD})

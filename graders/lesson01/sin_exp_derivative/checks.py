@@ -42,7 +42,9 @@ check = checks_for("lesson01", EXERCISE.slug)
 LESSON_N, LESSON_START, LESSON_END = 50, 0.0, 5.0  # the lesson's grid, max_abs_difference's defaults
 
 LESSON_GRID = "x = torch.linspace(0, 5, 50)"
-BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward")
+# What the trace records of every API that computes gradients: backward(), autograd.grad (torch.func's reverse
+# transforms and autograd.functional call it too) and forward mode's dual numbers (torch.func.jvp, jacfwd, forward_ad).
+BACKWARD_CALLS = ("Tensor.backward", "autograd.grad", "autograd.backward", "_make_dual")
 SUBSTITUTE, SUBSTITUTE_DERIVATIVE = "t ** 3", "3·x²"  # substitute_f and its derivative, as messages show them
 NO_BACKWARD_HINT = ("Your autograd_derivative never calls backward() or torch.autograd.grad: make a leaf copy of x "
                     "that requires grad, compute f(leaf).sum(), call .backward() and return leaf.grad.")
@@ -273,6 +275,13 @@ def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleTy
     own_derivative = [Suspect(F_NOT_DIFFERENTIATED, autograd_truth(reference, x))]
     problem = tensor_problem(returned.value, expected_value, **tolerance(x), requires_grad=None)
     if problem is None:
+        # What ran is the evidence: a derivative that follows f may come from a complex step or a finite
+        # difference as well (the module's code is read too, and code the grader cannot follow is flagged).
+        if not uses_autograd(returned):
+            fail("autograd_derivative follows f, but its run never asked autograd for a gradient.", call=returned.call,
+                 meaning="The exercise is to let autograd differentiate f; another numerical method (a complex step, "
+                         "a difference quotient) skips what it practises.",
+                 hint=NO_BACKWARD_HINT, section=AUTOGRAD)
         expect_code_shows(student, returned, "autograd_derivative", AUTOGRAD_IN_CODE, "backward() or autograd.grad",
                           AUTOGRAD)
         return
