@@ -54,6 +54,7 @@ REACHES = [
     ("import pickle", "bytes"),
     ("import threading\nthreading.Thread(target=print).start()", "threads"),
     ("from concurrent.futures import ThreadPoolExecutor", "threads"),
+    ("future = torch.jit.fork(torch.relu, torch.ones(1))", "threads"),
     ("g = getattr\nc = g(torch, 'relu')", "alias"),
     ("torch.Tensor.backward = lambda self: None", "rebinds"),
     ("setattr(torch, 'allclose', max)", "attributes"),
