@@ -182,8 +182,10 @@ def test_the_lessons_seed_with_a_rate_of_its_own_is_not_called_both_ignored(grad
 def test_right_answers_written_another_way_score_full_marks(grade) -> None:
     from mistake_catalogue import submission
 
-    graded = grade({"linear_module": submission("linear_module", "correct_functional_loss")}, "-k", "linear_module")
-    assert graded.failed("linear_module") == set(), graded.output
+    for variant in ("correct_functional_loss", "correct_optimiser_by_alias"):
+        graded = grade({"linear_module": submission("linear_module", variant)}, "-k", "linear_module")
+        assert graded.failed("linear_module") == set(), (variant, graded.output)
+        assert graded.exercise("linear_module")["integrity"] == [], variant
 
 
 def test_a_loop_that_always_makes_one_pass_loses_the_hidden_runs_at_zero_steps(grade) -> None:
