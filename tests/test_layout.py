@@ -71,8 +71,8 @@ def test_every_setting_has_a_description() -> None:
 
 def test_no_exercise_file_is_left_out_of_the_config() -> None:
     slugs = {e.slug for e in EXERCISES}
-    for folder in ("exercises", "reference"):
-        files = {p.stem for p in (ROOT / folder / "lesson01").glob("*.py") if p.stem != "__init__"}
+    for folder, path in (("exercises", STUBS), ("reference", ROOT / "reference")):
+        files = {p.stem for p in (path / "lesson01").glob("*.py") if p.stem != "__init__"}
         assert files == slugs, f"{folder}/lesson01 differs from course_config.py"
     rooms = {p.parent.name for p in (ROOT / "graders" / "lesson01").glob("*/checks.py")}
     assert rooms == slugs, "graders/lesson01/ has a room (<slug>/checks.py) per exercise of course_config.py, and no other"

@@ -26,10 +26,11 @@ from pathlib import Path, PurePosixPath
 
 import course_config
 from graders.frontends.grade import handed_in
+from graders.engine.stubs import released_stubs
 from graders.frontends.grade.lms_layouts import by_file_time, choose
 
 COURSE_FILES = ("course_config.py", "pyproject.toml", "constraints.txt", "README.md")
-COURSE_FOLDERS = ("graders", "reference", "exercises")
+COURSE_FOLDERS = ("graders", "reference")
 SETUP = '''#!/usr/bin/env bash
 # Gradescope runs this once, while it builds the autograder's image. Choose a base image with
 # Python 3.11 or newer (Ubuntu 24.04). Written by `python -m graders gradescope build`.
@@ -71,6 +72,12 @@ def build(out_zip: Path, *, allow_unconfined: bool = False) -> Path:
             for path in sorted((root / folder).rglob("*")):
                 if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
                     bundle.write(path, f"course/{path.relative_to(root)}")
+        # The stubs as the course committed them, as every release does (graders/engine/stubs.py): not the
+        # instructor's working copy, where they may have tried an exercise.
+        for lesson in course_config.LESSONS:
+            texts = released_stubs(lesson.folder, [exercise.slug for exercise in lesson.exercises])
+            for slug, text in texts.items():
+                bundle.writestr(f"course/exercises/{lesson.folder}/{slug}.py", text)
     print(f"wrote {out_zip}: upload it as the autograder (Ubuntu 24.04 base image)")
     return out_zip
 

@@ -214,10 +214,12 @@ INSTRUCTOR = ["git", "-c", "user.name=Instructor", "-c", "user.email=instructor@
 
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An instructor's git checkout of the course: this project's files as they are now, in one
-    commit (a clone of the last commit would test the package as it was, not as it is)."""
+    """An instructor's git checkout of the course: this project's files as they are now (its stubs as
+    committed), in one commit (a clone of the last commit would test the package as it was, not as it is)."""
     folder = tmp_path_factory.mktemp("checkout") / "course"
     shutil.copytree(ROOT, folder, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".*cache"))
+    shutil.rmtree(folder / "exercises")  # the stubs as committed, not what this checkout's owner tried
+    shutil.copytree(STUBS, folder / "exercises")
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the course"]):
         subprocess.run([*INSTRUCTOR, *command], cwd=folder, check=True, capture_output=True, timeout=120)
     return folder

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, STUBS
 
 # Loaded into the graded run with -p: an exit handler, an object whose finaliser runs only when the interpreter
 # takes its modules apart, and, when asked, a thread the interpreter must wait for, started as pytest ends.
@@ -53,7 +53,7 @@ def _graded(tmp_path: Path, submission: str, thread: bool = False,
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
            "WITNESS_FOLDER": str(seen), **({"WITNESS_THREAD": "1"} if thread else {})}
     run = subprocess.run([*command, "exercises/lesson01/views.py", "--submission",
-                          str(ROOT / submission), "-q", "-p", "no:cacheprovider", "-p", "witness"],
+                          str(STUBS if submission == "exercises" else ROOT / submission), "-q", "-p", "no:cacheprovider", "-p", "witness"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     return run, {path.name for path in seen.iterdir()}
 
