@@ -283,6 +283,8 @@ def test_a_forged_commit_time_is_graded_marked_and_held_back_while_honest_classm
     said = graded["run"].stdout
     assert "2 students held back from lms/, their hand-in time unknown or impossible: 'mallory', 'oscar'" in said
     assert "no known hand-in time, so taken as on time" not in said
+    progress = next(line for line in graded["run"].stderr.splitlines() if "] mallory: " in line)
+    assert "needs a decision" in progress, progress
     mallory_page = (out / "feedback" / "mallory.html").read_text()
     assert "your instructor decides how it counts" in mallory_page and "--reason WHY" not in mallory_page
     assert 'data-key="final">no final score yet' in mallory_page
