@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -276,6 +277,9 @@ def test_a_forged_commit_time_is_graded_marked_and_held_back_while_honest_classm
     assert 'data-key="needs-decision" data-student="mallory"' in report
     assert report.index("needs-decision") < report.index('id="reteach"'), "among the students to look at first"
     assert f"decide {ledger_file} oscar hand_in_time WHEN" in report
+    mean = float(re.search(r'data-key="mean" data-basis="final" data-value="([^"]+)"', report).group(1))
+    assert mean == pytest.approx((float(grades["ana"]["score"]) + float(grades["ben"]["score"])) / 2), \
+        "the class's mean is of final scores: not yet theirs"
     exported = {row[1]: row[5] for row in _lms(out, "canvas.csv")[2:]}
     assert exported == {"ana": grades["ana"]["score"], "ben": grades["ben"]["score"]}
     assert {row[0] for row in _lms(out, "blackboard.csv")[1:]} == {"ana", "ben"}

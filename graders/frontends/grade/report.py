@@ -61,11 +61,12 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
 
 
 def _class_scores(records: list[dict[str, Any]], standings: dict[str, Standing]) -> tuple[list[float], str]:
-    """The scores the headline and histogram are of: every final score that counts (excused students left out;
-    a student on the roster who handed nothing in counts with their final), or, with no standings, the raw ones."""
+    """The scores the headline and histogram are of: every final score that counts (excused students left out,
+    and those whose hand-in time waits for a decision: theirs is not final yet; a student on the roster who
+    handed nothing in counts with their final), or, with no standings, the raw ones."""
     if not standings:
         return [float(r.get("score", 0.0)) for r in records], "raw"
-    finals = [s.final for s in standings.values() if not s.excused]
+    finals = [s.final for s in standings.values() if not s.excused and not s.needs_decision]
     return finals + [float(r.get("score", 0.0)) for r in records if r["student"] not in standings], "final"
 
 
