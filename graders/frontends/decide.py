@@ -2,6 +2,7 @@
 
     python -m graders decide decisions.csv 12345 override 8.5 --exercise micrograd --reason "tolerance fixed"
     python -m graders decide decisions.csv 12345 extension "+2 days" --reason "medical note"
+    python -m graders decide decisions.csv 12345 hand_in_time 2026-12-01T22:10:00+01:00 --reason "LMS log"
     python -m graders decide decisions.csv 12345 regrade_request "my views pass locally" --exercise views \\
         --reason "e-mail of 2026-12-04"
     python -m graders decide decisions.csv --show
@@ -63,7 +64,8 @@ def _show(decisions: list[Decision], ledger: Path) -> None:
         return
     for student, forced in sorted(in_force(decisions).items()):
         lines = [d.said() for d in forced.overrides.values()]
-        lines += [d.said() for d in (forced.extension, forced.excused, forced.waive_late) if d is not None]
+        lines += [d.said() for d in (forced.extension, forced.excused, forced.waive_late, forced.hand_in_time)
+                  if d is not None]
         lines += [f"{request.said()} -> " + (answer.said() if answer else "OPEN") for request, answer in forced.requests]
         if lines:
             print(f"{student}:\n" + "\n".join(f"  {line}" for line in lines))

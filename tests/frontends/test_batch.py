@@ -492,6 +492,8 @@ def _the_term_reaches_the_gradebook(course: Path, tmp_path: Path) -> None:
         grade.manual_score = 9.0
         book.db.commit()
     (course / "submitted" / "mistaken" / "lesson01" / "timestamp.txt").write_text("2026-12-03 10:00:00.000000 UTC\n")
+    # as `nbgrader collect` writes it: a hand-in without a time would need a decision (test_unknown_times.py)
+    (course / "submitted" / "solved" / "lesson01" / "timestamp.txt").write_text("2026-12-01 09:00:00.000000 UTC\n")
     term = tmp_path / "term.toml"
     term.write_text("[deadline]\ndue = 2026-12-01T23:59:00Z\npercent_per_day = 10\n")
     out = tmp_path / "out"

@@ -8,7 +8,7 @@ grading; so `the_term` reads everything the term names up front (TermError on an
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -17,7 +17,7 @@ from graders.frontends.wording import counted
 from graders.frontends.grade import decisions as ledger
 from graders.frontends.grade.hand_in_times import sane
 from graders.frontends.grade.standing import Person, Standing, build_standings
-from graders.frontends.grade.term import TermError, TermFile, load_term
+from graders.frontends.grade.term import NEEDS_DECISION, TermError, TermFile, load_term
 
 
 @dataclass
@@ -41,6 +41,8 @@ class LoadedTerm:
     ledger: Path
     exercises: dict[str, float]  # each exercise's points, "" the lesson's: what a decision may name and set
     compare: Path | None
+    # The grading run's clock: a hand-in time after it is impossible (read once, so every output agrees)
+    started: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
     def check_class(self, students: list[str]) -> None:
         """Before grading: stop when most hand-ins are not on the roster (its ids are not the download's: every
@@ -77,7 +79,8 @@ class LoadedTerm:
         times = {s.student: (self._placed(s.submitted_at), s.submitted_how) for s in submissions}
         found = self.decisions()
         standings = build_standings(records, lesson.points, policy=self.term.policy, roster=self.roster,
-                                    decisions=found, times=times, pending=pending)
+                                    decisions=found, times=times, pending=pending, now=self.started,
+                                    ledger=self.ledger)
         if self.term.policy.due is not None:
             self._say_weak_times(standings)
         waiting = [request for forced in ledger.in_force(found).values() for request, answer in forced.requests
@@ -93,16 +96,18 @@ class LoadedTerm:
             roster = {student: self.roster[student]} if student in self.roster else {}
             times = {student: (self._placed(submission.submitted_at), submission.submitted_how)}
             standing = build_standings([record], lesson.points, policy=self.term.policy, roster=roster,
-                                       decisions=[d for d in found if d.student == student], times=times)[student]
+                                       decisions=[d for d in found if d.student == student], times=times,
+                                       now=self.started, ledger=self.ledger)[student]
             if standing.excused:
                 return "excused after the term"
+            if standing.needs_decision:
+                return "hand-in time unknown or impossible: needs a decision"
             return "" if standing.final == standing.raw else f"{standing.final:g} / {lesson.points:g} after the term"
         return note
 
-    @staticmethod
-    def _say_weak_times(standings: dict[str, Standing]) -> None:
-        """The late policy is only as good as the times: say whose are unknown (taken as on time) and whose are the
-        students' own clocks (git commits)."""
+    def _say_weak_times(self, standings: dict[str, Standing]) -> None:
+        """The late policy is only as good as the times: say whose are unknown, whose are impossible or wait for a
+        decision, and whose are the students' own clocks (git commits)."""
         handed = [s for s in standings.values() if s.handed_in]
         by_source: dict[str, list[str]] = {}
         for standing in sorted(handed, key=lambda s: s.student):
@@ -113,8 +118,14 @@ class LoadedTerm:
                   f"({', '.join(map(repr, who[:10]))}{', ...' if len(who) > 10 else ''})", flush=True)
         unknown = sorted(s.student for s in handed if s.submitted_at is None)
         own = sorted(s.student for s in handed if s.submitted_how.startswith("last git commit"))
-        for who, what in ((unknown, "no known hand-in time, so taken as on time"),
-                          (own, "a time from their own git commits (their clock, which they can set)")):
+        waiting = sorted(s.student for s in handed if s.needs_decision)
+        rule = self.term.policy.unknown_time
+        taken = "" if rule == NEEDS_DECISION else f", so taken as {rule}"
+        for who, what in ((unknown, f"no known hand-in time{taken}"),
+                          (own, "a time from their own git commits (their clock, which they can set)"),
+                          (waiting, f"a hand-in time unknown or impossible, who need a decision (held back from "
+                                    f"lms/; grades.csv's needs_decision says how: python -m graders decide "
+                                    f"{self.ledger} ID hand_in_time WHEN --reason WHY)")):
             if who:
                 print(f"graders grade: {counted(len(who), 'student')} with {what}: "
                       f"{', '.join(map(repr, who[:10]))}{', ...' if len(who) > 10 else ''}", flush=True)

@@ -4,8 +4,8 @@
     2026-12-03T09:12:00+00:00,dr.lee,12345,extension,,2026-12-04T23:59:00+01:00,medical note
     2026-12-05T14:02:11+00:00,dr.lee,12345,override,micrograd,8.5,regrade: the check's tolerance was too tight
 
-Actions (ACTIONS says what each value means): override, extension, excuse, waive_late, regrade_request,
-regrade_answer. Rows are only ever appended (`python -m graders decide` writes them; an instructor may
+Actions (ACTIONS says what each value means): override, extension, excuse, waive_late, hand_in_time,
+regrade_request, regrade_answer. Rows are only ever appended (`python -m graders decide` writes them; an instructor may
 too, by hand): the latest row for one (student, action, exercise) is the one in force, and an empty value
 withdraws it, so the file is the whole history. Every output of the batch and, with --gradebook, nbgrader's
 gradebook follow the ledger; scores an instructor set in nbgrader's formgrader are copied into it
@@ -31,6 +31,8 @@ ACTIONS = {
     "extension": "the student's own due date: a date-time with its UTC offset, or +N days after the term's",
     "excuse": "yes: the student is excused, no grade counts (Canvas: EX); no: withdrawn",
     "waive_late": "yes: no late penalty for this student; no: withdrawn",
+    "hand_in_time": "the time you accept for a hand-in whose own is unknown or impossible: a date-time with its UTC "
+                    "offset; lateness is counted from it",
     "regrade_request": "what the student asks for, in their words (with --exercise when it is about one)",
     "regrade_answer": "accepted or declined, with the reason; an accepted request comes with an override",
 }
@@ -71,6 +73,7 @@ class InForce:
     extension: Decision | None = None
     excused: Decision | None = None
     waive_late: Decision | None = None
+    hand_in_time: Decision | None = None
     requests: list[tuple[Decision, Decision | None]] = field(default_factory=list)  # request, its answer if any
 
 
@@ -142,6 +145,8 @@ def check(decision: Decision, exercises: dict[str, float] | None = None, where: 
             raise LedgerError(f"{where}: override {value!r}: give points from 0{bound}")
     elif decision.action == "extension":
         extended_due(value, datetime(2000, 1, 1, tzinfo=timezone.utc), where)
+    elif decision.action == "hand_in_time":
+        accepted_time(value, where)
     elif decision.action in ("excuse", "waive_late") and value not in YES_NO:
         raise LedgerError(f"{where}: {decision.action} takes yes or no, not {value!r}")
     elif decision.action == "regrade_answer" and value not in ANSWERS:
@@ -175,6 +180,24 @@ def extended_due(value: str, due: datetime | None, where: str = "extension") -> 
     return moved
 
 
+def accepted_time(value: str, where: str = "hand_in_time") -> datetime:
+    """The hand-in time a decision accepts: a date-time with its UTC offset (never "+N days": it replaces a time
+    that is unknown or impossible, so there is nothing to count from)."""
+    example = "e.g. 2026-12-01T22:10:00+01:00"
+    try:
+        accepted = datetime.fromisoformat(value)
+    except ValueError:
+        raise LedgerError(f"{where}: hand_in_time {value!r}: give the time you accept with its UTC offset, "
+                          f"{example}") from None
+    if accepted.tzinfo is None:
+        raise LedgerError(f"{where}: hand_in_time {value!r} has no UTC offset; add one, {example}")
+    try:
+        accepted.astimezone(timezone.utc)
+    except (ValueError, OverflowError):
+        raise LedgerError(f"{where}: hand_in_time {value!r} is no usable time") from None
+    return accepted
+
+
 def in_force(decisions: list[Decision]) -> dict[str, InForce]:
     """Each student's decisions in force: for each (action, exercise) the latest row; empty values withdraw.
     A regrade answer answers the requests on its exercise still open when it was written."""
@@ -206,6 +229,8 @@ def in_force(decisions: list[Decision]) -> dict[str, InForce]:
             standing.excused = decision
         elif action == "waive_late":
             standing.waive_late = decision
+        elif action == "hand_in_time":
+            standing.hand_in_time = decision
     return found
 
 

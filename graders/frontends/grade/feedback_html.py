@@ -36,6 +36,10 @@ def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Pat
         parts.append(f'<p><b>{who}</b>: <span data-key="final">excused</span>, no grade counts '
                      f'(<span data-key="raw">{raw:g}</span> / {lesson.points:g} from the checks)</p>'
                      + _term(standing, instructor))
+    elif standing.needs_decision:  # its lateness is not known: no final score to show until the ledger decides
+        parts.append(f'<p><b>{who}</b>: <span data-key="final">no final score yet</span>: the time of the hand-in '
+                     f'needs a decision (<span data-key="raw">{raw:g}</span> / {lesson.points:g} from the checks)</p>'
+                     + _term(standing, instructor))
     else:
         parts.append(f'<p><b>{who}</b>: <span data-key="final">{standing.final:g}</span> / {lesson.points:g} '
                      f'points (<span data-key="raw">{raw:g}</span> from the checks)</p>' + _term(standing, instructor))

@@ -14,8 +14,9 @@ upload-pack, a signature program). The commit is read here instead, as data: HEA
 packed), and the commit object (loose, or whole in a pack; a commit stored as a delta gives no time).
 Every file is opened through handed_in.py: regular files only, never through a link, size-capped.
 
-A time that is no time (a year out of range, an impossible offset) is taken as none: the outputs say the
-time is unknown, and the batch lists such students.
+A time that is no time (a year out of range, an impossible offset) is taken as none, with the reason: the
+outputs say the time is unknown, and why. An unknown time, or one the term finds impossible (before its
+start, after the grading run), is never taken as on time silently (term.py, standing.py).
 """
 
 from __future__ import annotations
@@ -94,8 +95,9 @@ def git_commit_time(folder: Path) -> tuple[datetime | None, str]:
         when = datetime.fromtimestamp(seconds, tz=timezone.utc)
     except (OverflowError, OSError, ValueError):
         return None, "the commit's time is out of range"
-    when = sane(when)
-    return (when, f"last git commit, {offset} (the student's clock)") if when else (None, "no usable commit time")
+    if sane(when) is None:
+        return None, f"its last git commit is dated {when:%Y-%m-%d %H:%M} UTC, no usable time (the student's clock)"
+    return when, f"last git commit, {offset} (the student's clock)"
 
 
 def _read(folder: Path, *parts: str, limit: int = 4096) -> bytes:

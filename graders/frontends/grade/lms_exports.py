@@ -1,7 +1,8 @@
 """Grades back to the LMS: one assignment's final scores, as each LMS's grade import reads them.
 
 Each writer takes (standings, assignment, max_score) and returns the CSV text, one row per standing
-(but the rows a Moodle import cannot match: left_out_of_moodle_* names those students), its score
+(but the rows a Moodle import cannot match: left_out_of_moodle_* names those students; and the students
+held back, whose hand-in time needs a decision: held_back names them), its score
 `final` (at most 2 decimals, "." as the decimal separator). Write the text as UTF-8
 without a byte-order mark: Canvas reads UTF-8, Moodle asks for the encoding (UTF-8 is its default)
 and drops a mark anyway, and a mark would stick to Canvas's first header. Rows end in "\\n", so
@@ -110,8 +111,9 @@ def moodle_worksheet_csv(standings: list[Standing], assignment: str, max_score: 
 
 
 def left_out_of_moodle_worksheet(standings: list[Standing]) -> list[str]:
-    """The students moodle_worksheet_csv leaves out: their ids are no Moodle participant numbers."""
-    return [s.student for s in standings if not _NUMBER.fullmatch(s.student)]
+    """The students moodle_worksheet_csv leaves out: their ids are no Moodle participant numbers (those held back
+    are named by held_back)."""
+    return [s.student for s in standings if not _NUMBER.fullmatch(s.student) and not s.needs_decision]
 
 
 def moodle_grades_csv(standings: list[Standing], assignment: str, max_score: float,
@@ -130,9 +132,10 @@ def moodle_grades_csv(standings: list[Standing], assignment: str, max_score: flo
 
 
 def left_out_of_moodle_grades(standings: list[Standing], match_by: str = "Email address") -> list[str]:
-    """The students moodle_grades_csv leaves out: the roster gives them no `match_by`."""
+    """The students moodle_grades_csv leaves out: the roster gives them no `match_by` (those held back are named
+    by held_back)."""
     field = _match_field(match_by)
-    return [s.student for s in standings if not (s.person and getattr(s.person, field))]
+    return [s.student for s in standings if not (s.person and getattr(s.person, field)) and not s.needs_decision]
 
 
 def blackboard_csv(standings: list[Standing], assignment: str, max_score: float,
@@ -181,14 +184,21 @@ def _feedback(standing: Standing, max_score: float) -> str:
     return html.escape(" ".join(sentences), quote=False)
 
 
+def held_back(standings: list[Standing]) -> list[str]:
+    """The students no writer exports: their lateness waits for the instructor's decision (their hand-in time is
+    unknown or impossible), so an import leaves their grade in the LMS as it is until the ledger decides."""
+    return [s.student for s in standings if s.needs_decision]
+
+
 def _unique(standings: list[Standing]) -> list[Standing]:
+    """The standings to write: each student once, and none held back."""
     counts: dict[str, int] = {}
     for standing in standings:
         counts[standing.student] = counts.get(standing.student, 0) + 1
     for student, count in counts.items():
         if count > 1:
             raise LmsExportError(DUPLICATE_STUDENT.format(student=student, count=count))
-    return standings
+    return [s for s in standings if not s.needs_decision]
 
 
 def _match_field(match_by: str) -> str:

@@ -128,6 +128,14 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
         print(f"graders grade: {counted(len(waiting), 'student')} left out of lms/ (handed in, not graded by this run: "
               f"{', '.join(map(repr, waiting[:5]))}{', ...' if len(waiting) > 5 else ''}); run again to grade them",
               flush=True)
+    undecided = lms_exports.held_back(everyone)
+    if undecided:  # an LMS import would publish a lateness no one decided
+        ledger = term.ledger or "decisions.csv"
+        print(f"graders grade: {counted(len(undecided), 'student')} held back from lms/, their hand-in time unknown or "
+              f"impossible: {', '.join(map(repr, undecided[:10]))}{', ...' if len(undecided) > 10 else ''}; decide "
+              f"each (grades.csv's needs_decision and the report say how: python -m graders decide {ledger} ID "
+              f"hand_in_time WHEN --reason WHY), then run the same command again", flush=True)
+    exported = [s for s in everyone if not s.needs_decision]
     write_atomically(out / "grades.csv", tables.grades_csv(records, lesson, standings))
     write_atomically(out / "mistakes.csv", tables.mistakes_csv(stats, len(records)))
     similar = _similarity_written(out, similarity)
@@ -142,18 +150,18 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
     write_atomically(out / "lms" / "moodle_grades.csv", lms_exports.moodle_grades_csv(everyone, assignment,
                                                                                       lesson.points))
     write_atomically(out / "lms" / "blackboard.csv", lms_exports.blackboard_csv(everyone, assignment, lesson.points))
-    for file, left_out, why in (("moodle_worksheet.csv", lms_exports.left_out_of_moodle_worksheet(everyone),
+    for file, left_out, why in (("moodle_worksheet.csv", lms_exports.left_out_of_moodle_worksheet(exported),
                                  "their id is not a Moodle participant id"),
-                                ("moodle_grades.csv", lms_exports.left_out_of_moodle_grades(everyone),
+                                ("moodle_grades.csv", lms_exports.left_out_of_moodle_grades(exported),
                                  "the roster gives no e-mail address")):
-        if left_out and len(left_out) < len(everyone):
+        if left_out and len(left_out) < len(exported):
             print(f"graders grade: lms/{file} leaves out {counted(len(left_out), 'student')} "
                   f"({', '.join(map(repr, left_out[:5]))}{', ...' if len(left_out) > 5 else ''}): {why}", flush=True)
     # Everyone left out of the worksheet: the class is not from Moodle, so say nothing. Everyone left out of the
     # gradebook import while a roster was given: its import would match no one, which one warning must say.
-    if term.roster_given and everyone and len(lms_exports.left_out_of_moodle_grades(everyone)) == len(everyone):
+    if term.roster_given and exported and len(lms_exports.left_out_of_moodle_grades(exported)) == len(exported):
         print(f"graders grade: lms/moodle_grades.csv holds no student: the roster gives none of the "
-              f"{counted(len(everyone), 'student')} an e-mail address; add the roster's e-mail column (Moodle's "
+              f"{counted(len(exported), 'student')} an e-mail address; add the roster's e-mail column (Moodle's "
               f"participants export has it), or upload lms/moodle_worksheet.csv in the assignment instead",
               flush=True)
     written = ["students/", "answers/", "feedback/", "instructor/", "grades.csv", "mistakes.csv", "report.html",

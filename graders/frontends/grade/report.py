@@ -1,11 +1,12 @@
 """report.html: what the class got wrong and what to reteach, on one page, for the instructor.
 
 In order: the headline (who handed in; the mean and median of the final scores when the term's
-standings are given, else of the raw ones); the students to look at first (integrity flags, hand-in
-problems, pairs of similar answers: a list to review, never a verdict); what to reteach: the named
-mistakes grouped by the lesson idea each breaks (a check's `concept`, described by course_config.CONCEPTS),
-ranked by how many students made any of them; the exercises ranked by mean, with who handed no file in,
-left the stub untouched, handed in a file that did not import, or timed out counted apart from who failed;
+standings are given, else of the raw ones); the students to look at first (hand-in times that need a
+decision, integrity flags, hand-in problems, pairs of similar answers: a list to review, never a verdict);
+what to reteach: the named mistakes grouped by the lesson idea each breaks (a check's `concept`, described
+by course_config.CONCEPTS), ranked by how many students made any of them; the exercises ranked by mean,
+with who handed no file in, left the stub untouched, handed in a file that did not import, or timed out
+counted apart from who failed;
 the score histogram; per exercise, each check's pass rate and named mistakes; the roster, each student linked
 to their feedback and to the instructor's view of it.
 
@@ -46,7 +47,7 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
     by_check = {(s.exercise, s.check): s for s in stats}
     parts = [f"<h1>Lesson {lesson.number}: {escape(lesson.title)}: the class</h1>",
              _headline(records, standings, scores, basis, lesson.points),
-             _look_first(records, similar or [], lesson)
+             _look_first(records, similar or [], lesson, standings)
              + _open_requests(requests or [], {r["student"] for r in records}),
              _reteach(records, lesson),
              _unnamed(unnamed or {}, lesson, len(records)),
@@ -60,11 +61,12 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
 
 
 def _class_scores(records: list[dict[str, Any]], standings: dict[str, Standing]) -> tuple[list[float], str]:
-    """The scores the headline and histogram are of: every final score that counts (excused students left out;
-    a student on the roster who handed nothing in counts with their final), or, with no standings, the raw ones."""
+    """The scores the headline and histogram are of: every final score that counts (excused students left out,
+    and those whose hand-in time waits for a decision: theirs is not final yet; a student on the roster who
+    handed nothing in counts with their final), or, with no standings, the raw ones."""
     if not standings:
         return [float(r.get("score", 0.0)) for r in records], "raw"
-    finals = [s.final for s in standings.values() if not s.excused]
+    finals = [s.final for s in standings.values() if not s.excused and not s.needs_decision]
     return finals + [float(r.get("score", 0.0)) for r in records if r["student"] not in standings], "final"
 
 
@@ -94,12 +96,28 @@ def _headline(records: list[dict[str, Any]], standings: dict[str, Standing], sco
     return f'<p id="headline">{text}</p>'
 
 
-def _look_first(records: list[dict[str, Any]], similar: list[dict[str, Any]], lesson: course_config.Lesson) -> str:
+def _look_first(records: list[dict[str, Any]], similar: list[dict[str, Any]], lesson: course_config.Lesson,
+                standings: dict[str, Standing]) -> str:
     graded = {r["student"] for r in records}
-    found = _integrity_flags(records) + _hand_in_problems(records) + _similar_pairs(similar, graded, lesson)
+    found = (_needing_decisions(standings, graded) + _integrity_flags(records) + _hand_in_problems(records)
+             + _similar_pairs(similar, graded, lesson))
     return ('<h2 id="look-first">Students to look at first</h2><p>A list to review, never a verdict: each name '
             "opens the instructor's view of that student's work.</p>"
             + (found or "<p>No one: no integrity flag, hand-in problem or pair of similar answers.</p>"))
+
+
+def _needing_decisions(standings: dict[str, Standing], graded: set[str]) -> str:
+    """The students whose hand-in time is unknown or impossible: graded, held back from lms/ until decided."""
+    waiting = sorted((s for s in standings.values() if s.needs_decision), key=lambda s: s.student)
+    if not waiting:
+        return ""
+    items = "".join(f'<li data-key="needs-decision" data-student="{escape(s.student)}">'
+                    f"{_student(s.student) if s.student in graded else escape(s.student)}: "
+                    f"{escape(s.needs_decision)}</li>" for s in waiting)
+    return (f'<h3 id="needs-decision">Hand-in times that need a decision (<span data-key="needs-decision-count">'
+            f"{len(waiting)}</span>)</h3><p>Their time is unknown, or impossible (before the term's start, after "
+            f"this run): a student's own clock can say anything. They are graded, and held back from the LMS's "
+            f"files until the ledger decides; each line gives the command.</p><ul>{items}</ul>")
 
 
 def _open_requests(requests: list[dict[str, str]], graded: set[str]) -> str:
@@ -314,7 +332,8 @@ def _roster(records: list[dict[str, Any]], standings: dict[str, Standing]) -> st
         person = standing.person if standing else None
         raw = standing.raw if standing else float(record.get("score", 0.0)) if record else 0.0
         final = standing.final if standing else raw
-        shown = "EX" if standing and standing.excused else f"{final:g}"  # as grades.csv says it to the LMS
+        shown = "EX" if standing and standing.excused else "&ndash;" if standing and standing.needs_decision else (
+            f"{final:g}")  # as grades.csv says it to the LMS
         share = standing.penalty if standing else 0.0
         penalty = f"{share:.0%} ({counted(standing.late_days, 'day')} late)" if standing and share else ""
         marks = _marks(record, standing, roster_given)
@@ -336,6 +355,8 @@ def _marks(record: dict[str, Any] | None, standing: Standing | None, roster_give
     marks = ["not on the roster"] if roster_given and (standing is None or standing.person is None) else []
     if standing and standing.excused:
         marks.append("excused")
+    if standing and standing.needs_decision:
+        marks.append('<a href="#needs-decision">hand-in time needs a decision</a>')
     if standing and standing.overrides:
         marks.append("set by a decision: " + ", ".join(f"{escape(k)} {v:g}" for k, v in standing.overrides.items()))
     if record is None:

@@ -48,7 +48,7 @@ class Submission:
     # When the graded hand-in arrived (hand_in_times.py): zone-aware, or naive on an LMS's own clock (the term's
     # lms_time_zone places it); None where the source records no time.
     submitted_at: datetime | None = None
-    submitted_how: str = ""  # where that time came from, for the late policy's notes
+    submitted_how: str = ""  # where that time came from, for the late policy's notes (with no time: why, if known)
 
 
 def find_submissions(source: Path, *, lesson: str, slugs: list[str], assignment: str | None = None,
@@ -245,9 +245,8 @@ def _from_folders(entries: list[Entry], root: Path, lesson: str, slugs: list[str
             by_student.setdefault(entry.path.name, {})[entry.path] = entry
     found = [_from_folder(student, files, root, lesson, slugs) for student, files in sorted(by_student.items())]
     for submission in found:  # a cloned repository: its last commit (the student's clock, said so)
+        # where there is no time, the reason is kept in its place: the term's notes say why the time is unknown
         submission.submitted_at, submission.submitted_how = hand_in_times.git_commit_time(root / submission.student)
-        if submission.submitted_at is None:
-            submission.submitted_how = ""
     return found
 
 
@@ -322,8 +321,8 @@ def _from_course(entries: list[Entry], submitted: Path, lesson: str, slugs: list
             continue  # a stray file in submitted/, no student's folder
         where = PurePosixPath(student, assignment)
         submission = Submission(student, str(submitted / where))
-        submission.submitted_at, how = hand_in_times.nbgrader_timestamp(submitted, student, assignment)
-        submission.submitted_how = how if submission.submitted_at else ""
+        submission.submitted_at, submission.submitted_how = hand_in_times.nbgrader_timestamp(submitted, student,
+                                                                                             assignment)
         blocked = [e for e in own if e.refused and e.path in (PurePosixPath(student), where)]
         notebooks = [by_file_time(e, e.path.name) for e in own if e.path.parent == where and e.path.suffix == ".ipynb"]
         if blocked:

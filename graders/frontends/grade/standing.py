@@ -1,6 +1,10 @@
 """A student's standing in the term: who they are (the roster), what the grader gave, and what the term
 made of it (lateness, the instructor's decisions), down to the final score that goes back to the LMS.
 
+A hand-in whose time is unknown or impossible (term.py) is graded like any other, but its lateness is the
+instructor's to decide: until the ledger holds a decision for the student, `needs_decision` says so and how
+to decide, and the LMS's files hold the student back (lms_exports.py).
+
 The grader's stored result (students/<id>.json) is never changed by the term: a late penalty, an
 extension or an override is applied when the outputs are written, so changing the term's settings or
 the ledger of decisions rewrites the outputs without grading anyone again.
@@ -8,13 +12,15 @@ the ledger of decisions rewrites the outputs without grading anyone again.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from graders.frontends.wording import counted
-from graders.frontends.grade.decisions import Decision, InForce, extended_due, in_force
-from graders.frontends.grade.term import LatePolicy
+from graders.frontends.grade.decisions import Decision, InForce, accepted_time, extended_due, in_force
+from graders.frontends.grade.term import LATE, ON_TIME, LatePolicy
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,9 @@ class Standing:
     notes: list[str] = field(default_factory=list)  # what the term changed, as the student is told (no reasons)
     private: list[str] = field(default_factory=list)  # the same with who decided and why, and the instructor's notes
     graded: bool = True  # False: handed in, but not graded by this run (a machine failed): no grade is exported
+    # Why the hand-in's lateness waits for the instructor (its time unknown or impossible), and the command that
+    # decides it; "" when nothing waits. Such a student's final is the score as if on time, exported to no LMS.
+    needs_decision: str = ""
 
     @property
     def all_notes(self) -> list[str]:
@@ -63,9 +72,11 @@ class Standing:
 def build_standings(records: list[dict[str, Any]], max_score: float, *, policy: LatePolicy | None = None,
                     roster: dict[str, Person] | None = None, decisions: list[Decision] | None = None,
                     times: dict[str, tuple[datetime | None, str]] | None = None,
-                    pending: set[str] | None = None) -> dict[str, Standing]:
+                    pending: set[str] | None = None, now: datetime | None = None,
+                    ledger: Path | str = "decisions.csv") -> dict[str, Standing]:
     """Every student's standing: each graded record, each hand-in not graded yet (`pending`), and each roster
-    student who handed nothing in.
+    student who handed nothing in. `now` is the grading run's clock (a hand-in time after it is impossible);
+    `ledger` the file the commands to decide write to.
 
     The order of the term's steps: exercise overrides replace those exercises' points; the late penalty
     (unless waived) takes its share of that; an override of the total sets the final score as it is (no
@@ -75,6 +86,7 @@ def build_standings(records: list[dict[str, Any]], max_score: float, *, policy: 
     forced = in_force(decisions or [])
     times = times or {}
     pending = pending or set()
+    now = now or datetime.now(timezone.utc)
     graded = {r["student"]: r for r in records}
     standings = {}
     everyone = [*graded, *sorted(pending - graded.keys())]
@@ -90,12 +102,13 @@ def build_standings(records: list[dict[str, Any]], max_score: float, *, policy: 
         if not standing.graded:
             standing.private.append("handed in, but not graded by this run: run the same command again")
         standing.submitted_at, standing.submitted_how = times.get(student, (None, ""))
-        _apply(standing, record, policy, forced.get(student, InForce()))
+        _apply(standing, record, policy, forced.get(student, InForce()), now, str(ledger))
         standings[student] = standing
     return standings
 
 
-def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy, forced: InForce) -> None:
+def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy, forced: InForce, now: datetime,
+           ledger: str) -> None:
     points = {e["slug"]: float(e.get("score", 0.0)) for e in (record or {}).get("exercises", [])}
     adjusted = standing.raw
     for slug, decision in sorted(forced.overrides.items()):
@@ -113,9 +126,9 @@ def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy
         if standing.due is not None:
             standing.notes.append(f"your due date is {when(standing.due, policy.due)}")
         standing.private.append(forced.extension.said())
-    if standing.handed_in and standing.submitted_at is None and policy.due is not None:
-        standing.private.append("the hand-in's time is unknown, so it was taken as on time")
-    days, penalty = policy.penalty(standing.submitted_at, standing.due)
+    submitted, ruled = _judged_time(standing, policy, forced, now, ledger, adjusted)
+    days, penalty = policy.penalty(submitted, standing.due)
+    penalty = max(penalty, ruled)
     total = forced.overrides.get("")
     if days and forced.waive_late is not None:
         standing.notes.append(f"{counted(days, 'day')} late; no penalty")
@@ -146,6 +159,62 @@ def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy
                               + (f"{answer.value}: {answer.reason}" if answer else "open"))
         standing.private.append(f"regrade request{about}: {request.value!r} ({request.reason})"
                                 + (f" -> {answer.said()}" if answer else " -> OPEN"))
+
+
+def _judged_time(standing: Standing, policy: LatePolicy, forced: InForce, now: datetime, ledger: str,
+                 score: float) -> tuple[datetime | None, float]:
+    """The time lateness is counted from, and the share the term's rule takes where there is none. A time unknown
+    or impossible counts only as the ledger (a hand_in_time, or a decision that makes lateness moot) or the term's
+    unknown_time rule says: a student's clock set to 1970 or 2300 must not read as on time. Where the score before
+    lateness is 0 (nothing that works handed in), no time could change it: there is nothing to decide."""
+    doubt = _doubt(standing, policy, now) if standing.handed_in and policy.due is not None else ""
+    if forced.hand_in_time is not None:
+        accepted = accepted_time(forced.hand_in_time.value)
+        standing.notes.append(f"the time of your hand-in was set to {when(accepted, policy.due)} by your instructor")
+        standing.private.append(forced.hand_in_time.said() + (f"; its own time is {doubt}" if doubt else ""))
+        return accepted, 0.0
+    if not doubt:
+        return standing.submitted_at, 0.0
+    settled = forced.overrides.get("") or forced.excused or forced.waive_late
+    if score <= 0:
+        standing.private.append(f"the hand-in's time is {doubt}; no time could change a score of 0")
+    elif settled is not None:
+        standing.private.append(f"the hand-in's time is {doubt}; lateness is settled by the {settled.action} decision")
+    elif policy.unknown_time == ON_TIME:
+        standing.private.append(f"the hand-in's time is {doubt}, so it was taken as on time "
+                                f'(unknown_time = "on time")')
+    elif policy.unknown_time == LATE:
+        taken = policy.largest_penalty()
+        standing.notes.append(f"the time of your hand-in is {doubt}: counted as late, {taken:.0%} of the score taken")
+        standing.private.append(f'the hand-in\'s time is {doubt}, so it was taken as late (unknown_time = "late")')
+        return None, taken
+    else:
+        standing.needs_decision = needs_decision(standing.student, doubt, policy, ledger)
+        standing.notes.append(f"the time of your hand-in is {doubt}: your instructor decides how it counts, and "
+                              f"no grade goes to the LMS until then")
+        standing.private.append(standing.needs_decision)
+    return None, 0.0
+
+
+def _doubt(standing: Standing, policy: LatePolicy, now: datetime) -> str:
+    """What is wrong with the hand-in's time ("" if nothing): unknown (and why), or impossible (and why)."""
+    moment = standing.submitted_at
+    if moment is None:
+        return f"unknown ({standing.submitted_how})" if standing.submitted_how else "unknown"
+    placed = moment if moment.tzinfo is not None else moment.astimezone()
+    why = policy.impossible(placed, now)
+    return f"impossible: {when(moment, policy.due)} ({standing.submitted_how}) is {why}" if why else ""
+
+
+def needs_decision(student: str, doubt: str, policy: LatePolicy, ledger: str) -> str:
+    """The sentence that says a hand-in's lateness waits for the instructor, with the commands that decide it."""
+    decide = f"python -m graders decide {shlex.quote(ledger)} {shlex.quote(student)}"
+    example = policy.due.isoformat() if policy.due is not None else "2026-12-01T23:59:00+01:00"
+    return (f"NEEDS A DECISION: the hand-in's time is {doubt}, so its lateness is not known; held back from "
+            f"lms/ until the ledger decides. Give the time you accept: {decide} hand_in_time WHEN --reason WHY "
+            f"(WHEN with its UTC offset, like {example}); or take it as on time: {decide} waive_late yes --reason "
+            f"WHY; or set the final score: {decide} override POINTS --reason WHY. Then run the same grade command "
+            f"again (nothing is graded again)")
 
 
 def when(moment: datetime | None, due: datetime | None) -> str:

@@ -4,7 +4,9 @@
                    overrides and the late penalty; "EX" when excused), raw_score (the grader's), max_score,
                    submitted_at, time_source (where that time came from: a zip entry, an unzipped file's
                    time, a git commit, nbgrader's timestamp.txt, Blackboard's file name; "none"), late_days,
-                   penalty_percent, decisions (what the term changed, in words),
+                   penalty_percent, decisions (what the term changed, in words), needs_decision (why the
+                   student's lateness waits for the instructor, with the command that decides it: their hand-in
+                   time is unknown or impossible; `score` is empty until then),
                    not_graded, problems, integrity (the lines of the student's code that reach for the
                    grader's internals: graders/engine/source_evidence.py), then one column per exercise (its
                    points, an override's where one is in force) and one per check (`<exercise>.<check>`), in
@@ -32,8 +34,8 @@ import course_config
 from graders.frontends.grade.spreadsheet import text_cell
 from graders.frontends.grade.standing import Standing
 
-TEXT_COLUMNS = ("student", "name", "email", "sis_id", "section", "time_source", "decisions", "not_graded", "problems",
-                "integrity")
+TEXT_COLUMNS = ("student", "name", "email", "sis_id", "section", "time_source", "decisions", "needs_decision",
+                "not_graded", "problems", "integrity")
 NOT_NAMED = "(not named)"
 NOT_STARTED = "(not implemented yet)"
 NOT_HANDED_IN = "(not handed in)"
@@ -80,7 +82,8 @@ def class_stats(records: list[dict[str, Any]], lesson: course_config.Lesson,
 def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
                standings: dict[str, Standing] | None = None) -> str:
     columns = ["student", "name", "email", "sis_id", "section", "score", "raw_score", "max_score", "submitted_at",
-               "time_source", "late_days", "penalty_percent", "decisions", "not_graded", "problems", "integrity"]
+               "time_source", "late_days", "penalty_percent", "decisions", "needs_decision", "not_graded", "problems",
+               "integrity"]
     columns += [e.slug for e in lesson.exercises]
     columns += [f"{e.slug}.{c.id}" for e in lesson.exercises for c in e.checks]
     buffer = io.StringIO()
@@ -100,8 +103,10 @@ def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
         if person is not None:
             row.update(name=person.name, email=person.email, sis_id=person.sis_id, section=person.section)
         if standing is not None:
-            final = "EX" if standing.excused else _points(standing.final) if standing.graded else ""
-            row.update(score=final, late_days=standing.late_days,
+            # no final score while it is not graded, or its lateness waits for a decision: nothing to publish
+            final = "EX" if standing.excused else "" if not standing.graded or standing.needs_decision else (
+                _points(standing.final))
+            row.update(score=final, needs_decision=standing.needs_decision, late_days=standing.late_days,
                        penalty_percent=f"{standing.penalty * 100:g}", decisions=" | ".join(standing.all_notes),
                        submitted_at=standing.submitted_at.isoformat() if standing.submitted_at else "",
                        time_source=(standing.submitted_how or "none") if standing.submitted_at else "none")

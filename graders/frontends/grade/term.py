@@ -19,9 +19,14 @@ exercises and checks stay the same from term to term, its dates and students do 
                                      # file names); default: this machine's
     unzipped_in = "Europe/Berlin"    # optional: where a download graded as a folder was unzipped (its files'
                                      # times depend on it; a zip's do not); default: this machine's zone
+    term_start = 2026-10-05T00:00:00+02:00  # optional: no hand-in can be older; default: half a year before due
+    unknown_time = "needs decision"  # optional: how an unknown or impossible hand-in time counts (UNKNOWN_TIME)
 
-A hand-in with no known time (a folder without git history) is taken as on time, and the outputs say
-that its time is unknown. An extension (a decision in the ledger) moves one student's due date.
+A hand-in's time is *unknown* when its source records none (a folder without git history, a timestamp.txt
+that is no time), and *impossible* when it is before the term's start or after the grading run (a commit
+dated 1970 or 2300: the student's clock, which they can set). Either is never taken as on time silently: by
+default the student needs a decision (in the ledger: a hand_in_time, waive_late, an override of the total or
+an excuse), and is held back from the LMS's files until then. An extension moves one student's due date.
 """
 
 from __future__ import annotations
@@ -32,6 +37,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
+
+
+NEEDS_DECISION, ON_TIME, LATE = "needs decision", "on time", "late"
+UNKNOWN_TIME = {
+    NEEDS_DECISION: "graded, held back from lms/ and listed first in the report until the ledger decides (default)",
+    ON_TIME: "taken as on time, and the outputs say so",
+    LATE: "taken as late as the policy goes: its largest penalty (0 points with zero_after_days)",
+}
+# A hand-in is never older than its term: where the term's file gives no start, half a year before the due date
+# (the longest term) bounds it, so a commit of 1970 or of an earlier term is impossible.
+TERM_DAYS = 183
 
 
 class TermError(ValueError):
@@ -48,6 +64,8 @@ class LatePolicy:
     max_percent: float = 100.0
     zero_after_days: float | None = None
     zone: tzinfo | None = None  # the LMS's time zone, where "+N days" of an extension are counted on its clock
+    term_start: datetime | None = None  # no hand-in can be older; None: TERM_DAYS before the due date
+    unknown_time: str = NEEDS_DECISION  # how an unknown or impossible time counts: a key of UNKNOWN_TIME
 
     def penalty(self, submitted: datetime | None, due: datetime | None) -> tuple[int, float]:
         """(days late, share of the score taken) for a hand-in at `submitted` against the due date `due`
@@ -62,6 +80,29 @@ class LatePolicy:
         if self.zero_after_days is not None and late > timedelta(days=self.zero_after_days):
             return days, 1.0
         return days, min(days * self.percent_per_day, self.max_percent) / 100.0
+
+    def largest_penalty(self) -> float:
+        """The share of the score the policy takes from the latest hand-in there can be."""
+        if self.zero_after_days is not None:
+            return 1.0
+        return min(self.max_percent, 100.0) / 100.0 if self.percent_per_day else 0.0
+
+    def earliest(self) -> datetime | None:
+        """The oldest time a hand-in of this term can have: its start, else TERM_DAYS before the due date."""
+        if self.term_start is not None or self.due is None:
+            return self.term_start
+        return self.due - timedelta(days=TERM_DAYS)
+
+    def impossible(self, submitted: datetime, now: datetime) -> str:
+        """Why `submitted` cannot be when the hand-in arrived ("" if it can): before the term's start, or after
+        `now`, the grading run's own clock."""
+        earliest = self.earliest()
+        if earliest is not None and submitted < earliest:
+            said = "term_start" if self.term_start is not None else f"{TERM_DAYS} days before the due date"
+            return f"before the term's start ({earliest.isoformat(timespec='minutes')}, {said})"
+        if submitted > now:
+            return f"after this grading run ({now.isoformat(timespec='minutes')})"
+        return ""
 
 
 @dataclass(frozen=True)
@@ -79,7 +120,7 @@ class TermFile:
 
 _TOP_KEYS = {"roster", "roster_id_column", "decisions", "canvas_assignment_id", "deadline"}
 _DEADLINE_KEYS = {"due", "grace_minutes", "percent_per_day", "max_percent", "zero_after_days", "lms_time_zone",
-                  "unzipped_in"}
+                  "unzipped_in", "term_start", "unknown_time"}
 
 
 def load_term(path: Path) -> TermFile:
@@ -104,7 +145,8 @@ def load_term(path: Path) -> TermFile:
                         percent_per_day=_number(deadline, "percent_per_day", 0.0, path),
                         max_percent=_number(deadline, "max_percent", 100.0, path),
                         zero_after_days=_optional_number(deadline, "zero_after_days", path),
-                        zone=_zone(deadline, "lms_time_zone", path))
+                        zone=_zone(deadline, "lms_time_zone", path),
+                        term_start=_term_start(deadline, due, path), unknown_time=_unknown_time(deadline, path))
     if policy.max_percent > 100:
         raise TermError(f"{path} [deadline] max_percent = {policy.max_percent:g}: a penalty cannot exceed 100%")
     if due is None and (deadline.keys() - {"due", "lms_time_zone", "unzipped_in"}):
@@ -115,6 +157,26 @@ def load_term(path: Path) -> TermFile:
                 decisions=_path(data, "decisions", folder, path),
                 canvas_assignment_id=_canvas_id(data, path), lms_zone=policy.zone,
                 unzipped_in=_zone(deadline, "unzipped_in", path))
+
+
+def _term_start(deadline: dict[str, Any], due: datetime | None, path: Path) -> datetime | None:
+    start = deadline.get("term_start")
+    if start is None:
+        return None
+    if not isinstance(start, datetime) or start.tzinfo is None:
+        raise TermError(f"{path} [deadline] term_start = {start!r}: write a date-time with its UTC offset, e.g. "
+                        f"term_start = 2026-10-05T00:00:00+02:00")
+    if due is not None and start >= due:
+        raise TermError(f"{path} [deadline] term_start = {start.isoformat()} is not before due = {due.isoformat()}")
+    return start
+
+
+def _unknown_time(deadline: dict[str, Any], path: Path) -> str:
+    rule = deadline.get("unknown_time", NEEDS_DECISION)
+    if rule not in UNKNOWN_TIME:
+        raise TermError(f"{path} [deadline] unknown_time = {rule!r}: write one of "
+                        + "; ".join(f'"{name}" ({what})' for name, what in UNKNOWN_TIME.items()))
+    return str(rule)
 
 
 def _canvas_id(table: dict[str, Any], path: Path) -> str | None:
