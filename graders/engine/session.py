@@ -254,7 +254,9 @@ class GradingSession:
                 return path.resolve().relative_to(base.resolve()).as_posix()
             except ValueError:
                 continue
-        return f"{path.parent.name}/{path.name}"
+        # Elsewhere (exercises/ given by an absolute path from another folder): named from its exercises/ folder.
+        kept = 3 if path.parent.parent.name == "exercises" else 2
+        return "/".join(path.parts[-kept:])
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
