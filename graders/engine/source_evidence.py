@@ -82,6 +82,7 @@ _REACHING_PATHS = {"sys.modules": "reaches every module of the process, the grad
                    "torch.overrides": "intercepts torch calls",
                    "torch.multiprocessing": "runs code in processes the trace does not follow",
                    "torch.jit.fork": "runs code in threads the trace does not follow",
+                   "torch.distributed": "runs code in other processes the trace does not follow",
                    "torch.utils.cpp_extension": "builds and loads compiled code", "torch.library": "defines operators",
                    "operator.attrgetter": "reads attributes by names the code may compute",
                    "operator.methodcaller": "calls methods by names the code may compute"}
