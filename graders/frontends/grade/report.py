@@ -132,7 +132,7 @@ def _open_requests(requests: list[dict[str, str]], graded: set[str]) -> str:
 
 
 def _integrity_flags(records: list[dict[str, Any]]) -> str:
-    """Each student whose record carries integrity evidence (a reach into the grader's internals),
+    """Each student whose record carries integrity evidence (code the grader cannot follow),
     with its lines; '' when none does (records stored before the field existed have no key)."""
     flagged = [r for r in records if _lines(r.get("integrity"))]
     if not flagged:
@@ -141,7 +141,9 @@ def _integrity_flags(records: list[dict[str, Any]]) -> str:
                     + "".join(f"<li><code>{escape(line)}</code></li>" for line in _lines(r.get("integrity")))
                     + "</ul></li>" for r in flagged)
     return (f'<h3 id="integrity">Integrity flags (<span data-key="integrity">{len(flagged)}</span>)</h3><p>These '
-            f"submissions reached for the grader's internals. The evidence, from what each handed in:</p>"
+            f"submissions hold code the grader cannot follow (code run from strings, names computed at run time, threads "
+            f"or modules it does not read, Python's insides), so their checks of how were not credited: read the "
+            f"lines and decide (a score override in the ledger). The lines, from what each handed in:</p>"
             f"<ul>{items}</ul>")
 
 
