@@ -5,7 +5,8 @@ function becomes a `raise` (it computes expected values from the reference or fr
 mistake's formula, and the bundle replays those values instead); a public check whose
 code (or a helper's) repeats the body of a reference function is withheld too, since
 releasing it would release the solution (it still runs at autograde); then every
-top-level function nothing uses any more goes (helpers of the hidden checks). It is edited
+top-level function nothing uses any more goes (helpers of the hidden checks), and so does every
+name imported from this package that nothing uses (the quiz's misconceptions). It is edited
 as text, by the line ranges `ast` gives, so what remains keeps its comments and layout.
 
 From an exercise's manifest (graders/<lesson>/<slug>/exercise.toml): the hidden checks go, and
