@@ -18,7 +18,7 @@ import pytest
 
 import course_config
 from graders.frontends.nbgrader.bundle import PACKAGE, write_bundle
-from graders.frontends.nbgrader.public_checks import public_manifest, toml_text
+from graders.frontends.nbgrader.public_checks import public_checks, public_manifest, toml_text
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -114,9 +114,14 @@ def _import_course_config(folder: Path, code: str = "import course_config") -> s
                           capture_output=True, text=True, timeout=120)
 
 
+def _released_checks(exercise: course_config.Exercise) -> str:
+    return public_checks((ROOT / "graders" / LESSON.folder / exercise.slug / "checks.py").read_text(), exercise,
+                         (ROOT / "reference" / LESSON.folder / f"{exercise.slug}.py").read_text())[0]
+
+
 @pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
 def test_the_released_manifest_has_the_public_checks_only(exercise: course_config.Exercise) -> None:
-    text = public_manifest(course_config.manifest_path(LESSON.folder, exercise.slug))
+    text = public_manifest(course_config.manifest_path(LESSON.folder, exercise.slug), _released_checks(exercise))
     released = tomllib.loads(text)
     assert [c["id"] for c in released["checks"]] == [c.id for c in exercise.checks if not c.hidden]
     hidden = [c for c in exercise.checks if c.hidden]
@@ -125,8 +130,24 @@ def test_the_released_manifest_has_the_public_checks_only(exercise: course_confi
         assert check.id not in text and check.description not in text
     assert released["withheld_points"] == sum(c.points for c in hidden)
     full = _manifest(exercise)
-    assert {k: v for k, v in released.items() if k not in ("checks", "withheld_points")} == {
-        k: v for k, v in full.items() if k != "checks"}
+    assert {k: v for k, v in released.items() if k not in ("checks", "withheld_points", "seeds", "tolerances")} == {
+        k: v for k, v in full.items() if k not in ("checks", "seeds", "tolerances")}
+    for table in ("seeds", "tolerances"):  # a subset, as the full manifest gives it
+        assert all(full[table][name] == value for name, value in released.get(table, {}).items()), table
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
+def test_the_released_manifest_keeps_only_the_settings_its_released_checks_name(
+        exercise: course_config.Exercise) -> None:
+    """Enough for the public checks (tests/frontends/test_handout.py grades every reference with them), and no
+    seed or tolerance that only hidden checks or the twin runs read: it would name a hidden input."""
+    checks = _released_checks(exercise)
+    released = tomllib.loads(public_manifest(course_config.manifest_path(LESSON.folder, exercise.slug), checks))
+    for table in ("seeds", "tolerances"):
+        for name in released.get(table, {}):
+            assert f'"{name}"' in checks and name != "twins", f"{table}.{name} is released but no public check reads it"
+        for name in set(_manifest(exercise).get(table, {})) - set(released.get(table, {})):
+            assert f'"{name}"' not in checks or name == "twins", f"{table}.{name} is read by a public check, not released"
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)

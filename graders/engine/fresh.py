@@ -22,7 +22,7 @@ from typing import Iterator
 import torch
 
 TWIN_NOTE = ("When your work is graded, each public check runs again on fresh inputs of the same kind as the "
-             "published ones (other values, the same shapes and dtypes; for the quiz, form B), and there it fails:")
+             "published ones (other values, the same shapes and dtypes), and there it fails:")
 
 
 class _Twins:

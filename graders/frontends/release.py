@@ -104,6 +104,8 @@ The checks here are the public ones, compared with values recorded from the refe
 solution. When your work is graded, hidden checks run too (fresh inputs: other sizes, dtypes
 and values), and every public check runs again on fresh inputs of the same kind, so code that
 only works on the examples shown here, or that returns the recorded values, earns nothing.
+The quiz (`quick_check`) is graded by hidden checks only: its one check here, worth 0 points,
+says whether your answers are well formed, never whether they are right.
 Do not edit `nbchecks/`, `conftest.py`, `pyproject.toml` or `constraints.txt`.
 {classroom}'''
 CLASSROOM_NOTE = '''

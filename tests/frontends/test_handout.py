@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import base64
+import hashlib
+import itertools
 import json
 import os
 import re
@@ -16,6 +18,7 @@ import runpy
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import nbformat
@@ -203,6 +206,194 @@ def test_the_handouts_checks_run_and_grade_where_this_package_is_installed(hando
                               capture_output=True, text=True, timeout=900)
     assert bypassed.returncode != 0 and "already added" not in bypassed.stderr, bypassed.stderr[-3000:]
     assert f"-p no:{release.INSTALLED_PLUGIN}" in bypassed.stderr, bypassed.stderr[-3000:]
+
+
+# --- Nothing released decides a graded answer or names a hidden input -----------------------------
+
+QUIZ = "quick_check"
+_HEX = re.compile(r"[0-9a-f]{16,}")
+
+
+def _quiz_form(stub: str, name: str) -> dict[int, dict[str, str]]:
+    """Each question's options in one form of the quiz stub's docstring, whitespace collapsed."""
+    text = ast.get_docstring(ast.parse(stub))
+    start = text.index(f"Form {name} (")
+    end = text.find("\nForm ", start + 1)
+    questions = re.split(r"\n\s*(\d+)\.\s", text[start:end if end != -1 else None])[1:]
+    options = {}
+    for number, body in zip(questions[::2], questions[1::2]):
+        body = re.sub(r"\n\s*\(.*\)\s*$", "", body.strip(), flags=re.DOTALL)  # form A's note of the section
+        pieces = re.split(r"(?:^|\s)([a-d])\)\s", body)[1:]
+        options[int(number)] = {letter: " ".join(option.split()) for letter, option in zip(pieces[::2], pieces[1::2])}
+    return options
+
+
+def _form_a_from_digests(handout: Path) -> dict[int, str]:
+    """Form A's letters as a student recovers them from released digests: every salt-like string of a released
+    module with every table from question numbers to digest-like strings, each option of each question tried."""
+    options = _quiz_form((handout / "exercises" / "lesson01" / f"{QUIZ}.py").read_text(), "A")
+    found: dict[int, str] = {}
+    for path in handout.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        salts = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                 and _HEX.fullmatch(n.value)}
+        tables = [{k.value: v.value for k, v in zip(n.keys, n.values)} for n in ast.walk(tree)
+                  if isinstance(n, ast.Dict) and n.keys and all(
+                      isinstance(k, ast.Constant) and k.value in options and isinstance(v, ast.Constant)
+                      and isinstance(v.value, str) and _HEX.fullmatch(v.value) for k, v in zip(n.keys, n.values))]
+        for salt, table in itertools.product(salts, tables):
+            for question, digest in table.items():
+                for letter in options[question]:
+                    if hashlib.sha256(f"{salt}:{question}:{letter}".encode()).hexdigest().startswith(digest):
+                        found[question] = letter
+    return found
+
+
+def _form_b_from_texts(handout: Path, form_a: dict[int, str]) -> dict[int, str]:
+    """Form B's letters for the options chosen in form A: the stub prints both forms' option texts."""
+    stub = (handout / "exercises" / "lesson01" / f"{QUIZ}.py").read_text()
+    a, b = _quiz_form(stub, "A"), _quiz_form(stub, "B")
+    return {q: next(l for l, text in b[q].items() if text == a[q][letter]) for q, letter in form_a.items()}
+
+
+def _quiz_answers(forms: dict[str, dict[int, str]]) -> str:
+    return f"def answers(form: str = 'A') -> dict[int, str]:\n    return {forms!r}[form]\n"
+
+
+def test_the_quiz_cannot_be_answered_from_the_handout(handout: Path, tmp_path: Path) -> None:
+    """The attack of issue 42: form A from the released digests (at most four letters to try a question), form B
+    by matching the stub's option texts, then graded as the instructor grades (hidden checks, live reference)."""
+    form_a = _form_a_from_digests(handout)
+    form_b = _form_b_from_texts(handout, form_a)
+    guess = {q: "a" for q in range(1, 11)}  # where the handout tells nothing, a guess
+    submission = tmp_path / "attack" / "lesson01"
+    submission.mkdir(parents=True)
+    (submission / f"{QUIZ}.py").write_text(_quiz_answers({"A": {**guess, **form_a}, "B": {**guess, **form_b}}))
+    run = subprocess.run([sys.executable, "-m", "pytest", f"exercises/lesson01/{QUIZ}.py", "--submission",
+                          str(submission.parent), "--json", str(tmp_path / "graded.json"), "-q", "-p", "no:cacheprovider",
+                          "--plots", str(tmp_path / "plots")], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    graded = json.loads((tmp_path / "graded.json").read_text())
+    quiz = next(e for e in graded["exercises"] if e["slug"] == QUIZ)
+    assert quiz["max_score"] == LESSON.exercise(QUIZ).points, run.stdout[-2000:]
+    assert not form_a, f"the handout gives form A's answers {form_a}; with form B from the texts they earned " \
+                       f"{quiz['score']:g} of {quiz['max_score']:g} points"
+    assert quiz["score"] == 0, {c["id"]: c["passed"] for c in quiz["checks"]}
+
+
+def _handout_quiz_result(handout: Path, folder: Path, forms: dict[str, dict[int, str]]) -> dict[str, tuple]:
+    """The handout's own check of the quiz, run as the student runs it, on these answers: each check's verdict."""
+    work = folder / "clone"
+    shutil.copytree(handout, work)
+    (work / "exercises" / "lesson01" / f"{QUIZ}.py").write_text(_quiz_answers(forms))
+    run = subprocess.run([sys.executable, "-m", "pytest", f"exercises/lesson01/{QUIZ}.py", "--json",
+                          str(folder / "result.json")], cwd=work, capture_output=True, text=True, timeout=900,
+                         env={**os.environ, "PYTHONPATH": ""})
+    assert (folder / "result.json").is_file(), run.stdout[-3000:] + run.stderr[-3000:]
+    result = json.loads((folder / "result.json").read_text())
+    return {c["id"]: (c["passed"], c["score"], c["points"]) for e in result["exercises"] for c in e["checks"]}
+
+
+def test_the_handouts_quiz_check_cannot_tell_right_answers_from_wrong_ones(handout: Path, tmp_path: Path) -> None:
+    """Run locally, a check that knew the answers would be an oracle: four tries a question at most."""
+    key = {form: _reference_answers(ROOT, form) for form in ("A", "B")}
+    stub = (handout / "exercises" / "lesson01" / f"{QUIZ}.py").read_text()
+    options = _quiz_form(stub, "A")
+    wrong_a = {q: next(l for l in options[q] if l != letter) for q, letter in key["A"].items()}
+    wrong = {"A": wrong_a, "B": _form_b_from_texts(handout, wrong_a)}
+    (tmp_path / "right").mkdir()
+    (tmp_path / "wrong").mkdir()
+    right_seen = _handout_quiz_result(handout, tmp_path / "right", key)
+    wrong_seen = _handout_quiz_result(handout, tmp_path / "wrong", wrong)
+    assert right_seen == wrong_seen, f"the handout tells the key {right_seen} from wrong answers {wrong_seen}"
+    assert right_seen and all(passed and points == 0 for passed, _, points in right_seen.values()), right_seen
+
+
+def _released_texts(handout: Path) -> dict[str, str]:
+    return {str(p.relative_to(handout)): p.read_text(errors="replace") for p in handout.rglob("*") if p.is_file()}
+
+
+def _read_by_public_checks(exercise: course_config.Exercise) -> tuple[set[str], set[str]]:
+    """From the instructor's checks module: the strings in the code its public checks reach (a setting is read by
+    its name, EXERCISE.seed("lesson_data")), and the top-level constants only its hidden checks reach."""
+    tree = ast.parse((ROOT / "graders" / LESSON.folder / exercise.slug / "checks.py").read_text())
+    defined: dict[str, ast.stmt] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defined[node.name] = node
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            defined[node.targets[0].id] = node
+
+    def reached(roots: list[str]) -> set[str]:
+        seen, queue = set(), list(roots)
+        while queue:
+            name = queue.pop()
+            if name in seen or name not in defined:
+                continue
+            seen.add(name)
+            queue += [n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(defined[name])
+                      if isinstance(n, (ast.Name, ast.Attribute))]
+        return seen
+
+    public = reached([f"test_{c.id}" for c in exercise.checks if not c.hidden] + ["worker_warm_up", "pytestmark"])
+    hidden = reached([f"test_{c.id}" for c in exercise.checks if c.hidden])
+    strings = {n.value for name in public for n in ast.walk(defined[name])
+               if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    constants = {name for name in hidden - public if isinstance(defined[name], ast.Assign)}
+    return strings, constants
+
+
+def test_no_seed_constant_or_case_only_hidden_checks_use_is_released(handout: Path) -> None:
+    """Derived from the manifests and the checks, not listed here: a seed or tolerance no public check reads (and the
+    twins seed, read only where the reference is live), and a constant only hidden checks reach. Neither its name in
+    its exercise's released manifest or checks, nor its description, nor its value (five digits or more, where no
+    released setting has the same) may be released."""
+    texts = _released_texts(handout)
+    released_settings = {entry if isinstance(entry, (int, float)) else entry["value"]
+                         for name, text in texts.items() if name.endswith("exercise.toml")
+                         for table in ("seeds", "tolerances") for entry in tomllib.loads(text).get(table, {}).values()}
+    leaks = []
+    for exercise in LESSON.exercises:
+        room = f"{release.PACKAGE}/{LESSON.folder}/{exercise.slug}"
+        manifest = tomllib.loads(texts[f"{room}/exercise.toml"])
+        checks = texts[f"{room}/checks.py"]
+        strings, constants = _read_by_public_checks(exercise)
+        for table, settings in (("seeds", exercise.seeds), ("tolerances", exercise.tolerances)):
+            for name, setting in settings.items():
+                if name in strings and name != "twins":
+                    continue
+                where = [f"its name in {room}/exercise.toml"] if name in manifest.get(table, {}) else []
+                # The twins seed is the same idea in every exercise: course_config.py (released) names and describes
+                # it, and a check may read it in its twin run (linear_module); only its value would tell the inputs.
+                if name != "twins":
+                    where += [f"its name in {room}/checks.py"] if re.search(rf"[\"']{name}[\"']", checks) else []
+                    where += [f"its description in {f}" for f, text in texts.items() if setting.description in text]
+                value = setting.value
+                if isinstance(value, int) and value >= 10_000 and value not in released_settings:
+                    where += [f"its value in {f}" for f, text in texts.items()
+                              if re.search(rf"(?<![\w.]){value}(?![\w.])", text)]
+                leaks += [f"{exercise.slug} {table}.{name} = {value}: {w}" for w in where]
+        for name in constants:
+            if re.search(rf"^{name}\s*[:=]", checks, re.MULTILINE):
+                leaks.append(f"{exercise.slug}: constant {name}, which only hidden checks use, in {room}/checks.py")
+    assert not leaks, "\n".join(leaks)
+    assert not any(name.endswith(f"{LESSON.folder}/cases.py") for name in texts), "the recipes of the hidden cases"
+
+
+def test_every_reference_earns_every_public_point_from_the_handouts_checks(handout: Path, tmp_path: Path) -> None:
+    """What the handout leaves out, its public checks do not need: each reference, graded by them, passes them all."""
+    work = tmp_path / "clone"
+    shutil.copytree(handout, work)
+    for exercise in LESSON.exercises:
+        shutil.copyfile(ROOT / "reference" / "lesson01" / f"{exercise.slug}.py",
+                        work / "exercises" / "lesson01" / f"{exercise.slug}.py")
+    run = subprocess.run([sys.executable, "-m", "pytest", "exercises/", "--json", str(tmp_path / "result.json")],
+                         cwd=work, capture_output=True, text=True, timeout=900, env={**os.environ, "PYTHONPATH": ""})
+    assert (tmp_path / "result.json").is_file(), run.stdout[-3000:] + run.stderr[-3000:]
+    result = json.loads((tmp_path / "result.json").read_text())
+    failed = {f"{e['slug']}.{c['id']}": c["message"][:300] for e in result["exercises"] for c in e["checks"]
+              if not c["passed"]}
+    assert not failed, failed
+    assert {e["slug"] for e in result["exercises"]} == {e.slug for e in LESSON.exercises}
 
 
 # --- The handout holds stubs, always --------------------------------------------------------

@@ -5,17 +5,21 @@ function becomes a `raise` (it computes expected values from the reference or fr
 mistake's formula, and the bundle replays those values instead); a public check whose
 code (or a helper's) repeats the body of a reference function is withheld too, since
 releasing it would release the solution (it still runs at autograde); then every
-top-level function nothing uses any more goes (helpers of the hidden checks). It is edited
+top-level function nothing uses any more goes (helpers of the hidden checks), and so does every
+name imported from this package that nothing uses (the quiz's misconceptions). It is edited
 as text, by the line ranges `ast` gives, so what remains keeps its comments and layout.
 
-From an exercise's manifest (graders/<lesson>/<slug>/exercise.toml): the hidden checks go.
-It is data, so it is loaded and written again (course_config.py itself is copied as it is).
+From an exercise's manifest (graders/<lesson>/<slug>/exercise.toml): the hidden checks go, and
+so do the seeds and tolerances the released checks do not name (those of the hidden checks, and
+the twins seed). It is data, so it is loaded and written again (course_config.py itself is copied
+as it is).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import textwrap
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -27,6 +31,8 @@ RELEASED_MANIFEST = ("# The released copy of this exercise's manifest: its publi
 REPLAYED = 'raise LookupError("expected values are replayed from expected.json in this copy")'
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _READ_BY_THE_ENGINE = ("worker_warm_up", "pytestmark")  # names the plugin looks up in a checks module
+# Settings every manifest has that only the instructor's side reads: the seed of the public checks' twin runs.
+INSTRUCTOR_SETTINGS = ("twins",)
 
 
 def public_checks(source: str, exercise: course_config.Exercise, reference: str = "") -> tuple[str, list[str]]:
@@ -40,10 +46,13 @@ def public_checks(source: str, exercise: course_config.Exercise, reference: str 
                 and n not in dropped and _uses(n, leaky, tree)]
     dropped += withheld
     kept = [n for n in tree.body if n not in dropped]
-    dropped += _unused_definitions(kept)
+    unused = _unused_definitions(kept)
+    dropped += unused
+    kept = [n for n in kept if n not in unused]
     lines = source.splitlines()
     edits: list[tuple[int, int, list[str]]] = [(_with_comments_above(_first_line(n), lines), n.end_lineno, [])
                                                for n in dropped]  # type: ignore[misc]
+    edits += _trimmed_imports(kept)
     for node in tree.body:
         if isinstance(node, _FUNCTIONS) and node not in dropped and _is_expected(node):
             first = node.body[1] if _docstring(node) and len(node.body) > 1 else node.body[0]
@@ -112,19 +121,29 @@ def _code_lines(body: list[ast.stmt]) -> set[str]:
             if len(line.strip()) >= 24 and not line.strip().startswith(("def ", "@", "import ", "from "))}
 
 
-def public_manifest(path: Path) -> str:
-    """An exercise's manifest (exercise.toml) without its hidden checks, for the student bundle.
+def public_manifest(path: Path, released_checks: str) -> str:
+    """An exercise's manifest (exercise.toml) as the student bundle gets it: its public checks, and
+    the seeds and tolerances that `released_checks` (its public checks module) names.
 
     Loaded as data and written again, never cut as text: a hidden check's id or description
     cannot survive in a comment or a stray line. The hidden checks' points are kept as one sum,
     `withheld_points`, so that course_config.py finds the exercise's points complete (students see
-    every exercise's points in the notebook anyway)."""
+    every exercise's points in the notebook anyway). A seed or tolerance that only hidden checks
+    use (their seeds, the sizes of their inputs) names a hidden input, so it goes with them; so does
+    the twins seed, read only where the reference is live (graders/engine/registration.py)."""
     with path.open("rb") as file:
         data = tomllib.load(file)
     hidden = [check for check in data["checks"] if check.get("hidden", False)]
     data["checks"] = [check for check in data["checks"] if not check.get("hidden", False)]
     if hidden:
         data["withheld_points"] = sum(check["points"] for check in hidden)
+    # Checks read a setting by its name, written as a string (EXERCISE.seed("lesson_data")).
+    named = {node.value for node in ast.walk(ast.parse(released_checks))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)} - set(INSTRUCTOR_SETTINGS)
+    for table in ("seeds", "tolerances"):
+        kept = {name: value for name, value in data.pop(table, {}).items() if name in named}
+        if kept:
+            data[table] = kept
     return RELEASED_MANIFEST + toml_text(data)
 
 
@@ -175,28 +194,55 @@ def _unused_definitions(kept: list[ast.stmt]) -> list[ast.stmt]:
     users' parameters; checks, named test_*, are always kept), until nothing more goes. A constant
     only a hidden check used (form B's order, say) must not be released with the public ones."""
     removed: list[ast.stmt] = []
-    docstrings = {id(n.value) for n in ast.walk(ast.Module(body=kept, type_ignores=[]))
-                  if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
     while True:
-        used: set[str] = set(_READ_BY_THE_ENGINE)
-        for node in kept:
-            # An @expected body is not released, so what only it uses need not be either.
-            parts = [*node.decorator_list, node.args] if isinstance(node, _FUNCTIONS) and _is_expected(node) else [node]
-            for inner in (n for part in parts for n in ast.walk(part)):
-                if isinstance(inner, ast.Name) and not isinstance(inner.ctx, ast.Store):
-                    used.add(inner.id)
-                elif isinstance(inner, ast.Attribute):
-                    used.add(inner.attr)
-                elif isinstance(inner, ast.arg):
-                    used.add(inner.arg)
-                elif isinstance(inner, ast.Constant) and isinstance(inner.value, str) and id(inner) not in docstrings:
-                    used.update(re.findall(r"\w+", inner.value))  # e.g. __all__, getattr by name
+        used = _used_names(kept)
         unused = [n for n in kept if _defined_name(n) is not None and not _defined_name(n).startswith("test_")
                   and _defined_name(n) not in used]
         if not unused:
             return removed
         removed += unused
         kept = [n for n in kept if n not in unused]
+
+
+def _used_names(kept: list[ast.stmt]) -> set[str]:
+    """Every name the remaining code uses (or may look up by a string), and the names the engine reads."""
+    used: set[str] = set(_READ_BY_THE_ENGINE)
+    docstrings = {id(n.value) for n in ast.walk(ast.Module(body=kept, type_ignores=[]))
+                  if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    for node in kept:
+        # An @expected body is not released, so what only it uses need not be either.
+        parts = [*node.decorator_list, node.args] if isinstance(node, _FUNCTIONS) and _is_expected(node) else [node]
+        for inner in (n for part in parts for n in ast.walk(part)):
+            if isinstance(inner, ast.Name) and not isinstance(inner.ctx, ast.Store):
+                used.add(inner.id)
+            elif isinstance(inner, ast.Attribute):
+                used.add(inner.attr)
+            elif isinstance(inner, ast.arg):
+                used.add(inner.arg)
+            elif isinstance(inner, ast.Constant) and isinstance(inner.value, str) and id(inner) not in docstrings:
+                used.update(re.findall(r"\w+", inner.value))  # e.g. __all__, getattr by name
+    return used
+
+
+def _trimmed_imports(kept: list[ast.stmt]) -> list[tuple[int, int, list[str]]]:
+    """Edits that leave, in each import from this package, only the names the remaining code uses. A name
+    alone can tell what only hidden checks know: the quiz's misconceptions, imported for its graded checks,
+    name the wrong options of each question. And a module no released code imports is not bundled."""
+    used = _used_names(kept)
+    edits = []
+    for node in kept:
+        if not (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "graders"):
+            continue
+        names = [alias for alias in node.names if (alias.asname or alias.name) in used]
+        if len(names) == len(node.names):
+            continue
+        kept_text = ", ".join(alias.name + (f" as {alias.asname}" if alias.asname else "") for alias in names)
+        line = f"from {node.module} import {kept_text}"
+        if len(line) > 120:
+            line = f"from {node.module} import ({kept_text})"
+        edits.append((node.lineno - 1, node.end_lineno, [] if not names else textwrap.wrap(
+            line, 120, subsequent_indent=" " * (len(node.module) + 14))))
+    return edits  # type: ignore[return-value]
 
 
 def _defined_name(node: ast.stmt) -> str | None:

@@ -1,21 +1,27 @@
 """Checks of `quick_check` (the companion's Quick Check: ten multiple-choice questions).
 
-The right options are not written here. Each is kept as a salted SHA-256 digest of its
-question number and letter (`_digest`), and so is every wrong option, mapped to the
-misconception that explains it; reading this file shows neither. Digests keep answers
-from being read off; they cannot stop trial and error, which the per-pair feedback
-allows anyway. Form B (the hidden check) lists the same options in another order:
-`FORM_B_ORDER` maps its letters back to form A's, so one table of digests serves both.
-When the reference is live, each public pair of form A is asked again in form B (its twin
-run, graders/engine/fresh.py), so letters found by trial and error against the released checks earn
-nothing; the order stays out of the released checks (`form_b_order` is @expected).
+The graded checks are hidden: they run only on the instructor's side (the batch grader, nbgrader's
+autograde), never on a student's machine. With at most four options a question, anything released
+that tells a right option from a wrong one gives the answers away: a salted digest is undone by
+trying every letter, a check run locally is an oracle, and even a wrong option's misconception
+names what the right one is not. Form B (the same options in another order, both printed by the
+stub) then follows by matching texts. So the one public check, `answers_well_formed`, worth no
+points, says only whether answers() and answers("B") are well formed; nothing it uses (and nothing
+in the student bundle: graders/frontends/nbgrader/public_checks.py keeps only what it uses) can tell
+a right option from a wrong one.
+
+Each pair of questions is graded in both forms: it pays only if form A and form B answer both of
+its questions right. The graded checks' right options are not written in plain text even on the
+instructor's side: each is a salted SHA-256 digest of its question number and letter (`_digest`),
+and so is every wrong option, mapped to the misconception that explains it; `FORM_B_ORDER` maps
+form B's letters back to form A's, so one table of digests serves both forms.
 """
 
 from __future__ import annotations
 
 import hashlib
 
-from graders.kit import Mistake, Returned, Student, checks_for, describe, exercise, expected, fail, twin
+from graders.kit import Mistake, Returned, Student, checks_for, describe, exercise, fail
 from graders.lesson01.quick_check.mistakes import (ALIGNED_FROM_THE_LEFT, ARANGE_AS_FLOAT32, BACKWARD_ONCE_ONLY,
                                                    DATA_TO_STOP_TRACKING, DETACH_AS_NO_GRAD,
                                                    DTYPES_CONVERT_THEMSELVES, FORM_LETTERS_REUSED, FORMS_SWAPPED,
@@ -24,10 +30,11 @@ from graders.lesson01.quick_check.mistakes import (ALIGNED_FROM_THE_LEFT, ARANGE
                                                    NUMPY_FLOAT64_EXPECTED, NUMPY_OF_TRACKED_TENSOR, OVERSHOOT_SETTLES,
                                                    RATE_BLAMED, REVERSE_MODE_AS_DYNAMIC_GRAPH,
                                                    REVERSE_MODE_WITHOUT_GRAPH, ROUNDING_BLAMED, SIZE_ONE_VANISHES,
-                                                   STUB, TOO_FEW_STEPS, VIEW_AS_RESHAPE, VIEW_OF_NON_CONTIGUOUS)
+                                                   TOO_FEW_STEPS, VIEW_AS_RESHAPE, VIEW_OF_NON_CONTIGUOUS)
 
 EXERCISE = exercise("lesson01", "quick_check")
 check = checks_for("lesson01", EXERCISE.slug)
+STUB = f"exercises/lesson01/{EXERCISE.slug}.py"  # not mistakes.STUB: the public check imports no misconception
 
 SALT = "1c6861fc9cbf9b2869dece73c73e30f7"
 OPTIONS = {1: "abcd", 2: "abc", 3: "abcd", 4: "abcd", 5: "abc", 6: "abcd", 7: "abc", 8: "abcd", 9: "abc", 10: "abcd"}
@@ -146,16 +153,9 @@ def _fail_wrong(returned: Returned, wrong: list[tuple[int, Mistake | None]], sho
          mistake=first[1] or None, meaning=meaning, hint=" ".join(hints), section="; ".join(sections))
 
 
-@expected
-def form_b_order() -> dict[int, str]:
-    """Form B's option i is form A's option form_b_order()[q][i]: the hidden check's key, never released."""
-    return dict(FORM_B_ORDER)
-
-
 def _as_form_a(chosen: dict[int, str]) -> dict[int, str]:
     """Letters of form B as the same options' letters in form A."""
-    order = form_b_order()
-    return {q: order[q]["abcd".index(letter)] for q, letter in chosen.items()}
+    return {q: FORM_B_ORDER[q]["abcd".index(letter)] for q, letter in chosen.items()}
 
 
 def _all_letters(value: object) -> dict[int, str] | None:
@@ -196,18 +196,22 @@ def _fail_if_other_form(student: Student, returned: Returned, form: str) -> None
              expected="form A's letters from answers(), form B's from answers(\"B\")", mistake=FORMS_SWAPPED)
 
 
-def _check_form_a(student: Student, questions: tuple[int, ...]) -> None:
-    """The questions answered right in form A; in the twin run, in form B (the same options, reordered)."""
+def _check_pair(student: Student, questions: tuple[int, ...]) -> None:
+    """The questions answered right in form A, then in form B (the same options, reordered)."""
     __tracebackhide__ = True
-    form = "B" if twin() else "A"
-    returned = student.call("answers", *(["B"] if twin() else []), shown_as='answers("B")' if twin() else "answers()")
+    returned = student.call("answers", shown_as="answers()")
     chosen = _chosen(returned, questions)
-    wrong = _wrong(_as_form_a(chosen) if twin() else chosen)
-    if wrong and twin():
-        _fail_if_form_a_letters(student, returned, f"{len(wrong)} of questions {' and '.join(map(str, questions))}")
+    wrong = _wrong(chosen)
     if wrong:
-        _fail_if_other_form(student, returned, form)
-        _fail_wrong(returned, wrong, chosen, form)
+        _fail_if_other_form(student, returned, "A")
+        _fail_wrong(returned, wrong, chosen, "A")
+    returned = student.call("answers", "B", shown_as='answers("B")')
+    chosen = _chosen(returned, questions)
+    wrong = _wrong(_as_form_a(chosen))
+    if wrong:
+        _fail_if_form_a_letters(student, returned, f"{len(wrong)} of questions {' and '.join(map(str, questions))}")
+        _fail_if_other_form(student, returned, "B")
+        _fail_wrong(returned, wrong, chosen, "B")
 
 
 def _fail_if_form_a_letters(student: Student, returned: Returned, how_many: str) -> None:
@@ -222,31 +226,51 @@ def _fail_if_form_a_letters(student: Student, returned: Returned, how_many: str)
 # ---------------------------------------------------------------- public checks
 
 @check
+def test_answers_well_formed(student: Student) -> None:
+    # Worth no points, and blind to which options are right: it may run on a student's machine.
+    form_a = student.call("answers", shown_as="answers()")
+    letters_a = _chosen(form_a, tuple(OPTIONS))
+    asked = student.call("answers", "A", shown_as='answers("A")')
+    if _chosen(asked, tuple(OPTIONS)) != letters_a:
+        fail('answers() and answers("A") give different letters: the default form must be "A".',
+             call='answers() and answers("A")', got=f"{describe(form_a.value)} and {describe(asked.value)}",
+             expected='the same letters, form A\'s: the docstring\'s signature is answers(form: str = "A")',
+             hint='Keep the signature answers(form: str = "A").', section=f"the docstring of answers in {STUB}")
+    asked_b = student.call("answers", "B", shown_as='answers("B")')
+    if _chosen(asked_b, tuple(OPTIONS)) == letters_a:
+        fail('answers("B") gives the same letters as answers(), but form B lists every question\'s options in '
+             'another order: the same letters point at other options.', call='answers() and answers("B")',
+             got=describe(asked_b.value), expected="form B's letters for the options you chose in form A",
+             hint="Answer form B from what its options say, in the \"Form B\" part of the docstring.",
+             section=f'the "Form B" part of the docstring in {STUB}')
+
+
+# ---------------------------------------------------------------- hidden checks (graded)
+
+@check
 def test_tensor_dtypes(student: Student) -> None:
-    _check_form_a(student, (1, 2))
+    _check_pair(student, (1, 2))
 
 
 @check
 def test_shapes_and_views(student: Student) -> None:
-    _check_form_a(student, (3, 4))
+    _check_pair(student, (3, 4))
 
 
 @check
-def test_autograd(student: Student) -> None:
-    _check_form_a(student, (5, 6))
+def test_backward_and_modes(student: Student) -> None:
+    _check_pair(student, (5, 6))
 
 
 @check
 def test_stopping_tracking(student: Student) -> None:
-    _check_form_a(student, (7, 8))
+    _check_pair(student, (7, 8))
 
 
 @check
-def test_training_loop(student: Student) -> None:
-    _check_form_a(student, (9, 10))
+def test_rate_and_remaining_loss(student: Student) -> None:
+    _check_pair(student, (9, 10))
 
-
-# ---------------------------------------------------------------- hidden checks
 
 @check
 def test_form_b(student: Student) -> None:

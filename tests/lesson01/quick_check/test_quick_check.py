@@ -104,7 +104,23 @@ def test_it_names_every_missing_or_invalid_answer(grade) -> None:
     assert "question 1 has no answer (your key '1' is a string: use the int 1)" in first
     assert "question 2: 'e' is not one of its options (a, b, c)" in first
     assert "question 4: 2 is not a letter" in second and "question 3" not in second
-    assert "question 9 has no answer" in checks_["training_loop"]["message"]
+    assert "question 9 has no answer" in checks_["rate_and_remaining_loss"]["message"]
+
+
+def test_the_public_check_names_every_invalid_answer_of_the_whole_quiz(grade) -> None:
+    graded = grade({"quick_check": QUESTIONS_FROM_STRINGS}, "-k", "quick_check")
+    public = graded.checks("quick_check")["answers_well_formed"]
+    assert not public["passed"] and public["points"] == 0
+    for problem in ("question 1 has no answer", "question 2: 'e' is not one of its options",
+                    "question 4: 2 is not a letter", "question 10 has no answer"):
+        assert problem in public["message"], public["message"]
+
+
+def test_every_graded_check_of_the_quiz_is_hidden_and_the_public_one_is_worth_nothing() -> None:
+    # What a student's machine runs must not tell a right option from a wrong one, so it can pay nothing.
+    public = [c for c in checks.EXERCISE.checks if not c.hidden]
+    assert [(c.id, c.points) for c in public] == [("answers_well_formed", 0)]
+    assert sum(c.points for c in checks.EXERCISE.checks if c.hidden) == checks.EXERCISE.points == 5
 
 
 def test_letters_are_accepted_in_capitals_and_with_spaces(grade) -> None:
