@@ -1,10 +1,10 @@
 """The batch's side of Dask distributed: a cluster to grade on, the reference graded once, a class streamed back.
 
 Without `--scheduler` the batch starts a `LocalCluster` of `jobs` workers, one thread each, on
-this machine (threads of this process: each worker's grading services are processes of their own), listening on
-loopback only and serving no dashboard unless asked; with it, it joins a running cluster (`tcp://` or `tls://`). Either way
-every worker gets the `GradingServices` plugin (dask_worker.py), so one code path grades on a
-laptop and on a cluster. What travels: a task carries one submission's answers (workers share no
+this machine (threads of this process: each worker's grading services are processes of their own),
+listening on loopback only and serving no dashboard unless asked; with it, it joins a running cluster
+(`tcp://` or `tls://`). Either way every worker gets the `GradingServices` plugin (dask_worker.py), so one
+code path grades on a laptop and on a cluster. What travels: a task carries one submission's answers (workers share no
 files with the instructor) and comes back as the JSON result with its plots; the reference's
 expected values are computed once per class, as tasks, and broadcast to every worker once.
 """
@@ -86,8 +86,8 @@ def connected(where: Where, course: str, logs: Path | None = None,
         local_logs = str(logs) if logs is not None and cluster is not None else None
         client.register_plugin(dask_worker.GradingServices(course, local_logs, draws), name=dask_worker.PLUGIN)
         if cluster is not None and where.dashboard:
-            print(f"graders grade: Dask dashboard at {client.dashboard_link}" if _dashboard_answers(client.dashboard_link)
-                  else NO_BOKEH, flush=True)
+            link = client.dashboard_link
+            print(f"graders grade: Dask dashboard at {link}" if _dashboard_answers(link) else NO_BOKEH, flush=True)
         yield client
     finally:
         client.close()
