@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import csv
 import io
 import keyword
 import re
@@ -62,7 +61,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from graders.frontends.grade.spreadsheet import text_cell
+from graders.frontends.grade.spreadsheet import guarded_writer, text_cell
 
 if TYPE_CHECKING:
     from copydetect import CodeFingerprint
@@ -402,7 +401,7 @@ def _blocks(lines: list[int], slices) -> list[tuple[int, int]]:  # noqa: ANN001
 def similarity_csv(pairs: list[Pair]) -> str:
     """similarity.csv: exercise, first, second, similarity, first_lines, second_lines ("3-7 12-14")."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = guarded_writer(buffer, lineterminator="\n")
     writer.writerow(["exercise", "first", "second", "similarity", "first_lines", "second_lines"])
     for pair in pairs:
         writer.writerow([pair.exercise, text_cell(pair.first), text_cell(pair.second), f"{pair.similarity:.3f}",
