@@ -34,7 +34,7 @@ ATTACKER = "zz_large"
 
 def padded(source: str, size: int) -> str:
     """`source`, then different statements that run (so the file still imports) until it is `size` bytes."""
-    lines, total, number = [source], len(source), 0
+    lines, total, number = [source], len(source.encode()), 0  # bytes: the references hold non-ASCII text
     while True:
         line = f"padding_{number} = {number} * 7 + len('{number}')\n"
         if total + len(line) > size:
