@@ -40,11 +40,16 @@ def cell(value: object) -> str:
     return text_cell(text)
 
 
-class guarded_writer:  # noqa: N801 - named and called as the csv.writer it stands for
-    """csv.writer whose every cell goes through `cell`."""
+def guarded_writer(buffer: Any, **options: Any) -> GuardedWriter:
+    """csv.writer(buffer, **options), every cell through `cell`."""
+    return GuardedWriter(csv.writer(buffer, **options))
 
-    def __init__(self, buffer: Any, **options: Any) -> None:
-        self._writer = csv.writer(buffer, **options)
+
+class GuardedWriter:
+    """A csv.writer's writerow and writerows, every cell through `cell` first."""
+
+    def __init__(self, writer: Any) -> None:
+        self._writer = writer
 
     def writerow(self, row: Iterable[object]) -> Any:
         return self._writer.writerow([cell(value) for value in row])
