@@ -94,7 +94,9 @@ def values_problem(got: torch.Tensor, expected: torch.Tensor, *, rtol: float, at
     same_nan = torch.isnan(got_d) & torch.isnan(expected_d)
     same_inf = torch.isinf(got_d) & (got_d == expected_d)
     gap = (got_d - expected_d).abs()
-    bad = ~(same_nan | same_inf) & ~(gap <= atol + rtol * expected_d.abs())
+    # Around an infinite expected value the tolerance, rtol x inf, is infinite too: only inf itself may match it.
+    within = ~torch.isinf(expected_d) & (gap <= atol + rtol * expected_d.abs())
+    bad = ~(same_nan | same_inf | within)
     if not bool(bad.any()):
         return None
     index = tuple(int(i) for i in bad.nonzero()[0]) if got.dim() else ()
@@ -124,11 +126,26 @@ def number_problem(got: Any, expected: float, *, rtol: float, atol: float, what:
         return f"{what} should be a Python number but is a tensor: convert it with .item()"
     if type(got) not in (int, float):
         return f"{what} should be a Python number but is {describe(got)}"
-    if math.isnan(expected) and math.isnan(got):
-        return None
-    if not abs(got - expected) <= atol + rtol * abs(expected):
-        return f"{what} is {_number(float(got))}; expected {_number(expected)}"
+    if not close(got, expected, rtol=rtol, atol=atol):
+        try:
+            shown = _number(float(got))
+        except OverflowError:
+            shown = "an integer too large for a float"
+        return f"{what} is {shown}; expected {_number(expected)}"
     return None
+
+
+def close(got: float, expected: float, *, rtol: float, atol: float) -> bool:
+    """Whether a number is within the tolerance of the expected one. nan matches nan only, and an infinite
+    expected value only itself: the tolerance around it, rtol x inf, is infinite and would take any number."""
+    if math.isnan(expected):
+        return math.isnan(got)
+    if math.isinf(expected):
+        return got == expected
+    try:
+        return abs(got - expected) <= atol + rtol * abs(expected)
+    except OverflowError:  # an int too large for a float: no finite expected value is near it
+        return False
 
 
 def argument_changed(before: torch.Tensor, after: Any) -> bool:

@@ -70,6 +70,9 @@ def _grade(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="grade on a running Dask cluster, e.g. tcp://10.0.0.5:8786 or tls://...: its workers "
                              "need this package (same version) installed (see README, Grading past one machine)")
+    parser.add_argument("--dashboard", action="store_true",
+                        help="serve Dask's dashboard on 127.0.0.1 while grading (needs bokeh); not with --scheduler, "
+                             "whose cluster serves its own")
     parser.add_argument("--tls-ca-file", metavar="PEM", help="with a tls:// scheduler: the certificate authority")
     parser.add_argument("--tls-cert", metavar="PEM", help="with a tls:// scheduler: this client's certificate")
     parser.add_argument("--tls-key", metavar="PEM", help="with a tls:// scheduler: this client's private key")
@@ -119,7 +122,10 @@ def _where(arguments: argparse.Namespace) -> object:
     if arguments.scheduler is None:
         if any(tls):
             raise SystemExit("--tls-ca-file, --tls-cert and --tls-key go with --scheduler tls://...")
-        return Where(jobs=arguments.jobs or os.cpu_count() or 1)
+        return Where(jobs=arguments.jobs or os.cpu_count() or 1, dashboard=arguments.dashboard)
+    if arguments.dashboard:
+        raise SystemExit("--dashboard serves the dashboard of the cluster this command starts; a --scheduler's "
+                         "cluster serves its own (see README, The Dask dashboard)")
     if arguments.jobs is not None:
         raise SystemExit("-j sets the workers of a cluster on this machine; with --scheduler, the cluster's own "
                          "workers grade (start more of them to grade faster)")

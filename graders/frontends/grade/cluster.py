@@ -1,9 +1,10 @@
 """The batch's side of Dask distributed: a cluster to grade on, the reference graded once, a class streamed back.
 
 Without `--scheduler` the batch starts a `LocalCluster` of `jobs` workers, one thread each, on
-this machine (threads of this process: each worker's grading services are processes of their own); with it, it joins a running cluster (`tcp://` or `tls://`). Either way
-every worker gets the `GradingServices` plugin (dask_worker.py), so one code path grades on a
-laptop and on a cluster. What travels: a task carries one submission's answers (workers share no
+this machine (threads of this process: each worker's grading services are processes of their own),
+listening on loopback only and serving no dashboard unless asked; with it, it joins a running cluster
+(`tcp://` or `tls://`). Either way every worker gets the `GradingServices` plugin (dask_worker.py), so one
+code path grades on a laptop and on a cluster. What travels: a task carries one submission's answers (workers share no
 files with the instructor) and comes back as the JSON result with its plots; the reference's
 expected values are computed once per class, as tasks, and broadcast to every worker once.
 """
@@ -17,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from distributed import Client, Future, KilledWorker, LocalCluster, as_completed
+import dask
+from distributed import Client, Future, KilledWorker, LocalCluster, Worker, as_completed
 from distributed.security import Security
 
 from graders.frontends.grade import dask_worker
@@ -26,6 +28,9 @@ UNCONFINED = ("graders grade: the sandbox cannot fully hold on the worker {worke
               "submission could read the reference or reach other students' files. Grade on Linux with "
               "Landlock and seccomp (as root or not), or pass --allow-unconfined to grade anyway.")
 CONNECT_SECONDS = 30.0
+LOOPBACK = "127.0.0.1:0"  # a free port that only this machine's own programs can reach
+NO_BOKEH = ("graders grade: --dashboard needs bokeh, which is not installed (pip install bokeh); grading goes on "
+            "without it")
 WORKER_PATIENCE = 300.0  # a cluster whose workers are still starting (jobs in a queue, pods being scheduled)
 KILLED = ("its grading ended the Dask worker that ran it {times} (a worker killed, or out of memory); "
           "graded 0")
@@ -40,6 +45,7 @@ class Where:
     tls_ca_file: str | None = None
     tls_cert: str | None = None
     tls_key: str | None = None
+    dashboard: bool = False  # on a cluster of this machine: serve Dask's dashboard, on 127.0.0.1
 
     def security(self) -> Security | None:
         if not (self.tls_ca_file or self.tls_cert or self.tls_key):
@@ -57,12 +63,7 @@ def connected(where: Where, course: str, logs: Path | None = None,
     service then draws the generated inputs of its share while it loads torch."""
     cluster = None
     if where.scheduler is None:
-        # The dashboard (on a free port) needs bokeh, not a dependency: without it, it is not offered. On one
-        # machine the Dask workers are threads of this process: they only pass answers and results to their
-        # grading services, which are processes of their own; worker processes would cost an interpreter
-        # each, ~1 CPU-second and ~150 MiB, for nothing (the tests start real ones with `dask worker`).
-        cluster = LocalCluster(n_workers=max(1, where.jobs), threads_per_worker=1, processes=False,
-                               memory_limit=0, dashboard_address=":0", silence_logs=logging.ERROR)
+        cluster = _this_machine(max(1, where.jobs), where.dashboard)
         client = Client(cluster)
     else:
         try:
@@ -84,13 +85,39 @@ def connected(where: Where, course: str, logs: Path | None = None,
                      for address, part in reference_parts(client, slugs).items()}
         local_logs = str(logs) if logs is not None and cluster is not None else None
         client.register_plugin(dask_worker.GradingServices(course, local_logs, draws), name=dask_worker.PLUGIN)
-        if "dashboard" in client.scheduler_info().get("services", {}) and _dashboard_answers(client.dashboard_link):
-            print(f"graders grade: Dask dashboard at {client.dashboard_link}", flush=True)
+        if cluster is not None and where.dashboard:
+            link = client.dashboard_link
+            print(f"graders grade: Dask dashboard at {link}" if _dashboard_answers(link) else NO_BOKEH, flush=True)
         yield client
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _this_machine(jobs: int, dashboard: bool) -> LocalCluster:
+    """A cluster of `jobs` one-thread workers in this process, listening on 127.0.0.1 only.
+
+    On one machine the Dask workers are threads of this process: they only pass answers and results to their
+    grading services, which are processes of their own; worker processes would cost an interpreter each, ~1
+    CPU-second and ~150 MiB, for nothing (the tests start real ones with `dask worker`). They talk in-process, but
+    Dask's scheduler and every worker still start an HTTP server (task names with student ids, call stacks, worker
+    logs, no authentication), by default on every interface: here on loopback, and with no route unless the
+    dashboard is asked for (it needs bokeh, not a dependency)."""
+    quiet = {} if dashboard else {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+    with dask.config.set(quiet):  # read while the scheduler and workers start, inside LocalCluster()
+        return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False, memory_limit=0,
+                            dashboard_address=LOOPBACK, worker_dashboard_address=LOOPBACK,
+                            scheduler_kwargs={"dashboard": dashboard},
+                            worker_class=Worker if dashboard else _NoDashboardWorker, silence_logs=logging.ERROR)
+
+
+class _NoDashboardWorker(Worker):
+    """A worker that never adds bokeh's pages to its HTTP server: LocalCluster asks for them whenever it is given
+    the server's address, which is how the server is kept on loopback."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{**kwargs, "dashboard": False})
 
 
 def _dashboard_answers(link: str) -> bool:

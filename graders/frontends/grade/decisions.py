@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from graders.frontends.grade.spreadsheet import FORMULA_STARTS, text_cell
+from graders.frontends.grade.spreadsheet import FORMULA_STARTS, guarded_writer, text_cell
 
 COLUMNS = ("when", "who", "student", "action", "exercise", "value", "reason")
 ACTIONS = {
@@ -240,7 +240,7 @@ def append(path: Path, decision: Decision) -> None:
     check(decision)
     new = not path.exists() or path.stat().st_size == 0
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = guarded_writer(buffer, lineterminator="\n")
     if new:
         writer.writerow(COLUMNS)
     writer.writerow([decision.when.isoformat(timespec="seconds"), *(text_cell(cell) for cell in (

@@ -46,7 +46,7 @@ import math
 import re
 from datetime import datetime, timezone
 
-from graders.frontends.grade.spreadsheet import text_cell
+from graders.frontends.grade.spreadsheet import guarded_writer, text_cell
 from graders.frontends.grade.standing import Standing
 
 CANVAS_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -218,5 +218,5 @@ def _list(items) -> str:
 
 def _csv(rows: list[list[str]], quoting: int = csv.QUOTE_MINIMAL) -> str:
     out = io.StringIO()
-    csv.writer(out, quoting=quoting, lineterminator="\n").writerows(rows)
+    guarded_writer(out, quoting=quoting, lineterminator="\n").writerows(rows)
     return out.getvalue()

@@ -19,78 +19,21 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import multiprocessing
-import os
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import course_config
-from graders.engine.stubs import NotAStubError, stub_to_release
-from graders.sandbox import die_with_parent
 from graders.frontends.wording import counted
 from graders.frontends.grade import lms_exports, tables
 from graders.frontends.grade.class_term import AppliedTerm
 from graders.frontends.grade.feedback_html import feedback_html
-from graders.frontends.grade.similarity import similar_pairs, similarity_csv
-from graders.frontends.grade.similarity_page import similarity_html
+from graders.frontends.grade.similarity_run import Similarity, similarity_written
 from graders.frontends.grade.report import report_html
 from graders.frontends.grade.standing import build_standings
 from graders.frontends.grade.store import file_name, write_atomically
 from graders.frontends.grade.unnamed_groups import members, references, unnamed_groups
 from graders.frontends.platforms import classroom_runners, gradescope_results
-
-
-class Similarity:
-    """How alike the class's answers are, computed from the moment they are known.
-
-    It depends on nothing graded and is the slowest output (about 2 s of CPU for 100 students), so the batch
-    starts it before grading, in a process of its own (spawned, not forked: the batch runs Dask's threads) at the
-    lowest CPU priority: it takes what grading leaves idle (the start-up's single-threaded imports, a lone
-    worker's second core, the last students' tail) and is usually done by the time the outputs are written.
-    Use it as a context manager: leaving it early (an error, Ctrl-C) stops the process."""
-
-    def __init__(self, answers: dict[str, dict[str, str]] | None, lesson: course_config.Lesson,
-                 archive: list[Path] | None = None) -> None:
-        self.answers = answers or {}
-        self.stubs, self.earlier = _similarity_inputs(lesson, archive or [])
-        self.pool: ProcessPoolExecutor | None = None
-        if not self.answers:  # nothing to compare: no process to start
-            self.pairs: Future = Future()
-            self.pairs.set_result([])
-            return
-        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=_in_the_background)
-        self.pairs = self.pool.submit(similar_pairs, self.answers, self.stubs, archive=self.earlier or None)
-
-    def __enter__(self) -> "Similarity":
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        if self.pool is None:
-            return
-        if kind is not None:  # nobody will read the pairs: the process is stopped, not waited for
-            # ProcessPoolExecutor has no public way to stop a running call before Python 3.14 (terminate_workers)
-            for process in list(getattr(self.pool, "_processes", {}).values()):
-                with contextlib.suppress(OSError, ValueError):
-                    process.terminate()
-        self.pool.shutdown(wait=kind is None, cancel_futures=True)
-
-
-def _in_the_background() -> None:
-    """The similarity process's set-up: the lowest CPU priority, the OOM killer's ordinary choice (not the batch's
-    protection, which it inherits), and an end with the batch however the batch ends."""
-    os.nice(19)
-    with contextlib.suppress(OSError, AttributeError):  # Linux: run only where a core would otherwise be idle
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as score:
-        score.write("0")
-    die_with_parent()
 
 
 def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Lesson, similarity: Similarity, *,
@@ -138,7 +81,7 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
     exported = [s for s in everyone if not s.needs_decision]
     write_atomically(out / "grades.csv", tables.grades_csv(records, lesson, standings))
     write_atomically(out / "mistakes.csv", tables.mistakes_csv(stats, len(records)))
-    similar = _similarity_written(out, similarity)
+    similar = similarity_written(out, similarity)
     write_atomically(out / "report.html", report_html(records, lesson, stats, standings=standings, similar=[
         {"exercise": p.exercise, "first": p.first, "second": p.second, "similarity": p.similarity} for p in similar],
         unnamed=unnamed, requests=[{"student": d.student, "exercise": d.exercise, "value": d.value,
@@ -173,43 +116,6 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
     if gradebook_course is not None:
         written += _gradebook(gradebook_course, assignment, records, standings)
     return written
-
-
-def _similarity_inputs(lesson: course_config.Lesson, archive: list[Path]) -> tuple[dict[str, str], dict[str, Any]]:
-    """What answers are compared against: each exercise's stub as released (the committed stub where the working
-    copy holds a solution), subtracted from every answer, and earlier terms' answers."""
-    stubs = {}
-    for exercise in lesson.exercises:
-        try:
-            stubs[exercise.slug], _ = stub_to_release(course_config.ROOT,
-                                                      Path("exercises") / lesson.folder / f"{exercise.slug}.py")
-        except NotAStubError:
-            stubs[exercise.slug] = ""  # no stub to subtract: every line of an answer counts
-    return stubs, archived_answers(archive)
-
-
-def _similarity_written(out: Path, similarity: Similarity) -> list[Any]:
-    """The pairs of answers alike enough to review, once computed, written as similarity.csv and .html."""
-    answers, earlier = similarity.answers, similarity.earlier
-    try:
-        pairs = similarity.pairs.result()
-    except BrokenProcessPool:  # its process died (killed, out of memory): computed here instead
-        pairs = similar_pairs(answers, similarity.stubs, archive=earlier or None)
-    write_atomically(out / "similarity.csv", similarity_csv(pairs))
-    write_atomically(out / "similarity.html", similarity_html(pairs, answers, earlier or None))
-    return pairs
-
-
-def archived_answers(folders: list[Path]) -> dict[str, dict[str, str]]:
-    """Earlier terms' answers (their --out folders' answers/), named "<folder>/<student>"."""
-    found: dict[str, dict[str, str]] = {}
-    for folder in folders:
-        if not (folder / "answers").is_dir():  # checked before grading (class_term.load_the_term); gone since
-            continue
-        for student in sorted(p for p in (folder / "answers").iterdir() if p.is_dir()):
-            found[f"{folder.name}/{student.name}"] = {f.stem: f.read_text(encoding="utf-8", errors="replace")
-                                                      for f in sorted(student.glob("*.py"))}
-    return found
 
 
 def _gradebook(course: Path, assignment: str, records: list[dict[str, Any]], standings: dict) -> list[str]:

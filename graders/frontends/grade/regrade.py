@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from graders.frontends.wording import counted
-from graders.frontends.grade.spreadsheet import text_cell
+from graders.frontends.grade.spreadsheet import guarded_writer, text_cell
 from graders.frontends.grade.html_page import escape, page
 
 
@@ -108,7 +108,7 @@ def totals(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[st
 
 def changes_csv(found: list[Change]) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = guarded_writer(buffer, lineterminator="\n")  # messages too: any cell may start like a formula
     writer.writerow(["student", "exercise", "check", "before", "after", "change", "passed_before", "passed_after",
                      "message_before", "message_after"])
     for c in found:

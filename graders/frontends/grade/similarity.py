@@ -42,22 +42,27 @@ honest 0.88 / 0.89 / 0.79, smallest edited copy 0.93 / 0.85 / 0.76, a gap of 0.0
 - MIN_OVERLAP = 80 normalized characters in common, about three lines: an answer with one function
   written shares all of it with honest classmates (up to 0.98, on 58 characters, over every partial
   answer of that class); copies share 197 to 367.
+
+Bounded work. A hand-in may hold 2 MiB per file, and comparing 14 such files with a class of 100 took
+68 CPU-seconds (benchmarks/similarity_budget.py; 1.8 with the cap, 4.2 for 14 answers just under it).
+An answer larger than ANSWER_BYTES (64 KiB: the largest stub with its docstrings is 8.4 KiB) is not
+compared at all, and `out_of_time`, asked before each answer is read and each pair compared, stops the
+rest: what was left out is named in the result, never silently dropped.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import csv
 import io
 import keyword
 import re
 import tokenize
 from collections import Counter, defaultdict
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
 
-from graders.frontends.grade.spreadsheet import text_cell
+from graders.frontends.grade.spreadsheet import guarded_writer, text_cell
 
 if TYPE_CHECKING:
     from copydetect import CodeFingerprint
@@ -69,6 +74,9 @@ THRESHOLD = 0.8
 MIN_OVERLAP = 80  # normalized characters both answers must hold in common, whatever the share
 COMMON_FLOOR = 10  # code in more answers than this, and than COMMON_SHARE of them, is common
 COMMON_SHARE = 0.05
+ANSWER_BYTES = 64 * 2**10  # a larger answer is not compared: its cost grows with its size, its use does not
+TOO_LARGE = "{exercise}: {name}'s answer was not compared: {size}, over the {cap} an answer may hold to be compared"
+OUT_OF_TIME = "{exercise}: {left} of {all} {what} not compared: the time for comparing ran out"
 
 # Names that mean the same in every answer: a different one is a different API, never a rename.
 _KEPT_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist)  # not soft keywords: "_" is a made-up name
@@ -100,12 +108,32 @@ class _Answer:
     lines: list[int]
 
 
+@dataclass
+class Comparison:
+    """What comparing a class found, and what it left out (each a sentence for the instructor)."""
+
+    pairs: list[Pair] = field(default_factory=list)
+    not_compared: list[str] = field(default_factory=list)
+
+
+def _never() -> bool:
+    return False
+
+
 def similar_pairs(answers: dict[str, dict[str, str]], stubs: dict[str, str], *, threshold: float = THRESHOLD,
                   archive: dict[str, dict[str, str]] | None = None) -> list[Pair]:
-    """The pairs of answers to one exercise at or above `threshold`, most similar first.
+    """The pairs of answers to one exercise at or above `threshold`, most similar first (`compare`'s pairs)."""
+    return compare(answers, stubs, threshold=threshold, archive=archive).pairs
+
+
+def compare(answers: dict[str, dict[str, str]], stubs: dict[str, str], *, threshold: float = THRESHOLD,
+            archive: dict[str, dict[str, str]] | None = None, largest: int = ANSWER_BYTES,
+            out_of_time: Callable[[], bool] = _never) -> Comparison:
+    """The pairs of answers to one exercise at or above `threshold`, most similar first, and what was not compared.
 
     `answers` is student -> exercise slug -> source, `stubs` slug -> the handed-out stub, `archive`
-    earlier terms' answers ("<term>/<student>" -> slug -> source), compared with this term's only.
+    earlier terms' answers ("<term>/<student>" -> slug -> source), compared with this term's only. An answer
+    over `largest` bytes is left out; once `out_of_time()` says so, everything not yet compared is.
     """
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"similar_pairs: threshold must be between 0 and 1, got {threshold!r}")
@@ -114,33 +142,65 @@ def similar_pairs(answers: dict[str, dict[str, str]], stubs: dict[str, str], *, 
     if twice:
         raise ValueError(f"similar_pairs: {twice} named both in answers and in archive; "
                          f"archived answers are named '<term>/<student>'")
-    pairs: list[Pair] = []
-    for slug in sorted({slug for answered in answers.values() for slug in answered}):
-        if slug not in stubs:
-            raise ValueError(f"similar_pairs: no stub for exercise {slug!r} (stubs has {sorted(stubs)}); "
-                             f"without it the code every student was given would count as shared")
+    found = Comparison()
+    slugs = sorted({slug for answered in answers.values() for slug in answered})
+    missing = [slug for slug in slugs if slug not in stubs]
+    if missing:
+        raise ValueError(f"similar_pairs: no stub for exercise {missing[0]!r} (stubs has {sorted(stubs)}); "
+                         f"without it the code every student was given would count as shared")
+    for slug in slugs:
         current = {student: answered[slug] for student, answered in answers.items() if slug in answered}
         earlier = {name: answered[slug] for name, answered in archive.items() if slug in answered}
-        pairs += _exercise_pairs(slug, current, earlier, stubs[slug], threshold)
-    return sorted(pairs, key=lambda pair: (-pair.similarity, pair.exercise, pair.first, pair.second))
+        everyone = sorted({**current, **earlier}.items())
+        for name, source in everyone:
+            size = len(source.encode("utf-8", "surrogateescape"))
+            if size > largest:
+                found.not_compared.append(TOO_LARGE.format(exercise=slug, name=name, size=_size(size),
+                                                           cap=_size(largest)))
+                current.pop(name, None)
+                earlier.pop(name, None)
+        _exercise_pairs(slug, current, earlier, stubs[slug], threshold, out_of_time, found)
+    found.pairs.sort(key=lambda pair: (-pair.similarity, pair.exercise, pair.first, pair.second))
+    return found
 
 
-def _exercise_pairs(slug: str, current: dict[str, str], earlier: dict[str, str], stub: str,
-                    threshold: float) -> list[Pair]:
+def _size(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB" if size >= 2**20 else f"{size / 2**10:.0f} KiB"
+
+
+def _exercise_pairs(slug: str, current: dict[str, str], earlier: dict[str, str], stub: str, threshold: float,
+                    out_of_time: Callable[[], bool], found: Comparison) -> None:
+    everyone = sorted({**current, **earlier}.items())
+    if len(everyone) < 2:
+        return
+    if out_of_time():
+        found.not_compared.append(OUT_OF_TIME.format(exercise=slug, left=len(everyone), all=len(everyone),
+                                                     what="answers were"))
+        return
     given = _given(stub)
     boilerplate = _boilerplate(stub, given)
-    everyone = sorted({**current, **earlier}.items())
-    written = [_fingerprinted(name, source, given, boilerplate) for name, source in everyone]
+    written = []
+    for number, (name, source) in enumerate(everyone):
+        if out_of_time():
+            found.not_compared.append(OUT_OF_TIME.format(exercise=slug, left=len(everyone) - number,
+                                                         all=len(everyone), what="answers were"))
+            return
+        written.append(_fingerprinted(name, source, given, boilerplate))
     written = [answer for answer in written if answer.fingerprint.hashes]  # untouched stubs have nothing left
     held_by = Counter(h for answer in written for h in answer.fingerprint.hashes)
     most = max(COMMON_FLOOR, COMMON_SHARE * len(written))
     common = {h for h, count in held_by.items() if count > most}
     for answer in written:
         _drop(answer.fingerprint, common)
-    pairs = []
     copydetect = _copydetect()
     recounted: set[str] = set()
-    for first, second in _candidates([answer for answer in written if answer.fingerprint.hashes], set(current)):
+    candidates = _candidates([answer for answer in written if answer.fingerprint.hashes], set(current))
+    for number, (first, second) in enumerate(candidates):
+        if out_of_time():
+            left = len(candidates) - number
+            found.not_compared.append(OUT_OF_TIME.format(exercise=slug, left=left, all=len(candidates),
+                                                         what="pairs alike enough to look at were"))
+            return
         for answer in (first, second):
             if answer.name not in recounted:  # only answers compared need their size, which costs a pass
                 _recount(answer.fingerprint)
@@ -148,9 +208,8 @@ def _exercise_pairs(slug: str, current: dict[str, str], earlier: dict[str, str],
         _, shares, (first_slices, second_slices) = copydetect.compare_files(first.fingerprint, second.fingerprint)
         similarity = float(max(shares))
         if similarity >= threshold and min(_length(first_slices), _length(second_slices)) >= MIN_OVERLAP:
-            pairs.append(Pair(slug, first.name, second.name, similarity, _blocks(first.lines, first_slices),
-                              _blocks(second.lines, second_slices)))
-    return pairs
+            found.pairs.append(Pair(slug, first.name, second.name, similarity, _blocks(first.lines, first_slices),
+                                    _blocks(second.lines, second_slices)))
 
 
 def _candidates(answers: list[_Answer], current: set[str]) -> list[tuple[_Answer, _Answer]]:
@@ -343,7 +402,7 @@ def _blocks(lines: list[int], slices) -> list[tuple[int, int]]:  # noqa: ANN001
 def similarity_csv(pairs: list[Pair]) -> str:
     """similarity.csv: exercise, first, second, similarity, first_lines, second_lines ("3-7 12-14")."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = guarded_writer(buffer, lineterminator="\n")
     writer.writerow(["exercise", "first", "second", "similarity", "first_lines", "second_lines"])
     for pair in pairs:
         writer.writerow([pair.exercise, text_cell(pair.first), text_cell(pair.second), f"{pair.similarity:.3f}",

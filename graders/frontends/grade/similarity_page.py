@@ -11,18 +11,25 @@ from graders.frontends.grade.store import file_name
 REVIEW_NOTE = ("This is a list of answers to read side by side, not a verdict. Short exercises have few good "
                "answers, and students who studied together write alike: only a person who reads both answers, "
                "and asks the students, can tell copying from that.")
+NOT_COMPARED_NOTE = ("These answers, or pairs of answers, were left out of the comparison, so the pairs below "
+                     "may not be all there are. Read the answers named here yourself.")
 
 
 def similarity_html(pairs: list[Pair], answers: dict[str, dict[str, str]],
-                    archive: dict[str, dict[str, str]] | None = None) -> str:
-    """A page of the pairs: a table, then each pair's two answers side by side, matching lines marked."""
+                    archive: dict[str, dict[str, str]] | None = None, not_compared: list[str] | None = None) -> str:
+    """A page of the pairs: what was not compared, a table, then each pair's two answers side by side, matching
+    lines marked."""
     archive = archive or {}
     body = [f"<h1>Similar answers: {counted(len(pairs), 'pair')} to review</h1>",
             f'<p class="note">{escape(REVIEW_NOTE)}</p>',
             "<p>Names, comments and spacing do not count; code the stubs give, and code many students wrote alike, "
             "does not either. Similarity is the larger share of one answer's own code found in the other.</p>"]
+    if not_compared:  # said first: a list that looks complete must be
+        body.append(f'<h2 id="not-compared">Not compared</h2><p class="note">{escape(NOT_COMPARED_NOTE)}</p><ul>'
+                    + "".join(f"<li>{escape(line)}</li>" for line in not_compared) + "</ul>")
     if not pairs:
-        body.append("<p>No two answers look alike.</p>")
+        body.append("<p>No two answers compared look alike.</p>" if not_compared else
+                    "<p>No two answers look alike.</p>")
         return page("Similar answers", "\n".join(body))
     crowds = [(exercise, members) for exercise, members in alike_groups(
         [(pair.exercise, pair.first, pair.second) for pair in pairs]) if len(members) > 2]

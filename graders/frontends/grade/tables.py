@@ -24,14 +24,13 @@ Both are computed from the stored results alone; `class_stats` serves the HTML r
 
 from __future__ import annotations
 
-import csv
 import io
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import course_config
-from graders.frontends.grade.spreadsheet import text_cell
+from graders.frontends.grade.spreadsheet import GuardedDictWriter, guarded_writer, text_cell
 from graders.frontends.grade.standing import Standing
 
 TEXT_COLUMNS = ("student", "name", "email", "sis_id", "section", "time_source", "decisions", "needs_decision",
@@ -87,7 +86,7 @@ def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
     columns += [e.slug for e in lesson.exercises]
     columns += [f"{e.slug}.{c.id}" for e in lesson.exercises for c in e.checks]
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer = GuardedDictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     standings = standings or {}
     graded = {r["student"]: r for r in records}
@@ -130,7 +129,7 @@ def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
 
 def mistakes_csv(stats: list[CheckStats], class_size: int) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = guarded_writer(buffer, lineterminator="\n")
     writer.writerow(["exercise", "check", "hidden", "points", "students", "passed", "pass_rate", "mistake", "count",
                      "share"])
     for entry in stats:

@@ -19,8 +19,8 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-from graders.kit import (Meanwhile, Mistake, RECORD, RECORDING, Returned, Scalar, Student, checks_for, describe,
-                         exercise, expect_code_shows, expected, fail, fail_with_mistake, twin)
+from graders.kit import (Meanwhile, Mistake, RECORD, RECORDING, Returned, Scalar, Student, checks_for, close,
+                         describe, exercise, expect_code_shows, expected, fail, fail_with_mistake, twin)
 from graders.lesson01.linear_module.mistakes import (LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_AND_SEED_IGNORED,
                                                      LR_IGNORED, MODEL_BEFORE_DATA, NOISE_BROADCAST, ONE_STEP_TOO_FEW,
                                                      ONE_STEP_TOO_MANY, SECTION, SEED_IGNORED, STEP_BEFORE_BACKWARD,
@@ -192,7 +192,7 @@ def _run_problem(value: Any, run: Run) -> str | None:
     rtol = EXERCISE.tolerance("loss")
     named = [(f"the loss at step {step}", g, w) for step, (g, w) in enumerate(zip(got[0], run[0]))]
     for what, g, w in named + [("the learned weight", got[1], run[1]), ("the learned bias", got[2], run[2])]:
-        if not abs(g - w) <= rtol * (1 + abs(w)):
+        if not close(g, w, rtol=rtol, atol=rtol):  # an infinite expected value: only itself
             return f"{what} is {g:.6g}; expected {w:.6g}"
     return None
 
@@ -210,7 +210,7 @@ def _starts_as(value: Any, run: Run) -> bool:
     if isinstance(got, str) or not run[0]:
         return False
     rtol = EXERCISE.tolerance("loss")
-    return all(abs(g - w) <= rtol * (1 + abs(w)) for g, w in zip(got[0][:COMPARED_WHILE_DIVERGING], run[0]))
+    return all(close(g, w, rtol=rtol, atol=rtol) for g, w in zip(got[0][:COMPARED_WHILE_DIVERGING], run[0]))
 
 
 def _diagnosis(value: Any, runs: list[tuple[Mistake, Run]]) -> Mistake | None:
