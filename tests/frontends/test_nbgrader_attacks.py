@@ -35,7 +35,9 @@ COURSE_ID = "course"
 HONEST_PART = EXERCISE.points - sum(EXERCISE.check(c).points for c in F_CHECKS | {"autograd_derivative_uses_autograd"})
 # The checks of how a flagged module loses too (graders/engine/source_evidence.py), those above left aside.
 HOW_POINTS = sum(c.points for c in EXERCISE.checks if c.how and c.id != "autograd_derivative_uses_autograd")
-RUNS_HIDDEN_CODE = {"b-reads-the-reference", "c-reads-a-classmate"}
+# Code the grader cannot follow (exec, or os, sockets and signals: modules it does not read) is flagged, and its
+# checks of how are not credited (graders/engine/source_evidence.py).
+RUNS_HIDDEN_CODE = {"b-reads-the-reference", "c-reads-a-classmate", "d-takes-over-the-kernel", "e-harms-processes"}
 
 # Files an ordinary kernel would run from the notebook's folder, as the instructor.
 LAUNCHER = '''
@@ -207,7 +209,7 @@ def test_honest_classmates_before_and_after_the_attackers_keep_full_marks(autogr
                                      "e-harms-processes", "f-files-beside-the-notebook", "g-code-above-setup",
                                      "h-huge-answer"])
 def test_each_attacker_earns_only_what_its_honest_part_deserves(autograded: dict, student: str) -> None:
-    # Code that runs code the grader cannot read (exec) is flagged: its checks of how score 0 as well.
+    # Code the grader cannot follow is flagged: its checks of how score 0 as well.
     honest = HONEST_PART - (HOW_POINTS if student in RUNS_HIDDEN_CODE else 0)
     assert autograded["scores"][student] == pytest.approx(honest), autograded["log"][-3000:]
     notebook = nbformat.read(autograded["course"] / "autograded" / student / ASSIGNMENT / NOTEBOOK, as_version=4)
