@@ -141,21 +141,6 @@ class Drawer:
             self.received[key] = repr(recipes(lesson)[slug][name]())
         return ast.literal_eval(self.received[key])  # kept as text: each check gets its own copy
 
-    def wait_for_all(self, exercises: list[tuple[str, str]]) -> None:
-        """Hold every case of these exercises, with the helper ended: processes forked after
-        this find them all here (the batch grader's reference runs)."""
-        from graders.engine.case_recipes import recipes
-
-        for lesson, slug in exercises:
-            for name in _recipes_or_none(lesson).get(slug, {}):
-                key = f"{lesson}/{slug}.{name}"
-                self._take_shipped(key, lesson, slug, name)
-                while key not in self.received and self.sock is not None and self._receive():
-                    pass
-                if key not in self.received:  # the helper skipped it or is stuck: drawn here, as get() would
-                    self.received[key] = repr(recipes(lesson)[slug][name]())
-        self._reap()
-
     def _take_shipped(self, key: str, lesson: str, slug: str, name: str) -> None:
         """The cases shipped with the course (shipped_cases.py), where they are up to date: no helper to wait for."""
         from graders.engine import shipped_cases
