@@ -1,6 +1,6 @@
 """The house's rules, read from the source: three floors that import one way (front ends -> engine
 -> sandbox), the sandbox entered through its door only, checks that import the kit alone, and no
-import cycle anywhere in graders/."""
+import cycle anywhere in graders/, counting every import (inside functions and relative ones too)."""
 
 from __future__ import annotations
 
@@ -15,23 +15,28 @@ GRADERS = course_config.ROOT / "graders"
 SLUGS = {e.slug for lesson in course_config.LESSONS for e in lesson.exercises}
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(GRADERS.parent).with_suffix("").parts
+def _module_name(path: Path, graders: Path = GRADERS) -> str:
+    parts = path.relative_to(graders.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path, top_level_only: bool = False) -> list[str]:
-    """The graders modules a file imports (`from graders.x import y` gives graders.x.y where y is a
-    module, else graders.x)."""
-    tree = ast.parse(path.read_text())
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
+def _imports(path: Path, graders: Path = GRADERS) -> list[str]:
+    """The graders modules a file imports anywhere in it, at the top or inside a function, absolute or relative
+    (`from graders.x import y` gives graders.x.y where y is a module, else graders.x)."""
+    module = _module_name(path, graders).split(".")
+    package = module if path.name == "__init__.py" else module[:-1]
     found = []
-    for node in nodes:
-        if isinstance(node, ast.ImportFrom) and node.module and (node.module + ".").startswith("graders."):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            # `from . import x` in graders/a/b.py names graders.a.x: relative to the file's package.
+            base = ".".join([*package[:len(package) - node.level + 1], *([node.module] if node.module else [])]
+                            if node.level else [node.module or ""])
+            if not (base + ".").startswith("graders."):
+                continue
             for alias in node.names:
-                candidate = f"{node.module}.{alias.name}"
-                as_path = GRADERS.parent.joinpath(*candidate.split("."))
-                found.append(candidate if as_path.with_suffix(".py").is_file() or as_path.is_dir() else node.module)
+                candidate = f"{base}.{alias.name}"
+                as_path = graders.parent.joinpath(*candidate.split("."))
+                found.append(candidate if as_path.with_suffix(".py").is_file() or as_path.is_dir() else base)
         elif isinstance(node, ast.Import):
             found += [a.name for a in node.names if (a.name + ".").startswith("graders.")]
     return found
@@ -92,27 +97,51 @@ def test_a_room_holds_checks_mistakes_and_nothing_that_loads_on_its_own(slug: st
         f"{slug}/mistakes.py holds the named mistakes only (their variants are code of the checks)")
 
 
-def test_no_import_cycle_among_the_modules() -> None:
-    graph = {m: {i for i in _imports(p, top_level_only=True) if i in MODULES and i != m} for m, p in MODULES.items()}
+def _first_cycle(graders: Path) -> list[str]:
+    """An import cycle among the modules under `graders` (each module on it, the first one again at the end), or
+    none. Every import counts, those inside functions too: a deferred import keeps a cycle from failing at import
+    time, not the two modules from needing each other."""
+    modules = {_module_name(p, graders): p for p in graders.rglob("*.py")}
+    graph = {m: {i for i in _imports(p, graders) if i in modules and i != m} for m, p in modules.items()}
     # A package's __init__ is imported before its modules: an edge to a module implies one to its packages.
     for module in list(graph):
         graph[module] |= {".".join(d.split(".")[:k]) for d in list(graph[module])
-                          for k in range(2, len(d.split("."))) if ".".join(d.split(".")[:k]) in MODULES} - {module}
+                          for k in range(2, len(d.split("."))) if ".".join(d.split(".")[:k]) in modules} - {module}
     state: dict[str, int] = {}
     path: list[str] = []
 
-    def visit(module: str) -> None:
+    def visit(module: str) -> list[str]:
         state[module] = 1
         path.append(module)
         for target in sorted(graph[module]):
             if state.get(target) == 1 and not module.startswith(target + "."):
-                cycle = path[path.index(target):] + [target]
-                raise AssertionError("import cycle: " + " -> ".join(cycle))
-            if target not in state:
-                visit(target)
+                return path[path.index(target):] + [target]
+            if target not in state and (cycle := visit(target)):
+                return cycle
         path.pop()
         state[module] = 2
+        return []
 
     for module in sorted(graph):
-        if module not in state:
-            visit(module)
+        if module not in state and (cycle := visit(module)):
+            return cycle
+    return []
+
+
+def test_no_import_cycle_among_the_modules() -> None:
+    cycle = _first_cycle(GRADERS)
+    assert not cycle, "import cycle: " + " -> ".join(cycle)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("def draw() -> None:\n    from graders.engine import b\n", "from graders.engine.a import draw\n"),
+    ("import graders.engine.b\n", "def write() -> None:\n    from . import a\n"),
+    ("from .b import write\n", "from graders.engine import a\n"),
+], ids=["inside a function", "relative, inside a function", "relative, at the top"])
+def test_the_cycle_rule_reads_every_import(tmp_path: Path, a: str, b: str) -> None:
+    engine = tmp_path / "graders" / "engine"
+    engine.mkdir(parents=True)
+    for name, text in (("__init__", ""), ("a", a), ("b", b), ("c", "from graders.engine import a, b\n")):
+        (engine / f"{name}.py").write_text(text)
+    (tmp_path / "graders" / "__init__.py").write_text("")
+    assert _first_cycle(tmp_path / "graders") == ["graders.engine.a", "graders.engine.b", "graders.engine.a"]

@@ -19,7 +19,6 @@ from __future__ import annotations
 import ast
 import atexit
 import contextlib
-import importlib
 import os
 import select
 import signal
@@ -88,11 +87,6 @@ def _only_this_seed() -> Iterator[None]:
         providers.CONSTANTS_CACHE.cache.clear()
 
 
-def recipes(lesson: str) -> dict[str, dict[str, Callable[[], Any]]]:
-    """Per exercise slug, its generated inputs by name, each a function that draws them."""
-    return importlib.import_module(f"{__package__.split('.')[0]}.{lesson}.cases").RECIPES
-
-
 class Drawer:
     """The helper process, and the cases it has sent so far.
 
@@ -140,21 +134,12 @@ class Drawer:
                 self._reap()
         self._reap_if_finished()
         if key not in self.received:  # drawn here: the same seed gives the same cases
+            # Imported here, not at the top: this module is part of the plugin's light start, which holds no more
+            # of ours than graders/sandbox/zygote.py's _LIGHT lists.
+            from graders.engine.case_recipes import recipes
+
             self.received[key] = repr(recipes(lesson)[slug][name]())
         return ast.literal_eval(self.received[key])  # kept as text: each check gets its own copy
-
-    def wait_for_all(self, exercises: list[tuple[str, str]]) -> None:
-        """Hold every case of these exercises, with the helper ended: processes forked after
-        this find them all here (the batch grader's reference runs)."""
-        for lesson, slug in exercises:
-            for name in _recipes_or_none(lesson).get(slug, {}):
-                key = f"{lesson}/{slug}.{name}"
-                self._take_shipped(key, lesson, slug, name)
-                while key not in self.received and self.sock is not None and self._receive():
-                    pass
-                if key not in self.received:  # the helper skipped it or is stuck: drawn here, as get() would
-                    self.received[key] = repr(recipes(lesson)[slug][name]())
-        self._reap()
 
     def _take_shipped(self, key: str, lesson: str, slug: str, name: str) -> None:
         """The cases shipped with the course (shipped_cases.py), where they are up to date: no helper to wait for."""
@@ -230,6 +215,8 @@ def _draw_into(sock: socket.socket, exercises: list[tuple[str, str]]) -> None:
 
 
 def _recipes_or_none(lesson: str) -> dict[str, dict[str, Callable[[], Any]]]:
+    from graders.engine.case_recipes import recipes
+
     try:
         return recipes(lesson)
     except ModuleNotFoundError:  # a lesson without generated inputs

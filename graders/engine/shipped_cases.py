@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 
 import course_config
+from graders.engine.case_recipes import recipes
 
 FILE_NAME = "drawn_cases.json"
 _PACKAGE_FOLDER = Path(__file__).resolve().parents[1]  # graders/, or nbchecks/ in a student bundle
@@ -78,9 +79,7 @@ def covers(lesson: str, slug: str) -> bool:
 
 def write(lesson: str) -> Path:
     """Draw every case of the lesson and write them, with their provenance, beside its recipes."""
-    from graders.engine.drawing import recipes  # hypothesis, only here
-
-    drawn = recipes(lesson)
+    drawn = recipes(lesson)  # imports the lesson's cases.py, and hypothesis with it: only here
     exercises = {e.slug: {name: repr(recipe()) for name, recipe in drawn.get(e.slug, {}).items()}
                  for e in _lesson(lesson).exercises}
     target = path(lesson)

@@ -187,6 +187,7 @@ def _run_new(arguments: argparse.Namespace) -> int:
     from graders.frontends import new_exercise
 
     try:
+        total = new_exercise.points_after(arguments.lesson, arguments.points)
         written = new_exercise.scaffold(arguments.lesson, arguments.slug, arguments.title, arguments.section,
                                         arguments.points)
     except new_exercise.ScaffoldError as error:
@@ -196,6 +197,10 @@ def _run_new(arguments: argparse.Namespace) -> int:
     print(f"Try it: pytest exercises/{arguments.lesson}/{arguments.slug}.py --submission reference "
           f"(full marks), then pytest exercises/{arguments.lesson}/{arguments.slug}.py (0, not started). "
           "Next steps: docs/AUTHORING.md")
+    if abs(total - 100) > 1e-9:
+        # The one house rule the scaffold cannot keep for the author: which exercises give up the points is theirs.
+        print(f"{arguments.lesson} is now worth {total:g} points: a lesson totals 100, so take {total - 100:g} from "
+              "other exercises (in course_config.py and in their manifests); tests/test_manifests.py checks it")
     return 0
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import course_config
 from graders.frontends.wording import counted
-from graders.frontends.grade.decisions import ACTIONS, Decision, LedgerError, append, check, in_force, now, read_ledger
+from graders.frontends.grade.decisions import (ACTIONS, Decision, LedgerError, append, check, in_force, read_ledger,
+                                               utc_now_to_the_second)
 
 
 def main(ledger: Path, student: str | None = None, action: str | None = None, value: str = "", *,
@@ -42,8 +43,8 @@ def main(ledger: Path, student: str | None = None, action: str | None = None, va
                              f"{student.removeprefix('Participant ')!r}, as the outputs name the student")
         if action is None:
             raise SystemExit(f"what is decided for {student}? give an ACTION: {', '.join(ACTIONS)}")
-        decision = Decision(when=now(), who=by or _who(), student=student, action=action, exercise=exercise,
-                            value=value, reason=reason)
+        decision = Decision(when=utc_now_to_the_second(), who=by or _who(), student=student, action=action,
+                            exercise=exercise, value=value, reason=reason)
         check(decision, slugs, "the decision")
         read_ledger(ledger, slugs)  # never append to a file that is not a ledger
         append(ledger, decision)

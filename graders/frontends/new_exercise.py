@@ -9,9 +9,13 @@ stub scores 0, the reference full marks) and changes them into the real exercise
     graders/<lesson>/<slug>/checks.py        the two checks, importing graders.kit alone
     graders/<lesson>/<slug>/mistakes.py      one named mistake, recognised by the public check
     graders/<lesson>/<slug>/__init__.py      the room's package (empty: a worker may import its drivers)
+    tests/<lesson>/<slug>/mistakes/factor_ignored.change   the mistake's proof: a wrong answer that
+                                             tests/test_mistakes.py grades and must find named as it
 
-and adds the exercise, with its points, at the end of its lesson in course_config.py. docs/AUTHORING.md
-goes on from there. Nothing is overwritten: an exercise that exists in any of these places is refused.
+and adds the exercise, with its points, at the end of its lesson in course_config.py, so that the house's
+tests pass on the new room at once (all but the lesson's total of 100, which only the author can restore, by
+taking the points from other exercises). docs/AUTHORING.md goes on from there. Nothing is overwritten: an
+exercise that exists in any of these places is refused.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ def scaffold(lesson_folder: str, slug: str, title: str, section: str = "", point
         room / "exercise.toml": _MANIFEST,
         room / "checks.py": _CHECKS,
         room / "mistakes.py": _MISTAKES,
+        root / "tests" / lesson.folder / slug / "mistakes" / "factor_ignored.change": _MISTAKE_PROOF,
     }
     taken = [str(p.relative_to(root)) for p in files if p.exists()]
     if taken or any(e.slug == slug for e in lesson.exercises):
@@ -69,6 +74,11 @@ def scaffold(lesson_folder: str, slug: str, title: str, section: str = "", point
         path.write_text(template.format(**values), encoding="utf-8")
     config.write_text(updated)
     return [*files, config]
+
+
+def points_after(lesson_folder: str, points: float) -> float:
+    """What the lesson is worth once a new exercise of `points` joins it."""
+    return _lesson(lesson_folder).points + points
 
 
 def _lesson(folder: str) -> course_config.Lesson:
@@ -130,6 +140,18 @@ def scale(x: Tensor, factor: float) -> Tensor:
     """
     return x * factor
 '''
+
+# The scaffold's mistake, proved: the reference with the factor left out, which fails both checks, each naming
+# it (tests/mistake_catalogue.py reads the format; the replaced line is the reference's own, kept in step).
+_MISTAKE_PROOF = """# mistake: factor ignored
+# fails: scale_on_fixed_input, scale_on_fresh_inputs
+
+@@ replace
+    return x * factor
+@@ with
+    return x
+@@ end
+"""
 
 # The stub is the reference with its body taken out (same signature, same docstring).
 _STUB = (_REFERENCE.replace("The reference solution of `scale` (instructors only: never released to students).",

@@ -3,8 +3,8 @@
 Each recipe draws one check's inputs with the seed course_config.py gives them, under the
 same name. Hypothesis leans towards small and boundary values, which is what these checks
 want: sizes 0 and 1, empty shapes, leaves that are exactly 0, a node reused at once.
-Imported only by graders/engine/drawing.py, in the helper process or where a case is drawn in
-place; never by a checks module (a student bundle replays the cases instead).
+Imported only through graders/engine/case_recipes.py: by the drawing helper, where a case is drawn
+in place, and by shipped_cases.py; never by a checks module (a student bundle replays the cases instead).
 """
 
 from __future__ import annotations

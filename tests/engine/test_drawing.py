@@ -17,6 +17,7 @@ import pytest
 
 from conftest import ROOT
 from graders.engine import drawing, shipped_cases
+from graders.engine.case_recipes import recipes
 from graders.frontends.pytest_plugin import exercises_reached
 
 LESSON = "lesson01"
@@ -41,11 +42,11 @@ def nothing_shipped(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _draw_here(slug: str, name: str):
-    return drawing.recipes(LESSON)[slug][name]()
+    return recipes(LESSON)[slug][name]()
 
 
 def _draw_in_fresh_python(slug: str, name: str, **env: str):
-    code = (f"from graders.engine.drawing import recipes; "
+    code = (f"from graders.engine.case_recipes import recipes; "
             f"print(repr(recipes({LESSON!r})[{slug!r}][{name!r}]()))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                           env={**os.environ, **env})
@@ -53,7 +54,7 @@ def _draw_in_fresh_python(slug: str, name: str, **env: str):
 
 
 def test_every_recipe_of_lesson_1_is_listed_here() -> None:
-    assert sorted((slug, name) for slug, names in drawing.recipes(LESSON).items() for name in names) == sorted(DRAWN)
+    assert sorted((slug, name) for slug, names in recipes(LESSON).items() for name in names) == sorted(DRAWN)
     assert sorted(DIGESTS) == sorted(DRAWN)
 
 
@@ -110,8 +111,8 @@ def test_the_helper_sends_exactly_what_drawing_here_gives(monkeypatch) -> None:
     expected = {(slug, name): _draw_here(slug, name) for slug, name in DRAWN}
     grader = os.getpid()
     for slug, name in DRAWN:  # from now on, drawing here fails: every case must come from the helper
-        draw = drawing.recipes(LESSON)[slug][name]
-        monkeypatch.setitem(drawing.recipes(LESSON)[slug], name,
+        draw = recipes(LESSON)[slug][name]
+        monkeypatch.setitem(recipes(LESSON)[slug], name,
                             lambda draw=draw: draw() if os.getpid() != grader else pytest.fail("drawn here"))
     drawer = drawing.Drawer()
     drawer.start([(LESSON, "shape_bugs"), (LESSON, "micrograd")])
@@ -162,7 +163,7 @@ def test_a_case_the_helper_could_not_draw_is_drawn_in_place(monkeypatch) -> None
             raise RuntimeError("the helper fails on this one")
         return [1, 2, 3]
 
-    monkeypatch.setitem(drawing.recipes(LESSON)["shape_bugs"], "generated_pairs", only_here)
+    monkeypatch.setitem(recipes(LESSON)["shape_bugs"], "generated_pairs", only_here)
     drawer = drawing.Drawer()
     drawer.start([(LESSON, "shape_bugs")])
     try:

@@ -14,6 +14,7 @@ import course_config
 
 from conftest import STUBS
 from graders.engine import drawing, shipped_cases
+from graders.engine.case_recipes import recipes
 from graders.frontends import pytest_plugin
 
 LESSON = course_config.LESSON_01.folder
@@ -24,8 +25,8 @@ def test_the_shipped_cases_are_up_to_date_and_what_hypothesis_draws_now() -> Non
     shipped = shipped_cases.shipped(LESSON)
     assert shipped, f"graders/{LESSON}/{shipped_cases.FILE_NAME} is missing or out of date: run `{REWRITE}`"
     assert set(shipped) == {e.slug for e in course_config.LESSON_01.exercises}
-    for slug, recipes in drawing.recipes(LESSON).items():
-        for name, recipe in recipes.items():
+    for slug, named in recipes(LESSON).items():
+        for name, recipe in named.items():
             # As text: 2 (a node's number in a graph) and 2.0 (a constant) compare equal as values.
             assert shipped[slug][name] == repr(recipe()), f"{slug}.{name}: run `{REWRITE}`"
 

@@ -1,8 +1,8 @@
 """The term of one grading run: its files read and checked before anyone is graded, then applied to the class.
 
 A typo in the ledger or the roster should stop the run in its first second, not after an hour of
-grading; so `the_term` reads everything the term names up front (TermError on any problem), and
-`LoadedTerm.applied` later turns the stored results into every student's standing.
+grading; so `load_the_term` reads and checks every file the term names up front (a SystemExit naming the
+file and the problem), and `LoadedTerm.applied` later turns the stored results into every student's standing.
 """
 
 from __future__ import annotations
@@ -131,7 +131,8 @@ class LoadedTerm:
                       f"{', '.join(map(repr, who[:10]))}{', ...' if len(who) > 10 else ''}", flush=True)
 
     def _placed(self, when: datetime | None) -> datetime | None:
-        """A time on an LMS's own clock (naive) placed in the LMS's zone (this machine's where none is set)."""
+        """A time on an LMS's own clock (naive) placed in the LMS's zone (this machine's where none is set); None
+        where it cannot be placed or is no usable time (hand_in_times.sane)."""
         if when is None or when.tzinfo is not None:
             return when
         try:

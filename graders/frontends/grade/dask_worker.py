@@ -1,11 +1,12 @@
 """What runs in a Dask worker: a plugin that keeps warm grading services, and the tasks that use them.
 
 A Dask worker never grades itself: it is daemonic, multi-threaded and holds every answer it was
-sent. The plugin starts grading services (service.py) as fresh processes, one per thread of the
-worker, and a task hands a service one submission's answers and waits for its result within a
-deadline. A service that misses the deadline is killed with its zygote and workers (its own
-process group) and the student is told so; a service that dies is replaced and the student graded
-once more by a fresh one; a second death is the submission's doing and is reported as such.
+sent. The plugin starts grading services (service.py), clean processes (forked from the batch's
+template where this machine has one, else started afresh), one per thread of the worker, and a task
+hands a service one submission's answers and waits for its result within a deadline. A service that
+misses the deadline is killed with its zygote and workers (its own process group) and the student is
+told so; a service that dies is replaced and the student graded once more by a fresh one; a second death
+is the submission's doing and is reported as such.
 
 This module is imported by every Dask worker: it loads nothing of the grading (no torch).
 """

@@ -260,6 +260,6 @@ def _ends_with_newline(path: Path) -> bool:
         return handle.read(1) == b"\n"
 
 
-def now() -> datetime:
+def utc_now_to_the_second() -> datetime:
     """This moment, in UTC to the second: when a decision is written."""
     return datetime.now(timezone.utc).replace(microsecond=0)

@@ -17,7 +17,7 @@ import course_config
 from graders.engine.results import shown_message
 from graders.frontends.grade.html_page import escape, page, png, section_links
 from graders.frontends.grade.lms_layouts import for_students
-from graders.frontends.grade.standing import Standing, when
+from graders.frontends.grade.standing import Standing, shown_in_due_zone
 
 
 def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Path, *,
@@ -84,10 +84,10 @@ def _term(standing: Standing, instructor: bool) -> str:
     rows = []
     if standing.submitted_at is not None:
         how = f" ({escape(standing.submitted_how)})" if standing.submitted_how else ""
-        rows.append(("handed in", f'<span data-key="submitted">{escape(when(standing.submitted_at, standing.due))}'
-                                  f'</span>{how}'))
+        submitted = shown_in_due_zone(standing.submitted_at, standing.due)
+        rows.append(("handed in", f'<span data-key="submitted">{escape(submitted)}</span>{how}'))
     if standing.due is not None:
-        rows.append(("due", f'<span data-key="due">{escape(when(standing.due, standing.due))}</span>'))
+        rows.append(("due", f'<span data-key="due">{escape(shown_in_due_zone(standing.due, standing.due))}</span>'))
     if standing.late_days or standing.penalty:
         rows.append(("late", f'<span data-key="late-days">{standing.late_days}</span> '
                              f'day{"" if standing.late_days == 1 else "s"}: '

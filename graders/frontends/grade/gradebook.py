@@ -20,7 +20,7 @@ from datetime import timezone
 from pathlib import Path
 from typing import Any
 
-from graders.frontends.grade.decisions import Decision, now
+from graders.frontends.grade.decisions import Decision, utc_now_to_the_second
 from graders.frontends.grade.standing import Standing
 
 
@@ -132,8 +132,8 @@ def formgrader_decisions(course: Path, assignment: str, decisions: list[Decision
         value = latest.get((student, slug))
         if value and abs(float(value) - points) <= CLOSE:
             continue  # the ledger already says so
-        added.append(Decision(when=now(), who="nbgrader formgrader", student=student, action="override",
-                              exercise=slug, value=f"{points:.10g}",
+        added.append(Decision(when=utc_now_to_the_second(), who="nbgrader formgrader", student=student,
+                              action="override", exercise=slug, value=f"{points:.10g}",
                               reason=f"manual score in {course.name}/gradebook.db"))
     return added
 

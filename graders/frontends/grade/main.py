@@ -111,7 +111,7 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
         failed = 0
         if to_grade:
             where = where or Where(jobs=jobs or os.cpu_count() or 1)
-            failed = _grade(to_grade, Keys(keys, exercise_keys, regrade, previous), chosen, out, where,
+            failed = _grade(to_grade, GradingPlan(keys, exercise_keys, regrade, previous), chosen, out, where,
                             allow_unconfined, cache or out / ".cache", course, _term_note(setting, chosen))
         # Only results of what was handed in now: a student whose new hand-in could not be graded this time is
         # pending (their old result would pair a stale score with the new hand-in's time).
@@ -144,8 +144,8 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
 
 
 @dataclasses.dataclass(frozen=True)
-class Keys:
-    """What a run knows of each student to grade: their result's key, each exercise's key, the exercises to
+class GradingPlan:
+    """What a run plans for each student it grades: their result's key, each exercise's key, the exercises to
     grade again and the result stored before (the one the regraded exercises are merged into)."""
 
     results: dict[str, str]
@@ -180,7 +180,7 @@ def _term_note(setting: LoadedTerm, lesson: course_config.Lesson) -> Callable[[d
         return lambda record, submission: ""
 
 
-def _grade(submissions: list[Submission], keys: Keys, lesson: course_config.Lesson, out: Path,
+def _grade(submissions: list[Submission], plan: GradingPlan, lesson: course_config.Lesson, out: Path,
            where: Where, allow_unconfined: bool, cache_folder: Path, course: str,
            term_note: Callable[[dict[str, Any], Submission], str]) -> int:
     from graders.frontends.grade import cluster
@@ -203,7 +203,7 @@ def _grade(submissions: list[Submission], keys: Keys, lesson: course_config.Less
                 failures.append(submission.student)
                 return
             try:
-                record = _record(submission, keys, reply, lesson, out)
+                record = _record(submission, plan, reply, lesson, out)
                 store.store(out, record)
             except OSError as error:  # a full disk (ENOSPC), a quota: say so, and go on with the others
                 later[submission.student] = f"its result could not be stored ({error.strerror or error})"
@@ -214,9 +214,9 @@ def _grade(submissions: list[Submission], keys: Keys, lesson: course_config.Less
             progress.done(submission.student, record, "" if record["error"] else term_note(record, submission))
 
         # Every exercise whose key changed is graded (a missing file scores 0, and says so); the others are kept.
-        jobs = [{"student": s.student, "lesson": lesson.folder, "slugs": keys.regrade[s.student], "sources": s.sources,
+        jobs = [{"student": s.student, "lesson": lesson.folder, "slugs": plan.regrade[s.student], "sources": s.sources,
                  "modules": s.modules, "allow_unconfined": allow_unconfined,
-                 "key": f"{store.file_name(s.student)}-{keys.results[s.student][:24]}"} for s in submissions]
+                 "key": f"{store.file_name(s.student)}-{plan.results[s.student][:24]}"} for s in submissions]
         try:
             cluster.grade_all(client, jobs, expected, seconds, done)
         finally:
@@ -291,15 +291,15 @@ def oom_score(adjustment: int) -> None:
         pass
 
 
-def _record(submission: Submission, keys: Keys, reply: dict[str, Any], lesson: course_config.Lesson,
+def _record(submission: Submission, plan: GradingPlan, reply: dict[str, Any], lesson: course_config.Lesson,
             out: Path) -> dict[str, Any]:
     """What is stored for a student: the result model, where the answers came from, what was wrong. The
     feedback's plots came back as bytes under the names the service gave them; they are kept under out/plots.
     When only some exercises were graded again, their results replace those of the stored record."""
     result = reply.get("result")
     why = reply.get("error", "")
-    slugs = keys.regrade[submission.student]
-    previous = keys.previous[submission.student]
+    slugs = plan.regrade[submission.student]
+    previous = plan.previous[submission.student]
     partial = previous is not None and result is not None and set(slugs) != {e.slug for e in lesson.exercises}
     if result is None:
         why = why or f"the grading service gave no result (pytest's exit status {reply.get('exit')})"
@@ -327,4 +327,4 @@ def _record(submission: Submission, keys: Keys, reply: dict[str, Any], lesson: c
             check["files"] = moved
     if partial:
         result = store.merged(previous, result, slugs, [e.slug for e in lesson.exercises])
-    return {**result, **_about(submission, keys.results, keys.exercises), "error": why}
+    return {**result, **_about(submission, plan.results, plan.exercises), "error": why}

@@ -1,19 +1,23 @@
-"""A grading service: one fresh process that grades one submission after another, for a Dask worker.
+"""A grading service: one clean process that grades one submission after another, for a Dask worker.
 
-`python -m graders.frontends.grade.service LOG` is started by the worker plugin (dask_grading.py) with
-`subprocess`, never forked from the Dask worker: that worker is daemonic and multi-threaded, and
-its memory holds every answer it was sent. A fresh interpreter holds none of it. Before it reads
-any request, the service imports torch and forks its zygote from itself (graders/sandbox/zygote.py:
-it holds nothing a worker may not see yet), so every worker of every student it grades is a copy of
-that clean moment. Only then does it load pytest, the plugin and the checks.
+The worker's plugin (dask_worker.py) starts one per thread of the worker, never forked from the Dask
+worker itself: that worker is daemonic and multi-threaded, and its memory holds every answer it was
+sent. On the machine of `python -m graders grade` the service is forked from the batch's template
+(template.py: a process that has imported torch, pytest and matplotlib and nothing of the grading);
+elsewhere it is started afresh, `python -m graders.frontends.grade.service LOG` with `subprocess`.
+Neither holds an answer. Before it reads any request, the service imports torch (the template's copy
+has it already) and forks its zygote from itself (graders/sandbox/zygote.py: it holds nothing a worker
+may not see yet), so every worker of every student it grades is a copy of that clean moment. Only then
+does it load the course: the plugin, course_config and the checks.
 
 Requests come one per line on stdin, as JSON; each reply is one JSON line on the stdout it was
 started with (pytest's own output goes to LOG):
 
     {"op": "hello"}                      -> the course's digest, what the sandbox holds here
-    {"op": "reference", "slugs": [...]}  -> the reference's expected values for these exercises
-    {"op": "grade", "student", "lesson", "slugs", "sources": {slug: text}, "modules": {name: text}, "expected": PATH}
-                                         -> the JSON result, and the feedback's plots as base64
+    {"op": "reference", "lesson", "slugs"}
+                                         -> pytest's exit status, the reference's expected values for these exercises
+    {"op": "grade", "student", "lesson", "slugs", "sources": {slug: text}, "modules": {name: text}, "expected": PATH,
+     "allow_unconfined"}                 -> pytest's exit status, the JSON result, and the feedback's plots as base64
 
 A student's answers are written to a scratch folder of their own and removed after grading.
 

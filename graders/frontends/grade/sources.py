@@ -26,7 +26,6 @@ from graders.frontends.grade.lms_layouts import HandIn, Layout, base_name, by_fi
 
 DEFAULT_STUDENT_PATTERN = r"(?P<student>[^_/\\]+)_"
 NOTHING_HANDED_IN = "no answers handed in: neither a notebook nor an exercise's .py file"
-MAX_ANSWER_BYTES = ANSWER_BYTES  # a bigger "answer" is not one; the batch must not load it
 MAX_OWN_MODULES = 20  # helper modules of one student's lesson folder; a folder of hundreds is no hand-in
 
 

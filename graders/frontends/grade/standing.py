@@ -124,7 +124,7 @@ def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy
         base = policy.due.astimezone(policy.zone) if policy.due is not None and policy.zone is not None else policy.due
         standing.due = extended_due(forced.extension.value, base) or policy.due
         if standing.due is not None:
-            standing.notes.append(f"your due date is {when(standing.due, policy.due)}")
+            standing.notes.append(f"your due date is {shown_in_due_zone(standing.due, policy.due)}")
         standing.private.append(forced.extension.said())
     submitted, ruled = _judged_time(standing, policy, forced, now, ledger, adjusted)
     days, penalty = policy.penalty(submitted, standing.due)
@@ -139,8 +139,9 @@ def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy
         penalty = 0.0
     elif days:
         grace = f" and its {policy.grace.total_seconds() / 60:g}-minute grace" if policy.grace else ""
-        standing.notes.append(f"handed in {when(standing.submitted_at, standing.due)} ({standing.submitted_how}), "
-                              f"after the due date {when(standing.due, standing.due)}{grace}: "
+        standing.notes.append(f"handed in {shown_in_due_zone(standing.submitted_at, standing.due)} "
+                              f"({standing.submitted_how}), after the due date "
+                              f"{shown_in_due_zone(standing.due, standing.due)}{grace}: "
                               f"{counted(days, 'started day')} late, {penalty:.0%} of the score taken")
     standing.late_days, standing.penalty = days, penalty
     standing.final = round(max(adjusted, 0.0) * (1.0 - penalty), 2)
@@ -170,7 +171,8 @@ def _judged_time(standing: Standing, policy: LatePolicy, forced: InForce, now: d
     doubt = _doubt(standing, policy, now) if standing.handed_in and policy.due is not None else ""
     if forced.hand_in_time is not None:
         accepted = accepted_time(forced.hand_in_time.value)
-        standing.notes.append(f"the time of your hand-in was set to {when(accepted, policy.due)} by your instructor")
+        standing.notes.append(f"the time of your hand-in was set to {shown_in_due_zone(accepted, policy.due)} by "
+                              "your instructor")
         standing.private.append(forced.hand_in_time.said() + (f"; its own time is {doubt}" if doubt else ""))
         return accepted, 0.0
     if not doubt:
@@ -203,7 +205,7 @@ def _doubt(standing: Standing, policy: LatePolicy, now: datetime) -> str:
         return f"unknown ({standing.submitted_how})" if standing.submitted_how else "unknown"
     placed = moment if moment.tzinfo is not None else moment.astimezone()
     why = policy.impossible(placed, now)
-    return f"impossible: {when(moment, policy.due)} ({standing.submitted_how}) is {why}" if why else ""
+    return f"impossible: {shown_in_due_zone(moment, policy.due)} ({standing.submitted_how}) is {why}" if why else ""
 
 
 def needs_decision(student: str, doubt: str, policy: LatePolicy, ledger: str) -> str:
@@ -217,7 +219,7 @@ def needs_decision(student: str, doubt: str, policy: LatePolicy, ledger: str) ->
             f"again (nothing is graded again)")
 
 
-def when(moment: datetime | None, due: datetime | None) -> str:
+def shown_in_due_zone(moment: datetime | None, due: datetime | None) -> str:
     """A time as the due date's zone shows it, with its offset: one clock for every time a student reads."""
     if moment is None:
         return "(unknown)"
