@@ -190,15 +190,20 @@ def _packed(folder: Path, sha: str) -> ShaFile:
     for entry in listed:
         if entry.refused or entry.folder or entry.path.parent != packs or entry.path.suffix != ".idx":
             continue
-        index = load_pack_index_file(entry.path.name, io.BytesIO(entry.read(GIT_FILE_BYTES)), SHA1)
-        try:
-            offset = index.object_offset(sha.encode())
-        except KeyError:
-            continue
-        contents = _read(folder, "objects", "pack", entry.path.with_suffix(".pack").name, limit=GIT_FILE_BYTES)
-        with Pack.from_objects(PackData.from_file(io.BytesIO(contents), SHA1), index) as pack:
-            _measure_chain(contents, pack.data, index, offset)
-            kind, raw = pack.get_raw(sha.encode())
+        # dulwich's index and pack read these in-memory files; closing them is closing dulwich's objects, whatever
+        # a damaged file made them raise half-built
+        with io.BytesIO(entry.read(GIT_FILE_BYTES)) as index_file:
+            index = load_pack_index_file(entry.path.name, index_file, SHA1)
+            try:
+                offset = index.object_offset(sha.encode())
+            except KeyError:
+                continue
+            contents = _read(folder, "objects", "pack", entry.path.with_suffix(".pack").name, limit=GIT_FILE_BYTES)
+            with io.BytesIO(contents) as pack_file, \
+                    Pack.from_lazy_objects(lambda: PackData.from_file(pack_file, SHA1), lambda: index) as pack:
+                pack.check_length_and_checksum()  # the index is this pack's
+                _measure_chain(contents, pack.data, index, offset)
+                kind, raw = pack.get_raw(sha.encode())
         return ShaFile.from_raw_string(kind, raw)
     links = [f"{entry.path} {entry.refused}" for entry in listed
              if entry.refused and entry.path.parts[:2] == (".git", "objects")]
