@@ -10,9 +10,9 @@
 A commit time is what the student's own clock said when they committed: it can be set to anything, so
 for a deadline that matters, take the LMS's or nbgrader's time. git itself is never run on a student's
 .git folder: its config is the student's, and git obeys configs that run commands (a promisor remote's
-upload-pack, a signature program). The commit is read here instead, as data: HEAD and its ref (loose or
-packed) here, the commit object (loose, or in a pack, whole or as a chain of deltas) by dulwich, which parses
-bytes it is handed and runs nothing. Every file is opened through handed_in.py (regular files only, never
+upload-pack, a signature program). The commit is read here instead, as data, with dulwich, which parses the
+bytes it is handed and runs nothing: HEAD, its ref (loose or in packed-refs), the commit object (loose, or in a
+pack, whole or as a chain of deltas). Every file is opened through handed_in.py (regular files only, never
 through a link, size-capped) and only its bytes reach dulwich, which never opens a path of the student's (no
 alternates, no .git file's gitdir). dulwich trusts the sizes a pack declares, so a delta chain is measured
 first and refused past a budget: a crafted pack cannot inflate gigabytes in the instructor's process.
