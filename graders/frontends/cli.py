@@ -114,7 +114,7 @@ def _grade(commands: argparse._SubParsersAction) -> None:
 
 def _where(arguments: argparse.Namespace) -> object:
     """The Dask cluster to grade on, from the options; clear errors for options that do not go together."""
-    from graders.frontends.grade.cluster import Where
+    from graders.frontends.grade.cluster import GradingSite
 
     if arguments.jobs is not None and arguments.jobs < 1:
         raise SystemExit(f"-j {arguments.jobs}: give at least 1 worker")
@@ -122,7 +122,7 @@ def _where(arguments: argparse.Namespace) -> object:
     if arguments.scheduler is None:
         if any(tls):
             raise SystemExit("--tls-ca-file, --tls-cert and --tls-key go with --scheduler tls://...")
-        return Where(jobs=arguments.jobs or os.cpu_count() or 1, dashboard=arguments.dashboard)
+        return GradingSite(jobs=arguments.jobs or os.cpu_count() or 1, dashboard=arguments.dashboard)
     if arguments.dashboard:
         raise SystemExit("--dashboard serves the dashboard of the cluster this command starts; a --scheduler's "
                          "cluster serves its own (see README, The Dask dashboard)")
@@ -133,7 +133,7 @@ def _where(arguments: argparse.Namespace) -> object:
         raise SystemExit("a tls:// scheduler needs --tls-ca-file, --tls-cert and --tls-key together")
     if arguments.scheduler.startswith("tls://") and not all(tls):
         raise SystemExit(f"--scheduler {arguments.scheduler}: give --tls-ca-file, --tls-cert and --tls-key")
-    return Where(scheduler=arguments.scheduler, tls_ca_file=arguments.tls_ca_file, tls_cert=arguments.tls_cert,
+    return GradingSite(scheduler=arguments.scheduler, tls_ca_file=arguments.tls_ca_file, tls_cert=arguments.tls_cert,
                  tls_key=arguments.tls_key)
 
 

@@ -96,7 +96,7 @@ def prepare(root: Path) -> None:
 
     course = course_digest()
     lesson = course_config.LESSONS[0]
-    with cluster.connected(cluster.Where(jobs=os.cpu_count() or 1), course,
+    with cluster.connected(cluster.GradingSite(jobs=os.cpu_count() or 1), course,
                            reference=(lesson.folder, [e.slug for e in lesson.exercises])) as client:
         expected_values(client, lesson, _cache(root), course)
 

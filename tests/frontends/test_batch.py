@@ -572,7 +572,7 @@ from graders.frontends.grade import cluster
 from graders.frontends.grade.main import expected_values
 from graders.engine.kept_values import course_digest
 folder, jobs = Path(sys.argv[1]), int(sys.argv[2])
-with cluster.connected(cluster.Where(jobs=jobs), course_digest()) as client:
+with cluster.connected(cluster.GradingSite(jobs=jobs), course_digest()) as client:
     text = expected_values(client, course_config.LESSON_01, folder, "c" * 64)
 held = sorted(name for name in sys.modules if name.startswith("reference_") or name == "torch")
 print(json.dumps({"held": held, "left": sorted(p.name for p in folder.iterdir()), "same": text == next(

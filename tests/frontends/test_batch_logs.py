@@ -132,8 +132,8 @@ def test_counts_read_one_problem_and_two_problems() -> None:
         progress.done(student, {"score": 1.0, "max_score": 2.0, "problems": problems, "error": ""})
     assert stream.getvalue().splitlines() == ["[1/3] ann: 1 / 2", "[2/3] gus: 1 / 2 (1 problem)",
                                               "[3/3] hal: 1 / 2 (2 problems)"]
-    assert "ran it once (" in cluster.killed(1) and "ran it twice (" in cluster.killed(2)
-    assert "ran it 4 times (" in cluster.killed(4)
+    assert "ran it once (" in cluster.killed_worker_message(1) and "ran it twice (" in cluster.killed_worker_message(2)
+    assert "ran it 4 times (" in cluster.killed_worker_message(4)
 
 
 def test_a_note_about_a_stopped_service_goes_on_a_line_of_its_own(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import course_config
 from graders.frontends.wording import counted
 from graders.frontends.grade import decisions as ledger
-from graders.frontends.grade.hand_in_times import sane
+from graders.frontends.grade.hand_in_times import plausible_time
 from graders.frontends.grade.standing import Person, Standing, build_standings
 from graders.frontends.grade.term import NEEDS_DECISION, TermError, TermFile, load_term
 
@@ -132,14 +132,14 @@ class LoadedTerm:
 
     def _placed(self, when: datetime | None) -> datetime | None:
         """A time on an LMS's own clock (naive) placed in the LMS's zone (this machine's where none is set); None
-        where it cannot be placed or is no usable time (hand_in_times.sane)."""
+        where it cannot be placed or is no usable time (hand_in_times.plausible_time)."""
         if when is None or when.tzinfo is not None:
             return when
         try:
             placed = when.astimezone() if self.term.lms_zone is None else when.replace(tzinfo=self.term.lms_zone)
         except (ValueError, OverflowError, OSError):
             return None
-        return sane(placed)
+        return plausible_time(placed)
 
 
 def load_the_term(term: Path | None, roster: Path | None, decisions: Path | None, out: Path,

@@ -37,7 +37,7 @@ KILLED = ("its grading ended the Dask worker that ran it {times} (a worker kille
 
 
 @dataclass(frozen=True)
-class Where:
+class GradingSite:
     """Where to grade: a scheduler's address, or None for a cluster of `jobs` processes on this machine."""
 
     scheduler: str | None = None
@@ -55,7 +55,7 @@ class Where:
 
 
 @contextlib.contextmanager
-def connected(where: Where, course: str, logs: Path | None = None,
+def connected(where: GradingSite, course: str, logs: Path | None = None,
               reference: tuple[str, list[str]] | None = None) -> Iterator[Client]:
     """A client of the cluster to grade on, every worker with its grading services; closed after. The
     services' logs go to `logs` on a cluster of this machine, else to each worker's local directory.
@@ -192,7 +192,7 @@ def grade_all(client: Client, jobs: list[dict[str, Any]], expected: str, seconds
         try:
             reply = future.result()
         except KilledWorker as error:
-            reply = {"error": killed(_allowed_failures() + 1), "killed": str(error)}
+            reply = {"error": killed_worker_message(_allowed_failures() + 1), "killed": str(error)}
         except dask_worker.WrongCourse as error:
             raise SystemExit(f"graders grade: {error}") from None
         except Exception as error:  # noqa: BLE001 - a task that raised twice: this student, not the batch
@@ -201,7 +201,7 @@ def grade_all(client: Client, jobs: list[dict[str, Any]], expected: str, seconds
         done(job, reply)
 
 
-def killed(times: int) -> str:
+def killed_worker_message(times: int) -> str:
     """What a student whose grading ended its Dask worker `times` times is told."""
     return KILLED.format(times={1: "once", 2: "twice"}.get(times, f"{times} times"))
 

@@ -45,7 +45,7 @@ EARLIEST, LATEST = 1990, 2200  # a hand-in's year outside these is a forged or b
 _SHA = re.compile(rb"[0-9a-f]{40}")
 
 
-def sane(when: datetime | None) -> datetime | None:
+def plausible_time(when: datetime | None) -> datetime | None:
     """`when` if it is a usable time (its offset valid, its year plausible), else None."""
     if when is None:
         return None
@@ -70,7 +70,7 @@ def nbgrader_timestamp(submitted: Path, student: str, assignment: str) -> tuple[
         when = _nbgrader_time(text)
     except (ValueError, OverflowError, TypeError, LookupError):
         return None, f"timestamp.txt holds {text[:40]!r}, not a time"
-    when = sane(when)
+    when = plausible_time(when)
     return (when, "nbgrader timestamp") if when else (None, f"timestamp.txt holds {text[:40]!r}, not a usable time")
 
 
@@ -112,7 +112,7 @@ def git_commit_time(folder: Path) -> tuple[datetime | None, str]:
         when = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc)
     except (OverflowError, OSError, ValueError):
         return None, "the commit's time is out of range"
-    if sane(when) is None:
+    if plausible_time(when) is None:
         return None, f"its last git commit is dated {when:%Y-%m-%d %H:%M} UTC, no usable time (the student's clock)"
     zone = commit.commit_timezone  # seconds east of UTC, as the commit's "+0530" says
     offset = f"{'-' if zone < 0 else '+'}{abs(zone) // 3600:02d}{abs(zone) // 60 % 60:02d}"

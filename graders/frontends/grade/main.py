@@ -30,7 +30,7 @@ import course_config
 from graders.engine import kept_values
 from graders.frontends.grade import outputs, store
 from graders.frontends.grade.class_term import LoadedTerm, load_the_term, synced_from_nbgrader
-from graders.frontends.grade.cluster import Where
+from graders.frontends.grade.cluster import GradingSite
 from graders.frontends.grade.out_folder import OutError, check_out
 from graders.frontends.grade.progress import Progress
 from graders.frontends.grade.sources import (DEFAULT_STUDENT_PATTERN, FOLDER_TIMES_SAID, SourceError, Submission,
@@ -45,7 +45,7 @@ DEADLINE_MARGIN = 120.0  # a grading service's own time for one submission, on t
 def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "lesson01",
          assignment: str | None = None, student_pattern: str = DEFAULT_STUDENT_PATTERN,
          gradebook: bool = False, allow_unconfined: bool = False, cache: Path | None = None,
-         where: Where | None = None, term: Path | None = None, roster: Path | None = None,
+         where: GradingSite | None = None, term: Path | None = None, roster: Path | None = None,
          decisions: Path | None = None, compare: Path | None = None, archive: list[Path] | None = None,
          roster_id_column: str | None = None, unzipped_in: str | None = None) -> int:
     """Grade every submission under `source` into `out`; returns the number that could not be graded.
@@ -110,7 +110,7 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     with outputs.Similarity({s.student: s.sources for s in submissions}, chosen, archive) as similarity:
         failed = 0
         if to_grade:
-            where = where or Where(jobs=jobs or os.cpu_count() or 1)
+            where = where or GradingSite(jobs=jobs or os.cpu_count() or 1)
             failed = _grade(to_grade, GradingPlan(keys, exercise_keys, regrade, previous), chosen, out, where,
                             allow_unconfined, cache or out / ".cache", course, _term_note(setting, chosen))
         # Only results of what was handed in now: a student whose new hand-in could not be graded this time is
@@ -181,7 +181,7 @@ def _term_note(setting: LoadedTerm, lesson: course_config.Lesson) -> Callable[[d
 
 
 def _grade(submissions: list[Submission], plan: GradingPlan, lesson: course_config.Lesson, out: Path,
-           where: Where, allow_unconfined: bool, cache_folder: Path, course: str,
+           where: GradingSite, allow_unconfined: bool, cache_folder: Path, course: str,
            term_note: Callable[[dict[str, Any], Submission], str]) -> int:
     from graders.frontends.grade import cluster
 
