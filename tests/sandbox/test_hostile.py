@@ -22,6 +22,9 @@ ANALYTIC_CHECKS = {"analytic_derivative_on_lesson_grid", "analytic_derivative_wi
                    "max_abs_difference_is_small", "derivatives_on_fresh_points", "derivatives_near_stationary_points"}
 ANALYTIC_BODY = "    return torch.exp(-x) * (torch.cos(x) - torch.sin(x))\n"
 TIMEOUT = "2"
+# A module that imports os or sys, or rebinds torch's names, holds code the grader does not follow
+# (graders/engine/source_evidence.py): its checks of how are not credited, beside what the attack itself breaks.
+NOT_FOLLOWED = ANALYTIC_CHECKS | {"autograd_derivative_uses_autograd"}
 
 
 def with_analytic(body: str, prelude: str = "") -> str:
@@ -63,13 +66,14 @@ def test_a_memory_bomb_is_reported_as_running_out_of_memory(grade, bomb: str) ->
 
 def test_sys_exit_inside_a_function_fails_that_function_with_a_message(grade) -> None:
     graded = grade({SLUG: with_analytic("    import sys\n    sys.exit(0)\n")})
-    assert graded.failed(SLUG) == ANALYTIC_CHECKS
+    assert graded.failed(SLUG) == NOT_FOLLOWED
     assert "tried to end the program with sys.exit(0)" in messages(graded, ANALYTIC_CHECKS)[0]
+    assert "left for your instructor's review" in graded.checks(SLUG)["autograd_derivative_uses_autograd"]["message"]
 
 
 def test_os_exit_inside_a_function_fails_that_function_and_later_checks_still_run(grade) -> None:
     graded = grade({SLUG: with_analytic("    import os\n    os._exit(0)\n")})
-    assert graded.failed(SLUG) == ANALYTIC_CHECKS
+    assert graded.failed(SLUG) == NOT_FOLLOWED
     message = graded.checks(SLUG)["analytic_derivative_on_lesson_grid"]["message"]
     assert "did not come back" in message and "os._exit" in message
 
@@ -101,7 +105,7 @@ def test_patching_torch_allclose_in_the_submission_earns_nothing(grade) -> None:
     wrong = "    return torch.exp(-x) * (torch.cos(x) + torch.sin(x))\n"
     graded = grade({SLUG: with_analytic(wrong, prelude=patch)})
     # without_autograd checks the value first, so a wrong formula fails it too.
-    assert graded.failed(SLUG) == ANALYTIC_CHECKS
+    assert graded.failed(SLUG) == NOT_FOLLOWED
     assert graded.checks(SLUG)["analytic_derivative_on_lesson_grid"]["mistake"] == "sign error"
 
 
@@ -126,7 +130,7 @@ def test_a_tensor_subclass_is_refused(grade) -> None:
 def test_a_fork_bomb_fails_at_its_first_fork(grade) -> None:
     bomb = "    import os\n    while True:\n        os.fork()\n"
     graded = grade({SLUG: with_analytic(bomb)})
-    assert graded.failed(SLUG) == ANALYTIC_CHECKS
+    assert graded.failed(SLUG) == NOT_FOLLOWED
     assert "Operation not permitted" in graded.checks(SLUG)["analytic_derivative_on_lesson_grid"]["message"]
 
 

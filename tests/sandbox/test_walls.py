@@ -35,6 +35,9 @@ EXERCISE = course_config.LESSON_01.exercise(SLUG)
 # that autograd_derivative differentiates f: the rest of the module earns the rest.
 HONEST_PART = EXERCISE.points - sum(EXERCISE.check(c).points for c in ("f_on_lesson_grid",
                                                                       "autograd_derivative_uses_autograd"))
+# Every hoarder below opens files or imports os or threading: code the grader does not follow, so its remaining
+# check of how is not credited either (graders/engine/source_evidence.py).
+HONEST_UNFOLLOWED_PART = HONEST_PART - EXERCISE.check("analytic_derivative_without_autograd").points
 ROOT_WITH_CGROUPS = pytest.mark.skipif(os.geteuid() != 0 or isinstance(cgroups.Groups.locate(os.getpid()), str),
                                        reason="cgroups and the tmpfs scratch need root and the memory, pids and "
                                               "cpu controllers (CI runs as root)")
@@ -184,7 +187,7 @@ def test_a_class_with_every_kind_of_hoarder_is_graded_whole(tmp_path: Path) -> N
     for student in ("a-honest", "z-honest"):
         assert records[student]["score"] == pytest.approx(points), student
     for student in students.keys() - {"a-honest", "z-honest"}:
-        assert records[student]["score"] == pytest.approx(HONEST_PART), student
+        assert records[student]["score"] == pytest.approx(HONEST_UNFOLLOWED_PART), student
         assert records[student]["error"] == ""
     assert {"grades.csv", "report.html"} <= {p.name for p in out.iterdir()}
     zygotes = [p for p in Path("/sys/fs/cgroup/pids").glob("graders-*") if p.name.removeprefix("graders-").isdigit()]
