@@ -73,6 +73,11 @@ def connected(where: GradingSite, course: str, logs: Path | None = None,
                              f"{CONNECT_SECONDS:g} s ({type(error).__name__}: {error}); check the address, that the "
                              f"scheduler runs, and for a tls:// one the certificates") from None
     try:
+        if cluster is not None:
+            # Its workers are started with it, but on a loaded machine the client's first view of the scheduler
+            # was seen to come before they registered ("has no worker" below, once in a test run).
+            with contextlib.suppress(TimeoutError):
+                client.wait_for_workers(max(1, where.jobs), timeout=WORKER_PATIENCE)
         if where.scheduler is not None and not client.scheduler_info()["workers"]:
             print(f"graders grade: waiting up to {WORKER_PATIENCE:g} s for a worker to join {where.scheduler}...",
                   flush=True)
