@@ -21,9 +21,11 @@ SAME_VALUE = ("same cause as above{named}: this check first needs the value that
 
 
 def cause_of(feedback: Feedback) -> str:
-    """What a failure is told apart by; "" when it has nothing that another check could share."""
+    """What a failure is told apart by; "" when it has nothing that another check could share. A wrong value no
+    mistake names is shared only by the very same headline, call and value: the same comparison failing again
+    (a wrong derivative fails the checks that it is clean and that it uses autograd before their own points)."""
     return (feedback.cause or feedback.mistake or feedback.error or feedback.meaning
-            or (feedback.summary + feedback.got if not feedback.call else ""))
+            or "\n".join((feedback.summary, feedback.call or "", feedback.got or "")))
 
 
 def said_again(feedback: Feedback, same_value_as: str = "") -> str:

@@ -26,7 +26,10 @@ def test_one_exception_from_one_function_is_one_cause_and_another_message_is_ano
     again = Feedback("`g` raised KeyError.", call="g(2)", error="g: KeyError: 'grad'")
     other = Feedback("`g` raised KeyError.", call="g(3)", error="g: KeyError: 'w'")
     assert cause_of(key) == cause_of(again) != cause_of(other)
-    assert cause_of(Feedback("g(x) returned 3; expected 4.", call="g(x)")) == ""  # a wrong value: nothing shared
+    wrong = Feedback("g(x) returned 3; expected 4.", call="g(x)", got="3")
+    assert cause_of(wrong) == cause_of(Feedback("g(x) returned 3; expected 4.", call="g(x)", got="3"))
+    assert cause_of(wrong) != cause_of(Feedback("g(x) returned 3; expected 4.", call="g(y)", got="3"))
+    assert cause_of(wrong) != cause_of(Feedback("g(x) returned 5; expected 4.", call="g(x)", got="5"))
     causes = Causes()
     causes.explain(SLUG, cause_of(key), "first")
     causes.explain(SLUG, cause_of(again), "second")
@@ -74,3 +77,17 @@ def test_checks_stopped_by_a_timeout_say_so_in_the_terminal(grade) -> None:
         line = (f"  FAIL  {check['id']}{hidden}: 0 / {check['points']:g}   "
                 "(not run: autograd_derivative timed out above)")
         assert line in graded.output, graded.output
+
+
+def test_one_wrong_value_no_mistake_names_is_explained_once_and_later_checks_say_not_judged(grade) -> None:
+    # A negated derivative: nothing in the catalogue names it, and the checks that autograd_derivative is clean and
+    # uses autograd fail first on that same value.
+    negated = REFERENCE.replace("    return leaf.grad.detach()", "    return -leaf.grad.detach()")
+    graded = grade({SLUG: negated}, "-k", "autograd_derivative")
+    checks = graded.checks(SLUG)
+    first = checks["autograd_derivative_on_lesson_grid"]
+    assert not first["passed"] and first["same_cause_as"] == "" and "expected" in first["message"]
+    for later in ("autograd_derivative_uses_autograd", "autograd_derivative_is_clean"):
+        assert checks[later]["same_cause_as"] == "autograd_derivative_on_lesson_grid", checks[later]
+        assert "did not get to judge what its own name says" in checks[later]["message"], checks[later]["message"]
+    assert graded.output.count("did not get to judge what its own name says") == 2, graded.output[-3000:]
