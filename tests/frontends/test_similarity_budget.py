@@ -64,7 +64,9 @@ def test_the_comparison_stops_when_its_time_is_up_and_says_what_it_left() -> Non
         found = similarity.result()
         waited = time.monotonic() - started
     assert waited < 0.3 + GRACE_SECONDS + 1.0, f"the outputs waited {waited:.1f} s for a budget of 0.3 s"
-    assert found.not_compared and all("the time for comparing ran out" in line for line in found.not_compared), \
+    # Stopped by its own clock, or (on a machine too loaded for it to notice in time) ended: either way said.
+    said = ("the time for comparing ran out", "did not stop within")
+    assert found.not_compared and all(any(s in line for s in said) for line in found.not_compared), \
         found.not_compared
     page = similarity_html(found.pairs, answers, not_compared=found.not_compared)
     assert all(line.replace("'", "&#x27;") in page for line in found.not_compared)
