@@ -166,36 +166,31 @@ def extended_due(value: str, due: datetime | None, where: str = "extension") -> 
             raise LedgerError(f"{where}: extension {value!r}: write +N days with N from 0 to {MOST_DAYS}, e.g. "
                               f"+2 days") from None
         return None if due is None else due + timedelta(days=days)
-    try:
-        moved = datetime.fromisoformat(value)
-    except ValueError:
-        raise LedgerError(f"{where}: extension {value!r}: give a date-time with its UTC offset "
-                          f"(2026-12-04T23:59:00+01:00) or +N days") from None
-    if moved.tzinfo is None:
-        raise LedgerError(f"{where}: extension {value!r} has no UTC offset; add one, e.g. +01:00")
-    try:
-        moved.astimezone(timezone.utc)
-    except (ValueError, OverflowError):
-        raise LedgerError(f"{where}: extension {value!r} is no usable time") from None
-    return moved
+    return _zoned_time(value, f"{where}: extension {value!r}",
+                       "give a date-time with its UTC offset (2026-12-04T23:59:00+01:00) or +N days", "e.g. +01:00")
 
 
 def accepted_time(value: str, where: str = "hand_in_time") -> datetime:
     """The hand-in time a decision accepts: a date-time with its UTC offset (never "+N days": it replaces a time
     that is unknown or impossible, so there is nothing to count from)."""
     example = "e.g. 2026-12-01T22:10:00+01:00"
+    return _zoned_time(value, f"{where}: hand_in_time {value!r}", f"give the time you accept with its UTC offset, "
+                       f"{example}", example)
+
+
+def _zoned_time(value: str, said: str, how: str, example: str) -> datetime:
+    """`value` as a date-time with its UTC offset; else a LedgerError that starts with `said` and says `how`."""
     try:
-        accepted = datetime.fromisoformat(value)
+        when = datetime.fromisoformat(value)
     except ValueError:
-        raise LedgerError(f"{where}: hand_in_time {value!r}: give the time you accept with its UTC offset, "
-                          f"{example}") from None
-    if accepted.tzinfo is None:
-        raise LedgerError(f"{where}: hand_in_time {value!r} has no UTC offset; add one, {example}")
+        raise LedgerError(f"{said}: {how}") from None
+    if when.tzinfo is None:
+        raise LedgerError(f"{said} has no UTC offset; add one, {example}")
     try:
-        accepted.astimezone(timezone.utc)
+        when.astimezone(timezone.utc)
     except (ValueError, OverflowError):
-        raise LedgerError(f"{where}: hand_in_time {value!r} is no usable time") from None
-    return accepted
+        raise LedgerError(f"{said} is no usable time") from None
+    return when
 
 
 def in_force(decisions: list[Decision]) -> dict[str, InForce]:
