@@ -9,6 +9,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+COPIES = ".committed-stubs"  # the folder of the checkout the copies go in (.gitignore)
+
 
 def stubs_as_committed(root: Path) -> tuple[Path, list[str]]:
     """A folder laid out as `root`/exercises/ that holds the stubs as committed, and the paths of the working
@@ -21,8 +23,12 @@ def stubs_as_committed(root: Path) -> tuple[Path, list[str]]:
         return root / "exercises", []
     if status.returncode != 0 or tracked.returncode != 0 or not status.stdout.strip():
         return root / "exercises", []
-    copy = Path(tempfile.mkdtemp(prefix="committed-stubs-")) / "exercises"
-    atexit.register(shutil.rmtree, copy.parent, ignore_errors=True)
+    # Inside the checkout (git ignores the folder), so that a run given these stubs finds the project's
+    # pyproject.toml above them and takes its settings, as a run given exercises/ does.
+    base = root / COPIES
+    base.mkdir(exist_ok=True)
+    copy = Path(tempfile.mkdtemp(prefix="committed-", dir=base)) / "exercises"
+    atexit.register(_remove, copy.parent, base)
     for name in tracked.stdout.splitlines():
         shown = subprocess.run(["git", "show", f"HEAD:{name}"], cwd=root, capture_output=True, timeout=60)
         if shown.returncode == 0:  # a file added to the index but never committed is no stub of the course
@@ -30,6 +36,14 @@ def stubs_as_committed(root: Path) -> tuple[Path, list[str]]:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(shown.stdout)
     return copy, sorted({line[3:].strip().strip('"') for line in status.stdout.splitlines()})
+
+
+def _remove(folder: Path, base: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        base.rmdir()  # the last process out takes the folder away
+    except OSError:
+        pass
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess:

@@ -23,6 +23,10 @@ pytest_plugins = ["pytester"]
 # The project's own grading runs compute everything afresh, as they did before students' runs kept their
 # expected values (graders/engine/kept_values.py); tests/engine/test_kept_values.py turns keeping on where it is tested.
 os.environ[kept_values.FOLDER_VARIABLE] = kept_values.OFF
+# The batch's similarity waits a few seconds for its comparison (graders/frontends/grade/similarity_run.py): on a
+# machine as loaded as a parallel test run makes it, a class's pairs could be cut short, and the tests that read
+# them would depend on the load. The tests of that budget give theirs explicitly.
+os.environ["GRADERS_SIMILARITY_SECONDS"] = "120"
 
 ROOT = course_config.ROOT
 
