@@ -245,18 +245,22 @@ class GradingSession:
             handle.prestart()
 
     def display(self, path: Path) -> str:
-        """How messages name a student's file: relative to the submission folder, or to where
-        pytest was started; never a temporary or absolute path of the grading machine."""
-        starts = [self.submission] if self.submission is not None else [Path(self.config.invocation_params.dir),
-                                                                          course_config.ROOT]
-        for base in starts:
+        """How messages name a student's file: relative to the submission folder; a file of an exercises/ folder
+        from that folder (exercises/lesson01/views.py, wherever pytest was started); else relative to where pytest
+        was started. Never a temporary or absolute path of the grading machine."""
+        if self.submission is not None:
+            try:
+                return path.resolve().relative_to(self.submission.resolve()).as_posix()
+            except ValueError:
+                pass
+        elif path.parent.parent.name == "exercises":
+            return "/".join(path.parts[-3:])
+        for base in (Path(self.config.invocation_params.dir), course_config.ROOT):
             try:
                 return path.resolve().relative_to(base.resolve()).as_posix()
             except ValueError:
                 continue
-        # Elsewhere (exercises/ given by an absolute path from another folder): named from its exercises/ folder.
-        kept = 3 if path.parent.parent.name == "exercises" else 2
-        return "/".join(path.parts[-kept:])
+        return f"{path.parent.name}/{path.name}"
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
