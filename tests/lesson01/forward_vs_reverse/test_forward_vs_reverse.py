@@ -169,3 +169,13 @@ def test_a_tuple_from_autograd_grad_is_not_called_vjps_tuple(grade) -> None:
     graded = grade({"forward_vs_reverse": AUTOGRAD_GRAD_TUPLE}, "-k", "reverse_mode_matches_autograd")
     check = graded.checks("forward_vs_reverse")["reverse_mode_matches_autograd"]
     assert not check["passed"] and check["mistake"] is None, check["message"]
+
+
+def test_a_float32_tangent_is_named_where_a_float64_x_of_one_number_makes_jvp_raise(grade) -> None:
+    """torch.eye(n) without x's dtype kept full marks while every float64 x had two numbers or more, where torch
+    promotes the tangent (issue 44); the hidden check's float64 x of one number makes jvp raise, and says why."""
+    graded = grade({"forward_vs_reverse": submission("forward_vs_reverse", "tangent_not_in_x_dtype")},
+                   "-k", "forward_vs_reverse")
+    assert graded.failed("forward_vs_reverse") == {"both_modes_on_fresh_functions"}, graded.output
+    check = graded.checks("forward_vs_reverse")["both_modes_on_fresh_functions"]
+    assert check["mistake"] == "tangent not in x's dtype", check["message"]
