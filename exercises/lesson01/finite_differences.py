@@ -61,8 +61,9 @@ def gradient_check(f: Callable[[Tensor], Tensor], x: Tensor) -> float:
     Args:
         f: a function that takes a 1-D tensor and returns a 0-d tensor; it must accept
             float64 input.
-        x: a 1-D floating-point tensor of shape (n,), any floating dtype. It must be
-            unchanged when the function returns.
+        x: a 1-D floating-point tensor of shape (n,), any floating dtype; it may require
+            grad, as a model's parameter does. It must be unchanged when the function
+            returns: no `.grad` left on it either.
 
     Returns:
         The relative error as a Python float: below 1e-7 when autograd and the

@@ -8,6 +8,7 @@ a status; the grader never waits longer than the limit and never loads anything 
 from __future__ import annotations
 
 import atexit
+import builtins
 import dataclasses
 import os
 import select
@@ -42,12 +43,31 @@ class StudentError:
     message: str
     frames: list[tuple[str, int, str, str]]  # (file name, line, function, source line)
     not_implemented: bool
+    # The qualified names of its class and its bases, in method resolution order ("builtins.ValueError"), as the
+    # worker read them (worker.exception_lineage); empty when it could not.
+    mro: tuple[str, ...] = ()
 
     @classmethod
     def from_wire(cls, data: Any) -> "StudentError":
         data = data if isinstance(data, dict) else {}
         frames = [tuple(f) for f in data.get("frames", []) if isinstance(f, list) and len(f) == 4]
-        return cls(str(data.get("type", "?")), str(data.get("message", "")), frames, data.get("not_implemented") is True)
+        mro = data.get("mro")
+        names = tuple(name for name in mro if type(name) is str) if type(mro) is list else ()
+        return cls(str(data.get("type", "?")), str(data.get("message", "")), frames, data.get("not_implemented") is True,
+                   names)
+
+    def is_a(self, kind: type[BaseException]) -> bool:
+        """Whether `except kind` catches it: `kind` is its class or one of its bases (a subclass of ValueError is a
+        ValueError). With no names of its bases, its own type's name decides."""
+        if not self.mro:
+            return self.type == kind.__name__
+        return f"{kind.__module__}.{kind.__qualname__}" in self.mro
+
+    def shown_type(self) -> str:
+        """Its type's name for messages; qualified where a class of the student's own takes a built-in's name (a
+        ValueError of one's own is no ValueError to `except ValueError`, and "raised ValueError" would not say so)."""
+        own = self.mro[0] if self.mro else ""
+        return own if own and hasattr(builtins, self.type) and not own.startswith("builtins.") else self.type
 
 
 @dataclass

@@ -274,7 +274,19 @@ def _describe(error: BaseException, student_file: str) -> dict:
         "message": message,
         "frames": frames[-6:],
         "not_implemented": isinstance(error, NotImplementedError) and raised_in_student,
+        "mro": exception_lineage(error),
     }
+
+
+def exception_lineage(error: BaseException) -> list[str]:
+    """The qualified names of the exception's class and its bases, in method resolution order ("builtins.ValueError"):
+    plain strings from which the grader judges whether an `except ValueError` would catch it. A class that hides
+    them gives none, and is judged by its name alone."""
+    try:
+        names = [f"{cls.__module__}.{cls.__qualname__}" for cls in type(error).__mro__ if cls is not object]
+    except BaseException:  # noqa: BLE001 - a student's class may make these attributes raise
+        return []
+    return [name[:200] for name in names[:20]]
 
 
 def _safe_str(error: BaseException) -> str:

@@ -24,8 +24,9 @@ from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, 
                          origin, tensor_problem)
 from graders.lesson01.finite_differences.mistakes import (ALL_AT_ONCE, DETACH_SHARES_MEMORY, DIVIDED_BY_H,
                                                           ERROR_AS_TENSOR, FLOAT32_CHECK, FLOAT32_RESULT,
-                                                          FORWARD_DIFFERENCES, MEAN_OF_GAPS, MODIFIED_X, RATIOS_NOT_REDUCED,
-                                                          TIMES_H_SQUARED, WHOLE_TENSOR_RATIO, WHY, X_MADE_A_LEAF)
+                                                          FORWARD_DIFFERENCES, LEAF_NOT_DETACHED, MEAN_OF_GAPS,
+                                                          MODIFIED_X, RATIOS_NOT_REDUCED, TIMES_H_SQUARED,
+                                                          WHOLE_TENSOR_RATIO, WHY, X_MADE_A_LEAF)
 from graders.lesson01.finite_differences.drivers import build, run_gradient_check, run_numerical_gradient
 
 EXERCISE = exercise("lesson01", "finite_differences")
@@ -308,10 +309,12 @@ def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) 
 def expect_small_gradient_check(returned: Returned, spec: dict, x: Tensor) -> None:
     """gradient_check's answer is tiny, else say why: float32, or which numerical_gradient mistake."""
     __tracebackhide__ = True
+    if "raised" in returned.value:  # it raised with a gradient left in x.grad: that says why
+        expect_x_untouched(returned, x)
     result, limit = returned.value, EXERCISE.tolerance("gradient_check_limit")
     error = result["error"]
     as_called = dataclasses.replace(returned, value=error)
-    x64 = x.to(torch.float64)
+    x64 = x.detach().to(torch.float64)
     evidence = estimate_evidence(spec, x64, EXERCISE.tolerance("default_step"))
     problem = number_problem(error, 0.0, rtol=0, atol=limit, what="the relative error")
     if problem is None and error >= 0:
@@ -343,24 +346,40 @@ def expect_small_gradient_check(returned: Returned, spec: dict, x: Tensor) -> No
 
 
 def expect_x_untouched(returned: Returned, x: Tensor) -> None:
-    """gradient_check left the caller's x as it was; an x that now requires grad names its mistake."""
+    """gradient_check left the caller's x as it was, and returned; a gradient left in x.grad, or an x that now
+    requires grad, names its mistake."""
     __tracebackhide__ = True
-    after = returned.value["x_after"]
-    if not argument_changed(x, after):
+    after, raised = returned.value["x_after"], returned.value.get("raised")
+    if raised is None and not argument_changed(x, after):
         return
     info = origin(after) if type(after) is Tensor else None
-    if info is None or not (info.requires_grad or info.grad is not None):
-        fail_with_mistake(returned, "gradient_check changed the x it was given.", MODIFIED_X, after)
-    held = "" if info.grad is None else f", and its .grad holds {describe(info.grad, 5)}"
-    fail("gradient_check made the x it was given require grad.", call=returned.call,
-         got=f"x after the call: {describe(after, 5)}{held}", expected="x as it was: not requiring grad, no .grad",
-         mistake=X_MADE_A_LEAF)
+    grad = None if info is None else info.grad
+    if x.requires_grad and grad is not None:
+        then = f" and then raised {raised.split(':')[0]}" if raised is not None else ""
+        fail(f"gradient_check, given an x that requires grad, sent the gradient into x.grad{then}.",
+             call=returned.call, got=raised if raised is not None else describe(returned.value["error"]),
+             changed=f"x after the call: {describe(after, 5)}, and its .grad holds {describe(grad, 5)}",
+             expected="the relative error, and x as it was: no .grad on it", mistake=LEAF_NOT_DETACHED)
+    if not x.requires_grad and info is not None and (info.requires_grad or grad is not None):
+        held = "" if grad is None else f", and its .grad holds {describe(grad, 5)}"
+        fail("gradient_check made the x it was given require grad.", call=returned.call,
+             got=f"x after the call: {describe(after, 5)}{held}", expected="x as it was: not requiring grad, no .grad",
+             mistake=X_MADE_A_LEAF)
+    if raised is not None:  # the driver sends an error back only with a gradient in x.grad, which is named above
+        fail(f"gradient_check raised {raised.split(':')[0]}.", call=returned.call, got=raised,
+             changed=f"x after the call: {describe(after, 5)}", expected="the relative error, and x as it was",
+             hint="Make the leaf from a copy cut from x's graph: x.detach().to(torch.float64).clone().requires_grad_(True).",
+             section=WHY)
+    fail_with_mistake(returned, "gradient_check changed the x it was given.", MODIFIED_X, after)
 
 
 @check
 def test_gradient_check_is_small_for_smooth_functions(student: Student) -> None:
     cases = [(spec, x.to(torch.float32)) for spec, x in public_cases()]
     cases.append(public_cases()[0])  # float64 too: then x.to(torch.float64) is x itself, and x must stay untouched
+    # And an x that requires grad, as a parameter does: a float64 copy of it that is not detached stays in its graph.
+    spec, x = public_cases()[1]
+    cases.append((spec, x.to(torch.float32).requires_grad_(True)))
     for spec, x in cases:
         returned = student.run(run_gradient_check, spec, x, runs="gradient_check",
                                shown_as=shown("gradient_check", spec, x))
@@ -414,6 +433,8 @@ def test_gradient_check_catches_a_wrong_backward(student: Student) -> None:
     returned = student.run(run_gradient_check, spec, x, runs="gradient_check",
                            shown_as=f"gradient_check(f, x) with f(x) = sin(a * x).sum() whose backward forgets the "
                                     f"factor a, a in [1.5, 3], x = {describe(x, 5)}")
+    if "raised" in returned.value:  # it raised with a gradient left in x.grad: that says why
+        expect_x_untouched(returned, x)
     error = returned.value["error"]
     as_called = dataclasses.replace(returned, value=error)
     tol, target = EXERCISE.tolerance("wrong_backward_error"), wrong_backward_error(spec, x)

@@ -72,7 +72,14 @@ def run_numerical_gradient(module: ModuleType, spec: dict, x: Tensor, h: float |
 
 def run_gradient_check(module: ModuleType, spec: dict, x: Tensor) -> dict:
     f = _Counted(build(spec))
-    error = module.gradient_check(f, x)
+    try:
+        error = module.gradient_check(f, x)
+    except Exception as raised:  # noqa: BLE001 - raised again below, unless x shows why
+        # A gradient that reached the caller's x before the raise says why it raised (a copy left in x's graph has
+        # no .grad of its own): sent back with x. Any other error is the worker's to report, with its frames.
+        if x.grad is None:
+            raise
+        return {"raised": f"{type(raised).__name__}: {str(raised)[:200]}", "x_after": x}
     # The student's own float64 estimate, uncounted, to explain a gradient_check that is off.
     x64 = x.detach().to(torch.float64).clone()
     try:

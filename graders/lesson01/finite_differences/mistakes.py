@@ -91,6 +91,17 @@ X_MADE_A_LEAF = Mistake(
     concept="requires_grad",
 )
 
+LEAF_NOT_DETACHED = Mistake(
+    "float64 copy of x not detached",
+    "Given an x that requires grad, as a model's parameter does, your gradient_check sent autograd's gradient into "
+    "the caller's x.grad. x.to(torch.float64) (or x.double(), and a .clone() of it) is not detached: it stays in "
+    "x's graph, so it is no leaf, backward() carries the gradient on into x, and your copy's own .grad stays None.",
+    "Cut the copy from x's graph before converting it: x64 = x.detach().to(torch.float64), then "
+    "leaf = x64.clone().requires_grad_(True).",
+    '"The Four Autograd Patterns" in the companion text (requires_grad=True turns on tracking)',
+    concept="requires_grad",
+)
+
 ERROR_AS_TENSOR = Mistake(
     "relative error kept as a tensor",
     "Your relative error has the right value, but it is a 0-d tensor, not a Python float: .max() gives a "

@@ -126,6 +126,17 @@ FLOAT32_BUFFER = Mistake(
     concept="dtypes",
 )
 
+TANGENT_DTYPE = Mistake(
+    "tangent not in x's dtype",
+    "Your forward mode pushes float32 tangents through f at a float64 x: torch.eye(n) and torch.zeros(n) make "
+    "float32 tensors when no dtype is named. jvp carries the tangent beside x through every operation of f, and "
+    "torch does not reconcile the two dtypes everywhere: for a float64 x of one number, an operation of f met a "
+    "float64 x and a float32 tangent and raised.",
+    "Make the directions in x's dtype: torch.eye(n, dtype=x.dtype), or torch.zeros_like(x) with a 1 at i.",
+    MODES,
+    concept="dtypes",
+)
+
 REVERSE_ALWAYS_ONE = Mistake(
     "one reverse pass for many outputs",
     "Your passes_needed answered 1 for reverse mode with more than one output, as if reverse mode always took a "

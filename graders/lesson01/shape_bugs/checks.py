@@ -28,8 +28,8 @@ from typing import Any, Callable
 import torch
 import torch.nn.functional as F
 
-from graders.kit import (Mistake, RECORD, RECORDING, Returned, Student, checks_for, describe, drawn, exercise,
-                         expect_tensor, expected, fail)
+from graders.kit import (Mistake, RECORD, RECORDING, Returned, Student, StudentError, checks_for, describe, drawn,
+                         exercise, expect_tensor, expected, fail)
 from graders.lesson01.shape_bugs.mistakes import (ANY_DIFFERENCE_SILENT, ANY_STRETCH_SILENT, CLASH_COUNTED_SILENT,
                                                   DIVIDED_BY_BATCH, LEFT_TO_RIGHT, LOSS_BROADCASTS, LOSS_RESHAPES,
                                                   MISSING_AS_INCOMPATIBLE, ONLY_SECOND_STRETCHED, PITFALL, RULES,
@@ -166,11 +166,20 @@ class _Answer:
     """One call's outcome: the value it returned, or the error it raised."""
 
     def __init__(self, raw: Any) -> None:
-        ok = type(raw) is list and len(raw) in (2, 3) and raw[0] in ("returned", "raised")
-        self.raised = ok and raw[0] == "raised" and len(raw) == 3
+        ok = type(raw) is list and len(raw) in (2, 3, 4) and raw[0] in ("returned", "raised")
+        self.raised = ok and raw[0] == "raised" and len(raw) in (3, 4)
         self.value = raw[1] if ok and not self.raised else None
         self.error_type = str(raw[1]) if self.raised else ""
         self.message = str(raw[2]) if self.raised else ""
+        lineage = raw[3] if self.raised and len(raw) == 4 and type(raw[3]) is list else []
+        # Judged as the worker's errors are (StudentError.is_a): a subclass of ValueError is a ValueError.
+        self.error = StudentError(self.error_type, self.message, [], False,
+                                  tuple(name for name in lineage if type(name) is str))
+        self.error_type = self.error.shown_type()
+
+    def raised_value_error(self) -> bool:
+        """Whether it raised an error that `except ValueError` catches."""
+        return self.raised and self.error.is_a(ValueError)
 
     def shape(self) -> Shape | None | object:
         """The returned shape, None when it raised, or a fresh object (equal to nothing) for any other value."""
@@ -272,7 +281,7 @@ def expect_shapes(returned: Returned, pairs: list[Pair]) -> None:
 def _expect_value_errors(returned: Returned, pairs: list[Pair], answers: list[_Answer]) -> None:
     """Where torch refuses a pair, the docstring promises a ValueError, not just any error."""
     __tracebackhide__ = True
-    other = [i for i, answer in enumerate(answers) if answer.raised and answer.error_type != "ValueError"]
+    other = [i for i, answer in enumerate(answers) if answer.raised and not answer.raised_value_error()]
     if other:
         shown = other[:3]
         fail(f"broadcast_shape raised {answers[other[0]].error_type} on {len(other)} of {len(pairs)} pairs; "
@@ -344,13 +353,13 @@ def expect_value_error(who: str, call: str, answer: _Answer, shapes: Pair, secti
     if not answer.raised:
         fail(f"{who} should raise ValueError, but it {answer.shown()}.", call=call, got=answer.got(),
              expected=expected_error, hint=hint[0].upper() + hint[1:], section=section)
-    if answer.error_type != "ValueError":
+    if not answer.raised_value_error():
         fail(f"{who} raised {answer.error_type}; it should raise ValueError.", call=call, got=answer.got(),
              expected=expected_error,
              hint=f"Check the shapes yourself before anything else can fail, and {hint}", section=section)
     missing = [s for s in shapes if not _names_shape(answer.message, s)]
     if missing:
-        fail(f"{who} raised ValueError, but its message does not name {missing[0]}.", call=call,
+        fail(f"{who} raised {answer.error_type}, but its message does not name {missing[0]}.", call=call,
              got=answer.got(), expected=f"a message that names both {shapes[0]} and {shapes[1]}",
              meaning="Whoever meets this error needs both shapes to find which tensor is wrong.",
              hint=hint[0].upper() + hint[1:], section=section)

@@ -28,7 +28,8 @@ def _missing(module: ModuleType, name: str) -> dict:
 
 
 def _attempt(function: Callable, *args: Any) -> list:
-    """["returned", value] or ["raised", type name, message]; an untouched stub still says so."""
+    """["returned", value] or ["raised", type name, message, the qualified names of its class and bases]; an
+    untouched stub still says so."""
     try:
         return ["returned", function(*args)]
     except NotImplementedError:
@@ -38,7 +39,17 @@ def _attempt(function: Callable, *args: Any) -> list:
             message = str(error)[:300]
         except Exception:  # noqa: BLE001
             message = "<unreadable message>"
-        return ["raised", type(error).__name__, message]
+        return ["raised", type(error).__name__, message, _lineage(error)]
+
+
+def _lineage(error: Exception) -> list[str]:
+    """As the worker's exception_lineage (not imported: a student bundle's drivers live in another package): the
+    qualified names of the error's class and bases, from which the grader judges whether it is a ValueError."""
+    try:
+        names = [f"{cls.__module__}.{cls.__qualname__}" for cls in type(error).__mro__ if cls is not object]
+    except Exception:  # noqa: BLE001 - a student's class may make these attributes raise
+        return []
+    return [name[:200] for name in names[:20]]
 
 
 def broadcast_many(module: ModuleType, pairs: list[Pair]) -> list[list] | dict:

@@ -26,6 +26,7 @@ from graders.kit import (AUTOGRAD_IN_CODE, Mistake, Returned, Student, StudentEr
                          expect_number, expect_tensor, expected, fail, fail_with_mistake, first_matching_variant,
                          number_problem, origin, tensor_problem, twin, twin_generator, twin_random)
 from graders.lesson01.sin_exp_derivative.mistakes import (ACCUMULATED_TWICE, AUTOGRAD, COPY_NOT_DETACHED,
+                                                          DEFAULT_GRID_CHANGED,
                                                           DERIVATIVE_EXPONENT_SIGN, F_EXPONENT_SIGN,
                                                           F_NOT_DIFFERENTIATED, F_THROUGH_NUMPY, GAP_AS_TENSOR,
                                                           GAP_NOT_ABSOLUTE, GAPS_NOT_REDUCED, MEAN_NOT_MAX,
@@ -479,14 +480,36 @@ def sin_3x_wrong_gaps(n: int, start: float, end: float) -> list[float]:
 OTHER_GRIDS: tuple[tuple[float, ...], ...] = ((), (1, 0.5, 0.5), (7, -3.0, 2.0), (101, 1.5, 4.5))
 
 
+def expect_default_grid(returned: Returned, points: object) -> None:
+    """Called with its defaults, max_abs_difference built the lesson's grid: the distinct points its derivatives
+    were given are 50, from 0 to 5. (The gap of sin(3x) is the same on linspace(0, 10, 50), so it cannot tell.)"""
+    __tracebackhide__ = True
+    if type(points) is not torch.Tensor or points.dim() != 1 or not len(points) or not points.is_floating_point():
+        return  # no grid reached the derivatives as a tensor: the value's check below says what is wrong
+    lowest, highest, count = points.min().item(), points.max().item(), len(points)
+    if count == LESSON_N and math.isclose(lowest, LESSON_START, abs_tol=1e-6) and math.isclose(highest, LESSON_END,
+                                                                                                 rel_tol=1e-6):
+        return
+    fail(f"max_abs_difference() with its defaults measured the gap on {count} points from {lowest:g} to "
+         f"{highest:g}, not on the lesson's grid.", call=returned.call,
+         got=f"autograd_derivative given {count} distinct points, from {lowest:g} to {highest:g}",
+         expected=f"torch.linspace({LESSON_START:g}, {LESSON_END:g}, {LESSON_N}): {LESSON_N} points from "
+                  f"{LESSON_START:g} to {LESSON_END:g}, the defaults n={LESSON_N}, start={LESSON_START}, end={LESSON_END}",
+         mistake=DEFAULT_GRID_CHANGED)
+
+
 @check
 def test_max_abs_difference_on_other_grids(student: Student) -> None:
     for grid in OTHER_GRIDS:
         n, start, end = grid or (LESSON_N, LESSON_START, LESSON_END)
         arguments = ", ".join(f"{value:g}" for value in grid)
-        returned = student.run(replace_derivatives, *grid,
-                               shown_as=f"max_abs_difference({arguments}) with autograd_derivative "
-                                        "returning sin(3x) and analytic_derivative returning 0")
+        run = student.run(replace_derivatives, *grid, shown_as=f"max_abs_difference({arguments}) with "
+                                                               "autograd_derivative returning sin(3x) and "
+                                                               "analytic_derivative returning 0")
+        result = run.value if type(run.value) is dict else {}
+        returned = dataclasses.replace(run, value=result.get("value"))
+        if not grid:
+            expect_default_grid(returned, result.get("points"))
         hint = ("Build the grid from n, start and end (their defaults are the lesson's grid), call your two "
                 "derivative functions on it, and return the largest absolute difference."
                 if type(returned.value) in (int, float) else number_hint(returned.value))

@@ -62,13 +62,23 @@ def _zeros(x: torch.Tensor) -> torch.Tensor:
     return torch.zeros_like(x)
 
 
-def replace_derivatives(module: ModuleType, *grid: float) -> object:
+def replace_derivatives(module: ModuleType, *grid: float) -> dict:
     """Runs in the worker: swap in derivatives with a known gap, call max_abs_difference with `grid` (n, start,
-    end; none of them: its defaults), swap back."""
+    end; none of them: its defaults), swap back. Returns its value and the distinct points the first derivative
+    was given (None if not tensors): the grid that was built, which a known gap alone may not show."""
     saved = {name: vars(module).get(name) for name in ("autograd_derivative", "analytic_derivative")}
-    module.autograd_derivative, module.analytic_derivative = _sin_3x, _zeros
+    given: list = []
+
+    def sin_3x(x: torch.Tensor) -> torch.Tensor:
+        given.append(x.detach().flatten().clone() if type(x) is torch.Tensor else None)
+        return _sin_3x(x)
+
+    module.autograd_derivative, module.analytic_derivative = sin_3x, _zeros
     try:
-        return module.max_abs_difference(*grid)
+        value = module.max_abs_difference(*grid)
     finally:
         for name, function in saved.items():
             setattr(module, name, function)
+    # Distinct points, so that calling the derivative point by point, or twice on the grid, shows the same grid.
+    points = torch.unique(torch.cat(given)) if given and None not in given else None
+    return {"value": value, "points": points}

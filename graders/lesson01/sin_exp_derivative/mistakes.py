@@ -123,6 +123,16 @@ GRID_ARGUMENTS_IGNORED = Mistake(
     concept="seeds_and_arguments",
 )
 
+DEFAULT_GRID_CHANGED = Mistake(
+    "defaults of the grid changed",
+    "Called with no arguments, your max_abs_difference measured the gap on another grid than the lesson's, "
+    "torch.linspace(0, 5, 50): a default of n, start or end in its signature is not the stub's. A caller who relies "
+    "on the defaults then compares the two derivatives over other points than the ones asked for.",
+    "Keep the stub's signature as it is: def max_abs_difference(n: int = 50, start: float = 0.0, end: float = 5.0).",
+    TRY_IT,
+    concept="seeds_and_arguments",
+)
+
 PRODUCT_OF_DERIVATIVES = Mistake(
     "product of the derivatives, no product rule",
     "Your derivative equals cos(x)·(−e^(−x)): the derivative of sin(x) times the derivative of e^(−x). "

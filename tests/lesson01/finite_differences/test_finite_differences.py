@@ -140,3 +140,14 @@ def test_the_cube_at_zero_shows_the_step_as_h_squared() -> None:
     f, h = build({"kind": "cube"}), 1e-5
     x = torch.zeros(1, dtype=torch.float64)
     assert (f(x + h) - f(x - h)) / (2 * h) == torch.tensor(h ** 2, dtype=torch.float64)
+
+
+def test_a_float64_copy_left_in_xs_graph_says_the_gradient_reached_the_callers_x(grade) -> None:
+    """x.to(torch.float64) without .detach() kept full marks while no check gave an x that requires grad (issue 44);
+    the public check's tracked x now shows the gradient in x.grad, beside the error that the missing leaf .grad gave."""
+    graded = grade({"finite_differences": submission("finite_differences", "leaf_not_detached")},
+                   "-k", "gradient_check_is_small_for_smooth_functions")
+    check = graded.checks("finite_differences")["gradient_check_is_small_for_smooth_functions"]
+    assert not check["passed"] and check["mistake"] == "float64 copy of x not detached", check["message"]
+    assert "sent the gradient into x.grad and then raised TypeError" in check["message"], check["message"]
+    assert "requires_grad=True" in check["message"] and "its .grad holds" in check["message"], check["message"]

@@ -169,3 +169,29 @@ def test_a_tuple_from_autograd_grad_is_not_called_vjps_tuple(grade) -> None:
     graded = grade({"forward_vs_reverse": AUTOGRAD_GRAD_TUPLE}, "-k", "reverse_mode_matches_autograd")
     check = graded.checks("forward_vs_reverse")["reverse_mode_matches_autograd"]
     assert not check["passed"] and check["mistake"] is None, check["message"]
+
+
+def test_a_float32_tangent_is_named_where_a_float64_x_of_one_number_makes_jvp_raise(grade) -> None:
+    """torch.eye(n) without x's dtype kept full marks while every float64 x had two numbers or more, where torch
+    promotes the tangent (issue 44); the hidden check's float64 x of one number makes jvp raise, and says why."""
+    graded = grade({"forward_vs_reverse": submission("forward_vs_reverse", "tangent_not_in_x_dtype")},
+                   "-k", "forward_vs_reverse")
+    assert graded.failed("forward_vs_reverse") == {"both_modes_on_fresh_functions"}, graded.output
+    check = graded.checks("forward_vs_reverse")["both_modes_on_fresh_functions"]
+    assert check["mistake"] == "tangent not in x's dtype", check["message"]
+
+
+def test_an_unknown_mode_raising_a_subclass_of_value_error_scores_full_marks(grade) -> None:
+    """The docstring asks for a ValueError; an `except ValueError` catches a subclass of it, so the check does too."""
+    graded = grade({"forward_vs_reverse": submission("forward_vs_reverse", "correct_value_error_subclass")},
+                   "-k", "forward_vs_reverse")
+    assert graded.failed("forward_vs_reverse") == set(), graded.output
+
+
+def test_an_error_that_only_takes_the_name_value_error_is_refused_and_shown_with_its_module(grade) -> None:
+    look_alike = VJP_AND_ALIASES.replace("import torch\n", "import torch\n\n\nclass ValueError(Exception):\n    pass\n", 1)
+    graded = grade({"forward_vs_reverse": look_alike}, "-k", "passes_needed_on_fixed_cases")
+    check = graded.checks("forward_vs_reverse")["passes_needed_on_fixed_cases"]
+    assert not check["passed"], graded.output
+    assert ".ValueError: sideways" in check["message"] and "ValueError (or a subclass of it)" in check["message"], \
+        check["message"]

@@ -209,10 +209,13 @@ def test_an_error_of_the_student_s_own_is_not_called_broadcast_shape_s_error_let
         assert check["mistake"] is None, check["message"]
 
 
-def test_right_answers_written_another_way_score_full_marks(grade) -> None:
+@pytest.mark.parametrize("name", ["correct_torch_broadcast_shapes", "correct_value_error_subclass"])
+def test_right_answers_written_another_way_score_full_marks(grade, name: str) -> None:
+    """Another way to the rules; and an error class of one's own that subclasses ValueError, which an
+    `except ValueError` catches, where the docstrings ask for a ValueError."""
     from mistake_catalogue import submission
 
-    graded = grade({"shape_bugs": submission("shape_bugs", "correct_torch_broadcast_shapes")}, "-k", "shape_bugs")
+    graded = grade({"shape_bugs": submission("shape_bugs", name)}, "-k", "shape_bugs")
     assert graded.failed("shape_bugs") == set(), graded.output
 
 
@@ -222,3 +225,12 @@ def test_a_loss_that_compares_only_rows_and_rank_loses_a_hidden_point(grade) -> 
     graded = grade({SLUG: _reference_with("if pred.shape != target.shape:", partial)}, "-k", SLUG)
     assert graded.failed(SLUG) == {"mse_loss_fresh_inputs"}, graded.output
     assert "pred.shape != target.shape" in graded.checks(SLUG)["mse_loss_fresh_inputs"]["message"]
+
+
+def test_an_error_class_of_ones_own_that_only_takes_the_name_valueerror_is_refused(grade) -> None:
+    """Errors are judged by their classes' lineage, not by name: `except ValueError` does not catch this one."""
+    look_alike = "class ValueError(Exception):\n    pass\n\n\n" + REFERENCE
+    graded = grade({SLUG: look_alike}, "-k", "broadcast_shape_error_names_shapes")
+    check = graded.checks(SLUG)["broadcast_shape_error_names_shapes"]
+    assert not check["passed"], graded.output
+    assert ".ValueError; it should raise ValueError" in check["message"], check["message"]

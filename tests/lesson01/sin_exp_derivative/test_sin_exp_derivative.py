@@ -62,3 +62,27 @@ def test_a_lost_dtype_gets_a_hint_about_dtypes_not_calculus(grade) -> None:
     message = graded.checks(SLUG)["derivatives_on_fresh_points"]["message"]
     assert "dtype float32; expected float64" in message and "Keep x's dtype, float64" in message, message
     assert "cos x" not in message, message
+
+
+def test_a_changed_default_end_is_named_though_its_gap_of_sin_3x_is_the_same(grade) -> None:
+    """end = 10.0 kept full marks (issue 44): max |sin 3x| is the same on linspace(0, 10, 50) as on the lesson's grid,
+    so the hidden check now looks at the points the defaults give the derivatives."""
+    graded = grade({SLUG: submission(SLUG, "default_end_changed")}, "-k", SLUG)
+    assert graded.failed(SLUG) == {"max_abs_difference_on_other_grids"}, graded.output
+    check = graded.checks(SLUG)["max_abs_difference_on_other_grids"]
+    assert check["mistake"] == "defaults of the grid changed", check["message"]
+    assert "50 points from 0 to 10" in check["message"], check["message"]
+
+
+POINT_BY_POINT = '''
+    gaps = [(autograd_derivative(t) - analytic_derivative(t)).abs().item() for t in torch.linspace(start, end, n)]
+    return max(gaps)
+'''
+
+
+def test_derivatives_taken_point_by_point_on_the_default_grid_score_full_marks(grade) -> None:
+    """The grid is judged by its distinct points, whether the derivatives get them all at once or one by one."""
+    body = "    x = torch.linspace(start, end, n)\n    return (autograd_derivative(x) - analytic_derivative(x)).abs().max().item()\n"
+    assert body in REFERENCE
+    graded = grade({SLUG: REFERENCE.replace(body, POINT_BY_POINT.lstrip("\n"))}, "-k", SLUG)
+    assert graded.failed(SLUG) == set(), graded.output
