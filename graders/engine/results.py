@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graders.engine.causes import SAME_CAUSE
 from graders.engine.feedback import Feedback
 
 
@@ -86,11 +87,15 @@ def called_function(call: str) -> str:
     return f"{found[1]}(...)" if found else ""
 
 
-def hidden_text(feedback: Feedback, show: str) -> str:
+def hidden_text(feedback: Feedback, show: str, said_above: bool = False) -> str:
     """What students see of a failed hidden check whose message course_config.HIDDEN_CHECKS_SHOW does not show in
     full: the function it called and, with "mistake", the named mistake's name, meaning, hint and lesson section (a
-    fact about the student's code); never its inputs, what came back or was expected, what was printed, or plots."""
+    fact about the student's code); never its inputs, what came back or was expected, what was printed, or plots.
+    `said_above`: an earlier check explained the same cause in full, so this one points there (graders/engine/causes.py)."""
     named = feedback.mistake if show == "mistake" else None
+    if said_above:
+        pointer = SAME_CAUSE.format(named=f" ({named})" if named else "")
+        return f"{Feedback(HIDDEN_OUTCOME, call=called_function(feedback.call)).text()}\n  {pointer}"
     # Built from the failure's parts, not cut from its text: the summary and `got` hold the hidden values.
     told = Feedback(HIDDEN_OUTCOME, call=called_function(feedback.call), mistake=named,
                     meaning=feedback.meaning if named else "", hint=feedback.hint if named else "",

@@ -327,7 +327,8 @@ class GradingSession:
             if not check.hidden or self.hidden_show == "full":
                 check.shown = check.message
             else:
-                check.shown = hidden_text(_in_catalogue_words(feedback, module.mistakes()), self.hidden_show)
+                check.shown = hidden_text(_in_catalogue_words(feedback, module.mistakes()), self.hidden_show,
+                                          said_above=bool(check.same_cause_as))
             if check.shown == check.message and not check.same_cause_as:  # not a hidden check shown in part
                 self.causes.explain(exercise.slug, cause, check.id, feedback.summary)
             report.longrepr = self._terminal_text(exercise.slug, report.nodeid, feedback, check)

@@ -27,8 +27,9 @@ LESSON = course_config.LESSON_01
 # The two examples: each catalogued submission fails only one check, a hidden one, whose instructor's
 # message names the mistake.
 ONLY_A_HIDDEN_CHECK_FAILS = [
-    ("neuron_chain_rule", "result_tracks_w", "grad_by_hand_on_fresh_inputs", "neuron_grad_by_hand(...)"),
-    ("stopping_gradients", "weight_not_transposed", "float64_other_shapes", "predict(...)"),
+    ("neuron_chain_rule", "result_tracks_w", "neuron_grad_by_hand_on_fresh_inputs", "neuron_grad_by_hand(...)"),
+    ("stopping_gradients", "weight_not_transposed", "predict_sgd_step_and_to_numpy_on_float64_other_shapes",
+     "predict(...)"),
 ]
 
 
@@ -78,7 +79,7 @@ def test_a_failed_hidden_check_names_its_function_and_mistake_in_every_front_end
 
 def test_a_hidden_check_tells_its_mistake_in_the_catalogues_words_not_the_checks_measured_values(grade) -> None:
     # quadratic_fit's check adds to the explanation what it measured on its inputs: where the fit starts from.
-    check_id = "fit_follows_lr_and_steps"
+    check_id = "fit_quadratic_follows_lr_and_steps"
     start = read(CATALOGUE / "quadratic_fit" / "mistakes" / "random_start.change").text()
     check = grade({"quadratic_fit": start}, "-k", check_id).checks("quadratic_fit")[check_id]
     mistake = _mistake("quadratic_fit", check["mistake"])
@@ -86,6 +87,15 @@ def test_a_hidden_check_tells_its_mistake_in_the_catalogues_words_not_the_checks
     assert check["hidden"] and measured, check["message"]
     assert f"  mistake:  {mistake.name}. {mistake.explanation}\n" in check["shown"]
     assert measured[1] not in check["shown"] and "steps=0" not in check["shown"]
+
+
+def test_a_hidden_check_failing_for_a_cause_explained_above_points_there_without_its_headline(grade) -> None:
+    graded = grade({"learning_rate": read(CATALOGUE / "learning_rate" / "mistakes" / "never_zeroed.change").text()})
+    check = graded.checks("learning_rate")["train_line_on_fresh_data"]
+    assert check["hidden"] and check["same_cause_as"], check
+    assert check["shown"] == (f"{HIDDEN_OUTCOME}\n  called:   train_line(...)\n"
+                              f"  same cause as above (gradients never zeroed).")
+    assert check["message"].splitlines()[0] not in graded.output, "its headline holds what its fresh inputs gave"
 
 
 def test_the_outcome_setting_shows_the_function_called_and_no_mistake() -> None:

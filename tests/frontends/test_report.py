@@ -284,7 +284,7 @@ def test_the_roster_lists_every_student_with_their_pages_and_the_terms_marks() -
 def _graded(hidden_show: str | None = "shown") -> dict[str, Any]:
     """A record whose hidden check failed: its message says more than students may see."""
     hidden = next(c for c in LESSON.exercise("views").checks if c.hidden)
-    failure = {"message": f"views_on_fresh_tensors: as_grid(x) with x = {HOSTILE} shared nothing",
+    failure = {"message": f"as_grid_and_flatten_on_fresh_tensors: as_grid(x) with x = {HOSTILE} shared nothing",
                "mistake": "copies", "concept": "views", "cause": ""}
     if hidden_show is not None:
         failure["shown"] = "Hidden check failed: its details stay with your instructor."

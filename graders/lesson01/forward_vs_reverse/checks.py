@@ -291,7 +291,7 @@ def test_passes_needed_on_fixed_cases(student: Student, reference: ModuleType) -
 # ---------------------------------------------------------------- hidden checks
 
 @check
-def test_both_modes_on_fresh_functions(student: Student) -> None:
+def test_gradient_forward_mode_and_reverse_mode_on_fresh_functions(student: Student) -> None:
     generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_functions"))
     # One x requires grad, as a parameter would: the docstrings promise a result that does not, and x untouched.
     for n, dtype, kind, tracked in ((2, torch.float64, "quadratic", False), (7, torch.float64, "logsumexp", True),
