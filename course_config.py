@@ -146,12 +146,13 @@ LIMITS = Limits(
 )
 
 
-# What students see of a hidden check, in every front end (pytest, the notebooks, the batch grader's HTML,
-# Gradescope, GitHub Classroom): a hidden check's inputs and expected values are next term's test, so by
-# default only its name and outcome are shown.
-HIDDEN_CHECKS_SHOW = Setting("outcome", "what students see of a failed hidden check: 'outcome' (its name and "
-                                        "pass or fail), 'mistake' (and the named mistake, if one was recognised) "
-                                        "or 'full' (its whole message, with inputs and expected values)")
+# What students see of a failed hidden check, in every front end (pytest, the notebooks, the batch grader's HTML,
+# Gradescope, GitHub Classroom): a hidden check's inputs and expected values are next term's test, so they are never
+# shown by default; the function it called and the mistake the grader named are facts about the student's code.
+HIDDEN_CHECKS_SHOW = Setting("mistake", "what students see of a failed hidden check: 'outcome' (its name, pass or "
+                                        "fail, and the function it called), 'mistake' (and the named mistake, if one "
+                                        "was recognised: its name, meaning, hint and lesson section) or 'full' (its "
+                                        "whole message, with inputs and expected values)")
 
 # Where the lesson's text can be read, for the links of the batch grader's HTML feedback: a named section
 # links to <address>#<section-title-in-lower-case-with-dashes>. Empty: sections are named, not linked.

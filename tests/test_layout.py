@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,16 @@ def test_config_and_checks_module_list_the_same_checks(exercise: course_config.E
         assert (check.points > 0 or not check.hidden and check.points == 0) and check.description, check.id
     assert any(c.hidden for c in exercise.checks), "hidden checks keep hard-coded answers out"
     assert any(not c.hidden for c in exercise.checks)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
+def test_every_hidden_check_id_names_a_public_function_of_its_stub(exercise: course_config.Exercise) -> None:
+    # A failed hidden check shows students no input: its id and the function it called say where to look.
+    names = [name.lower() for name in public_api(STUBS / "lesson01" / f"{exercise.slug}.py")]  # micrograd's Value
+    for check in exercise.checks:
+        if check.hidden:
+            assert any(re.search(rf"(^|_){name}(_|$)", check.id) for name in names), (
+                f"hidden check {check.id} names none of {exercise.slug}'s functions: {', '.join(names)}")
 
 
 def test_every_setting_has_a_description() -> None:

@@ -178,8 +178,8 @@ def test_python_m_graders_config_prints_the_settings() -> None:
     shown = _config()
     assert shown.returncode == 0, shown.stderr
     out = shown.stdout
-    assert "call_seconds = 10.0" in out and "HIDDEN_CHECKS_SHOW = 'outcome'" in out
-    assert "views: 6 points" in out and "views_on_fresh_tensors: 0.5 points [hidden]" in out
+    assert "call_seconds = 10.0" in out and "HIDDEN_CHECKS_SHOW = 'mistake'" in out
+    assert "views: 6 points" in out and "as_grid_and_flatten_on_fresh_tensors: 0.5 points [hidden]" in out
     assert "twins = 20261303" in out and "fresh_tensors = 20261205" in out
     assert all(f"\n{e.slug}: " in out for e in EXERCISES)
     one = _config("--exercise", "quadratic_fit")

@@ -114,6 +114,10 @@ def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:
     """The concept of the mistake called `name`, from an exercise's catalogue or the ones any exercise can make;
     "" when none is called so. For a check that names a mistake by its name alone (having reworded its
     explanation for the case at hand), so that its result still carries the mistake's concept."""
-    if not name:
-        return ""
-    return next((mistake.concept for mistake in (*catalogue, *ANY_EXERCISE) if mistake.name == name), "")
+    mistake = catalogued(name, catalogue)
+    return mistake.concept if mistake is not None else ""
+
+
+def catalogued(name: str | None, catalogue: Iterable[Mistake]) -> Mistake | None:
+    """The mistake called `name` in an exercise's catalogue or the ones any exercise can make; None when none is."""
+    return next((mistake for mistake in (*catalogue, *ANY_EXERCISE) if name and mistake.name == name), None)

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
+
+from graders.engine.causes import SAME_CAUSE
+from graders.engine.feedback import Feedback
 
 
 @dataclass
@@ -24,7 +29,7 @@ class CheckResult:
     cause: str = ""
     not_implemented: bool = False  # failed only because the function still raises NotImplementedError
     files: list[str] = field(default_factory=list)  # files written for this check (e.g. a plot)
-    shown: str = ""  # the feedback students see: the message, or less of it for a hidden check (shown_message)
+    shown: str = ""  # the feedback students see: the message, or less of it for a hidden check (hidden_text)
     # The id of the earlier check of the same exercise whose message explains this failure's cause in full; this
     # check's message is then its headline and "same cause as above" (graders/engine/causes.py). "" otherwise.
     same_cause_as: str = ""
@@ -69,18 +74,45 @@ class SubmissionResult:
         os.replace(partial, path)
 
 
-HIDDEN_OUTCOME = "Hidden check failed: it uses inputs you were not shown, so its details stay with your instructor."
+HIDDEN_OUTCOME = ("Hidden check failed: it uses inputs you were not shown, so its inputs and values stay with your "
+                  "instructor.")
 SHOW_CHOICES = ("outcome", "mistake", "full")
+_CALLED = re.compile(r"\s*([A-Za-z_][\w.]*)\(")  # a call's text that begins with the function it called
 
 
-def shown_message(message: str, hidden: bool, mistake: str | None, show: str) -> str:
-    """What students see of a check's message: a hidden check's per course_config.HIDDEN_CHECKS_SHOW."""
-    if not message or not hidden or show == "full":
+def called_function(call: str) -> str:
+    """The function a check's call names, without its arguments ("predict(...)"): "" when the call's text does not
+    begin with one (it then describes a run, not a call)."""
+    found = _CALLED.match(call)
+    return f"{found[1]}(...)" if found else ""
+
+
+def hidden_text(feedback: Feedback, show: str, said_above: bool = False) -> str:
+    """What students see of a failed hidden check whose message course_config.HIDDEN_CHECKS_SHOW does not show in
+    full: the function it called and, with "mistake", the named mistake's name, meaning, hint and lesson section (a
+    fact about the student's code); never its inputs, what came back or was expected, what was printed, or plots.
+    `said_above`: an earlier check explained the same cause in full, so this one points there (graders/engine/causes.py)."""
+    named = feedback.mistake if show == "mistake" else None
+    if said_above:
+        pointer = SAME_CAUSE.format(named=f" ({named})" if named else "")
+        return f"{Feedback(HIDDEN_OUTCOME, call=called_function(feedback.call)).text()}\n  {pointer}"
+    # Built from the failure's parts, not cut from its text: the summary and `got` hold the hidden values.
+    told = Feedback(HIDDEN_OUTCOME, call=called_function(feedback.call), mistake=named,
+                    meaning=feedback.meaning if named else "", hint=feedback.hint if named else "",
+                    section=feedback.section if named else "")
+    return told.text()
+
+
+def stored_shown(check: dict[str, Any], show: str) -> str:
+    """What students see of a stored check (the result model's JSON): its `shown`; for a record stored before `shown`
+    existed, the message of a public check, and of a hidden one only the outcome and, per `show`, the mistake's name
+    (the other parts of its failure were not stored apart from its text)."""
+    if "shown" in check:
+        return check["shown"] or ""
+    message = check.get("message", "") or ""
+    if not message or not check.get("hidden") or show == "full":
         return message
-    if show == "mistake" and mistake:
-        named = [line.strip() for line in message.splitlines() if line.strip().startswith("mistake:")]
-        return f"{HIDDEN_OUTCOME}\n  {named[0] if named else 'mistake:  ' + mistake}"
-    return HIDDEN_OUTCOME
+    return Feedback(HIDDEN_OUTCOME, mistake=check.get("mistake") if show == "mistake" else None).text()
 
 
 def tally(exercise: ExerciseResult) -> ExerciseResult:

@@ -30,11 +30,11 @@ from graders.engine.allowance import Allowance
 from graders.engine.causes import Causes, cause_of, said_again
 from graders.engine.collect import collect_mistakes
 from graders.engine.feedback import CheckFailed, Feedback, printed_text
-from graders.engine.mistakes import FORGOTTEN, Mistake, concept_of
+from graders.engine.mistakes import FORGOTTEN, Mistake, catalogued, concept_of
 from graders.engine.options import KEPT, replay_file
 from graders.engine.progress import holds_code, started
 from graders.engine.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
-from graders.engine.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, shown_message, tally
+from graders.engine.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, hidden_text, tally
 from graders.sandbox import STEPS, Budget, Confinement, Settings, SubmissionWorker
 from graders.engine.student import Backend, Student
 
@@ -328,8 +328,12 @@ class GradingSession:
             elif printed and (not check.hidden or self.hidden_show == "full"):  # a hidden check's prints show its inputs
                 feedback = dataclasses.replace(feedback, printed=printed)
                 check.message = feedback.text()
-            check.shown = shown_message(check.message, check.hidden, check.mistake, self.hidden_show)
-            if check.shown == check.message and not check.same_cause_as:  # not a hidden check shown by its outcome
+            if not check.hidden or self.hidden_show == "full":
+                check.shown = check.message
+            else:
+                check.shown = hidden_text(_in_catalogue_words(feedback, module.mistakes()), self.hidden_show,
+                                          said_above=bool(check.same_cause_as))
+            if check.shown == check.message and not check.same_cause_as:  # not a hidden check shown in part
                 self.causes.explain(exercise.slug, cause, check.id, feedback.summary)
             report.longrepr = self._terminal_text(exercise.slug, report.nodeid, feedback, check)
         else:
@@ -560,8 +564,19 @@ def _distrust(check: CheckResult, report: pytest.TestReport, reaches: list[str],
     message, if it failed anyway, below)."""
     told = DISTRUSTED.format(file=file, reach=reaches[0].split(": ", 1)[-1])
     check.message = told + (f"\n{check.message}" if check.message else "")
-    check.shown, check.passed, check.score = check.message, False, 0.0
-    report.outcome, report.longrepr = "failed", check.message
+    check.shown = told + (f"\n{check.shown}" if check.shown else "")  # a hidden check's message stays as shown
+    check.passed, check.score = False, 0.0
+    report.outcome, report.longrepr = "failed", check.shown
+
+
+def _in_catalogue_words(feedback: Feedback, catalogue: list[Mistake]) -> Feedback:
+    """A failure with its named mistake's meaning and hint as the catalogue words them: a check may reword them for
+    the case at hand, with values of its inputs, which a hidden check does not show. Without a catalogued mistake,
+    neither (the hint of an unnamed failure may be fitted to the values too)."""
+    mistake = catalogued(feedback.mistake, catalogue)
+    if mistake is None:
+        return dataclasses.replace(feedback, meaning="", hint="")
+    return dataclasses.replace(feedback, meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
 
 
 def _stop_without_result() -> NoReturn:

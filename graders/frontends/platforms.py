@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+import course_config
+from graders.engine.results import stored_shown
 from graders.frontends.grade.lms_layouts import for_students
 
 if TYPE_CHECKING:
@@ -71,7 +73,8 @@ def runner_id(slug: str) -> str:
 
 
 def _shown(check: dict[str, Any]) -> str:
-    return check.get("shown", check.get("message", "")) or ""
+    # A record stored before `shown` existed gets what the course's setting shows of it now, not its whole message.
+    return stored_shown(check, str(course_config.HIDDEN_CHECKS_SHOW.value))
 
 
 def _summary(record: dict[str, Any], standing: Standing | None = None) -> str:

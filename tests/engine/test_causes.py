@@ -11,6 +11,7 @@ import course_config
 from conftest import ROOT
 from graders.engine.causes import SAME_CAUSE, Causes, cause_of
 from graders.engine.feedback import Feedback
+from graders.engine.results import HIDDEN_OUTCOME
 from graders.frontends.grade.feedback_html import feedback_html
 from graders.frontends.nbgrader.report import print_feedback
 
@@ -48,7 +49,11 @@ def test_a_repeated_exception_is_explained_once_in_the_terminal_and_the_json(gra
         assert check["same_cause_as"] == "autograd_derivative_on_lesson_grid", check
         assert check["message"] == f"`autograd_derivative` raised KeyError.\n  {SAID_AGAIN}", check
     assert graded.output.count("raised:   KeyError: 'grad'") == 1, graded.output
-    assert graded.output.count(SAID_AGAIN) == sum(not c["hidden"] for c in later), graded.output
+    # A hidden check says so too, after the function it called and without its headline.
+    assert graded.output.count(SAID_AGAIN) == len(later), graded.output
+    hidden = [c for c in later if c["hidden"]]
+    shown = f"{HIDDEN_OUTCOME}\n  called:   autograd_derivative(...)\n  {SAID_AGAIN}"
+    assert hidden and all(c["shown"] == shown for c in hidden), hidden
 
 
 def test_the_notebook_feedback_and_the_html_page_say_a_repeated_cause_once(grade, tmp_path: Path) -> None:

@@ -52,13 +52,13 @@ def test_an_untouched_exercise_beside_started_ones_is_one_line_and_named_next(
 
 
 def test_k_with_a_slug_selects_exactly_that_exercise(pytester: pytest.Pytester) -> None:
-    # quick_check has test_shapes_and_views: plain -k matching would take it too.
+    # quick_check has test_answers_shapes_and_views: plain -k matching would take it too.
     result = _run(pytester, str(EXERCISES), "-k", "views", "--submission", str(ROOT / "reference"))
     total = sum(len(e.checks) for e in course_config.LESSON_01.exercises)
     views = len(course_config.LESSON_01.exercise("views").checks)
     result.stdout.fnmatch_lines([f"collected {total} items / {total - views} deselected / {views} selected"])
     assert "quick_check" not in result.stdout.str()
-    others = _run(pytester, str(EXERCISES), "-k", "shapes_and_views", "--submission", str(ROOT / "reference"))
+    others = _run(pytester, str(EXERCISES), "-k", "answers_shapes_and_views", "--submission", str(ROOT / "reference"))
     others.stdout.fnmatch_lines(["*/ 1 selected"])  # any other expression works as pytest's own
 
 

@@ -16,6 +16,7 @@ import pytest
 
 import course_config
 from mistake_catalogue import submission
+from graders.engine.results import HIDDEN_OUTCOME
 from graders.frontends.nbgrader.notebook import lesson_notebook
 
 ROOT = course_config.ROOT
@@ -81,7 +82,10 @@ def test_a_submission_of_py_files_gets_every_check_in_gradescopes_format(autogra
     hidden = [t for t in results["tests"] if t["name"].endswith("[hidden]")]
     assert hidden and all(t["visibility"] == "after_published" for t in hidden)
     failed_hidden = [t for t in hidden if t["name"].startswith("sin_exp_derivative") and t["score"] == 0]
-    assert failed_hidden and all("called:" not in t["output"] for t in failed_hidden)  # HIDDEN_CHECKS_SHOW
+    # HIDDEN_CHECKS_SHOW: the function a hidden check called, never its arguments (its inputs)
+    called = [line for t in failed_hidden for line in t["output"].splitlines() if "called:" in line]
+    assert failed_hidden and all(t["output"].startswith(HIDDEN_OUTCOME) for t in failed_hidden)
+    assert called and all(line.endswith("(...)") for line in called), called
     assert any("sign error" in t["output"] for t in results["tests"] if not t["name"].endswith("[hidden]"))
 
 

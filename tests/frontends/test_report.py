@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import course_config
+from graders.engine.results import HIDDEN_OUTCOME
 from graders.frontends.grade import report_charts, tables
 from graders.frontends.grade.feedback_html import feedback_html
 from graders.frontends.grade.html_page import escape
@@ -284,10 +285,10 @@ def test_the_roster_lists_every_student_with_their_pages_and_the_terms_marks() -
 def _graded(hidden_show: str | None = "shown") -> dict[str, Any]:
     """A record whose hidden check failed: its message says more than students may see."""
     hidden = next(c for c in LESSON.exercise("views").checks if c.hidden)
-    failure = {"message": f"views_on_fresh_tensors: as_grid(x) with x = {HOSTILE} shared nothing",
+    failure = {"message": f"as_grid_and_flatten_on_fresh_tensors: as_grid(x) with x = {HOSTILE} shared nothing",
                "mistake": "copies", "concept": "views", "cause": ""}
     if hidden_show is not None:
-        failure["shown"] = "Hidden check failed: its details stay with your instructor."
+        failure["shown"] = f"{HIDDEN_OUTCOME}\n  called:   as_grid(...)\n  mistake:  copies."
     return _record("ann", score=5.5, origin=f"submissions/ann{HOSTILE}", problems=["two notebooks"],
                    integrity=[f"views: views.py line 1: {HOSTILE}"],
                    exercises=[_exercise("views", {hidden.id: failure})])
@@ -298,7 +299,7 @@ def test_the_students_page_shows_what_the_hidden_check_shows_and_the_terms_lines
                          submitted_at=datetime(2025, 3, 2, 10, 0), submitted_how="Canvas",
                          due=datetime(2025, 3, 1, 23, 59), overrides={"views": 6.0})
     html = feedback_html(_graded(), LESSON, tmp_path, standing=standing)
-    assert "Hidden check failed: its details stay" in html and "shared nothing" not in html, (
+    assert escape(f"{HIDDEN_OUTCOME}\n  called:   as_grid(...)") in html and "shared nothing" not in html, (
         "a student's page shows a hidden check's `shown`, never its message")
     assert 'data-key="final">4.95</span> / 100 points (<span data-key="raw">5.5</span> from the checks)' in html
     assert "2025-03-02 10:00</span> (Canvas)" in html and 'data-key="due">2025-03-01 23:59<' in html

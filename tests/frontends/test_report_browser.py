@@ -82,7 +82,8 @@ def _class() -> list[dict[str, Any]]:
                         _exercise("learning_rate")]),
         _record("carol", [_exercise("views", not_started=True),
                           _exercise("shape_bugs", {"silently_broadcasts_lesson_cases": from_the_left}),
-                          _exercise("micrograd", {"deep_chain": TIMEOUT, "random_graphs": TIMEOUT}),
+                          _exercise("micrograd", {"value_backward_on_a_deep_chain": TIMEOUT,
+                                                  "value_backward_on_random_graphs": TIMEOUT}),
                           _exercise("learning_rate", {"lr_0_01_is_slow": {"cause": "allowance spent"}})]),
         _record("dave", [], error="SyntaxError: invalid syntax (views.py, line 3)",
                 integrity=["views: views.py line 2: sys._getframe: reaches the grader's frames"]),
@@ -273,7 +274,7 @@ def test_each_exercise_gives_its_mean_and_who_had_not_started_or_timed_out(
 
 
 def test_a_check_that_timed_out_is_counted_apart_from_its_failures(report: _Numbers) -> None:
-    whose = {"exercise": "micrograd", "check": "deep_chain"}
+    whose = {"exercise": "micrograd", "check": "value_backward_on_a_deep_chain"}
     assert report.count("timed-out", **whose) == 1 and report.count("failed", **whose) == 0
     assert report.count("passed", **whose) == 2, "alice and bob passed; eve had not written it"
     assert report.count("not-written", **whose) == 1

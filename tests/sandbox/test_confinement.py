@@ -110,11 +110,11 @@ def test_a_worker_started_after_the_reference_was_loaded_has_none_of_it_in_memor
     return torch.zeros_like(x)
 """
     graded = grade({SLUG: REFERENCE.replace(analytic, search)},
-                   "-k", "analytic_derivative_on_lesson_grid or derivatives_on_fresh_points")
+                   "-k", "analytic_derivative_on_lesson_grid or analytic_derivative_and_autograd_on_fresh_points")
     checks = graded.checks(SLUG)
     assert "did not come back" in checks["analytic_derivative_on_lesson_grid"]["message"]
-    fresh = checks["derivatives_on_fresh_points"]["message"]
-    assert not checks["derivatives_on_fresh_points"]["passed"] and LEAK not in fresh, fresh
+    fresh = checks["analytic_derivative_and_autograd_on_fresh_points"]["message"]
+    assert not checks["analytic_derivative_and_autograd_on_fresh_points"]["passed"] and LEAK not in fresh, fresh
     assert "differs from the expected values" in fresh
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import course_config
-from graders.engine.results import shown_message
+from graders.engine.results import stored_shown
 from graders.frontends.grade.html_page import escape, page, png, section_links
 from graders.frontends.grade.lms_layouts import for_students
 from graders.frontends.grade.standing import Standing, shown_in_due_zone
@@ -129,11 +129,8 @@ def _failure(check: dict[str, Any], out: Path, instructor: bool) -> str:
     message = check.get("message", "") or ""
     if instructor:
         shown = message
-    elif "shown" in check:
-        shown = check["shown"] or ""
-    else:  # stored before `shown` existed: what the course's setting shows of it now
-        shown = shown_message(message, bool(check.get("hidden")), check.get("mistake"),
-                              str(course_config.HIDDEN_CHECKS_SHOW.value))
+    else:
+        shown = stored_shown(check, str(course_config.HIDDEN_CHECKS_SHOW.value))
     pictures = ""
     if instructor or not check.get("hidden") or shown == message:  # a hidden check's plot shows its inputs
         pictures = "".join(png(out / name, f"plot for {check['id']}") for name in check.get("files", [])

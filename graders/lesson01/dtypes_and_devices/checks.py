@@ -360,7 +360,7 @@ def test_move_batch_moves_every_tensor(student: Student, reference: ModuleType) 
 # ---------------------------------------------------------------- hidden checks
 
 @check
-def test_conversions_on_fresh_arrays(student: Student, reference: ModuleType) -> None:
+def test_to_features_and_to_labels_on_fresh_arrays(student: Student, reference: ModuleType) -> None:
     rng = np.random.default_rng(EXERCISE.seed("fresh_arrays"))
     features = {
         "a = a 5×4 random float64 array": rng.normal(size=(5, 4)),

@@ -317,7 +317,7 @@ def run_fresh(student: Student, function: str, spec: dict, x: Tensor) -> Returne
 
 
 @check
-def test_both_modes_on_fresh_functions(student: Student) -> None:
+def test_gradient_forward_mode_and_reverse_mode_on_fresh_functions(student: Student) -> None:
     generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_functions"))
     # One x requires grad, as a parameter would: the docstrings promise a result that does not, and x untouched.
     # The last has one number in float64: there a float32 tangent meets x in f's matrix-vector product and raises

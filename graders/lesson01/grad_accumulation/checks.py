@@ -302,7 +302,7 @@ def expect_copy_detached(returned: Returned, after: Any, w: torch.Tensor, X: tor
 # ---------------------------------------------------------------- hidden checks
 
 @check
-def test_repeated_backward_at_fresh_points(student: Student, reference: ModuleType) -> None:
+def test_repeated_backward_grads_at_fresh_points(student: Student, reference: ModuleType) -> None:
     generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_data"))
     fresh = round(float(torch.rand(1, generator=generator)) * 10 - 5, 3)
     for x0, calls in ((-1.5, 5), (0.25, 1), (fresh, 4)):

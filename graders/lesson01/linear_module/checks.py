@@ -429,7 +429,7 @@ FRESH_RUNS = ({"lr": 0.05, "steps": 30, "seed": "fresh_first"}, {"lr": 0.3, "ste
 
 
 @check
-def test_fresh_runs(student: Student, reference: ModuleType) -> None:
+def test_fit_linear_module_on_fresh_runs(student: Student, reference: ModuleType) -> None:
     for case in FRESH_RUNS:
         lr, steps, seed = case["lr"], case["steps"], EXERCISE.seed(case["seed"])
         # The reference's run, trained while the worker trains the student's: expect_run reads it from the cache.

@@ -762,7 +762,7 @@ def test_shared_subexpressions(student: Student) -> None:
 # ---------------------------------------------------------------- hidden checks
 
 @check
-def test_random_graphs(student: Student) -> None:
+def test_value_backward_on_random_graphs(student: Student) -> None:
     graphs = drawn("lesson01", EXERCISE.slug, "generated_expressions")
     seed = EXERCISE.seed("generated_expressions")
     expect_graphs(student, graphs, f"out.backward() on {len(graphs)} random expressions (drawn by hypothesis, "
@@ -770,6 +770,6 @@ def test_random_graphs(student: Student) -> None:
 
 
 @check
-def test_deep_chain(student: Student) -> None:
+def test_value_backward_on_a_deep_chain(student: Student) -> None:
     graph = drawn("lesson01", EXERCISE.slug, "chain")
     expect_graphs(student, [graph], f"{chain_text(graph)}; out.backward()", texts=[chain_text(graph)])

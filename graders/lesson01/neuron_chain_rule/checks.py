@@ -265,7 +265,7 @@ def test_neuron_on_fresh_inputs(student: Student, reference: ModuleType) -> None
 
 
 @check
-def test_grad_by_hand_on_fresh_inputs(student: Student, reference: ModuleType) -> None:
+def test_neuron_grad_by_hand_on_fresh_inputs(student: Student, reference: ModuleType) -> None:
     for text, w, inp in fresh_cases():
         returned = student.call("neuron_grad_by_hand", w, inp, shown_as=f"neuron_grad_by_hand(w, inp) with {text}")
         expect_hand_gradient(student, returned, reference, w, inp)

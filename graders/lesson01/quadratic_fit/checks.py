@@ -483,7 +483,7 @@ def test_make_quadratic_data_with_other_arguments(student: Student, reference: M
 
 
 @check
-def test_fit_on_other_coefficients(student: Student, reference: ModuleType) -> None:
+def test_fit_quadratic_on_other_coefficients(student: Student, reference: ModuleType) -> None:
     a, b, c = OTHER_COEFFICIENTS
     fit = Fit(*_other_coefficient_data(), LESSON_LR, OTHER_STEPS,
               f"{OTHER_N} float64 points of y = {a:g}x² + {b:g}x + {c:g} plus noise")
@@ -497,7 +497,7 @@ def test_fit_on_other_coefficients(student: Student, reference: ModuleType) -> N
 
 
 @check
-def test_fit_follows_lr_and_steps(student: Student, reference: ModuleType) -> None:
+def test_fit_quadratic_follows_lr_and_steps(student: Student, reference: ModuleType) -> None:
     X, y = reference.make_quadratic_data()
     for lr, steps in OTHER_SETTINGS:
         fit = Fit(X, y, lr, steps, LESSON_DATA)

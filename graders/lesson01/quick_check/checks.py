@@ -248,32 +248,32 @@ def test_answers_well_formed(student: Student) -> None:
 # ---------------------------------------------------------------- hidden checks (graded)
 
 @check
-def test_tensor_dtypes(student: Student) -> None:
+def test_answers_tensor_dtypes(student: Student) -> None:
     _check_pair(student, (1, 2))
 
 
 @check
-def test_shapes_and_views(student: Student) -> None:
+def test_answers_shapes_and_views(student: Student) -> None:
     _check_pair(student, (3, 4))
 
 
 @check
-def test_backward_and_modes(student: Student) -> None:
+def test_answers_backward_and_modes(student: Student) -> None:
     _check_pair(student, (5, 6))
 
 
 @check
-def test_stopping_tracking(student: Student) -> None:
+def test_answers_stopping_tracking(student: Student) -> None:
     _check_pair(student, (7, 8))
 
 
 @check
-def test_rate_and_remaining_loss(student: Student) -> None:
+def test_answers_rate_and_remaining_loss(student: Student) -> None:
     _check_pair(student, (9, 10))
 
 
 @check
-def test_form_b(student: Student) -> None:
+def test_answers_form_b(student: Student) -> None:
     returned = student.call("answers", "B", shown_as='answers("B")')
     chosen = _chosen(returned, tuple(OPTIONS))
     wrong = _wrong(_as_form_a(chosen))

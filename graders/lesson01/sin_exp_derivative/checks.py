@@ -433,7 +433,7 @@ def _largest_gap(first: object, second: object, x: torch.Tensor) -> float | None
 # ---------------------------------------------------------------- hidden checks
 
 @check
-def test_derivatives_on_fresh_points(student: Student, reference: ModuleType) -> None:
+def test_analytic_derivative_and_autograd_on_fresh_points(student: Student, reference: ModuleType) -> None:
     generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_points"))
     inputs = {
         "x = 200 random float32 points in [-4, 8]": torch.rand(200, generator=generator) * 12 - 4,
@@ -447,7 +447,7 @@ def test_derivatives_on_fresh_points(student: Student, reference: ModuleType) ->
 
 
 @check
-def test_derivatives_near_stationary_points(student: Student, reference: ModuleType) -> None:
+def test_analytic_derivative_and_autograd_near_stationary_points(student: Student, reference: ModuleType) -> None:
     offsets = torch.tensor([-1e-3, -1e-5, 0.0, 1e-5, 1e-3], dtype=torch.float64)
     x = torch.cat([math.pi / 4 + offsets, 5 * math.pi / 4 + offsets])
     text = "x near π/4 and 5π/4 (float64)"

@@ -371,7 +371,7 @@ def test_to_numpy_gpu_tensor(student: Student, reference: ModuleType) -> None:
 # ---------------------------------------------------------------- hidden checks
 
 @check
-def test_float64_other_shapes(student: Student, reference: ModuleType) -> None:
+def test_predict_sgd_step_and_to_numpy_on_float64_other_shapes(student: Student, reference: ModuleType) -> None:
     generator = torch.Generator().manual_seed(EXERCISE.seed("random_inputs"))
 
     def draw(*shape: int) -> torch.Tensor:

@@ -240,7 +240,7 @@ def test_shares_memory_on_lesson_pairs(student: Student, reference: ModuleType) 
 # ---------------------------------------------------------------- hidden checks
 
 @check
-def test_views_on_fresh_tensors(student: Student, reference: ModuleType) -> None:
+def test_as_grid_and_flatten_on_fresh_tensors(student: Student, reference: ModuleType) -> None:
     seed = EXERCISE.seed("fresh_tensors")
     expect_view(student, reference, "as_grid", ("x", (20,), "float64", seed), 5, must_share=True)
     expect_view(student, reference, "as_grid", ("x[2:]", (26,), "int32", seed + 1), 4, must_share=True)

@@ -135,7 +135,8 @@ def test_a_reproducible_wrong_run_is_not_blamed_on_the_seed(grade) -> None:
     # A rate of its own: the same numbers on every call, so the seed is not what is wrong.
     graded = grade({"linear_module": _reference_with(SEED_ARGUMENT + "    lr = 0.05\n")}, "-k", "linear_module")
     checks_run = graded.checks("linear_module")
-    assert {"lesson_numbers", "matches_reference", "fresh_runs"} <= graded.failed("linear_module"), graded.output
+    failed = graded.failed("linear_module")
+    assert {"lesson_numbers", "matches_reference", "fit_linear_module_on_fresh_runs"} <= failed, graded.output
     for check_id in ("lesson_numbers", "matches_reference"):
         assert checks_run[check_id]["mistake"] is None, checks_run[check_id]["message"]
 
@@ -196,7 +197,7 @@ def test_a_loop_that_always_makes_one_pass_loses_the_hidden_runs_at_zero_steps(g
     assert source.count(loop) == 1
     graded = grade({"linear_module": source.replace(loop, "    for _ in range(max(steps, 1)):\n")},
                    "-k", "linear_module")
-    assert graded.failed("linear_module") == {"fresh_runs"}, graded.output
-    check = graded.checks("linear_module")["fresh_runs"]
+    assert graded.failed("linear_module") == {"fit_linear_module_on_fresh_runs"}, graded.output
+    check = graded.checks("linear_module")["fit_linear_module_on_fresh_runs"]
     assert check["mistake"] == "one step too many (loop off by one)"
     assert "steps=0" in check["message"] and "expected: losses []" in check["message"], check["message"]

@@ -130,8 +130,8 @@ def test_a_lost_dtype_or_shape_is_hinted_at_as_such_not_as_calculus(grade) -> No
     assert source.count(old) == 1
     float32 = source.replace(old, "    return (s * (1 - s) * inp).float()\n")
     graded = grade({"neuron_chain_rule": float32}, "-k", "neuron_chain_rule")
-    assert graded.failed("neuron_chain_rule") == {"grad_by_hand_on_fresh_inputs"}, graded.output
-    message = graded.checks("neuron_chain_rule")["grad_by_hand_on_fresh_inputs"]["message"]
+    assert graded.failed("neuron_chain_rule") == {"neuron_grad_by_hand_on_fresh_inputs"}, graded.output
+    message = graded.checks("neuron_chain_rule")["neuron_grad_by_hand_on_fresh_inputs"]["message"]
     assert "Keep w's dtype, float64" in message and "Chain the two" not in message, message
 
     unsqueezed = source.replace(old, "    return (s * (1 - s) * inp).unsqueeze(0)\n")

@@ -128,8 +128,8 @@ def test_correct_solutions_written_other_ways_get_full_marks(grade, fit: str) ->
 def test_a_hard_coded_answer_fails_the_hidden_checks_and_autograd(grade) -> None:
     graded = grade({SLUG: DATA + HARD_CODED}, "-k", SLUG)
     failed = graded.failed(SLUG)
-    assert {"fit_on_other_coefficients", "fit_follows_lr_and_steps", "fit_uses_autograd"} <= failed
-    assert "lesson's (0.5, −1, 1)" in graded.checks(SLUG)["fit_on_other_coefficients"]["message"]
+    assert {"fit_quadratic_on_other_coefficients", "fit_quadratic_follows_lr_and_steps", "fit_uses_autograd"} <= failed
+    assert "lesson's (0.5, −1, 1)" in graded.checks(SLUG)["fit_quadratic_on_other_coefficients"]["message"]
 
 
 def test_tensors_instead_of_floats_are_told_to_use_item(grade) -> None:
@@ -151,7 +151,7 @@ def test_a_rate_of_its_own_that_is_n_times_lr_by_chance_is_not_taken_for_a_sum(g
     # lr 10 is 100 × 0.1, so the first step at lr 0.1 is 100 times the right one, as a sum's is; at 0.05 it is 200.
     graded = grade({SLUG: DATA + RATE_OF_TEN}, "-k", SLUG)
     checks = graded.checks(SLUG)
-    for check_id in ("fit_matches_reference", "fit_follows_lr_and_steps"):
+    for check_id in ("fit_matches_reference", "fit_quadratic_follows_lr_and_steps"):
         assert checks[check_id]["mistake"] == RATE_TOO_HIGH, checks[check_id]["message"]
 
 
@@ -276,5 +276,5 @@ def test_right_values_in_lists_lose_only_the_checks_that_promise_tuples(grade) -
 def test_steps_0_makes_no_update(grade) -> None:
     at_least_one = REFERENCE.read_text().replace("for _ in range(steps):", "for _ in range(max(steps, 1)):")
     graded = grade({SLUG: at_least_one}, "-k", SLUG)
-    assert graded.failed(SLUG) == {"fit_follows_lr_and_steps"}, graded.output
-    assert "steps=0" in graded.checks(SLUG)["fit_follows_lr_and_steps"]["message"]
+    assert graded.failed(SLUG) == {"fit_quadratic_follows_lr_and_steps"}, graded.output
+    assert "steps=0" in graded.checks(SLUG)["fit_quadratic_follows_lr_and_steps"]["message"]

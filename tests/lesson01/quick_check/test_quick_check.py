@@ -100,11 +100,11 @@ QUESTIONS_FROM_STRINGS = ('def answers(form="A"):\n'
 def test_it_names_every_missing_or_invalid_answer(grade) -> None:
     graded = grade({"quick_check": QUESTIONS_FROM_STRINGS}, "-k", "quick_check")
     checks_ = graded.checks("quick_check")
-    first, second = checks_["tensor_dtypes"]["message"], checks_["shapes_and_views"]["message"]
+    first, second = checks_["answers_tensor_dtypes"]["message"], checks_["answers_shapes_and_views"]["message"]
     assert "question 1 has no answer (your key '1' is a string: use the int 1)" in first
     assert "question 2: 'e' is not one of its options (a, b, c)" in first
     assert "question 4: 2 is not a letter" in second and "question 3" not in second
-    assert "question 9 has no answer" in checks_["rate_and_remaining_loss"]["message"]
+    assert "question 9 has no answer" in checks_["answers_rate_and_remaining_loss"]["message"]
 
 
 def test_the_public_check_names_every_invalid_answer_of_the_whole_quiz(grade) -> None:
@@ -203,8 +203,8 @@ def test_letters_kept_as_one_capitalised_string_per_form_earn_full_marks(grade) 
 def test_a_default_form_other_than_a_is_told_as_such_not_as_ten_misconceptions(grade) -> None:
     from mistake_catalogue import submission
 
-    graded = grade({"quick_check": submission("quick_check", "default_form_b")}, "-k", "tensor_dtypes")
-    check = graded.checks("quick_check")["tensor_dtypes"]
+    graded = grade({"quick_check": submission("quick_check", "default_form_b")}, "-k", "answers_tensor_dtypes")
+    check = graded.checks("quick_check")["answers_tensor_dtypes"]
     assert check["mistake"] == checks.FORMS_SWAPPED.name, check["message"]
     assert 'the default form must be "A"' in check["message"], check["message"]
     assert "float32" not in check["message"], check["message"]  # no misconception of question 1 is named

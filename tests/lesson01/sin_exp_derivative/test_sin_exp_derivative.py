@@ -59,7 +59,7 @@ def test_a_lost_dtype_gets_a_hint_about_dtypes_not_calculus(grade) -> None:
     returned = "    return leaf.grad.detach()\n"
     assert returned in REFERENCE
     graded = grade({SLUG: REFERENCE.replace(returned, "    return leaf.grad.detach().float()\n")}, "-k", SLUG)
-    message = graded.checks(SLUG)["derivatives_on_fresh_points"]["message"]
+    message = graded.checks(SLUG)["analytic_derivative_and_autograd_on_fresh_points"]["message"]
     assert "dtype float32; expected float64" in message and "Keep x's dtype, float64" in message, message
     assert "cos x" not in message, message
 

@@ -132,8 +132,8 @@ def test_an_array_squeezed_on_the_way_out_loses_a_hidden_point_with_a_hint_on_sh
     old = "    return t.detach().cpu().numpy()"
     assert old in source
     graded = grade({"stopping_gradients": source.replace(old, old + ".squeeze()")}, "-k", "stopping_gradients")
-    assert graded.failed("stopping_gradients") == {"float64_other_shapes"}, graded.output
-    message = graded.checks("stopping_gradients")["float64_other_shapes"]["message"]
+    assert graded.failed("stopping_gradients") == {"predict_sgd_step_and_to_numpy_on_float64_other_shapes"}, graded.output
+    message = graded.checks("stopping_gradients")["predict_sgd_step_and_to_numpy_on_float64_other_shapes"]["message"]
     assert "has shape (3, 4); expected (3, 1, 4)" in message and "squeeze" in message, message
 
 
