@@ -176,8 +176,8 @@ def test_a_float32_tangent_is_named_where_a_float64_x_of_one_number_makes_jvp_ra
     promotes the tangent (issue 44); the hidden check's float64 x of one number makes jvp raise, and says why."""
     graded = grade({"forward_vs_reverse": submission("forward_vs_reverse", "tangent_not_in_x_dtype")},
                    "-k", "forward_vs_reverse")
-    assert graded.failed("forward_vs_reverse") == {"both_modes_on_fresh_functions"}, graded.output
-    check = graded.checks("forward_vs_reverse")["both_modes_on_fresh_functions"]
+    assert graded.failed("forward_vs_reverse") == {"gradient_forward_mode_and_reverse_mode_on_fresh_functions"}, graded.output
+    check = graded.checks("forward_vs_reverse")["gradient_forward_mode_and_reverse_mode_on_fresh_functions"]
     assert check["mistake"] == "tangent not in x's dtype", check["message"]
 
 
