@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-import course_config
-from graders.engine.results import stored_shown
 from graders.frontends.grade.lms_layouts import for_students
 
 if TYPE_CHECKING:
@@ -74,6 +72,12 @@ def runner_id(slug: str) -> str:
 
 def _shown(check: dict[str, Any]) -> str:
     # A record stored before `shown` existed gets what the course's setting shows of it now, not its whole message.
+    # Imported here: the handout runs this module as `python -m nbchecks.frontends.classroom`, where the course's
+    # configuration (which the engine imports) is importable only once its checks are loaded (their conftest puts
+    # it on the path).
+    import course_config
+    from graders.engine.results import stored_shown
+
     return stored_shown(check, str(course_config.HIDDEN_CHECKS_SHOW.value))
 
 
