@@ -112,7 +112,7 @@ def _needing_decisions(standings: dict[str, Standing], graded: set[str]) -> str:
     if not waiting:
         return ""
     items = "".join(f'<li data-key="needs-decision" data-student="{escape(s.student)}">'
-                    f"{_student(s.student) if s.student in graded else escape(s.student)}: "
+                    f"{_student_named(s.student, graded)}: "
                     f"{escape(s.needs_decision)}</li>" for s in waiting)
     return (f'<h3 id="needs-decision">Hand-in times that need a decision (<span data-key="needs-decision-count">'
             f"{len(waiting)}</span>)</h3><p>Their time is unknown, or impossible (before the term's start, after "
@@ -120,11 +120,16 @@ def _needing_decisions(standings: dict[str, Standing], graded: set[str]) -> str:
             f"files until the ledger decides; each line gives the command.</p><ul>{items}</ul>")
 
 
+def _student_named(student: str, graded: set[str]) -> str:
+    """A student's name: a link to their page where this run graded them, else the name alone."""
+    return _student(student) if student in graded else escape(student)
+
+
 def _open_requests(requests: list[dict[str, str]], graded: set[str]) -> str:
     """The regrade requests no answer in the ledger has answered yet, in the students' words."""
     if not requests:
         return ""
-    items = "".join(f"<li>{_student(r['student']) if r['student'] in graded else escape(r['student'])}"
+    items = "".join(f"<li>{_student_named(r['student'], graded)}"
                     f"{' on ' + escape(r['exercise']) if r['exercise'] else ''} ({escape(r['when'])}): "
                     f"<q>{escape(r['value'])}</q></li>" for r in requests)
     return (f'<h3 id="requests">Open regrade requests ({len(requests)})</h3><p>Answer each with python -m graders '
