@@ -158,7 +158,7 @@ HIDDEN_CHECKS_SHOW = Setting("mistake", "what students see of a failed hidden ch
 # links to <address>#<section-title-in-lower-case-with-dashes>. Empty: sections are named, not linked.
 # A test switch, not a setting: the named mistakes listed in this environment variable (names, comma-separated)
 # are diagnosed as if the catalogue did not know them (graders/engine/mistakes.py), so that a test can make a class
-# whose failures are unnamed (graders/frontends/grade/unnamed_groups.py). It changes no score; stored results are
+# whose failures are unnamed (graders/frontends/grade/outputs/unnamed_groups.py). It changes no score; stored results are
 # keyed by it too (graders/frontends/grade/store.py), as they are by the course.
 FORGET_MISTAKES_VARIABLE = "GRADERS_FORGET_MISTAKES"
 

@@ -15,7 +15,7 @@ For the small class it also prints the floor its one infinite loop sets: that st
 runs for the whole call limit, and it cannot start before the reference's values are stored.
 `--largest N` grades a third class, by the batch alone, to show where the memory stops growing.
 
-On Dask (the batch's engine, graders/frontends/grade/cluster.py) it also grades the large class with one
+On Dask (the batch's engine, graders/frontends/grade/run/cluster.py) it also grades the large class with one
 worker and with two, and prints the scaling ratio (goal: at least 1.8x on 2 cores), the time from
 the command to the first stored result, the peak memory of one grading service with its zygote and
 sandboxed workers, the CPU-seconds a submission costs, and from that an estimate of the
@@ -198,7 +198,7 @@ def _children() -> dict[int, list[int]]:
 def _services(root: int, children: dict[int, list[int]]) -> list[int]:
     """The grading services below `root`: the children of the batch's template (template.py), the one child
     of the batch that leads a process group of its own; or, where services were started afresh, the
-    processes running graders.frontends.grade.service."""
+    processes running graders.frontends.grade.run.service."""
     found = []
     for child in children.get(root, []):
         try:
@@ -206,7 +206,7 @@ def _services(root: int, children: dict[int, list[int]]) -> list[int]:
             command = Path(f"/proc/{child}/cmdline").read_bytes()
         except (OSError, IndexError):
             continue
-        if b"graders.frontends.grade.service" in command:
+        if b"graders.frontends.grade.run.service" in command:
             found.append(child)
         elif leader:
             found += children.get(child, [])
@@ -269,7 +269,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder and print where it is")
     options = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="batch-speed-"))
-    # The reference's values, kept between runs of a version of the course (graders/frontends/grade/main.py), start
+    # The reference's values, kept between runs of a version of the course (graders/frontends/grade/run/main.py), start
     # empty: the first class graded pays for the reference, the later ones start from its values, as an
     # instructor's later runs do.
     os.environ["GRADERS_CACHE_DIR"] = str(scratch / "kept")

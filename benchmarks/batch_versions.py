@@ -93,7 +93,7 @@ def main() -> None:
     options = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="batch-versions-"))
     other = scratch / "other"
-    # The reference's values kept between runs (graders/frontends/grade/main.py) start empty here, as the other
+    # The reference's values kept between runs (graders/frontends/grade/run/main.py) start empty here, as the other
     # version's own cache does: each version grades its reference in its first round, and reuses it after.
     os.environ["GRADERS_CACHE_DIR"] = str(scratch / "kept")
     try:

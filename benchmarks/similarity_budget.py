@@ -22,13 +22,13 @@ import time
 from pathlib import Path
 
 import course_config
-from graders.frontends.grade import similarity
+from graders.frontends.grade.outputs import similarity
 
 ROOT = course_config.ROOT
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tests")]
 from similarity_speed import build_class, stub_sources  # noqa: E402
 
-FILE_BYTES = 2 * 2**20  # graders/frontends/grade/handed_in.py's ANSWER_BYTES: the largest .py a hand-in may hold
+FILE_BYTES = 2 * 2**20  # graders/frontends/grade/intake/handed_in.py's ANSWER_BYTES: the largest .py a hand-in may hold
 ATTACKER = "zz_large"
 
 

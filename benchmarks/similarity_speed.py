@@ -1,4 +1,4 @@
-"""The similarity check (graders/frontends/grade/similarity.py) on a big synthetic class: seconds and pairs found.
+"""The similarity check (graders/frontends/grade/outputs/similarity.py) on a big synthetic class: seconds and pairs found.
 
     python benchmarks/similarity_speed.py [--students 500] [--seed 0] [--check 30]
 
@@ -25,7 +25,7 @@ import time
 import tokenize
 
 import course_config
-from graders.frontends.grade import similarity
+from graders.frontends.grade.outputs import similarity
 
 ROOT = course_config.ROOT
 sys.path.insert(0, str(ROOT / "tests" / "frontends"))

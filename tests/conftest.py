@@ -23,7 +23,7 @@ pytest_plugins = ["pytester"]
 # The project's own grading runs compute everything afresh, as they did before students' runs kept their
 # expected values (graders/engine/kept_values.py); tests/engine/test_kept_values.py turns keeping on where it is tested.
 os.environ[kept_values.FOLDER_VARIABLE] = kept_values.OFF
-# The batch's similarity waits a few seconds for its comparison (graders/frontends/grade/similarity_run.py): on a
+# The batch's similarity waits a few seconds for its comparison (graders/frontends/grade/outputs/similarity_run.py): on a
 # machine as loaded as a parallel test run makes it, a class's pairs could be cut short, and the tests that read
 # them would depend on the load. The tests of that budget give theirs explicitly.
 os.environ["GRADERS_SIMILARITY_SECONDS"] = "120"
@@ -108,7 +108,7 @@ def batch_folder_of_this_session(tmp_path_factory: pytest.TempPathFactory) -> No
 
 def batch_environment() -> dict[str, str]:
     """The environment of a `python -m graders grade` run that may start from the reference's values an earlier
-    class kept (grade/main.py keeps them for a class graded into a new folder, as an instructor's second class
+    class kept (grade/run/main.py keeps them for a class graded into a new folder, as an instructor's second class
     starts): the test session grades the reference once, in its first such run, and its later classes start at
     once (about 1.8 CPU-s less each). The values are keyed by the course's digest, so a changed check or
     reference is graded afresh. A test about grading the reference itself keeps GRADERS_CACHE_DIR=off, and so do

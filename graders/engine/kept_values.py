@@ -10,7 +10,7 @@ only values the grader process computed; student code runs in workers that canno
 
 The instructor's paths do not read the students' file: they replay a recording, use the batch's own
 cache (`--expected-cache`), or pass `--no-expected-cache` (the notebooks' grading server). The batch
-keeps its own file here too (`batch-expected-<version>.json`, grade/main.py): the reference's values,
+keeps its own file here too (`batch-expected-<version>.json`, grade/run/main.py): the reference's values,
 computed by its grading services, so that a class graded into a new folder starts at once.
 `--in-process` keeps nothing: student code shares the grader's memory there and could leave a
 forged value for later runs to trust. This module stays light (no torch): the plugin reads
@@ -27,7 +27,7 @@ from graders.engine.course_version import course_digest  # noqa: F401 - this mod
 FOLDER_VARIABLE = "GRADERS_CACHE_DIR"  # where the files go; "off" keeps nothing
 OFF = "off"
 PREFIX = "expected-"  # a student's run's file
-BATCH_PREFIX = "batch-expected-"  # the batch's: the reference's values (grade/main.py)
+BATCH_PREFIX = "batch-expected-"  # the batch's: the reference's values (grade/run/main.py)
 
 
 def folder() -> Path | None:

@@ -55,7 +55,7 @@ BROKEN = "{call} could not be graded: {detail}"
 # The names a module imports at the start of a statement (`import helpers`, `from helpers import f`, `import a, b`):
 # those that are files beside it are the student's own modules.
 _IMPORTED = re.compile(r"^[ \t]*(?:from[ \t]+(\w+)[ \t]+import|import[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*))", re.MULTILINE)
-_OWN_MODULES_READ = 20  # as many as the batch reads of one folder (grade/sources.py)
+_OWN_MODULES_READ = 20  # as many as the batch reads of one folder (grade/intake/sources.py)
 _OWN_MODULE_BYTES = 2 * 2**20
 UNCONFINED_HINT = ("Instructor: grade on a Linux machine with Landlock (kernel 5.13 or later) and seccomp, as root "
                    "or not, or pass --allow-unconfined to accept a weaker sandbox.")

@@ -53,8 +53,8 @@ def _check_course(arguments: argparse.Namespace) -> int:
 
 
 def _grade(commands: argparse._SubParsersAction) -> None:
-    from graders.frontends.grade import main as batch
-    from graders.frontends.grade.sources import DEFAULT_STUDENT_PATTERN
+    from graders.frontends.grade.run import main as batch
+    from graders.frontends.grade.intake.sources import DEFAULT_STUDENT_PATTERN
 
     parser = commands.add_parser("grade", help="grade a class of submissions in parallel, into every format",
                                  description="Grade every submission in SOURCE (an nbgrader course, an LMS download "
@@ -114,7 +114,7 @@ def _grade(commands: argparse._SubParsersAction) -> None:
 
 def _where(arguments: argparse.Namespace) -> object:
     """The Dask cluster to grade on, from the options; clear errors for options that do not go together."""
-    from graders.frontends.grade.cluster import GradingSite
+    from graders.frontends.grade.run.cluster import GradingSite
 
     if arguments.jobs is not None and arguments.jobs < 1:
         raise SystemExit(f"-j {arguments.jobs}: give at least 1 worker")
@@ -206,7 +206,7 @@ def _run_new(arguments: argparse.Namespace) -> int:
 
 def _decide(commands: argparse._SubParsersAction) -> None:
     from graders.frontends import decide
-    from graders.frontends.grade.decisions import ACTIONS
+    from graders.frontends.grade.term.decisions import ACTIONS
 
     parser = commands.add_parser("decide", help="write a decision (override, extension, excuse, regrade ...) into "
                                                 "the term's ledger, or --show those in force",
@@ -252,8 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if given[:1] == ["grade"] and "--scheduler" not in given or given[:2] in (["gradescope", "run"],
                                                                                 ["gradescope", "prepare"]):
         # Before this process reads an answer or loads the course: the template every grading service of this
-        # machine is forked from, which imports torch meanwhile (graders/frontends/grade/template.py).
-        from graders.frontends.grade.template import TEMPLATE
+        # machine is forked from, which imports torch meanwhile (graders/frontends/grade/run/template.py).
+        from graders.frontends.grade.run.template import TEMPLATE
 
         TEMPLATE.start()
     arguments = parser().parse_args(given)

@@ -8,7 +8,7 @@
     python -m graders decide decisions.csv --show
 
 The next `python -m graders grade ... --decisions decisions.csv` (or a term file naming it) applies it to
-every output without grading anyone again (graders/frontends/grade/decisions.py says how).
+every output without grading anyone again (graders/frontends/grade/term/decisions.py says how).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import course_config
 from graders.frontends.wording import counted
-from graders.frontends.grade.decisions import (ACTIONS, Decision, LedgerError, append, check, in_force, read_ledger,
+from graders.frontends.grade.term.decisions import (ACTIONS, Decision, LedgerError, append, check, in_force, read_ledger,
                                                utc_now_to_the_second)
 
 

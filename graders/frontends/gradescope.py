@@ -25,9 +25,9 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 import course_config
-from graders.frontends.grade import handed_in
+from graders.frontends.grade.intake import handed_in
 from graders.engine.stubs import released_stubs
-from graders.frontends.grade.lms_layouts import by_file_time, choose
+from graders.frontends.grade.intake.lms_layouts import by_file_time, choose
 
 COURSE_FILES = ("course_config.py", "pyproject.toml", "constraints.txt", "README.md")
 COURSE_FOLDERS = ("graders", "reference")
@@ -90,8 +90,8 @@ def _add_script(bundle: zipfile.ZipFile, name: str, text: str) -> None:
 
 def prepare(root: Path) -> None:
     """Grade the reference once, into the expected-values cache every submission reuses."""
-    from graders.frontends.grade import cluster
-    from graders.frontends.grade.main import expected_values
+    from graders.frontends.grade.run import cluster
+    from graders.frontends.grade.run.main import expected_values
     from graders.engine.kept_values import course_digest
 
     course = course_digest()
@@ -103,7 +103,7 @@ def prepare(root: Path) -> None:
 
 def run(root: Path, *, allow_unconfined: bool = False) -> int:
     """Grade /autograder/submission/ (under `root`) into /autograder/results/results.json."""
-    from graders.frontends.grade import main as batch
+    from graders.frontends.grade.run import main as batch
     from graders.frontends.platforms import gradescope_results
 
     root = Path(root)
@@ -152,7 +152,7 @@ def _stage(submission: Path, folder: Path) -> tuple[Path, list[str]]:
         if chosen is not None:
             (student / f"{exercise.slug}.py").write_bytes(_read(chosen.entry, handed_in.ANSWER_BYTES, problems))
     # The student's own modules (helpers.py beside the exercise files): staged as they came, for the batch to read
-    # beside the answers (graders/frontends/grade/sources.py says what it takes of them).
+    # beside the answers (graders/frontends/grade/intake/sources.py says what it takes of them).
     slugs = {exercise.slug for exercise in lesson.exercises}
     own = {e.path.stem: e for e in sorted(entries, key=lambda e: len(e.path.parts))  # lesson01/<name>.py wins
            if e.path.suffix == ".py" and e.path.stem not in slugs and not e.folder

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from graders.frontends.grade.lms_layouts import for_students
+from graders.frontends.grade.intake.lms_layouts import for_students
 
 if TYPE_CHECKING:
-    from graders.frontends.grade.standing import Standing
+    from graders.frontends.grade.term.standing import Standing
 
 PUBLIC_VISIBILITY = "visible"
 HIDDEN_VISIBILITY = "after_published"

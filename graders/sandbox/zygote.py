@@ -8,7 +8,7 @@ own memory, where even what was freed stays. So the zygote starts from a process
 any of it, in one of two ways:
 
 - **forked** from a grading run at its very start (`pytest exercises/`, the notebooks' grading
-  server's first exercise, a batch's grading service: graders/frontends/grade/service.py): the plugin imports torch and forks it before course_config.py, a
+  server's first exercise, a batch's grading service: graders/frontends/grade/run/service.py): the plugin imports torch and forks it before course_config.py, a
   checks module or the reference is loaded (`nothing_of_the_grading` checks the modules held).
   It then holds torch and pytest's settings of that run, and shares torch's pages with the
   grader: a second import of torch would cost every run as much as the grading itself, since two
@@ -260,11 +260,12 @@ class _Forked:
 
 
 # The modules of ours a process may hold when its zygote is forked from it: the plugin's light start,
-# before any of the grading (course_config, checks, reference, expected values) is loaded; the last three
-# are a grading service's start (grade/service.py).
+# before any of the grading (course_config, checks, reference, expected values) is loaded; the last four
+# are a grading service's start (grade/run/service.py).
 _LIGHT = ("", ".frontends", ".frontends.pytest_plugin", ".frontends.quick_exit", ".engine", ".engine.options",
           ".engine.drawing", ".sandbox", ".sandbox.zygote", ".sandbox.privileges", ".sandbox.forking", ".frontends.cli",
-          ".__main__", ".frontends.grade", ".frontends.grade.service", ".frontends.grade.template")
+          ".__main__", ".frontends.grade", ".frontends.grade.run", ".frontends.grade.run.service",
+          ".frontends.grade.run.template")
 
 
 def nothing_of_the_grading() -> bool:

@@ -12,7 +12,7 @@ from conftest import ROOT
 from graders.engine.causes import SAME_CAUSE, Causes, cause_of
 from graders.engine.feedback import Feedback
 from graders.engine.results import HIDDEN_OUTCOME
-from graders.frontends.grade.feedback_html import feedback_html
+from graders.frontends.grade.outputs.feedback_html import feedback_html
 from graders.frontends.nbgrader.report import print_feedback
 
 SLUG = "sin_exp_derivative"

@@ -1,4 +1,4 @@
-"""A notebook's answers as the batch grader reads them (graders/frontends/grade/answers.py), from the
+"""A notebook's answers as the batch grader reads them (graders/frontends/grade/intake/answers.py), from the
 lesson's real notebook as students get it: an answer cell a student copied to fix their code in the copy
 is graded from the last copy, as `nbgrader check` keeps it for autograde, and the student is told so."""
 
@@ -9,7 +9,7 @@ import json
 import nbformat
 
 import course_config
-from graders.frontends.grade.answers import notebook_answers
+from graders.frontends.grade.intake.answers import notebook_answers
 from graders.frontends.nbgrader.notebook import lesson_notebook
 from graders.frontends.nbgrader.runtime import strip_magic
 

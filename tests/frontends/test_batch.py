@@ -568,8 +568,8 @@ SHARED_OUT_REFERENCE = """
 import json, sys
 from pathlib import Path
 import course_config
-from graders.frontends.grade import cluster
-from graders.frontends.grade.main import expected_values
+from graders.frontends.grade.run import cluster
+from graders.frontends.grade.run.main import expected_values
 from graders.engine.kept_values import course_digest
 folder, jobs = Path(sys.argv[1]), int(sys.argv[2])
 with cluster.connected(cluster.GradingSite(jobs=jobs), course_digest()) as client:

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.frontends.grade import cluster, dask_worker
-from graders.frontends.grade.progress import Progress
+from graders.frontends.grade.run import cluster, dask_worker
+from graders.frontends.grade.run.progress import Progress
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01

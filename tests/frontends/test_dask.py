@@ -105,7 +105,7 @@ def _services_below(pid: int) -> list[int]:
             command = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"graders.frontends.grade.service" in command:
+        if b"graders.frontends.grade.run.service" in command:
             found.append(child)
         else:
             found += _services_below(child)

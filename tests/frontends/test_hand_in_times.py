@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.frontends.grade.hand_in_times import CHAIN_BYTES, GIT_FILE_BYTES, git_commit_time
+from graders.frontends.grade.intake.hand_in_times import CHAIN_BYTES, GIT_FILE_BYTES, git_commit_time
 
 UTC = timezone.utc
 GIT = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin"}
@@ -219,9 +219,9 @@ def test_a_damaged_pack_gives_no_time_and_a_reason(packed: Path, tmp_path: Path)
 
 def test_dulwich_is_imported_only_where_a_clone_is_read(packed: Path) -> None:
     """The student's pytest run loads the package but never reads a clone: it must not pay for dulwich."""
-    probe = ("import sys, pathlib; import graders.frontends.pytest_plugin, graders.frontends.grade.sources; "
+    probe = ("import sys, pathlib; import graders.frontends.pytest_plugin, graders.frontends.grade.intake.sources; "
              "assert 'dulwich' not in sys.modules, 'imported with the modules'; "
-             "from graders.frontends.grade.hand_in_times import git_commit_time; "
+             "from graders.frontends.grade.intake.hand_in_times import git_commit_time; "
              f"assert git_commit_time(pathlib.Path({str(packed)!r}))[0] is not None; "
              "assert 'dulwich.pack' in sys.modules")
     subprocess.run([sys.executable, "-c", probe], check=True, cwd=course_config.ROOT)

@@ -1,4 +1,4 @@
-"""Reading handed-in files (graders/frontends/grade/handed_in.py) as a hostile student would hand them in:
+"""Reading handed-in files (graders/frontends/grade/intake/handed_in.py) as a hostile student would hand them in:
 links to the reference, to a classmate's file and to a root-only file, a linked folder, a FIFO, a
 file swapped for a link after the listing, and zips with escaping names, link entries and bombs.
 Nothing a link points to is ever read, and every refusal is a sentence naming the file."""
@@ -14,8 +14,8 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 import course_config
-from graders.frontends.grade import handed_in
-from graders.frontends.grade.handed_in import Refused
+from graders.frontends.grade.intake import handed_in
+from graders.frontends.grade.intake.handed_in import Refused
 
 REFERENCE = course_config.ROOT / "reference" / "lesson01" / "views.py"
 SECRET = "SECRET-first-line-of-a-root-only-file-4f1c"

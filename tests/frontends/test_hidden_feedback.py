@@ -17,7 +17,7 @@ from graders.engine.collect import collect_mistakes
 from graders.engine.feedback import Feedback
 from graders.engine.mistakes import Mistake, catalogued
 from graders.engine.results import HIDDEN_OUTCOME, hidden_text, stored_shown
-from graders.frontends.grade.feedback_html import feedback_html
+from graders.frontends.grade.outputs.feedback_html import feedback_html
 from graders.frontends.nbgrader.report import print_feedback
 from graders.frontends.platforms import classroom_runners, gradescope_results
 from mistake_catalogue import CATALOGUE, read

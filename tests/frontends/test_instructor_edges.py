@@ -21,9 +21,9 @@ import pytest
 
 import course_config
 from conftest import STUBS, batch_environment
-from graders.frontends.grade.sources import FOLDER_TIMES_SAID, ZIP_TIMES, find_submissions
-from graders.frontends.grade.tables import DID_NOT_IMPORT
-from graders.frontends.grade.term import load_term
+from graders.frontends.grade.intake.sources import FOLDER_TIMES_SAID, ZIP_TIMES, find_submissions
+from graders.frontends.grade.outputs.tables import DID_NOT_IMPORT
+from graders.frontends.grade.term.term import load_term
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01

@@ -1,6 +1,6 @@
 """The roster in and the grades out: read_roster on a plain CSV and on the LMS's own exports, and
 each LMS writer's output read back by a parser that holds it to that LMS's documented import rules
-(see the docstrings of graders/frontends/grade/lms_exports.py and roster.py for the sources)."""
+(see the docstrings of graders/frontends/grade/outputs/lms_exports.py and roster.py for the sources)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from graders.frontends.grade import lms_exports, roster
-from graders.frontends.grade.lms_exports import (LmsExportError, blackboard_csv, canvas_csv, format_score,
+from graders.frontends.grade.outputs import lms_exports
+from graders.frontends.grade.term import roster
+from graders.frontends.grade.outputs.lms_exports import (LmsExportError, blackboard_csv, canvas_csv, format_score,
                                                  moodle_grades_csv, moodle_worksheet_csv)
-from graders.frontends.grade.roster import RosterError, read_roster
-from graders.frontends.grade.standing import Person, Standing
+from graders.frontends.grade.term.roster import RosterError, read_roster
+from graders.frontends.grade.term.standing import Person, Standing
 
 ALICE = Person("101", "Liddell, Alice", "alice@example.org", "S101", "alice", "Section 1")
 BOB = Person("102", "Builder, Bob", "bob@example.org", "S102", "bob", "Section 2")
@@ -403,7 +404,7 @@ def test_an_unknown_id_column_names_the_columns_found(tmp_path):
 
 def test_the_roster_and_exports_import_without_torch():
     # The batch's parent process never imports torch; these modules run in it.
-    code = ("import sys, graders.frontends.grade.roster, graders.frontends.grade.lms_exports; "
+    code = ("import sys, graders.frontends.grade.term.roster, graders.frontends.grade.outputs.lms_exports; "
             "sys.exit('torch' in sys.modules)")
     root = Path(__file__).resolve().parents[2]
     assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == 0, "importing them imported torch"

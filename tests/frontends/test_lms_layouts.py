@@ -1,5 +1,5 @@
 """Identity is not the student's to choose: sources.find_submissions on the downloads Moodle, Canvas
-and Blackboard make (graders/frontends/grade/lms_layouts.py), with students who name their files after a
+and Blackboard make (graders/frontends/grade/intake/lms_layouts.py), with students who name their files after a
 classmate, hand in twice, or hand in links; and the layouts a student cannot switch."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 import course_config
-from graders.frontends.grade.sources import NOTHING_HANDED_IN, Submission, find_submissions
+from graders.frontends.grade.intake.sources import NOTHING_HANDED_IN, Submission, find_submissions
 
 ROOT = course_config.ROOT
 SLUGS = ["views", "sin_exp_derivative"]
@@ -221,7 +221,7 @@ def test_links_in_student_folders_and_an_nbgrader_course_are_that_students_probl
 
 
 def test_a_bad_archive_is_a_clear_error(tmp_path: Path) -> None:
-    from graders.frontends.grade.sources import SourceError
+    from graders.frontends.grade.intake.sources import SourceError
 
     archive = tmp_path / "class.zip"
     with zipfile.ZipFile(archive, "w") as bundle:

@@ -16,7 +16,7 @@ import pytest
 import course_config
 from conftest import STUBS
 from mistake_catalogue import submission
-from graders.frontends.grade.answers import notebook_answers
+from graders.frontends.grade.intake.answers import notebook_answers
 from graders.frontends.nbgrader import build
 
 nbgrader_api = pytest.importorskip("nbgrader.api")

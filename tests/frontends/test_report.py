@@ -18,11 +18,11 @@ import pytest
 
 import course_config
 from graders.engine.results import HIDDEN_OUTCOME
-from graders.frontends.grade import report_charts, tables
-from graders.frontends.grade.feedback_html import feedback_html
-from graders.frontends.grade.html_page import escape
-from graders.frontends.grade.report import report_html
-from graders.frontends.grade.standing import Person, Standing
+from graders.frontends.grade.outputs import report_charts, tables
+from graders.frontends.grade.outputs.feedback_html import feedback_html
+from graders.frontends.grade.outputs.html_page import escape
+from graders.frontends.grade.outputs.report import report_html
+from graders.frontends.grade.term.standing import Person, Standing
 from graders.frontends.grade.store import file_name
 
 LESSON = course_config.LESSON_01

@@ -23,10 +23,11 @@ from typing import Any
 import pytest
 
 import course_config
-from graders.frontends.grade import store, tables
-from graders.frontends.grade.feedback_html import feedback_html
-from graders.frontends.grade.report import report_html
-from graders.frontends.grade.standing import Person, Standing
+from graders.frontends.grade import store
+from graders.frontends.grade.outputs import tables
+from graders.frontends.grade.outputs.feedback_html import feedback_html
+from graders.frontends.grade.outputs.report import report_html
+from graders.frontends.grade.term.standing import Person, Standing
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install chromium)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graders.frontends.grade.html_page import page
+from graders.frontends.grade.outputs.html_page import page
 from graders.frontends.safe_html import CONTENT_SECURITY_POLICY_META, sanitized
 
 HOSTILE = ('<script>alert(1)</script><img src=x onerror="alert(2)"><a href="javascript:alert(3)">a</a>'

@@ -1,4 +1,4 @@
-"""The similarity check over a class's answers (graders/frontends/grade/similarity.py), on real answers.
+"""The similarity check over a class's answers (graders/frontends/grade/outputs/similarity.py), on real answers.
 
 The class: five students who each wrote their own correct answers to four exercises (different names,
 structure and APIs, and, as in a real class, the same one-liners where the docstring all but dictates
@@ -22,8 +22,8 @@ import pytest
 
 import course_config
 from conftest import STUBS
-from graders.frontends.grade.similarity import THRESHOLD, Pair, similar_pairs, similarity_csv
-from graders.frontends.grade.similarity_page import similarity_html
+from graders.frontends.grade.outputs.similarity import THRESHOLD, Pair, similar_pairs, similarity_csv
+from graders.frontends.grade.outputs.similarity_page import similarity_html
 from graders.frontends.grade.store import file_name
 
 EXERCISES = ("sin_exp_derivative", "finite_differences", "quadratic_fit", "grad_accumulation")
@@ -793,7 +793,7 @@ def test_the_output_is_the_same_whatever_the_order_of_the_input_and_the_process(
     assert [pair.similarity for pair in first] == sorted((pair.similarity for pair in first), reverse=True)
     # copydetect hashes k-grams with Python's str hash, which changes with every process: the figures must not
     data = json.dumps({"answers": _class(), "stubs": STUB_TEXTS, "archive": ARCHIVE})
-    script = ("import json, sys\nfrom graders.frontends.grade.similarity import similar_pairs, similarity_csv\n"
+    script = ("import json, sys\nfrom graders.frontends.grade.outputs.similarity import similar_pairs, similarity_csv\n"
               "d = json.loads(sys.stdin.read())\n"
               "print(similarity_csv(similar_pairs(d['answers'], d['stubs'], archive=d['archive'], threshold=0.3)))")
     outputs = {subprocess.run([sys.executable, "-c", script], input=data, capture_output=True, text=True, check=True,

@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 import course_config
-from graders.frontends.grade.similarity import ANSWER_BYTES, compare, similar_pairs
-from graders.frontends.grade.similarity_page import similarity_html
-from graders.frontends.grade.similarity_run import BUDGET_SECONDS, GRACE_SECONDS, Similarity
+from graders.frontends.grade.outputs.similarity import ANSWER_BYTES, compare, similar_pairs
+from graders.frontends.grade.outputs.similarity_page import similarity_html
+from graders.frontends.grade.outputs.similarity_run import BUDGET_SECONDS, GRACE_SECONDS, Similarity
 from test_batch import SLUGS, _grade, _reference, _write_folders
 from test_similarity import ACCUMULATION, COPIES, FINN_ACCUMULATION, STUB_TEXTS, _class, _pairs
 

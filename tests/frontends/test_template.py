@@ -1,4 +1,4 @@
-"""The batch's template (graders/frontends/grade/template.py): a run with nothing to grade ends it at once, so a
+"""The batch's template (graders/frontends/grade/run/template.py): a run with nothing to grade ends it at once, so a
 rerun that only writes the outputs again does not pay for torch's import in a process no one will use (such a
 rerun is graded in tests/frontends/test_batch.py, test_a_rerun_grades_only_the_student_who_changed)."""
 
@@ -15,7 +15,7 @@ from conftest import ROOT
 _STOPPED = """
 import os, sys
 from pathlib import Path
-from graders.frontends.grade.template import Template
+from graders.frontends.grade.run.template import Template
 template = Template()
 template.start()
 pid = template.pid

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.frontends.grade import decisions as ledger
-from graders.frontends.grade import regrade
-from graders.frontends.grade.hand_in_times import git_commit_time, nbgrader_timestamp
-from graders.frontends.grade.standing import Person, build_standings
-from graders.frontends.grade.term import LatePolicy, TermError, load_term
+from graders.frontends.grade.term import decisions as ledger
+from graders.frontends.grade.outputs import regrade
+from graders.frontends.grade.intake.hand_in_times import git_commit_time, nbgrader_timestamp
+from graders.frontends.grade.term.standing import Person, build_standings
+from graders.frontends.grade.term.term import LatePolicy, TermError, load_term
 
 UTC = timezone.utc
 DUE = datetime(2026, 12, 1, 23, 59, tzinfo=timezone(timedelta(hours=1)))
@@ -218,7 +218,7 @@ def test_hand_in_times_come_from_nbgrader_timestamps_and_git_and_never_through_a
 def test_each_lms_zip_gives_the_time_its_lms_received_the_graded_hand_in(tmp_path: Path) -> None:
     import zipfile
 
-    from graders.frontends.grade.sources import find_submissions
+    from graders.frontends.grade.intake.sources import find_submissions
 
     notebook = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
     downloads = {
@@ -243,8 +243,8 @@ def test_each_lms_zip_gives_the_time_its_lms_received_the_graded_hand_in(tmp_pat
 
 
 def test_times_on_an_lms_clock_are_placed_in_the_lms_time_zone(tmp_path: Path) -> None:
-    from graders.frontends.grade.class_term import load_the_term
-    from graders.frontends.grade.sources import Submission
+    from graders.frontends.grade.term.class_term import load_the_term
+    from graders.frontends.grade.intake.sources import Submission
 
     term = tmp_path / "term.toml"
     term.write_text('[deadline]\ndue = 2026-12-01T23:59:00+01:00\npercent_per_day = 10\n'
@@ -262,7 +262,7 @@ def test_a_reuploaded_file_is_a_hand_in_of_its_exercise_and_a_module_of_the_stud
         tmp_path: Path) -> None:
     import os
 
-    from graders.frontends.grade.sources import find_submissions
+    from graders.frontends.grade.intake.sources import find_submissions
 
     folder = tmp_path / "moodle" / "Emma Eze_1048205_assignsubmission_file_"
     folder.mkdir(parents=True)
@@ -281,7 +281,7 @@ def test_a_reuploaded_file_is_a_hand_in_of_its_exercise_and_a_module_of_the_stud
 
 
 def test_a_file_name_with_an_impossible_attempt_time_is_no_blackboard_download(tmp_path: Path) -> None:
-    from graders.frontends.grade.sources import find_submissions
+    from graders.frontends.grade.intake.sources import find_submissions
 
     (tmp_path / "class").mkdir()
     notebook = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
@@ -292,7 +292,7 @@ def test_a_file_name_with_an_impossible_attempt_time_is_no_blackboard_download(t
 
 
 def test_a_note_handed_in_beside_the_answers_is_named_for_the_instructor(tmp_path: Path) -> None:
-    from graders.frontends.grade.sources import find_submissions
+    from graders.frontends.grade.intake.sources import find_submissions
 
     folder = tmp_path / "moodle" / "Lena Lux_1048210_assignsubmission_file_"
     folder.mkdir(parents=True)
@@ -327,7 +327,7 @@ def test_the_changes_page_escapes_what_students_control_and_csv_cells_run_no_for
 
 
 def test_grades_csv_and_the_lms_files_write_a_formula_like_id_as_text() -> None:
-    from graders.frontends.grade import lms_exports, tables
+    from graders.frontends.grade.outputs import lms_exports, tables
 
     evil = '=cmd|" /C calc"!A0'
     records = [_record(evil, views=5.0)]

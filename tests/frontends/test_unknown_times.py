@@ -24,12 +24,12 @@ import pytest
 
 import course_config
 from conftest import batch_environment
-from graders.frontends.grade import decisions as ledger
-from graders.frontends.grade import lms_exports
-from graders.frontends.grade.class_term import load_the_term
-from graders.frontends.grade.sources import find_submissions
-from graders.frontends.grade.standing import Person, build_standings
-from graders.frontends.grade.term import LatePolicy, TermError, load_term
+from graders.frontends.grade.term import decisions as ledger
+from graders.frontends.grade.outputs import lms_exports
+from graders.frontends.grade.term.class_term import load_the_term
+from graders.frontends.grade.intake.sources import find_submissions
+from graders.frontends.grade.term.standing import Person, build_standings
+from graders.frontends.grade.term.term import LatePolicy, TermError, load_term
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01

@@ -1,4 +1,4 @@
-"""Mistakes the catalogue does not know yet, found across a class (graders/frontends/grade/unnamed_groups.py).
+"""Mistakes the catalogue does not know yet, found across a class (graders/frontends/grade/outputs/unnamed_groups.py).
 
 A real class graded by `python -m graders grade`: three of sin_exp_derivative's catalogued mistakes are
 forgotten by the diagnosis (GRADERS_FORGET_MISTAKES, a test switch that changes no score), and ten students
@@ -22,7 +22,7 @@ import pytest
 
 import course_config
 from conftest import STUBS
-from graders.frontends.grade.unnamed_groups import references, unnamed_groups
+from graders.frontends.grade.outputs.unnamed_groups import references, unnamed_groups
 from mistake_catalogue import submission
 
 ROOT = course_config.ROOT

@@ -17,14 +17,14 @@ then, for each submitted/<student>/<assignment>/:
   their nbgrader metadata and become ordinary cells (autograde empties them anyway). Of an answer
   cell, the LAST copy keeps it: the one the student wrote last (often to fix their code), what a
   kernel running the notebook top to bottom defines last, and what the batch grader grades
-  (graders/frontends/grade/answers.py); a markdown note above each earlier copy tells the student,
+  (graders/frontends/grade/intake/answers.py); a markdown note above each earlier copy tells the student,
   in their feedback, that it was not graded. Of a locked cell (setup, test, task), whose source
   autograde restores anyway, the first keeps it: the setup cell must stay above the test cells;
 - what it cannot mend is reported: a file that is not a notebook, several notebooks, answer
   or test cells that are gone (test cells autograde puts back; a missing answer scores 0).
 
 The notebooks it changes are first copied to COURSE/check-backups/<time>/; every notebook is read
-through graders.frontends.grade.handed_in (never through a link, size-capped). `--dry-run` only reports.
+through graders.frontends.grade.intake.handed_in (never through a link, size-capped). `--dry-run` only reports.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from graders.frontends.grade import handed_in
+from graders.frontends.grade.intake import handed_in
 
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]+")  # what nbgrader allows in a grade_id

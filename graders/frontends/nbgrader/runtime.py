@@ -243,7 +243,7 @@ def _installed_root() -> Path | None:
     return root if (root / "exercises").is_dir() and not inside_submission else None
 
 
-NOTEBOOK_BYTES = 16 * 2**20  # more is no notebook of answers (graders/frontends/grade/handed_in.py caps the same)
+NOTEBOOK_BYTES = 16 * 2**20  # more is no notebook of answers (graders/frontends/grade/intake/handed_in.py caps the same)
 
 
 def _cells(notebook: Path) -> list[dict]:

@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
     import pytest
 
     # A session makes some hundred thousand objects: collecting the young ones every 700 allocations cost a
-    # batch's grading service 5.5% of its CPU (graders/frontends/grade/service.py sets the same).
+    # batch's grading service 5.5% of its CPU (graders/frontends/grade/run/service.py sets the same).
     gc.set_threshold(10_000, 10, 10)
     if not listen:
         _serve(sys.stdin, reply, pytest.main, log)

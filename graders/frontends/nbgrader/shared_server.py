@@ -7,7 +7,7 @@ before each notebook, calls `ensure()`: the first call starts `server.py --liste
 socket in a folder only this user can open, and every kernel started after it finds that socket
 in the environment (SERVER_ENV) and grades its exercises there, one connection per kernel.
 
-It is as clean as a batch's grading service (graders/frontends/grade/service.py), which grades
+It is as clean as a batch's grading service (graders/frontends/grade/run/service.py), which grades
 one student after another the same way: workers are forked from a zygote that was forked before
 anything of the grading was loaded, so no classmate's answer is ever in a worker's memory.
 Student code runs only in those workers, which cannot open this folder. A kernel whose exercise

@@ -31,7 +31,7 @@ from typing import Any
 
 import course_config
 from graders.frontends.grade.spreadsheet import GuardedDictWriter, guarded_writer, text_cell
-from graders.frontends.grade.standing import Standing
+from graders.frontends.grade.term.standing import Standing
 
 TEXT_COLUMNS = ("student", "name", "email", "sis_id", "section", "time_source", "decisions", "needs_decision",
                 "not_graded", "problems", "integrity")

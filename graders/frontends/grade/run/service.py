@@ -4,7 +4,7 @@ The worker's plugin (dask_worker.py) starts one per thread of the worker, never 
 worker itself: that worker is daemonic and multi-threaded, and its memory holds every answer it was
 sent. On the machine of `python -m graders grade` the service is forked from the batch's template
 (template.py: a process that has imported torch, pytest and matplotlib and nothing of the grading);
-elsewhere it is started afresh, `python -m graders.frontends.grade.service LOG` with `subprocess`.
+elsewhere it is started afresh, `python -m graders.frontends.grade.run.service LOG` with `subprocess`.
 Neither holds an answer. Before it reads any request, the service imports torch (the template's copy
 has it already) and forks its zygote from itself (graders/sandbox/zygote.py: it holds nothing a worker
 may not see yet), so every worker of every student it grades is a copy of that clean moment. Only then

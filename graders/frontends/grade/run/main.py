@@ -28,15 +28,16 @@ from typing import Any, Callable
 
 import course_config
 from graders.engine import kept_values
-from graders.frontends.grade import outputs, store
-from graders.frontends.grade.class_term import LoadedTerm, load_the_term, synced_from_nbgrader
-from graders.frontends.grade.cluster import GradingSite
-from graders.frontends.grade.out_folder import OutError, check_out
-from graders.frontends.grade.progress import Progress
-from graders.frontends.grade.sources import (DEFAULT_STUDENT_PATTERN, FOLDER_TIMES_SAID, SourceError, Submission,
+from graders.frontends.grade.outputs import outputs
+from graders.frontends.grade import store
+from graders.frontends.grade.term.class_term import LoadedTerm, load_the_term, synced_from_nbgrader
+from graders.frontends.grade.run.cluster import GradingSite
+from graders.frontends.grade.run.out_folder import OutError, check_out
+from graders.frontends.grade.run.progress import Progress
+from graders.frontends.grade.intake.sources import (DEFAULT_STUDENT_PATTERN, FOLDER_TIMES_SAID, SourceError, Submission,
                                              course_exercises, find_submissions, machine_zone)
-from graders.frontends.grade.template import TEMPLATE
-from graders.frontends.grade.term import TermError, time_zone
+from graders.frontends.grade.run.template import TEMPLATE
+from graders.frontends.grade.term.term import TermError, time_zone
 from graders.frontends.wording import counted
 
 DEADLINE_MARGIN = 120.0  # a grading service's own time for one submission, on top of the code's allowance
@@ -183,7 +184,7 @@ def _term_note(setting: LoadedTerm, lesson: course_config.Lesson) -> Callable[[d
 def _grade(submissions: list[Submission], plan: GradingPlan, lesson: course_config.Lesson, out: Path,
            where: GradingSite, allow_unconfined: bool, cache_folder: Path, course: str,
            term_note: Callable[[dict[str, Any], Submission], str]) -> int:
-    from graders.frontends.grade import cluster
+    from graders.frontends.grade.run import cluster
 
     seconds = float(course_config.LIMITS.submission_seconds.value) + DEADLINE_MARGIN
     by_student = {s.student: s for s in submissions}
@@ -233,7 +234,7 @@ def expected_values(client: Any, lesson: course_config.Lesson, folder: Path, cou
     """The reference's expected values (as stored text), computed once per course version on the cluster's
     workers and kept in `folder` for later runs: keys name the function and its arguments, so one store
     serves every exercise."""
-    from graders.frontends.grade import cluster
+    from graders.frontends.grade.run import cluster
 
     cache = expected_cache(folder, course)
     if cache.is_file():

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import PurePosixPath
 
-from graders.frontends.grade.handed_in import Entry, problem
+from graders.frontends.grade.intake.handed_in import Entry, problem
 
 _MOODLE = re.compile(r"^(?P<name>[^_]*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<rest>.*)$", re.DOTALL)
 # Canvas's own names cannot hold `_<digits>_` (it strips them from user names), so the first

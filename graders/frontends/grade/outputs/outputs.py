@@ -25,14 +25,14 @@ from typing import Any
 
 import course_config
 from graders.frontends.wording import counted
-from graders.frontends.grade import lms_exports, tables
-from graders.frontends.grade.class_term import AppliedTerm
-from graders.frontends.grade.feedback_html import feedback_html
-from graders.frontends.grade.similarity_run import Similarity, similarity_written
-from graders.frontends.grade.report import report_html
-from graders.frontends.grade.standing import build_standings
+from graders.frontends.grade.outputs import lms_exports, tables
+from graders.frontends.grade.term.class_term import AppliedTerm
+from graders.frontends.grade.outputs.feedback_html import feedback_html
+from graders.frontends.grade.outputs.similarity_run import Similarity, similarity_written
+from graders.frontends.grade.outputs.report import report_html
+from graders.frontends.grade.term.standing import build_standings
 from graders.frontends.grade.store import file_name, write_atomically
-from graders.frontends.grade.unnamed_groups import members, references, unnamed_groups
+from graders.frontends.grade.outputs.unnamed_groups import members, references, unnamed_groups
 from graders.frontends.platforms import classroom_runners, gradescope_results
 
 
@@ -119,7 +119,7 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
 
 
 def _gradebook(course: Path, assignment: str, records: list[dict[str, Any]], standings: dict) -> list[str]:
-    from graders.frontends.grade.gradebook import GradebookError, write_gradebook
+    from graders.frontends.nbgrader.gradebook import GradebookError, write_gradebook
 
     try:
         done = write_gradebook(course, assignment, records, standings)
@@ -147,7 +147,7 @@ def _gradebook(course: Path, assignment: str, records: list[dict[str, Any]], sta
 
 def write_changes(out: Path, previous: Path, records: list[dict[str, Any]]) -> list[str]:
     """changes.csv and changes.html: what this run changes against `previous`, said on the terminal too."""
-    from graders.frontends.grade import regrade
+    from graders.frontends.grade.outputs import regrade
 
     before = regrade.previous_records(previous, out)
     found = regrade.changes(before, records)

@@ -14,10 +14,10 @@ from typing import Any, Callable
 
 import course_config
 from graders.frontends.wording import counted
-from graders.frontends.grade import decisions as ledger
-from graders.frontends.grade.hand_in_times import plausible_time
-from graders.frontends.grade.standing import Person, Standing, build_standings
-from graders.frontends.grade.term import NEEDS_DECISION, TermError, TermFile, load_term
+from graders.frontends.grade.term import decisions as ledger
+from graders.frontends.grade.intake.hand_in_times import plausible_time
+from graders.frontends.grade.term.standing import Person, Standing, build_standings
+from graders.frontends.grade.term.term import NEEDS_DECISION, TermError, TermFile, load_term
 
 
 @dataclass
@@ -147,8 +147,8 @@ def load_the_term(term: Path | None, roster: Path | None, decisions: Path | None
                   roster_id_column: str | None = None) -> LoadedTerm:
     """Read and check every file of the term (`exercises`: each slug's points, "" the lesson's); SystemExit
     naming the file and the problem."""
-    from graders.frontends.grade.regrade import CompareError, previous_records
-    from graders.frontends.grade.roster import RosterError, read_roster
+    from graders.frontends.grade.outputs.regrade import CompareError, previous_records
+    from graders.frontends.grade.term.roster import RosterError, read_roster
 
     try:
         setting = load_term(term) if term is not None else TermFile()
@@ -171,7 +171,7 @@ def load_the_term(term: Path | None, roster: Path | None, decisions: Path | None
 def synced_from_nbgrader(course: Path, assignment: str, setting: LoadedTerm) -> None:
     """Copy the scores an instructor set in nbgrader's formgrader into the ledger (gradebook.formgrader_decisions
     says which): the ledger stays the one source of truth, and --gradebook writes it back."""
-    from graders.frontends.grade.gradebook import GradebookError, formgrader_decisions
+    from graders.frontends.nbgrader.gradebook import GradebookError, formgrader_decisions
 
     try:
         added = formgrader_decisions(course, assignment, setting.decisions())

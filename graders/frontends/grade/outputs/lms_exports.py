@@ -47,7 +47,7 @@ import re
 from datetime import datetime, timezone
 
 from graders.frontends.grade.spreadsheet import guarded_writer, text_cell
-from graders.frontends.grade.standing import Standing
+from graders.frontends.grade.term.standing import Standing
 
 CANVAS_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 CANVAS_POINTS_POSSIBLE = "    Points Possible"  # as Canvas's own export writes it

@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from graders.frontends.grade import handed_in
+from graders.frontends.grade.intake import handed_in
 
 if TYPE_CHECKING:  # dulwich is imported where a clone is read: a student's own pytest run never loads it
     from dulwich.objects import Commit, ShaFile

@@ -22,7 +22,7 @@ import dask
 from distributed import Client, Future, KilledWorker, LocalCluster, Worker, as_completed
 from distributed.security import Security
 
-from graders.frontends.grade import dask_worker
+from graders.frontends.grade.run import dask_worker
 
 UNCONFINED = ("graders grade: the sandbox cannot fully hold on the worker {worker} ({missing}), so a hostile "
               "submission could read the reference or reach other students' files. Grade on Linux with "

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path, PurePosixPath
 
-from graders.frontends.grade import handed_in, hand_in_times, lms_layouts
-from graders.frontends.grade.answers import load_nbformat, notebook_answers
-from graders.frontends.grade.handed_in import ANSWER_BYTES, NOTEBOOK_BYTES, Entry, Refused, problem
-from graders.frontends.grade.lms_layouts import HandIn, Layout, base_name, by_file_time
+from graders.frontends.grade.intake import handed_in, hand_in_times, lms_layouts
+from graders.frontends.grade.intake.answers import load_nbformat, notebook_answers
+from graders.frontends.grade.intake.handed_in import ANSWER_BYTES, NOTEBOOK_BYTES, Entry, Refused, problem
+from graders.frontends.grade.intake.lms_layouts import HandIn, Layout, base_name, by_file_time
 
 DEFAULT_STUDENT_PATTERN = r"(?P<student>[^_/\\]+)_"
 NOTHING_HANDED_IN = "no answers handed in: neither a notebook nor an exercise's .py file"

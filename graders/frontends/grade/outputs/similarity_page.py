@@ -4,8 +4,8 @@ matching lines marked; a list to review, never a verdict. Every student id and a
 from __future__ import annotations
 
 from graders.frontends.wording import counted
-from graders.frontends.grade.html_page import escape, page
-from graders.frontends.grade.similarity import Pair, alike_groups
+from graders.frontends.grade.outputs.html_page import escape, page
+from graders.frontends.grade.outputs.similarity import Pair, alike_groups
 from graders.frontends.grade.store import file_name
 
 REVIEW_NOTE = ("This is a list of answers to read side by side, not a verdict. Short exercises have few good "

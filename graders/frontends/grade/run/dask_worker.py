@@ -30,7 +30,7 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 
-from graders.frontends.grade.template import TEMPLATE
+from graders.frontends.grade.run.template import TEMPLATE
 
 PLUGIN = "graders-grading-services"
 ZYGOTE_GONE = 70  # graders.engine.session.EXIT_ZYGOTE_GONE, not imported here: that module loads torch
@@ -63,7 +63,7 @@ class _Service:
             self.pid, requests, self.replies = forked
         else:
             environment = {**os.environ, DRAW_VARIABLE: ",".join(draws)} if draws else None
-            self.popen = subprocess.Popen([sys.executable, "-m", "graders.frontends.grade.service", str(log)],
+            self.popen = subprocess.Popen([sys.executable, "-m", "graders.frontends.grade.run.service", str(log)],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, process_group=0,
                                           env=environment)
             assert self.popen.stdin is not None and self.popen.stdout is not None

@@ -23,7 +23,7 @@ from typing import Any
 
 from graders.frontends.wording import counted
 from graders.frontends.grade.spreadsheet import guarded_writer, text_cell
-from graders.frontends.grade.html_page import escape, page
+from graders.frontends.grade.outputs.html_page import escape, page
 
 
 class CompareError(ValueError):

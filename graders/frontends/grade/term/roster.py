@@ -34,7 +34,7 @@ import io
 import re
 from pathlib import Path
 
-from graders.frontends.grade.standing import Person
+from graders.frontends.grade.term.standing import Person
 
 ACCEPTED = ("a plain roster with an 'id' column (and any of name, email, sis_id, login, section); "
             "Canvas's gradebook export (Student, ID, SIS User ID, SIS Login ID, Section); "

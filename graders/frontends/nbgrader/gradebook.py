@@ -20,8 +20,8 @@ from datetime import timezone
 from pathlib import Path
 from typing import Any
 
-from graders.frontends.grade.decisions import Decision, utc_now_to_the_second
-from graders.frontends.grade.standing import Standing
+from graders.frontends.grade.term.decisions import Decision, utc_now_to_the_second
+from graders.frontends.grade.term.standing import Standing
 
 
 WRITTEN = ".graders-manual-scores.json"  # beside gradebook.db: the manual scores write_gradebook last wrote

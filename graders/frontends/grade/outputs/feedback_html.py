@@ -15,9 +15,9 @@ from typing import Any
 
 import course_config
 from graders.engine.results import stored_shown
-from graders.frontends.grade.html_page import escape, page, png, section_links
-from graders.frontends.grade.lms_layouts import for_students
-from graders.frontends.grade.standing import Standing, shown_in_due_zone
+from graders.frontends.grade.outputs.html_page import escape, page, png, section_links
+from graders.frontends.grade.intake.lms_layouts import for_students
+from graders.frontends.grade.term.standing import Standing, shown_in_due_zone
 
 
 def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Path, *,

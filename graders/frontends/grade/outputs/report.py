@@ -24,14 +24,14 @@ from typing import Any
 from urllib.parse import quote
 
 import course_config
-from graders.frontends.grade.html_page import escape, page
+from graders.frontends.grade.outputs.html_page import escape, page
 from graders.frontends.wording import counted
-from graders.frontends.grade.class_tally import BANDS, OTHER, ExerciseTally, concept_tallies, exercise_tally
-from graders.frontends.grade.report_charts import histogram, pass_rates
-from graders.frontends.grade.similarity import alike_groups
-from graders.frontends.grade.standing import Standing
+from graders.frontends.grade.outputs.class_tally import BANDS, OTHER, ExerciseTally, concept_tallies, exercise_tally
+from graders.frontends.grade.outputs.report_charts import histogram, pass_rates
+from graders.frontends.grade.outputs.similarity import alike_groups
+from graders.frontends.grade.term.standing import Standing
 from graders.frontends.grade.store import file_name
-from graders.frontends.grade.tables import DID_NOT_IMPORT, NOT_HANDED_IN, NOT_NAMED, NOT_STARTED, CheckStats
+from graders.frontends.grade.outputs.tables import DID_NOT_IMPORT, NOT_HANDED_IN, NOT_NAMED, NOT_STARTED, CheckStats
 
 
 def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, stats: list[CheckStats], *,

@@ -24,8 +24,8 @@ from typing import Any
 
 import course_config
 from graders.engine.stubs import NotAStubError, stub_to_release
-from graders.frontends.grade.similarity import Comparison, compare, similarity_csv
-from graders.frontends.grade.similarity_page import similarity_html
+from graders.frontends.grade.outputs.similarity import Comparison, compare, similarity_csv
+from graders.frontends.grade.outputs.similarity_page import similarity_html
 from graders.frontends.grade.store import write_atomically
 from graders.frontends.wording import counted
 from graders.sandbox import die_with_parent

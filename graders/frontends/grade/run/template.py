@@ -131,7 +131,7 @@ def _serve(control: socket.socket) -> None:
 
 
 def _become_service(control: socket.socket, fds: list[int], request: dict) -> None:
-    """In a child of the template: a grading service, as `python -m graders.frontends.grade.service` would be."""
+    """In a child of the template: a grading service, as `python -m graders.frontends.grade.run.service` would be."""
     code = 70
     try:
         control.close()
@@ -143,7 +143,7 @@ def _become_service(control: socket.socket, fds: list[int], request: dict) -> No
         os.close(requests)
         os.close(replies)
         os.environ[_draw_variable()] = ",".join(request.get("draws") or [])
-        from graders.frontends.grade import service
+        from graders.frontends.grade.run import service
 
         service.main(str(request["log"]))
         code = 0
@@ -153,6 +153,6 @@ def _become_service(control: socket.socket, fds: list[int], request: dict) -> No
 
 
 def _draw_variable() -> str:
-    from graders.frontends.grade.service import DRAW_VARIABLE
+    from graders.frontends.grade.run.service import DRAW_VARIABLE
 
     return DRAW_VARIABLE

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from graders.frontends.wording import counted
-from graders.frontends.grade.decisions import Decision, InForce, accepted_time, extended_due, in_force
-from graders.frontends.grade.term import LATE, ON_TIME, LatePolicy
+from graders.frontends.grade.term.decisions import Decision, InForce, accepted_time, extended_due, in_force
+from graders.frontends.grade.term.term import LATE, ON_TIME, LatePolicy
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""The run: the command's steps (main.py), the Dask cluster and its warm grading services."""
