@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.frontends.grade.term import decisions as ledger
+from graders.frontends.grade.term.decisions import Decision, LedgerError, in_force, read_ledger
+from graders.frontends.grade import store
 from graders.frontends.grade.outputs import regrade
 from graders.frontends.grade.intake.hand_in_times import git_commit_time, nbgrader_timestamp
 from graders.frontends.grade.term.standing import Person, build_standings
@@ -78,7 +79,7 @@ def test_decide_writes_an_audited_ledger_and_refuses_what_is_not_a_decision(tmp_
     assert [(r["who"], r["student"], r["action"]) for r in rows] == [("dr.lee", "alice", "override"),
                                                                      ("dr.lee", "alice", "extension")]
     assert rows[1]["value"] == "'+2 days"  # a spreadsheet would take +2 days for a formula
-    assert [d.value for d in ledger.read_ledger(path)] == ["8.5", "+2 days"]
+    assert [d.value for d in read_ledger(path)] == ["8.5", "+2 days"]
     assert all(datetime.fromisoformat(r["when"]).tzinfo is not None for r in rows)
     for arguments, said in ((("bob", "override", "nan", "--reason", "r"), "from 0"),
                             (("bob", "override", "11", "--exercise", "micrograd", "--reason", "r"), "up to 10"),
@@ -97,21 +98,21 @@ def test_a_hand_edited_ledger_row_without_who_or_why_is_refused_with_its_line(tm
     path.write_text("when,who,student,action,exercise,value,reason\n"
                     "2026-12-05T10:00:00+00:00,dr.lee,alice,excuse,,yes,flu\n"
                     "2026-12-05T10:00:00+00:00,,bob,excuse,,yes,flu\n")
-    with pytest.raises(ledger.LedgerError, match="row 3: `who` is empty"):
-        ledger.read_ledger(path)
+    with pytest.raises(LedgerError, match="row 3: `who` is empty"):
+        read_ledger(path)
     path.write_text("when,who,student,action,exercise,value,reason\n2026-12-05T10:00:00+00:00,dr.lee\n")
-    with pytest.raises(ledger.LedgerError, match="row 2: `student` is empty"):
-        ledger.read_ledger(path)
+    with pytest.raises(LedgerError, match="row 2: `student` is empty"):
+        read_ledger(path)
 
 
 def test_the_latest_decision_is_in_force_and_an_empty_value_withdraws_it() -> None:
     day = datetime(2026, 12, 5, tzinfo=UTC)
-    rows = [ledger.Decision(day, "lee", "alice", "override", "views", "3", "first look", row=2),
-            ledger.Decision(day, "lee", "alice", "override", "views", "4", "second look", row=3),
-            ledger.Decision(day, "lee", "bob", "excuse", "", "yes", "flu", row=4),
-            ledger.Decision(day, "lee", "bob", "excuse", "", "", "mistake: withdrawn", row=5),
-            ledger.Decision(day, "carol", "carol", "regrade_request", "views", "please", "e-mail", row=6)]
-    forced = ledger.in_force(rows)
+    rows = [Decision(day, "lee", "alice", "override", "views", "3", "first look", row=2),
+            Decision(day, "lee", "alice", "override", "views", "4", "second look", row=3),
+            Decision(day, "lee", "bob", "excuse", "", "yes", "flu", row=4),
+            Decision(day, "lee", "bob", "excuse", "", "", "mistake: withdrawn", row=5),
+            Decision(day, "carol", "carol", "regrade_request", "views", "please", "e-mail", row=6)]
+    forced = in_force(rows)
     assert forced["alice"].overrides["views"].value == "4"
     assert "bob" not in forced or forced["bob"].excused is None
     assert forced["carol"].requests[0][1] is None  # still open
@@ -121,9 +122,9 @@ def test_standings_apply_overrides_then_the_penalty_and_list_roster_students_who
     day = datetime(2026, 12, 5, tzinfo=UTC)
     records = [_record("alice", views=6.0, micrograd=4.0), _record("bob", views=10.0), _record("mallory", views=2.0)]
     roster = {s: Person(s, name=s.title()) for s in ("alice", "bob", "carol", "dave")}
-    rows = [ledger.Decision(day, "lee", "alice", "override", "micrograd", "8", "regrade accepted", row=2),
-            ledger.Decision(day, "lee", "bob", "extension", "", "+2 days", "medical", row=3),
-            ledger.Decision(day, "lee", "dave", "excuse", "", "yes", "withdrew", row=4)]
+    rows = [Decision(day, "lee", "alice", "override", "micrograd", "8", "regrade accepted", row=2),
+            Decision(day, "lee", "bob", "extension", "", "+2 days", "medical", row=3),
+            Decision(day, "lee", "dave", "excuse", "", "yes", "withdrew", row=4)]
     times = {"alice": (DUE + timedelta(hours=3), "Blackboard attempt time"),
              "bob": (DUE + timedelta(days=1), "nbgrader timestamp"), "mallory": (None, "")}
     standings = build_standings(records, 20.0, policy=POLICY, roster=roster, decisions=rows, times=times)
@@ -156,11 +157,11 @@ def test_a_regrade_names_each_check_that_moved_with_both_messages(tmp_path: Path
     assert regrade.totals(before, after) == {"alice": (0.0, 2.0), "carol": (0.0, 2.0)}
     assert "alice,views,values,0,2,+2,failed,passed" in regrade.changes_csv(found)
     (tmp_path / "old").mkdir()
-    with pytest.raises(regrade.CompareError, match="no students/ folder"):
-        regrade.previous_records(tmp_path / "old", tmp_path / "new")
+    with pytest.raises(store.CompareError, match="no students/ folder"):
+        store.previous_records(tmp_path / "old", tmp_path / "new")
     (tmp_path / "old" / "students").mkdir()
-    with pytest.raises(regrade.CompareError, match="the --out folder itself"):
-        regrade.previous_records(tmp_path / "old", tmp_path / "old")
+    with pytest.raises(store.CompareError, match="the --out folder itself"):
+        store.previous_records(tmp_path / "old", tmp_path / "old")
 
 
 def test_hand_in_times_come_from_nbgrader_timestamps_and_git_and_never_through_a_link(tmp_path: Path) -> None:
@@ -307,7 +308,7 @@ def test_an_extension_of_days_keeps_the_due_time_on_the_lms_clock_across_summer_
 
     due = datetime.fromisoformat("2026-10-20T23:59:00+02:00")  # Berlin, summer time ends on 25 October
     policy = LatePolicy(due=due, percent_per_day=10, zone=ZoneInfo("Europe/Berlin"))
-    rows = [ledger.Decision(datetime(2026, 10, 1, tzinfo=UTC), "lee", "ann", "extension", "", "+7 days", "ill", row=2)]
+    rows = [Decision(datetime(2026, 10, 1, tzinfo=UTC), "lee", "ann", "extension", "", "+7 days", "ill", row=2)]
     standings = build_standings([_record("ann", views=5.0)], 10.0, policy=policy, decisions=rows)
     assert standings["ann"].due.isoformat() == "2026-10-27T23:59:00+01:00"
 

@@ -24,7 +24,7 @@ import pytest
 
 import course_config
 from conftest import batch_environment
-from graders.frontends.grade.term import decisions as ledger
+from graders.frontends.grade.term.decisions import Decision, in_force, read_ledger
 from graders.frontends.grade.outputs import lms_exports
 from graders.frontends.grade.term.class_term import load_the_term
 from graders.frontends.grade.intake.sources import find_submissions
@@ -45,8 +45,8 @@ def _record(student: str, score: float) -> dict:
             "exercises": [{"slug": "views", "score": score, "max_score": 100.0, "checks": []}]}
 
 
-def _decision(student: str, action: str, value: str, exercise: str = "") -> ledger.Decision:
-    return ledger.Decision(DAY, "dr.lee", student, action, exercise, value, "looked at it", row=2)
+def _decision(student: str, action: str, value: str, exercise: str = "") -> Decision:
+    return Decision(DAY, "dr.lee", student, action, exercise, value, "looked at it", row=2)
 
 
 # The class of the issue: a forged 2300 commit (no usable time), one of 1970, a time that passes as a time but is
@@ -59,7 +59,7 @@ TIMES = {"mallory": (None, "its last git commit is dated 2300-01-01 00:00 UTC, n
 FORGERS = ("mallory", "oscar", "trent")
 
 
-def _class(decisions: list[ledger.Decision] | None = None, policy: LatePolicy = POLICY) -> dict:
+def _class(decisions: list[Decision] | None = None, policy: LatePolicy = POLICY) -> dict:
     records = [_record(student, 100.0) for student in TIMES]
     return build_standings(records, 100.0, policy=policy, decisions=decisions or [], times=TIMES, now=NOW,
                            ledger="term/decisions.csv")
@@ -173,7 +173,7 @@ def test_decide_records_an_accepted_hand_in_time_and_refuses_one_without_its_off
     assert refused.returncode != 0 and "hand_in_time '+2 days'" in refused.stderr, refused.stderr
     written = decide("mallory", "hand_in_time", "2026-12-03T20:00:00+00:00", "--reason", "LMS log")
     assert written.returncode == 0, written.stderr
-    forced = ledger.in_force(ledger.read_ledger(book))
+    forced = in_force(read_ledger(book))
     assert forced["mallory"].hand_in_time.value == "2026-12-03T20:00:00+00:00"
     assert "hand_in_time: 2026-12-03T20:00:00+00:00" in decide("--show").stdout
 

@@ -5,7 +5,8 @@ version of the course (engine/course_version.py: the engine, its room's checks a
 reference and course_config.py). A rerun regrades a student only in the exercises whose key changed,
 so a mistake added to one room's catalogue regrades that exercise across the class and keeps every
 other stored result; a batch killed halfway resumes where it stopped. Every file is written beside
-its target and renamed over it, so a reader (or a rerun) never sees half a file.
+its target and renamed over it, so a reader (or a rerun) never sees half a file. An earlier run's
+stored results are read back here too (previous_records), for the term's --compare and the regrade's changes.
 """
 from __future__ import annotations
 
@@ -93,3 +94,24 @@ def store(out: Path, record: dict[str, Any]) -> Path:
     path = out / STUDENTS / f"{file_name(record['student'])}.json"
     write_atomically(path, json.dumps(record, indent=2) + "\n")
     return path
+
+
+class CompareError(ValueError):
+    """The folder to compare with is not a batch's output; the message says what to give."""
+
+
+def previous_records(folder: Path, current_out: Path) -> list[dict[str, Any]]:
+    """The stored results of an earlier run's output folder."""
+    if not (folder / "students").is_dir():
+        raise CompareError(f"--compare {folder}: no students/ folder there; give the --out folder of an "
+                           f"earlier `python -m graders grade` run")
+    if folder.resolve() == current_out.resolve():
+        raise CompareError(f"--compare {folder} is the --out folder itself, whose results this run replaces; "
+                           f"grade into a new folder and compare with this one")
+    records = []
+    for path in sorted((folder / "students").glob("*.json")):
+        try:
+            records.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as error:
+            raise CompareError(f"--compare: {path} cannot be read ({error})") from None
+    return records

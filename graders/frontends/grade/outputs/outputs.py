@@ -31,7 +31,7 @@ from graders.frontends.grade.outputs.feedback_html import feedback_html
 from graders.frontends.grade.outputs.similarity_run import Similarity, similarity_written
 from graders.frontends.grade.outputs.report import report_html
 from graders.frontends.grade.term.standing import build_standings
-from graders.frontends.grade.store import file_name, write_atomically
+from graders.frontends.grade.store import file_name, previous_records, write_atomically
 from graders.frontends.grade.outputs.unnamed_groups import members, references, unnamed_groups
 from graders.frontends.platforms import classroom_runners, gradescope_results
 
@@ -149,7 +149,7 @@ def write_changes(out: Path, previous: Path, records: list[dict[str, Any]]) -> l
     """changes.csv and changes.html: what this run changes against `previous`, said on the terminal too."""
     from graders.frontends.grade.outputs import regrade
 
-    before = regrade.previous_records(previous, out)
+    before = previous_records(previous, out)
     found = regrade.changes(before, records)
     moved = regrade.totals(before, records)
     write_atomically(out / "changes.csv", regrade.changes_csv(found))

@@ -26,10 +26,6 @@ from graders.frontends.grade.spreadsheet import guarded_writer, text_cell
 from graders.frontends.grade.outputs.html_page import escape, page
 
 
-class CompareError(ValueError):
-    """The folder to compare with is not a batch's output; the message says what to give."""
-
-
 @dataclass(frozen=True)
 class Change:
     """One check whose result moved between two gradings of one student (check "" : the whole student)."""
@@ -47,23 +43,6 @@ class Change:
     @property
     def change(self) -> float:
         return (self.after or 0.0) - (self.before or 0.0)
-
-
-def previous_records(folder: Path, current_out: Path) -> list[dict[str, Any]]:
-    """The stored results of an earlier run's output folder."""
-    if not (folder / "students").is_dir():
-        raise CompareError(f"--compare {folder}: no students/ folder there; give the --out folder of an "
-                           f"earlier `python -m graders grade` run")
-    if folder.resolve() == current_out.resolve():
-        raise CompareError(f"--compare {folder} is the --out folder itself, whose results this run replaces; "
-                           f"grade into a new folder and compare with this one")
-    records = []
-    for path in sorted((folder / "students").glob("*.json")):
-        try:
-            records.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as error:
-            raise CompareError(f"--compare: {path} cannot be read ({error})") from None
-    return records
 
 
 def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[Change]:

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import course_config
 from graders.frontends.wording import counted
-from graders.frontends.grade.term import decisions as ledger
+from graders.frontends.grade.term.decisions import Decision, LedgerError, append, in_force, read_ledger
 from graders.frontends.grade.intake.hand_in_times import plausible_time
 from graders.frontends.grade.term.standing import Person, Standing, build_standings
 from graders.frontends.grade.term.term import NEEDS_DECISION, TermError, TermFile, load_term
@@ -28,7 +28,7 @@ class AppliedTerm:
     roster_given: bool
     canvas_assignment_id: str | None = None
     ledger: Path | None = None
-    open_requests: list[ledger.Decision] = field(default_factory=list)
+    open_requests: list[Decision] = field(default_factory=list)
 
 
 @dataclass
@@ -65,11 +65,11 @@ class LoadedTerm:
                   f"handed in nor on the roster, which apply to no one: {', '.join(map(repr, nobody[:10]))}",
                   flush=True)
 
-    def decisions(self) -> list[ledger.Decision]:
+    def decisions(self) -> list[Decision]:
         """The ledger as it is now (read again: nbgrader's manual scores may have been added)."""
         try:
-            return ledger.read_ledger(self.ledger, self.exercises)
-        except ledger.LedgerError as error:
+            return read_ledger(self.ledger, self.exercises)
+        except LedgerError as error:
             raise TermError(str(error)) from None
 
     def applied(self, records: list[dict[str, Any]], submissions: list[Any], lesson: course_config.Lesson,
@@ -83,12 +83,12 @@ class LoadedTerm:
                                     ledger=self.ledger)
         if self.term.policy.due is not None:
             self._say_weak_times(standings)
-        waiting = [request for forced in ledger.in_force(found).values() for request, answer in forced.requests
+        waiting = [request for forced in in_force(found).values() for request, answer in forced.requests
                    if answer is None]
         return AppliedTerm(standings, self.roster_given, self.term.canvas_assignment_id, self.ledger, waiting)
 
     def progress_note(self, lesson: course_config.Lesson,
-                      found: list[ledger.Decision]) -> Callable[[dict[str, Any], Any], str]:
+                      found: list[Decision]) -> Callable[[dict[str, Any], Any], str]:
         """For the progress lines: a function of (record, submission) giving what the term makes of the checks'
         score ("80 / 100 after the term"), or "" where it leaves it as it is (`found`: the ledger, read once)."""
         def note(record: dict[str, Any], submission: Any) -> str:
@@ -147,7 +147,7 @@ def load_the_term(term: Path | None, roster: Path | None, decisions: Path | None
                   roster_id_column: str | None = None) -> LoadedTerm:
     """Read and check every file of the term (`exercises`: each slug's points, "" the lesson's); SystemExit
     naming the file and the problem."""
-    from graders.frontends.grade.outputs.regrade import CompareError, previous_records
+    from graders.frontends.grade.store import CompareError, previous_records
     from graders.frontends.grade.term.roster import RosterError, read_roster
 
     try:
@@ -156,14 +156,14 @@ def load_the_term(term: Path | None, roster: Path | None, decisions: Path | None
         id_column = roster_id_column or setting.roster_id_column
         people = read_roster(roster_file, id_column) if roster_file is not None else {}
         ledger_file = decisions or setting.decisions or out / "decisions.csv"
-        ledger.read_ledger(ledger_file, exercises)
+        read_ledger(ledger_file, exercises)
         if compare is not None:
             previous_records(compare, out)
         for folder in archive or []:
             if not (folder / "answers").is_dir():
                 raise TermError(f"--archive {folder}: no answers/ folder there; give the --out folder of an "
                                 f"earlier term's run")
-    except (TermError, RosterError, ledger.LedgerError, CompareError) as error:
+    except (TermError, RosterError, LedgerError, CompareError) as error:
         raise SystemExit(f"graders grade: {error}") from None
     return LoadedTerm(setting, people, roster_file is not None, ledger_file, exercises, compare)
 
@@ -180,7 +180,7 @@ def synced_from_nbgrader(course: Path, assignment: str, setting: LoadedTerm) -> 
     except Exception as error:  # SQLAlchemy's: a database locked by an open formgrader, a damaged file
         raise TermError(f"nbgrader's manual scores could not be read ({type(error).__name__}: {error})") from None
     for decision in added:
-        ledger.append(setting.ledger, decision)
+        append(setting.ledger, decision)
     if added:
         print(f"graders grade: {counted(len(added), 'manual score')} from nbgrader's formgrader "
               f"copied into {setting.ledger}", flush=True)
