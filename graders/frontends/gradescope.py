@@ -27,7 +27,8 @@ from pathlib import Path, PurePosixPath
 import course_config
 from graders.frontends.grade.intake import handed_in
 from graders.engine.stubs import released_stubs
-from graders.frontends.grade.intake.lms_layouts import by_file_time, choose
+from graders.frontends.grade.intake.hand_ins import choose
+from graders.frontends.grade.lms.download import by_file_time
 
 COURSE_FILES = ("course_config.py", "pyproject.toml", "constraints.txt", "README.md")
 COURSE_FOLDERS = ("graders", "reference")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from graders.frontends.grade.intake.lms_layouts import for_students
+from graders.frontends.grade.intake.hand_ins import for_students
 
 if TYPE_CHECKING:
     from graders.frontends.grade.term.standing import Standing

@@ -15,7 +15,9 @@ import pytest
 
 import course_config
 from graders.frontends.grade.term import decisions
-from graders.frontends.grade.outputs import lms_exports, regrade, tables
+from graders.frontends.grade import lms
+from graders.frontends.grade.lms.platform import GradeImport
+from graders.frontends.grade.outputs import regrade, tables
 from graders.frontends.grade.outputs.similarity import Pair, similarity_csv
 from graders.frontends.grade.spreadsheet import FORMULA_STARTS, cell
 from graders.frontends.grade.term.standing import Person, Standing
@@ -82,9 +84,9 @@ def test_grades_csv_guards_every_text_it_takes() -> None:
     _assert_no_formula(tables.grades_csv(records, LESSON, standings), "grades.csv")
 
 
-@pytest.mark.parametrize("export", ["canvas_csv", "moodle_worksheet_csv", "moodle_grades_csv", "blackboard_csv"])
-def test_every_lms_export_guards_names_notes_and_its_header(export: str) -> None:
-    text = getattr(lms_exports, export)(_standings(), EVIL, 10.0)
+@pytest.mark.parametrize("export", lms.grade_imports(), ids=lambda export: export.file)
+def test_every_lms_export_guards_names_notes_and_its_header(export: GradeImport) -> None:
+    text = export.write(_standings(), EVIL, 10.0, {})
     assert "\r" not in text, text
     cells = _cells(text)
     assert not [value for value in cells if value.startswith(FORMULA_STARTS) and cell(value) != value], cells

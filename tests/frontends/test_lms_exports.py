@@ -1,6 +1,7 @@
 """The roster in and the grades out: read_roster on a plain CSV and on the LMS's own exports, and
 each LMS writer's output read back by a parser that holds it to that LMS's documented import rules
-(see the docstrings of graders/frontends/grade/outputs/lms_exports.py and roster.py for the sources)."""
+(see the docstrings of graders/frontends/grade/lms/moodle.py, canvas.py, blackboard.py and term/roster.py for the
+sources)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from graders.frontends.grade.outputs import lms_exports
+from graders.frontends.grade.lms import grade_import, moodle
+from graders.frontends.grade.lms.blackboard import blackboard_csv
+from graders.frontends.grade.lms.canvas import canvas_csv
+from graders.frontends.grade.lms.grade_import import LmsExportError, format_score
+from graders.frontends.grade.lms.moodle import moodle_grades_csv, moodle_worksheet_csv
 from graders.frontends.grade.term import roster
-from graders.frontends.grade.outputs.lms_exports import (LmsExportError, blackboard_csv, canvas_csv, format_score,
-                                                 moodle_grades_csv, moodle_worksheet_csv)
 from graders.frontends.grade.term.roster import RosterError, read_roster
 from graders.frontends.grade.term.standing import Person, Standing
 
@@ -187,7 +190,7 @@ def test_moodle_worksheet_leaves_out_and_names_ids_that_are_not_participant_numb
     standings = CLASS + [_standing("alice", 5.0), _standing("²", 5.0)]
     read = parse_moodle_worksheet(moodle_worksheet_csv(standings, "Lab 1", 10.0), "10")
     assert list(read) == ["101", "102", "103"]
-    assert lms_exports.left_out_of_moodle_worksheet(standings) == ["alice", "²"]
+    assert moodle.left_out_of_moodle_worksheet(standings) == ["alice", "²"]
 
 
 # --- Moodle gradebook import ---------------------------------------------------------------------------
@@ -206,14 +209,14 @@ def test_moodle_grades_leave_out_and_name_students_with_no_user_field():
     standings = CLASS + [_standing("105", 1.0, Person("105", "No Mail"))]
     grades = parse_moodle_grades(moodle_grades_csv(standings, "Lab 1", 10.0), "Email address", "Lab 1")
     assert list(grades) == ["alice@example.org", "bob@example.org"]
-    assert lms_exports.left_out_of_moodle_grades(standings) == ["103", "105"]
-    assert lms_exports.left_out_of_moodle_grades(standings, "Username") == ["103", "105"]
+    assert moodle.left_out_of_moodle_grades(standings) == ["103", "105"]
+    assert moodle.left_out_of_moodle_grades(standings, "Username") == ["103", "105"]
 
 
 def test_moodle_grades_refuse_an_unknown_user_field():
     with pytest.raises(LmsExportError) as error:
         moodle_grades_csv(CLASS, "Lab 1", 10.0, match_by="email")
-    assert str(error.value) == lms_exports.UNKNOWN_MATCH.format(
+    assert str(error.value) == moodle.UNKNOWN_MATCH.format(
         value="email", fields="'Email address', 'ID number', 'Username'")
 
 
@@ -245,14 +248,14 @@ def test_a_score_has_at_most_two_decimals(value, text):
 def test_a_writer_refuses_two_standings_for_one_student(writer):
     with pytest.raises(LmsExportError) as error:
         writer([CLASS[0], CLASS[0]], "Lab 1", 10.0)
-    assert str(error.value) == lms_exports.DUPLICATE_STUDENT.format(student="101", count=2)
+    assert str(error.value) == grade_import.DUPLICATE_STUDENT.format(student="101", count=2)
 
 
 @pytest.mark.parametrize("writer", WRITERS)
 def test_a_writer_refuses_a_final_that_is_not_a_number(writer):
     with pytest.raises(LmsExportError) as error:
         writer([_standing("101", math.nan, ALICE)], "Lab 1", 10.0)
-    assert str(error.value) == lms_exports.NOT_A_SCORE.format(student="101", score=math.nan)
+    assert str(error.value) == grade_import.NOT_A_SCORE.format(student="101", score=math.nan)
 
 
 # --- The roster ----------------------------------------------------------------------------------------
@@ -324,7 +327,7 @@ def test_a_moodle_export_with_no_complete_id_column_says_to_use_the_worksheet(tm
     path = _file(tmp_path, "First name,Surname,ID number,Email address\nAlice,Liddell,S101,\nBob,Builder,,b@x.org\n")
     with pytest.raises(RosterError) as error:
         read_roster(path)
-    assert str(error.value) == roster.NO_COMPLETE_ID.format(
+    assert str(error.value) == moodle.NO_COMPLETE_ID.format(
         file=path, columns="'ID number', 'Email address'",
         gaps="'ID number' is empty on line 3; 'Email address' is empty on line 2")
 
@@ -370,7 +373,8 @@ def test_a_duplicate_id_names_both_lines(tmp_path):
 def test_a_missing_id_column_names_the_columns_found_and_accepted(tmp_path):
     path = _file(tmp_path, "student_number,name\n101,Alice\n")
     message = _error(path)
-    assert message == roster.NO_ID_COLUMN.format(file=path, found="'student_number', 'name'")
+    assert message == roster.NO_ID_COLUMN.format(file=path, found="'student_number', 'name'",
+                                               accepted=roster.accepted())
     assert "Canvas's gradebook export" in message and "Moodle's grading worksheet" in message
 
 
@@ -381,12 +385,12 @@ def test_an_empty_id_names_the_line_and_column(tmp_path):
 
 def test_a_worksheet_identifier_without_a_number_names_the_line(tmp_path):
     path = _file(tmp_path, "Identifier,Full name\nParticipant 1,Alice\nParticipant,Bob\n")
-    assert _error(path) == roster.NO_PARTICIPANT.format(file=path, line=3, value="Participant")
+    assert _error(path) == moodle.NO_PARTICIPANT.format(file=path, line=3, value="Participant")
 
 
 def test_an_empty_file_says_what_a_roster_holds(tmp_path):
     path = _file(tmp_path, "\n\n")
-    assert _error(path) == roster.NO_HEADER.format(file=path)
+    assert _error(path) == roster.NO_HEADER.format(file=path, accepted=roster.accepted())
 
 
 def test_a_file_that_is_not_utf8_says_how_to_save_it(tmp_path):
@@ -404,7 +408,7 @@ def test_an_unknown_id_column_names_the_columns_found(tmp_path):
 
 def test_the_roster_and_exports_import_without_torch():
     # The batch's parent process never imports torch; these modules run in it.
-    code = ("import sys, graders.frontends.grade.term.roster, graders.frontends.grade.outputs.lms_exports; "
+    code = ("import sys, graders.frontends.grade.term.roster, graders.frontends.grade.lms; "
             "sys.exit('torch' in sys.modules)")
     root = Path(__file__).resolve().parents[2]
     assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == 0, "importing them imported torch"

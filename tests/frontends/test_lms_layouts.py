@@ -1,5 +1,5 @@
 """Identity is not the student's to choose: sources.find_submissions on the downloads Moodle, Canvas
-and Blackboard make (graders/frontends/grade/intake/lms_layouts.py), with students who name their files after a
+and Blackboard make (graders/frontends/grade/lms/), with students who name their files after a
 classmate, hand in twice, or hand in links; and the layouts a student cannot switch."""
 
 from __future__ import annotations

@@ -328,12 +328,13 @@ def test_the_changes_page_escapes_what_students_control_and_csv_cells_run_no_for
 
 
 def test_grades_csv_and_the_lms_files_write_a_formula_like_id_as_text() -> None:
-    from graders.frontends.grade.outputs import lms_exports, tables
+    from graders.frontends.grade.lms.canvas import canvas_csv
+    from graders.frontends.grade.outputs import tables
 
     evil = '=cmd|" /C calc"!A0'
     records = [_record(evil, views=5.0)]
     standings = build_standings(records, 100.0, roster={evil: Person(evil, name="@SUM(1+1)")})
     grades = list(csv.DictReader(io.StringIO(tables.grades_csv(records, course_config.LESSON_01, standings))))
     assert grades[0]["student"] == f"'{evil}" and grades[0]["name"] == "'@SUM(1+1)" and grades[0]["score"] == "5"
-    canvas = list(csv.reader(io.StringIO(lms_exports.canvas_csv(list(standings.values()), "lesson01", 100.0))))
+    canvas = list(csv.reader(io.StringIO(canvas_csv(list(standings.values()), "lesson01", 100.0))))
     assert canvas[2][:2] == ["'@SUM(1+1)", f"'{evil}"]

@@ -4,7 +4,7 @@ A student sets their own clock: a git commit dated 1970 or 2300, or an nbgrader 
 own `nbgrader submit`, used to read as "time unknown", taken as on time (100), while an honest classmate a few
 days late got 60. Now such a hand-in is graded, marked "needs a decision" (grades.csv, the report), held back
 from every LMS file until the ledger decides, unless the term's file sets a rule; honest classmates keep their
-exact scores. The rule is decided by pure functions (term.py, standing.py, lms_exports.py), tested as such; one
+exact scores. The rule is decided by pure functions (term.py, standing.py, lms/), tested as such; one
 small class of git clones is graded for real and shared by the end-to-end tests.
 """
 
@@ -25,7 +25,10 @@ import pytest
 import course_config
 from conftest import batch_environment
 from graders.frontends.grade.term.decisions import Decision, in_force, read_ledger
-from graders.frontends.grade.outputs import lms_exports
+from graders.frontends.grade.lms.blackboard import blackboard_csv
+from graders.frontends.grade.lms.canvas import canvas_csv
+from graders.frontends.grade.lms.grade_import import held_back
+from graders.frontends.grade.lms.moodle import left_out_of_moodle_grades, moodle_grades_csv, moodle_worksheet_csv
 from graders.frontends.grade.term.class_term import load_the_term
 from graders.frontends.grade.intake.sources import find_submissions
 from graders.frontends.grade.term.standing import Person, build_standings
@@ -149,15 +152,15 @@ def test_no_lms_file_holds_a_student_whose_time_needs_a_decision() -> None:
     records = [_record("1", 100.0), _record("2", 100.0)]
     times = {"1": TIMES["mallory"], "2": TIMES["ben"]}
     standings = list(build_standings(records, 100.0, policy=POLICY, roster=people, times=times, now=NOW).values())
-    assert lms_exports.held_back(standings) == ["1"]
-    for text in (lms_exports.canvas_csv(standings, "lesson01", 100.0),
-                 lms_exports.moodle_worksheet_csv(standings, "lesson01", 100.0),
-                 lms_exports.moodle_grades_csv(standings, "lesson01", 100.0),
-                 lms_exports.blackboard_csv(standings, "lesson01", 100.0)):
+    assert held_back(standings) == ["1"]
+    for text in (canvas_csv(standings, "lesson01", 100.0),
+                 moodle_worksheet_csv(standings, "lesson01", 100.0),
+                 moodle_grades_csv(standings, "lesson01", 100.0),
+                 blackboard_csv(standings, "lesson01", 100.0)):
         rows = list(csv.reader(io.StringIO(text)))
         assert not any(cell in ("1", "Participant 1", "1@uni.example") for row in rows for cell in row), text
         assert any("60" in row for row in rows), text  # the honest classmate, four days late
-    assert lms_exports.left_out_of_moodle_grades(standings) == []  # held back is said once, not as a missing e-mail
+    assert left_out_of_moodle_grades(standings) == []  # held back is said once, not as a missing e-mail
 
 
 def test_decide_records_an_accepted_hand_in_time_and_refuses_one_without_its_offset(tmp_path: Path) -> None:

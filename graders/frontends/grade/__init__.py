@@ -1,11 +1,13 @@
 """`python -m graders grade SOURCE --out DIR`: a whole class graded in parallel, in every format.
 
-sources.py finds the submissions (an nbgrader course, folders laid out like exercises/,
-notebooks or a zip of them) and answers.py takes the answers out of notebooks without a
-kernel; store.py keys each result by what was graded, so a rerun grades only what changed;
-cluster.py grades them on Dask distributed (a cluster of this machine's processes, or a running
-one), where each Dask worker keeps warm grading services (dask_worker.py) that are fresh
-processes (service.py) grading under the usual sandbox;
-the outputs (CSV, HTML, Gradescope, GitHub Classroom, nbgrader's gradebook) are written from
-the stored results by the modules named after them. main.py ties these together.
+The batch is in wings, each importing only the wings before it (tests/test_house.py holds the order):
+
+    store.py, spreadsheet.py, person.py   the shared floor: stored results, the CSV guard, a roster's person
+    lms/       one module per LMS (its download layout, roster exports, grade imports) in one ordered registry
+    intake/    the hand-ins in SOURCE, read safely (handed_in.py), each student's answers and hand-in time
+    term/      due date and late policy, the roster, the ledger of decisions, each student's standing
+    outputs/   what is written from the stored results: tables, HTML pages, similarity, regrade changes
+    run/       the command's steps (main.py), the Dask cluster and its warm grading services
+
+nbgrader's gradebook, read and written both ways, is beside the nbgrader front end (frontends/nbgrader/).
 """

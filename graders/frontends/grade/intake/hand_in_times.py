@@ -2,7 +2,7 @@
 
     an LMS download    the LMS's own clock: Blackboard's attempt time in the file name; for Moodle and
                        Canvas, the time their zip gives each file (when it reached the LMS), exact from
-                       the zip, approximate from an unzipped folder (lms_layouts.py: where it was unzipped)
+                       the zip, approximate from an unzipped folder (lms/download.py: where it was unzipped)
     an nbgrader course submitted/<student>/<assignment>/timestamp.txt, as nbgrader collect writes it
                        (read by nbgrader's own rule, so both paths agree on a time with a zone name)
     student folders    the last commit's committer time, when the folder is a git clone (GitHub Classroom)

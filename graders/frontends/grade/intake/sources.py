@@ -5,7 +5,7 @@
     FOLDER/<student>/<lesson>/<slug>.py               folders laid out like exercises/ (cloned Classroom repos)
     FOLDER/**/<student>_<anything>.ipynb              other notebooks (or a .zip of them): ids by --student-pattern
 
-The layout is recognised in that order (lms_layouts.py says how an LMS's is). Every file is read
+The layout is recognised in that order (lms/<name>.py says how each LMS's is). Every file is read
 through handed_in.py: regular files only, never through a link, size-capped. Whatever a hand-in
 gets wrong (a link, a renamed notebook, two hand-ins of one student, a copied answer cell) is
 noted for that student, never a stop.
@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path, PurePosixPath
 
-from graders.frontends.grade.intake import handed_in, hand_in_times, lms_layouts
+from graders.frontends.grade import lms
+from graders.frontends.grade.intake import handed_in, hand_in_times
 from graders.frontends.grade.intake.answers import load_nbformat, notebook_answers
 from graders.frontends.grade.intake.handed_in import ANSWER_BYTES, NOTEBOOK_BYTES, Entry, Refused, problem
-from graders.frontends.grade.intake.lms_layouts import HandIn, Layout, base_name, by_file_time
+from graders.frontends.grade.intake.hand_ins import base_name, by_pattern, choose
+from graders.frontends.grade.lms.download import HandIn, Layout, by_file_time
 
 DEFAULT_STUDENT_PATTERN = r"(?P<student>[^_/\\]+)_"
 NOTHING_HANDED_IN = "no answers handed in: neither a notebook nor an exercise's .py file"
@@ -126,7 +128,7 @@ def _compiled(student_pattern: str) -> re.Pattern:
 
 def _from_entries(entries: list[Entry], root: Path, lesson: str, slugs: list[str], pattern: re.Pattern,
                   times: str, unzipped_in: tzinfo | None = None) -> tuple[str, list[Submission]]:
-    layout = lms_layouts.recognise(entries, unzipped_in)
+    layout = lms.recognise_download(entries, unzipped_in)
     if layout is not None:
         if layout.file_times:  # each student's time then says whether it is exact (a zip's) or approximate
             layout.clock = f"{layout.clock}, {times}"
@@ -140,7 +142,7 @@ def _from_entries(entries: list[Entry], root: Path, lesson: str, slugs: list[str
     folders = _from_folders(entries, root, lesson, slugs)
     if folders:
         return "student folders", folders
-    layout = lms_layouts.by_pattern(entries, pattern)
+    layout = by_pattern(entries, pattern)
     found = [_from_hand_ins(student, hand_ins, layout, root, lesson, slugs)
              for student, hand_ins in sorted(layout.students.items())]
     taken = {s.student for s in found}
@@ -189,13 +191,13 @@ def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: P
                                            f"nor a module Python can import; it was not read")
                 continue
             named = [h for h in scripts if _exercise_file(base_name(h)) == name]
-            chosen, problems = lms_layouts.choose(named, ANSWER_BYTES, layout.rule, f"{name}.py")
+            chosen, problems = choose(named, ANSWER_BYTES, layout.rule, f"{name}.py")
             submission.problems += [f"{name}.py: {p}" for p in problems]
             if chosen is not None:
                 _read_module(submission, name, chosen.entry)
         for slug in slugs:
             named = [h for h in scripts if _exercise_file(base_name(h)) == slug]
-            chosen, problems = lms_layouts.choose(named, ANSWER_BYTES, layout.rule, f"{slug}.py")
+            chosen, problems = choose(named, ANSWER_BYTES, layout.rule, f"{slug}.py")
             submission.problems += [f"{slug}: {p}" for p in problems]
             if chosen is not None:
                 _read_into(submission, slug, chosen.entry)
@@ -204,7 +206,7 @@ def _from_hand_ins(student: str, hand_ins: list[HandIn], layout: Layout, root: P
                 missing.append(f"{slug}.py")
         _missing(submission, missing)
         return submission
-    chosen, problems = lms_layouts.choose(notebooks, NOTEBOOK_BYTES, layout.rule, f"{lesson}.ipynb")
+    chosen, problems = choose(notebooks, NOTEBOOK_BYTES, layout.rule, f"{lesson}.ipynb")
     submission.problems += problems
     if scripts:
         submission.problems.append("a notebook and .py files were handed in; the notebook was graded")
@@ -339,7 +341,7 @@ def _from_course_notebooks(submission: Submission, notebooks: list[HandIn], subm
                            slugs: list[str]) -> None:
     exact = [h for h in notebooks if h.entry.path.name == f"{lesson}.ipynb"]
     if exact:  # the name autograde grades wins over any clock
-        chosen, problems = lms_layouts.choose(exact, NOTEBOOK_BYTES, "name", f"{lesson}.ipynb")
+        chosen, problems = choose(exact, NOTEBOOK_BYTES, "name", f"{lesson}.ipynb")
         problems += [problem(h.entry.path, h.entry.unreadable(NOTEBOOK_BYTES)) for h in notebooks
                      if h not in exact and h.entry.unreadable(NOTEBOOK_BYTES)]
         others = [str(h.entry.path.name) for h in notebooks if h not in exact]
@@ -347,7 +349,7 @@ def _from_course_notebooks(submission: Submission, notebooks: list[HandIn], subm
             problems.append(f"{len(notebooks)} notebooks handed in ({', '.join(sorted(others))} besides "
                             f"{lesson}.ipynb); graded {lesson}.ipynb, the name nbgrader autograde grades")
     else:
-        chosen, problems = lms_layouts.choose(notebooks, NOTEBOOK_BYTES, "file modification time", f"{lesson}.ipynb")
+        chosen, problems = choose(notebooks, NOTEBOOK_BYTES, "file modification time", f"{lesson}.ipynb")
         if chosen is not None:
             problems.insert(0, f"the notebook is named {chosen.entry.path.name!r}, not {lesson}.ipynb (renamed?); "
                                f"graded it anyway")

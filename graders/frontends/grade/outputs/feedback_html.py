@@ -16,7 +16,7 @@ from typing import Any
 import course_config
 from graders.engine.results import stored_shown
 from graders.frontends.grade.outputs.html_page import escape, page, png, section_links
-from graders.frontends.grade.intake.lms_layouts import for_students
+from graders.frontends.grade.intake.hand_ins import for_students
 from graders.frontends.grade.term.standing import Standing, shown_in_due_zone
 
 

@@ -25,7 +25,9 @@ from typing import Any
 
 import course_config
 from graders.frontends.wording import counted
-from graders.frontends.grade.outputs import lms_exports, tables
+from graders.frontends.grade import lms
+from graders.frontends.grade.lms.grade_import import held_back
+from graders.frontends.grade.outputs import tables
 from graders.frontends.grade.term.class_term import AppliedTerm
 from graders.frontends.grade.outputs.feedback_html import feedback_html
 from graders.frontends.grade.outputs.similarity_run import Similarity, similarity_written
@@ -71,7 +73,7 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
         print(f"graders grade: {counted(len(waiting), 'student')} left out of lms/ (handed in, not graded by this run: "
               f"{', '.join(map(repr, waiting[:5]))}{', ...' if len(waiting) > 5 else ''}); run again to grade them",
               flush=True)
-    undecided = lms_exports.held_back(everyone)
+    undecided = held_back(everyone)
     if undecided:  # an LMS import would publish a lateness no one decided
         ledger = term.ledger or "decisions.csv"
         print(f"graders grade: {counted(len(undecided), 'student')} held back from lms/, their hand-in time unknown or "
@@ -86,27 +88,21 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
         {"exercise": p.exercise, "first": p.first, "second": p.second, "similarity": p.similarity} for p in similar],
         unnamed=unnamed, requests=[{"student": d.student, "exercise": d.exercise, "value": d.value,
                                     "when": f"{d.when:%Y-%m-%d}"} for d in term.open_requests]))
-    write_atomically(out / "lms" / "canvas.csv", lms_exports.canvas_csv(
-        everyone, assignment, lesson.points, canvas_assignment_id=term.canvas_assignment_id))
-    write_atomically(out / "lms" / "moodle_worksheet.csv", lms_exports.moodle_worksheet_csv(everyone, assignment,
-                                                                                            lesson.points))
-    write_atomically(out / "lms" / "moodle_grades.csv", lms_exports.moodle_grades_csv(everyone, assignment,
-                                                                                      lesson.points))
-    write_atomically(out / "lms" / "blackboard.csv", lms_exports.blackboard_csv(everyone, assignment, lesson.points))
-    for file, left_out, why in (("moodle_worksheet.csv", lms_exports.left_out_of_moodle_worksheet(exported),
-                                 "their id is not a Moodle participant id"),
-                                ("moodle_grades.csv", lms_exports.left_out_of_moodle_grades(exported),
-                                 "the roster gives no e-mail address")):
+    lms_settings = {"canvas_assignment_id": term.canvas_assignment_id}  # the term file's keys an LMS reads
+    for grade_import in lms.grade_imports():
+        write_atomically(out / "lms" / grade_import.file,
+                         grade_import.write(everyone, assignment, lesson.points, lms_settings))
+        left_out = grade_import.left_out(exported) if grade_import.left_out else []
+        # Everyone left out of a file is said only where a roster should have given them (a class not from Moodle
+        # is left out of Moodle's worksheet whole, which needs no word); a file that leaves out some says so.
         if left_out and len(left_out) < len(exported):
-            print(f"graders grade: lms/{file} leaves out {counted(len(left_out), 'student')} "
-                  f"({', '.join(map(repr, left_out[:5]))}{', ...' if len(left_out) > 5 else ''}): {why}", flush=True)
-    # Everyone left out of the worksheet: the class is not from Moodle, so say nothing. Everyone left out of the
-    # gradebook import while a roster was given: its import would match no one, which one warning must say.
-    if term.roster_given and exported and len(lms_exports.left_out_of_moodle_grades(exported)) == len(exported):
-        print(f"graders grade: lms/moodle_grades.csv holds no student: the roster gives none of the "
-              f"{counted(len(exported), 'student')} an e-mail address; add the roster's e-mail column (Moodle's "
-              f"participants export has it), or upload lms/moodle_worksheet.csv in the assignment instead",
-              flush=True)
+            print(f"graders grade: lms/{grade_import.file} leaves out {counted(len(left_out), 'student')} "
+                  f"({', '.join(map(repr, left_out[:5]))}{', ...' if len(left_out) > 5 else ''}): "
+                  f"{grade_import.why_left_out}", flush=True)
+        elif (left_out and grade_import.when_empty_with_roster and term.roster_given
+              and len(left_out) == len(exported)):
+            print(f"graders grade: lms/{grade_import.file} holds no student: "
+                  + grade_import.when_empty_with_roster.format(students=counted(len(exported), 'student')), flush=True)
     written = ["students/", "answers/", "feedback/", "instructor/", "grades.csv", "mistakes.csv", "report.html",
                "unnamed_groups.json",
                "similarity.html", "lms/", "gradescope/", "classroom/"]

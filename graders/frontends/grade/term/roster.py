@@ -1,25 +1,10 @@
-"""The class roster, read from a plain CSV or from the LMS's own export as it was downloaded.
+"""The class roster, read from a plain CSV or from an LMS's own export as it was downloaded.
 
-Headers match whatever their case and surrounding spaces. The first layout that fits is used:
-
-    Moodle grading worksheet   Identifier ("Participant 12345"), Full name, Email address, ...
-        id = the participant number: the number a Moodle assignment download puts in its folder
-        names (Moodle numbers both with assign's get_uniqueid_for_user: mod/assign/gradingtable.php
-        col_recordid, mod/assign/locallib.php download_submissions; "Participant " and
-        "Identifier" are the strings 'hiddenuser' and 'recordid' of mod/assign/lang/en/assign.php).
-    Canvas gradebook export    Student (or LastName, FirstName), ID, SIS User ID, SIS Login ID,
-        Section, then one column per assignment. id = ID, the Canvas user id a Canvas download
-        names files by. Not students, so skipped: the "    Points Possible" row, and the row Canvas
-        adds when an assignment is posted manually or muted, whose cells are empty, "Manual
-        Posting..." or "Muted" (canvas-lms lib/gradebook_exporter.rb, and the same rules in
-        lib/gradebook_importer.rb check_for_non_student_row). Canvas writes ";" and a byte-order
-        mark when the user's export settings ask for them (CSVWithI18n), hence the sniffing below.
-    plain CSV                  id (required), name, email, sis_id, login, section, in any order.
-    Moodle grades or participants export   First name, Last name (Surname in older Moodle) or
-        Full name, ID number, Email address, Username (Moodle's English labels). These name no
-        participant number, so their ids cannot match a Moodle assignment download: id = the first
-        of ID number, Username, Email address that every row fills in (for sources named by those,
-        e.g. --student-pattern). Give the worksheet to match a Moodle download.
+Headers match whatever their case and surrounding spaces. The first layout that fits is used: each
+LMS's roster exports, in the registry's order (lms/<name>.py says which columns each holds and which
+gives the ids), then a plain CSV: id (required), name, email, sis_id, login, section, in any order.
+Canvas writes ";" and a byte-order mark when the user's export settings ask for them (CSVWithI18n),
+hence the sniffing below.
 
 `id_column` names the column to take ids from instead, in any layout.
 Files are UTF-8 (with or without Excel's byte-order mark) or UTF-16 with its mark; the delimiter
@@ -31,41 +16,28 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-import re
 from pathlib import Path
 
-from graders.frontends.grade.term.standing import Person
+from graders.frontends.grade import lms
+from graders.frontends.grade.lms.platform import RosterLayout
+from graders.frontends.grade.person import Person
 
-ACCEPTED = ("a plain roster with an 'id' column (and any of name, email, sis_id, login, section); "
-            "Canvas's gradebook export (Student, ID, SIS User ID, SIS Login ID, Section); "
-            "Moodle's grading worksheet (Identifier, Full name, Email address); "
-            "Moodle's grades or participants export (ID number, Username or Email address)")
+PLAIN = "a plain roster with an 'id' column (and any of name, email, sis_id, login, section)"
 NOT_TEXT = "{file}: not UTF-8 text ({reason}). Save it as 'CSV UTF-8' and pass it again"
-NO_HEADER = "{file}: empty: a roster's first line names its columns. Accepted: " + ACCEPTED
-NO_ID_COLUMN = "{file}: no id column. Columns found: {found}. Accepted: " + ACCEPTED
+NO_HEADER = "{file}: empty: a roster's first line names its columns. Accepted: {accepted}"
+NO_ID_COLUMN = "{file}: no id column. Columns found: {found}. Accepted: {accepted}"
 NO_SUCH_COLUMN = "{file}: no column {column!r} to take ids from. Columns found: {found}"
 EMPTY_ID = ("{file}, line {line}: no id in column {column!r}. "
             "Fill it in, or delete the line if it is not a student")
 DUPLICATE_ID = ("{file}, lines {first} and {second}: both have id {id!r}. "
                 "A student is listed once: delete one of the lines")
-NO_PARTICIPANT = ("{file}, line {line}: Identifier {value!r} holds no participant number (Moodle writes "
-                  "'Participant 12345'). Download the grading worksheet again, or correct the line")
-NO_COMPLETE_ID = ("{file}: none of the columns {columns} is filled in on every line ({gaps}). This file "
-                  "names no Moodle participant number: give the assignment's grading worksheet instead, "
-                  "or fill the gaps")
 
-# Person field -> the headers (casefolded) that fill it, across the layouts; the first present wins.
-_FIELDS = {
-    "name": ("name", "student", "full name"),
-    "email": ("email", "email address"),
-    "sis_id": ("sis_id", "sis user id", "id number"),
-    "login": ("login", "sis login id", "username"),
-    "section": ("section",),
-}
+# A plain roster's Person field -> its header; each LMS's roster layout adds its own headers after these.
+_PLAIN_FIELDS = {"name": ("name",), "email": ("email",), "sis_id": ("sis_id",), "login": ("login",),
+                 "section": ("section",)}
 _FIRST_NAMES, _LAST_NAMES = ("first name", "firstname"), ("last name", "lastname", "surname")
-_MOODLE_IDS = ("id number", "username", "email address")
-_CANVAS_HIDDEN_ROW = re.compile(r"^\s*(muted|manual posting.*)?\s*$", re.IGNORECASE)
-_PARTICIPANT = re.compile(r"([0-9]+)\s*$")
+_PLAIN = RosterLayout("plain CSV", PLAIN, fits=lambda columns: "id" in columns, id_columns=("id",),
+                      fields=_PLAIN_FIELDS)
 
 
 class RosterError(ValueError):
@@ -76,26 +48,42 @@ def read_roster(path: Path, id_column: str | None = None) -> dict[str, Person]:
     """The roster's students by Person.id, in the file's order."""
     header, rows = _rows(path)
     columns = {name.strip().casefold(): i for i, name in reversed(list(enumerate(header)))}
-    layout = _layout(columns)
-    if layout == "Canvas":
-        rows = [(line, cells) for line, cells in rows if not _canvas_extra(cells, columns["id"])]
+    layout = next((found for found in [*lms.roster_layouts(), _PLAIN] if found.fits(columns)), None)
+    if layout is not None:
+        rows = [(line, cells) for line, cells in rows if not layout.not_a_student(cells, columns)]
     key = _id_key(path, header, columns, layout, rows, id_column)
+    fields = _fields()
     roster: dict[str, Person] = {}
     first_line: dict[str, int] = {}
     for line, cells in rows:
         student = _cell(cells, columns[key])
         if not student:
             raise RosterError(EMPTY_ID.format(file=path, line=line, column=header[columns[key]].strip()))
-        if key == "identifier":
-            number = _PARTICIPANT.search(student)
-            if number is None:
-                raise RosterError(NO_PARTICIPANT.format(file=path, line=line, value=student))
-            student = number.group(1)
+        if layout is not None and key in layout.id_columns:
+            found = layout.id_in_cell(student)
+            if found is None:
+                raise RosterError(layout.no_id.format(file=path, line=line, value=student))
+            student = found
         if student in roster:
             raise RosterError(DUPLICATE_ID.format(file=path, first=first_line[student], second=line, id=student))
         first_line[student] = line
-        roster[student] = _person(student, cells, columns)
+        roster[student] = _person(student, cells, columns, fields)
     return roster
+
+
+def accepted() -> str:
+    """The rosters that can be read, for the messages: a plain CSV, then every LMS's exports."""
+    return "; ".join([PLAIN, *(layout.accepted for layout in lms.roster_layouts())])
+
+
+def _fields() -> dict[str, tuple[str, ...]]:
+    """Person field -> every header that fills it: a plain roster's first, then each LMS's in the registry's order."""
+    fields = {name: list(headers) for name, headers in _PLAIN_FIELDS.items()}
+    for layout in lms.roster_layouts():
+        for name, headers in layout.fields.items():
+            fields.setdefault(name, [])
+            fields[name] += [h for h in headers if h not in fields[name]]
+    return {name: tuple(headers) for name, headers in fields.items()}
 
 
 def _rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
@@ -114,7 +102,7 @@ def _rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     lines = text.splitlines()
     first = next((line for line in lines if line.strip()), None)
     if first is None:
-        raise RosterError(NO_HEADER.format(file=path))
+        raise RosterError(NO_HEADER.format(file=path, accepted=accepted()))
     # The header decides: a name with a comma in a ";" file cannot fool it, as names are not in it.
     delimiter = max((",", ";", "\t"), key=lambda d: len(next(csv.reader([first], delimiter=d))))
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
@@ -126,17 +114,7 @@ def _rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     return rows[0][1], rows[1:]
 
 
-def _layout(columns: dict[str, int]) -> str:
-    if "identifier" in columns:
-        return "Moodle worksheet"
-    if "id" in columns and ("student" in columns or {"lastname", "firstname"} <= columns.keys()):
-        return "Canvas"
-    if "id" in columns:
-        return "plain"
-    return "Moodle export"
-
-
-def _id_key(path: Path, header: list[str], columns: dict[str, int], layout: str,
+def _id_key(path: Path, header: list[str], columns: dict[str, int], layout: RosterLayout | None,
             rows: list[tuple[int, list[str]]], id_column: str | None) -> str:
     """The (casefolded) header of the column ids are taken from."""
     found = ", ".join(repr(name) for name in header)
@@ -144,25 +122,16 @@ def _id_key(path: Path, header: list[str], columns: dict[str, int], layout: str,
         if id_column.strip().casefold() not in columns:
             raise RosterError(NO_SUCH_COLUMN.format(file=path, column=id_column, found=found))
         return id_column.strip().casefold()
-    if layout == "Moodle worksheet":
-        return "identifier"
-    if layout in ("Canvas", "plain"):
-        return "id"
-    candidates = tuple(c for c in _MOODLE_IDS if c in columns)
+    candidates = tuple(c for c in layout.id_columns if c in columns) if layout is not None else ()
     if not candidates:
-        raise RosterError(NO_ID_COLUMN.format(file=path, found=found))
-    return _complete_column(path, header, columns, candidates, rows)
-
-
-def _canvas_extra(cells: list[str], id_index: int) -> bool:
-    """Canvas's Points Possible row, or its row for manually posted (muted) assignments."""
-    if cells and "Points Possible" in cells[0]:
-        return True
-    return not _cell(cells, id_index) and all(_CANVAS_HIDDEN_ROW.match(cell) for cell in cells)
+        raise RosterError(NO_ID_COLUMN.format(file=path, found=found, accepted=accepted()))
+    if len(layout.id_columns) == 1:
+        return candidates[0]
+    return _complete_column(path, header, columns, candidates, rows, layout.no_complete_id)
 
 
 def _complete_column(path: Path, header: list[str], columns: dict[str, int], candidates: tuple[str, ...],
-                     rows: list[tuple[int, list[str]]]) -> str:
+                     rows: list[tuple[int, list[str]]], no_complete_id: str) -> str:
     """The first candidate column every row fills in."""
     gaps = []
     for candidate in candidates:
@@ -171,12 +140,12 @@ def _complete_column(path: Path, header: list[str], columns: dict[str, int], can
             return candidate
         gaps.append(f"{header[columns[candidate]].strip()!r} is empty on line {empty[0]}")
     names = ", ".join(repr(header[columns[c]].strip()) for c in candidates)
-    raise RosterError(NO_COMPLETE_ID.format(file=path, columns=names, gaps="; ".join(gaps)))
+    raise RosterError(no_complete_id.format(file=path, columns=names, gaps="; ".join(gaps)))
 
 
-def _person(student: str, cells: list[str], columns: dict[str, int]) -> Person:
+def _person(student: str, cells: list[str], columns: dict[str, int], fields: dict[str, tuple[str, ...]]) -> Person:
     values = {}
-    for field, headers in _FIELDS.items():
+    for field, headers in fields.items():
         present = [columns[h] for h in headers if h in columns]
         values[field] = _cell(cells, present[0]) if present else ""
     if not values["name"]:

@@ -3,7 +3,7 @@ made of it (lateness, the instructor's decisions), down to the final score that 
 
 A hand-in whose time is unknown or impossible (term.py) is graded like any other, but its lateness is the
 instructor's to decide: until the ledger holds a decision for the student, `needs_decision` says so and how
-to decide, and the LMS's files hold the student back (lms_exports.py).
+to decide, and the LMS's files hold the student back (lms/grade_import.py).
 
 The grader's stored result (students/<id>.json) is never changed by the term: a late penalty, an
 extension or an override is applied when the outputs are written, so changing the term's settings or
@@ -19,20 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from graders.frontends.wording import counted
+from graders.frontends.grade.person import Person
 from graders.frontends.grade.term.decisions import Decision, InForce, accepted_time, extended_due, in_force
 from graders.frontends.grade.term.term import LATE, ON_TIME, LatePolicy
-
-
-@dataclass(frozen=True)
-class Person:
-    """One row of the roster: the ids an LMS knows a student by, and how to address them."""
-
-    id: str  # the id the grader files the student under (an LMS download's id, a folder name)
-    name: str = ""
-    email: str = ""
-    sis_id: str = ""  # the student information system's id (Canvas "SIS User ID", Moodle "ID number")
-    login: str = ""  # Canvas "SIS Login ID", Moodle "Username"
-    section: str = ""
 
 
 @dataclass
