@@ -1,6 +1,7 @@
 """The house's rules, read from the source: three floors that import one way (front ends -> engine
--> sandbox), the sandbox entered through its door only, checks that import the kit alone, and no
-import cycle anywhere in graders/, counting every import (inside functions and relative ones too)."""
+-> sandbox), the sandbox entered through its door only, checks that import the kit alone, the batch's
+wings that import one way (grade/: floor -> lms -> intake -> term -> outputs -> run), and no import cycle
+anywhere in graders/, counting every import (inside functions and relative ones too)."""
 
 from __future__ import annotations
 
@@ -145,3 +146,61 @@ def test_the_cycle_rule_reads_every_import(tmp_path: Path, a: str, b: str) -> No
         (engine / f"{name}.py").write_text(text)
     (tmp_path / "graders" / "__init__.py").write_text("")
     assert _first_cycle(tmp_path / "graders") == ["graders.engine.a", "graders.engine.b", "graders.engine.a"]
+
+
+# The batch's wings (graders/frontends/grade/), in order: a wing imports itself and the wings before it only. The
+# modules directly in grade/ are the shared floor.
+WINGS = ("", "lms", "intake", "term", "outputs", "run")
+BATCH = "graders.frontends.grade"
+
+
+def _wing(module: str) -> str | None:
+    """The wing of a module of the batch ("" for the floor), or None for a module outside the batch."""
+    if module != BATCH and not module.startswith(BATCH + "."):
+        return None
+    parts = module[len(BATCH) + 1:].split(".") if module != BATCH else []
+    return parts[0] if len(parts) > 1 or (parts and parts[0] in WINGS) else ""
+
+
+def _wing_violations(graders: Path) -> list[str]:
+    """Every import, anywhere in a module of the batch, of a wing after the module's own; and every module in a
+    folder of grade/ that is no wing (a new wing takes its place in WINGS)."""
+    found = []
+    for path in sorted((graders / "frontends" / "grade").rglob("*.py")):
+        module = _module_name(path, graders)
+        wing = _wing(module)
+        if wing not in WINGS:
+            found.append(f"{module} is in grade/{wing}/, which is no wing: place it in WINGS")
+            continue
+        for imported in _imports(path, graders):
+            target = _wing(imported)
+            if target is not None and target in WINGS and WINGS.index(target) > WINGS.index(wing):
+                found.append(f"{module} ({wing or 'floor'}) imports {imported} ({target}), a wing after its own")
+    return found
+
+
+def test_no_wing_of_the_batch_imports_one_after_it() -> None:
+    wrong = _wing_violations(GRADERS)
+    assert not wrong, "the batch's wings import " + " -> ".join(WINGS[1:]) + " one way only:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize("where, text, wrong", [
+    ("term/class_term.py", "def compare() -> None:\n    from graders.frontends.grade.outputs import regrade\n",
+     "graders.frontends.grade.term.class_term (term) imports graders.frontends.grade.outputs.regrade (outputs)"),
+    ("intake/sources.py", "from ..term import standing\n",
+     "graders.frontends.grade.intake.sources (intake) imports graders.frontends.grade.term.standing (term)"),
+    ("store.py", "import graders.frontends.grade.run.main\n",
+     "graders.frontends.grade.store (floor) imports graders.frontends.grade.run.main (run)"),
+], ids=["inside a function", "relative", "the floor"])
+def test_the_wing_rule_reads_every_import(tmp_path: Path, where: str, text: str, wrong: str) -> None:
+    batch = tmp_path / "graders" / "frontends" / "grade"
+    for folder in ("", "term", "outputs", "intake", "run"):
+        (batch / folder).mkdir(parents=True, exist_ok=True)
+        (batch / folder / "__init__.py").write_text("")
+    for name in ("frontends", ""):
+        (tmp_path / "graders" / name / "__init__.py").write_text("")
+    for name in ("term/standing.py", "outputs/regrade.py", "run/main.py", "store.py"):
+        (batch / name).write_text("")
+    (batch / "outputs" / "report.py").write_text("from graders.frontends.grade.term import standing\n")  # allowed
+    (batch / where).write_text(text)
+    assert _wing_violations(tmp_path / "graders") == [wrong + ", a wing after its own"]
