@@ -791,7 +791,7 @@ def test_the_output_is_the_same_whatever_the_order_of_the_input_and_the_process(
                           threshold=0.3)
     assert again == first, f"{first}\nthen\n{again}"
     assert [pair.similarity for pair in first] == sorted((pair.similarity for pair in first), reverse=True)
-    # copydetect hashes k-grams with Python's str hash, which changes with every process: the figures must not
+    # winnowing.py hashes k-grams with Python's str hash, which changes with every process: the figures must not
     data = json.dumps({"answers": _class(), "stubs": STUB_TEXTS, "archive": ARCHIVE})
     script = ("import json, sys\nfrom graders.frontends.grade.outputs.similarity import similar_pairs, similarity_csv\n"
               "d = json.loads(sys.stdin.read())\n"

@@ -1,17 +1,17 @@
 """Pairs of answers to one exercise that look alike, as MOSS lists them: for a person to review, never a verdict.
 
-Each answer is fingerprinted with copydetect (winnowing, offline) and compared with copydetect's
-`compare_files`; a pair is listed when the larger of its two shares (how much of an answer's own
+Each answer is fingerprinted by winnowing (winnowing.py: every k-gram, offline) and each pair worth it
+is compared; a pair is listed when the larger of its two shares (how much of an answer's own
 code the other holds too) reaches THRESHOLD. Three things come first, because these exercises are
 short functions that the docstrings all but dictate:
 
-- Normalizing. As copydetect's own filter does, names the answer makes up become V, strings S,
+- Normalizing. As copydetect's filter does, names the answer makes up become V, strings S,
   and comments, docstrings and spacing go, so that renaming and recommenting change nothing.
   Unlike it, API names stay (torch.zeros is not torch.tensor(0.0), .item() is not .tolist()), and
   so do block and statement ends: honest answers differ mostly in the calls they make.
 - What every student was given never counts: the stub's statements and the code its docstrings
   give ("Follow this recipe: ...", `y = x ** 2`) are left out of each answer, then every k-gram of
-  the stub is dropped (copydetect's boilerplate). An untouched stub has nothing left to compare.
+  the stub is dropped (copydetect calls it boilerplate). An untouched stub has nothing left to compare.
 - Code that many answers share (more than COMMON_FLOOR of them and COMMON_SHARE of the class) is
   dropped too, as MOSS drops passages found in many programs: it is the obvious way to write what
   was asked. This keeps every list of the inverted index of k-grams short, and only pairs that share
@@ -32,10 +32,10 @@ honest 0.88 / 0.89 / 0.79, smallest edited copy 0.93 / 0.85 / 0.76, a gap of 0.0
 
 - NOISE_THRESHOLD (k) = 15: honest answers stop matching by chance from 12 on, and copies start to
   lose matches at reordered short lines from 18 on.
-- WINDOW = 1, so the guarantee threshold is the noise threshold and every k-gram is a fingerprint.
-  Answers are short enough to afford it, and winnowing picks k-grams by the value of Python's string
-  hash, which changes with every process: with a window of 4, the same class gave one copy 1.0 in one
-  run and 0.965 in the next.
+- A winnowing window of 1, so the guarantee threshold is the noise threshold and every k-gram is a
+  fingerprint (winnowing.py). Answers are short enough to afford it, and a wider window picks k-grams by
+  the value of Python's string hash, which changes with every process: with a window of 4 (copydetect's
+  winnowing, measured before it was replaced), the same class gave one copy 1.0 in one run and 0.965 in the next.
 - THRESHOLD = 0.8: above the largest honest share (0.77, a class too small for common code to be
   dropped), below every edited copy (0.88 there; 0.82 for the same copy in the benchmark's class of
   500, whose common code is dropped from both answers while the edits stay).
@@ -60,16 +60,12 @@ import re
 import tokenize
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Callable
 
+from graders.frontends.grade.outputs.winnowing import Fingerprint, kgram_hashes, overlap
 from graders.frontends.grade.spreadsheet import guarded_writer, text_cell
 
-if TYPE_CHECKING:
-    from copydetect import CodeFingerprint
-
-
 NOISE_THRESHOLD = 15  # k: the shortest run of normalized code, in characters, that counts as a match
-WINDOW = 1  # winnowing window: the guarantee threshold is NOISE_THRESHOLD + WINDOW - 1
 THRESHOLD = 0.8
 MIN_OVERLAP = 80  # normalized characters both answers must hold in common, whatever the share
 COMMON_FLOOR = 10  # code in more answers than this, and than COMMON_SHARE of them, is common
@@ -101,10 +97,10 @@ class Pair:
 
 @dataclass
 class _Answer:
-    """One answer: copydetect's fingerprint of its normalized code, and the source line of each character."""
+    """One answer: the fingerprint of its normalized code, and the source line of each character."""
 
     name: str
-    fingerprint: CodeFingerprint
+    fingerprint: Fingerprint
     lines: list[int]
 
 
@@ -191,9 +187,7 @@ def _exercise_pairs(slug: str, current: dict[str, str], earlier: dict[str, str],
     most = max(COMMON_FLOOR, COMMON_SHARE * len(written))
     common = {h for h, count in held_by.items() if count > most}
     for answer in written:
-        _drop(answer.fingerprint, common)
-    copydetect = _copydetect()
-    recounted: set[str] = set()
+        answer.fingerprint.drop(common)
     candidates = _candidates([answer for answer in written if answer.fingerprint.hashes], set(current))
     for number, (first, second) in enumerate(candidates):
         if out_of_time():
@@ -201,15 +195,11 @@ def _exercise_pairs(slug: str, current: dict[str, str], earlier: dict[str, str],
             found.not_compared.append(OUT_OF_TIME.format(exercise=slug, left=left, all=len(candidates),
                                                          what="pairs alike enough to look at were"))
             return
-        for answer in (first, second):
-            if answer.name not in recounted:  # only answers compared need their size, which costs a pass
-                _recount(answer.fingerprint)
-                recounted.add(answer.name)
-        _, shares, (first_slices, second_slices) = copydetect.compare_files(first.fingerprint, second.fingerprint)
-        similarity = float(max(shares))
-        if similarity >= threshold and min(_length(first_slices), _length(second_slices)) >= MIN_OVERLAP:
-            found.pairs.append(Pair(slug, first.name, second.name, similarity, _blocks(first.lines, first_slices),
-                                    _blocks(second.lines, second_slices)))
+        shared = overlap(first.fingerprint, second.fingerprint)  # a fingerprint's size is counted once, when asked
+        similarity = max(shared.shares)
+        if similarity >= threshold and min(_length(shared.first), _length(shared.second)) >= MIN_OVERLAP:
+            found.pairs.append(Pair(slug, first.name, second.name, similarity, _blocks(first.lines, shared.first),
+                                    _blocks(second.lines, shared.second)))
 
 
 def _candidates(answers: list[_Answer], current: set[str]) -> list[tuple[_Answer, _Answer]]:
@@ -217,7 +207,7 @@ def _candidates(answers: list[_Answer], current: set[str]) -> list[tuple[_Answer
     sharing fingerprints at enough places to reach MIN_OVERLAP (a match of n places covers at most k·n characters)."""
     index: dict[int, list[tuple[int, int]]] = defaultdict(list)  # k-gram -> (answer, places it is at)
     for number, answer in enumerate(answers):
-        for h, places in answer.fingerprint.hash_idx.items():
+        for h, places in answer.fingerprint.places.items():
             index[h].append((number, len(places)))
     shared: Counter[tuple[int, int]] = Counter()
     for holders in index.values():  # common k-grams are gone: each list holds at most `most` answers
@@ -241,45 +231,20 @@ def _given(stub: str) -> frozenset[str]:
 
 def _boilerplate(stub: str, given: frozenset[str]) -> set[int]:
     """Every k-gram of the stub, with its given statements and without (as answers are fingerprinted), and of
-    its docstrings' code: copydetect's boilerplate, taken with a window of 1 as copydetect takes it."""
+    its docstrings' code."""
     imported = _imported(_tokens(stub))
     hashes: set[int] = set()
     for text in (_normalized(stub)[0], _normalized(stub, given)[0],
                  _normalized(_docstring_code(stub), imported=imported)[0]):
-        hashes |= _copydetect().CodeFingerprint("stub", NOISE_THRESHOLD, 1, filter=False, fp=io.StringIO(text)).hashes
+        hashes |= set(kgram_hashes(text, NOISE_THRESHOLD))
     return hashes
 
 
 def _fingerprinted(name: str, source: str, given: frozenset[str], boilerplate: set[int]) -> _Answer:
     text, lines = _normalized(source, given)
-    # The stub's k-grams are dropped here rather than through copydetect's boilerplate argument: copydetect 0.5
-    # removes those with numpy's intersect1d(assume_unique=True), which also drops all but one of the answer's
-    # own repeated k-grams (of three equal lines, two go), stub or not.
-    fingerprint = _copydetect().CodeFingerprint(name, NOISE_THRESHOLD, WINDOW, filter=False, fp=io.StringIO(text))
-    _drop(fingerprint, boilerplate)
+    fingerprint = Fingerprint.of(text, NOISE_THRESHOLD)
+    fingerprint.drop(boilerplate)
     return _Answer(name, fingerprint, lines)
-
-
-def _drop(fingerprint: CodeFingerprint, hashes: set[int]) -> None:
-    """Forget some of a fingerprint's k-grams, as copydetect forgets boilerplate (then `_recount` it)."""
-    if fingerprint.hashes & hashes:
-        fingerprint.hashes = fingerprint.hashes - hashes
-        fingerprint.hash_idx = {h: places for h, places in fingerprint.hash_idx.items() if h not in hashes}
-
-
-def _recount(fingerprint: CodeFingerprint) -> None:
-    """The size of the code a fingerprint's k-grams cover, as copydetect counts it: shares are of this."""
-    from copydetect.utils import get_token_coverage
-
-    fingerprint.token_coverage = get_token_coverage(fingerprint.hash_idx, fingerprint.k, len(fingerprint.filtered_code))
-
-
-def _copydetect() -> Any:
-    """copydetect, imported when answers are first compared: it loads matplotlib's pyplot (0.5 s), which the batch's
-    own process need not pay, as the comparison runs in a process of its own (outputs.py)."""
-    import copydetect
-
-    return copydetect
 
 
 def _tokens(source: str) -> list[tokenize.TokenInfo]:
@@ -382,14 +347,14 @@ def _is_code(text: str) -> bool:
     return any(isinstance(node, (ast.Call, ast.Assign, ast.AugAssign, ast.BinOp)) for node in ast.walk(tree))
 
 
-def _length(slices) -> int:  # noqa: ANN001 - copydetect's 2xN array of starts and ends
-    return int(sum(end - start for start, end in zip(*slices)))
+def _length(slices: list[tuple[int, int]]) -> int:
+    return sum(end - start for start, end in slices)
 
 
-def _blocks(lines: list[int], slices) -> list[tuple[int, int]]:  # noqa: ANN001
-    """The source lines holding copydetect's matching slices of normalized code, as runs of consecutive lines
+def _blocks(lines: list[int], slices: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The source lines holding the matching slices of normalized code, as runs of consecutive lines
     (a slice that runs from one function's body into the next leaves out the signature and docstring between)."""
-    matched = sorted({lines[at] for start, end in zip(*slices) for at in range(int(start), int(end))} - {_NO_LINE})
+    matched = sorted({lines[at] for start, end in slices for at in range(start, end)} - {_NO_LINE})
     blocks: list[tuple[int, int]] = []
     for line in matched:
         if blocks and line == blocks[-1][1] + 1:
