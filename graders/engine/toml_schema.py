@@ -44,7 +44,11 @@ def convert(data: Any, schema: type[Schema], path: Path, error: type[Exception],
     try:
         return msgspec.convert(data, schema)
     except msgspec.ValidationError as failure:
-        raise error(f"{path}: {_explained(str(failure), data, schema, key)}") from None
+        try:
+            said = _explained(str(failure), data, schema, key)
+        except (LookupError, TypeError, ValueError):  # a schema this module cannot walk: msgspec's own words
+            said = f"{key + ': ' if key else ''}{failure}"
+        raise error(f"{path}: {said}") from None
 
 
 def _explained(message: str, data: Any, schema: Any, key: str) -> str:
@@ -89,13 +93,19 @@ def _wanted(problem: str, field: Any) -> str:
 
 def _advice(field: Any, name: str) -> str:
     """What the schema says of a key: its description and an example to copy, from its msgspec.Meta."""
-    meta = next((m for m in typing.get_args(field)[1:] if isinstance(m, msgspec.Meta)), None) \
-        if typing.get_origin(field) is typing.Annotated else None
+    meta = next((m for m in typing.get_args(_annotated(field))[1:] if isinstance(m, msgspec.Meta)), None)
     if meta is None:
         return ""
     parts = [meta.description] if meta.description else []
     parts += [f"e.g. {name} = {_toml(meta.examples[0])}"] if meta.examples else []
     return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _annotated(kind: Any) -> Any:
+    """`kind`, or its optional's Annotated member (`Annotated[int, Meta(...)] | None`)."""
+    if _is_union(kind):
+        return next((m for m in typing.get_args(kind) if typing.get_origin(m) is typing.Annotated), kind)
+    return kind
 
 
 def _type_at(schema: Any, steps: list[str | int]) -> Any:
@@ -112,6 +122,7 @@ def _type_at(schema: Any, steps: list[str | int]) -> Any:
 
 def _bare(kind: Any) -> Any:
     """`kind` without its Annotated metadata and without None, where it is optional."""
+    kind = _annotated(kind)
     if typing.get_origin(kind) is typing.Annotated:
         kind = typing.get_args(kind)[0]
     members = [m for m in typing.get_args(kind) if m is not type(None)] if _is_union(kind) else [kind]
@@ -120,6 +131,7 @@ def _bare(kind: Any) -> Any:
 
 def _struct(kind: Any) -> Any:
     """The Struct that `kind` is, or the one of its union's members that is."""
+    kind = _bare(kind)
     for member in typing.get_args(kind) if _is_union(kind) else (kind,):
         if isinstance(member, type) and issubclass(member, msgspec.Struct):
             return member

@@ -17,7 +17,7 @@ from graders.frontends.grade import decisions as ledger
 from graders.frontends.grade import regrade
 from graders.frontends.grade.hand_in_times import git_commit_time, nbgrader_timestamp
 from graders.frontends.grade.standing import Person, build_standings
-from graders.frontends.grade.term import LatePolicy, TermError, load_term
+from graders.frontends.grade.term import LatePolicy, TermError, read_term_file
 
 UTC = timezone.utc
 DUE = datetime(2026, 12, 1, 23, 59, tzinfo=timezone(timedelta(hours=1)))
@@ -48,7 +48,7 @@ def test_the_term_file_is_read_and_its_mistakes_are_named(tmp_path: Path) -> Non
     term.write_text('roster = "roster.csv"\ncanvas_assignment_id = 4711\n[deadline]\n'
                     'due = 2026-12-01T23:59:00+01:00\ngrace_minutes = 15\npercent_per_day = 10\nmax_percent = 30\n'
                     'lms_time_zone = "Europe/Berlin"\n')
-    read = load_term(term)
+    read = read_term_file(term)
     assert read.policy.due == DUE and read.policy.grace == timedelta(minutes=15)
     assert read.roster == tmp_path / "roster.csv" and read.canvas_assignment_id == "4711"
     assert str(read.lms_zone) == "Europe/Berlin"
@@ -60,7 +60,7 @@ def test_the_term_file_is_read_and_its_mistakes_are_named(tmp_path: Path) -> Non
                         ("due = [", "not valid TOML")):
         term.write_text(text)
         with pytest.raises(TermError, match=named):
-            load_term(term)
+            read_term_file(term)
 
 
 def test_decide_writes_an_audited_ledger_and_refuses_what_is_not_a_decision(tmp_path: Path) -> None:
@@ -243,13 +243,13 @@ def test_each_lms_zip_gives_the_time_its_lms_received_the_graded_hand_in(tmp_pat
 
 
 def test_times_on_an_lms_clock_are_placed_in_the_lms_time_zone(tmp_path: Path) -> None:
-    from graders.frontends.grade.class_term import load_the_term
+    from graders.frontends.grade.class_term import load_term
     from graders.frontends.grade.sources import Submission
 
     term = tmp_path / "term.toml"
     term.write_text('[deadline]\ndue = 2026-12-01T23:59:00+01:00\npercent_per_day = 10\n'
                     'lms_time_zone = "Europe/Berlin"\n')
-    setting = load_the_term(term, None, None, tmp_path / "out", {"": 100.0, "views": 6.0}, None)
+    setting = load_term(term, None, None, tmp_path / "out", {"": 100.0, "views": 6.0}, None)
     # 23:30 on the Berlin server's clock is on time; the same wall-clock time read as UTC would be late
     on_time = Submission("ana", "", submitted_at=datetime(2026, 12, 1, 23, 30), submitted_how="Moodle's time")
     late = Submission("ben", "", submitted_at=datetime(2026, 12, 2, 0, 30), submitted_how="Moodle's time")

@@ -29,7 +29,7 @@ from typing import Any, Callable
 import course_config
 from graders.engine import kept_values
 from graders.frontends.grade import outputs, store
-from graders.frontends.grade.class_term import LoadedTerm, load_the_term, synced_from_nbgrader
+from graders.frontends.grade.class_term import LoadedTerm, load_term, synced_from_nbgrader
 from graders.frontends.grade.cluster import GradingSite
 from graders.frontends.grade.out_folder import OutError, check_out
 from graders.frontends.grade.progress import Progress
@@ -62,7 +62,7 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
         check_out(Path(source), Path(out))
     except OutError as error:
         raise SystemExit(f"graders grade: {error}") from None
-    setting = load_the_term(term, roster, decisions, Path(out), points, compare, archive, roster_id_column)
+    setting = load_term(term, roster, decisions, Path(out), points, compare, archive, roster_id_column)
     zone = setting.term.unzipped_in
     if unzipped_in is not None:
         zone = time_zone(unzipped_in)
