@@ -92,6 +92,27 @@ def test_a_broken_manifest_names_its_file_and_key(case: str, tmp_path: Path) -> 
     assert str(raised.value).startswith(f"{manifest}: ") and said in str(raised.value)
 
 
+def test_a_broken_manifests_message_says_what_was_wrong_and_what_to_write(tmp_path: Path) -> None:
+    """The whole message, for a value of the wrong kind, an unknown key and a missing one."""
+    manifest = tmp_path / LESSON.folder / "views" / "exercise.toml"
+    manifest.parent.mkdir(parents=True)
+    for change, said in (
+            (lambda d: d["checks"][2].update(points="1"),
+             'key checks[3].points should be a number, not "1" (what the check is worth; e.g. points = 0.5)'),
+            (lambda d: d.update(sections="1.3"),
+             "unknown key sections: correct its spelling or remove it (the keys here are: title, section, checks, "
+             "seeds, tolerances, withheld_points)"),
+            (lambda d: d["checks"][0].pop("id"),
+             'missing key checks[1].id; add it (the check\'s name; its test is test_<id> in checks.py; '
+             'e.g. id = "shape_of_the_result")')):
+        data = _manifest(LESSON.exercise("views"))
+        change(data)
+        manifest.write_text(toml_text(data))
+        with pytest.raises(ManifestError) as raised:
+            read_exercise(manifest, points=LESSON.exercise("views").points, shared_seeds=course_config.SHARED_SEEDS)
+        assert str(raised.value) == f"{manifest}: {said}"
+
+
 def test_a_missing_or_unreadable_manifest_stops_the_import_by_name(tmp_path: Path) -> None:
     """In the student bundle's layout (course_config.py inside the engine folder): one manifest not TOML, one absent."""
     write_bundle(tmp_path, LESSON, list(EXERCISES), {})

@@ -63,6 +63,26 @@ def test_the_term_file_is_read_and_its_mistakes_are_named(tmp_path: Path) -> Non
             read_term_file(term)
 
 
+def test_a_broken_term_files_message_says_what_was_wrong_and_what_to_write(tmp_path: Path) -> None:
+    """The whole message, for a value of the wrong kind, an unknown key and a missing one."""
+    term = tmp_path / "term.toml"
+    due = "due = 2026-12-01T23:59:00+01:00\n"
+    for text, said in (
+            (f"[deadline]\n{due}grace_minutes = \"15\"\n",
+             'key deadline.grace_minutes should be a number, not "15" (minutes after due that are still on time: '
+             "a number, 0 or more (and not infinite); e.g. grace_minutes = 15)"),
+            (f"roster_file = \"roster.csv\"\n[deadline]\n{due}",
+             "unknown key roster_file: correct its spelling or remove it (the keys here are: roster, "
+             "roster_id_column, decisions, canvas_assignment_id, deadline)"),
+            ("[deadline]\npercent_per_day = 10\n",
+             "key deadline.due is missing: a late policy without `due` takes nothing; add due = <a date-time with "
+             "its UTC offset>, e.g. due = 2026-12-01T23:59:00+01:00")):
+        term.write_text(text)
+        with pytest.raises(TermError) as raised:
+            read_term_file(term)
+        assert str(raised.value) == f"{term}: {said}"
+
+
 def test_decide_writes_an_audited_ledger_and_refuses_what_is_not_a_decision(tmp_path: Path) -> None:
     path = tmp_path / "decisions.csv"
     assert _decide(path, "alice", "override", "8.5", "--exercise", "micrograd", "--reason", "tolerance").returncode == 0
