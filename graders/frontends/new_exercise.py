@@ -104,11 +104,11 @@ def _free_seeds(root: Path) -> tuple[int, int]:
 def _add_to_lesson(source: str, folder: str, slug: str, points: float) -> str:
     """course_config.py with (slug, points) last in the lesson's list of exercises."""
     start = source.find(f'folder="{folder}"')
-    table = re.compile(r"for slug, points in \(\n(?P<rows>(?:[ \t]+\(\"\w+\", [\d.]+\),\n)+)(?P<indent>[ \t]*)\)\)")
+    table = re.compile(r"points=\(\n(?P<rows>(?:[ \t]+\(\"\w+\", [\d.]+\),\n)+)(?P<indent>[ \t]*)\)\)")
     found = table.search(source, start) if start >= 0 else None
     if found is None:
         raise ScaffoldError(f"course_config.py: cannot find the list of {folder}'s exercises "
-                            "(`for slug, points in (...)`) to add the new one to: add it by hand")
+                            "(`read_exercises(..., points=(...))`) to add the new one to: add it by hand")
     row_indent = re.match(r"[ \t]*", found.group("rows")).group(0)
     row = f'{row_indent}("{slug}", {points:g}),\n'
     return source[:found.end("rows")] + row + source[found.end("rows"):]
