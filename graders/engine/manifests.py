@@ -9,8 +9,8 @@ Students' runs import it (through course_config.py, in the student bundle too): 
 library only.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: msgspec would evaluate every schema's annotations from text on each
+# student's run, which costs more than the rest of its work here.
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
