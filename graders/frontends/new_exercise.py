@@ -163,8 +163,9 @@ _INIT = '''"""The room of `{slug}`: its manifest (exercise.toml), checks, named 
 purpose: a worker imports a room's drivers through this package, and must load nothing else of the grader."""
 '''
 
-_MANIFEST = '''# {lesson}/{slug}: title, lesson section, checks, seeds and tolerances, read by course_config.py (where
-# the exercise's place in the lesson and its points are, which its checks' points must add up to).
+_MANIFEST = '''# {lesson}/{slug}: title, lesson section, checks, seeds and tolerances (their schema: graders/engine/manifests.py),
+# served by course_config.py (where the exercise's place in the lesson and its points are, which its checks'
+# points must add up to).
 # A check's id names its test, test_<id>, in checks.py; hidden = true keeps it from students.
 # Print them all: python -m graders config --exercise {slug}
 
