@@ -54,6 +54,8 @@ def convert(data: Any, schema: type[Schema], path: Path, error: type[Exception],
 def _explained(message: str, data: Any, schema: Any, key: str) -> str:
     """msgspec's `message` ("Expected `int`, got `str` - at `$.checks[0].points`") in the file's own words."""
     problem, _, at = message.partition(" - at `$")
+    if "[...]" in at:  # inside a typed dict, whose keys msgspec does not name: read such tables entry by entry
+        raise ValueError(message)
     steps: list[str | int] = [name or int(index) for name, index in re.findall(r"\.(\w+)|\[(\d+)\]", at)]
     where = _key_name(key, steps)
     if found := re.fullmatch(r"Object contains unknown field `(.+)`", problem):

@@ -153,7 +153,7 @@ class _Deadline(msgspec.Struct, forbid_unknown_fields=True):
     unzipped_in: _zone_name("where a download graded as a folder was unzipped") | None = None
     term_start: _moment("no hand-in can be older, a TOML date-time with its UTC offset",
                         "2026-10-05T00:00:00+02:00") | None = None
-    unknown_time: Annotated[Literal["needs decision", "on time", "late"], Meta(
+    unknown_time: Annotated[Literal[NEEDS_DECISION, ON_TIME, LATE], Meta(
         description="how an unknown or impossible hand-in time counts: "
                     + "; ".join(f'"{name}" {what}' for name, what in UNKNOWN_TIME.items()),
         examples=[NEEDS_DECISION])] = NEEDS_DECISION
