@@ -1,86 +1,29 @@
 """The course: its lessons in order with each exercise's points, the limits of the sandboxed
 worker, and the policy of what students see. Everything else about an exercise (its title,
 lesson section, checks, seeds and tolerances) is data in its manifest,
-graders/<lesson>/<slug>/exercise.toml, read here with tomllib into the same objects as before.
+graders/<lesson>/<slug>/exercise.toml, which graders/engine/manifests.py reads and checks (its schema).
 
 Checks read every number they need from here (never literals of their own), so an
 instructor re-weights an exercise or loosens a tolerance in one place: its manifest (a new
 weight also in its line of the lesson below, which the checks' points must add up to). Each
 value carries a one-line description, printed by `python -m graders config`.
 
-The student bundle copies this file as it is, beside manifests without their hidden checks
-(graders/frontends/nbgrader/bundle.py). Students' pytest runs import it, so it stays light: the
-standard library only, and no parsing beyond the manifests.
+The student bundle copies this file, its import of the manifests' reader pointed at the bundle's
+copy (nbchecks.engine.manifests), beside manifests without their hidden checks
+(graders/frontends/nbgrader/bundle.py). Students' pytest runs import it, so it stays light: data,
+and the manifests read with msgspec.
 """
 
 from __future__ import annotations
 
-import math
-import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+# The manifests' reader and the objects it gives, named here too (course_config.Exercise, course_config.Check,
+# course_config.Setting) for the code that reads the course.
+from graders.engine.manifests import Check, Exercise, Setting, read_exercises  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent  # the project folder: exercises/, reference/, graders/
-# The folder of each lesson's checks and manifests: graders/ beside this file, or, in the student
-# bundle where this file sits inside that folder itself (renamed nbchecks/), this file's own.
-_ENGINE = ROOT / "graders" if (ROOT / "graders").is_dir() else ROOT
-
-
-@dataclass(frozen=True)
-class Setting:
-    """A value (a number, or a name) with the sentence that says what it is for."""
-
-    value: float | int | str
-    description: str
-
-
-@dataclass(frozen=True)
-class Check:
-    """One graded check: a pytest test `test_<id>` in graders/<lesson>/<slug>.py."""
-
-    id: str
-    points: float
-    description: str
-    hidden: bool = False  # hidden checks use fresh inputs and never reach students
-    # A check of *how* (no .data, uses autograd, one jvp per input): only the student's own process
-    # can show it, so its verdict is evidence, backed by the submitted source; it scores 0 for a
-    # module that reaches for the grader's internals (graders/engine/source_evidence.py).
-    how: bool = False
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """One exercise: the same slug names its stub, reference, checks and notebook section."""
-
-    slug: str
-    title: str
-    section: str  # where in the lesson to look; feedback points here
-    checks: tuple[Check, ...]
-    seeds: dict[str, Setting] = field(default_factory=dict)
-    tolerances: dict[str, Setting] = field(default_factory=dict)
-
-    @property
-    def points(self) -> float:
-        return sum(check.points for check in self.checks)
-
-    def check(self, check_id: str) -> Check:
-        for check in self.checks:
-            if check.id == check_id:
-                return check
-        known = ", ".join(c.id for c in self.checks)
-        raise KeyError(f"{self.slug} has no check {check_id!r} in its manifest (it has: {known})")
-
-    def seed(self, name: str) -> int:
-        return int(self._setting(self.seeds, name, "seed").value)
-
-    def tolerance(self, name: str) -> float:
-        return float(self._setting(self.tolerances, name, "tolerance").value)
-
-    def _setting(self, table: dict[str, Setting], name: str, kind: str) -> Setting:
-        if name not in table:
-            raise KeyError(f"{self.slug} has no {kind} {name!r} in its manifest (it has: {', '.join(table)})")
-        return table[name]
 
 
 @dataclass(frozen=True)
@@ -166,6 +109,8 @@ LESSON_URL = Setting("", "address of the lesson's text, to which feedback links 
 
 TWINS = ("seed of the fresh inputs on which each public check runs a second time when the reference is live "
          "(the instructor grades): it pays only if both runs pass, so a table of the released values earns nothing")
+# Seeds whose description is the same in every exercise: a manifest gives only their value.
+SHARED_SEEDS = {"twins": TWINS}
 
 # The ideas of the lesson that a named mistake can break, in the order the lesson teaches them: each key is
 # what a mistake's `concept` names (graders/engine/mistakes.py), and its sentence says the idea as it would be
@@ -214,88 +159,6 @@ CONCEPTS: dict[str, str] = {
 }
 
 
-class ManifestError(ValueError):
-    """An exercise's manifest is missing, not TOML, or has a missing, unknown or mistyped key."""
-
-
-# Seeds whose description is the same in every exercise: a manifest gives only their value.
-_SHARED_SEEDS = {"twins": TWINS}
-_NUMBER = (int, float)
-_KIND_NAMES = {str: "a string", bool: "true or false", int: "an integer", _NUMBER: "a number", list: "an array",
-               dict: "a table"}
-
-
-def manifest_path(folder: str, slug: str) -> Path:
-    """Where the manifest of exercise `slug` of the lesson in `folder` is."""
-    return _ENGINE / folder / slug / "exercise.toml"
-
-
-def _exercise(folder: str, slug: str, points: float) -> Exercise:
-    """The exercise `slug` as its manifest says, checked key by key: a typo stops the import and names
-    the file and the key, rather than becoming a check worth other points or a hidden check released."""
-    path = manifest_path(folder, slug)
-    try:
-        with path.open("rb") as file:
-            data = tomllib.load(file)
-    except OSError as error:
-        raise ManifestError(f"{path}: cannot read the manifest of {folder}/{slug} ({error.strerror})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ManifestError(f"{path}: not valid TOML ({error})") from None
-    # withheld_points: only in the student bundle's copies, the points of the hidden checks taken out.
-    _keys(path, "", data, {"title": str, "section": str, "checks": list},
-          {"seeds": dict, "tolerances": dict, "withheld_points": _NUMBER})
-    checks = []
-    for number, entry in enumerate(data["checks"], 1):
-        where = f"checks[{number}]."  # the number-th [[checks]], counted from 1
-        _kind(path, where.rstrip("."), entry, dict)
-        _keys(path, where, entry, {"id": str, "points": _NUMBER, "description": str}, {"hidden": bool, "how": bool})
-        if any(check.id == entry["id"] for check in checks):
-            raise ManifestError(f"{path}: key {where}id: {entry['id']!r} names an earlier check too")
-        checks.append(Check(entry["id"], entry["points"], entry["description"], entry.get("hidden", False),
-                            entry.get("how", False)))
-    found = sum(check.points for check in checks) + data.get("withheld_points", 0)
-    if not math.isclose(found, points, abs_tol=1e-9):
-        raise ManifestError(f"{path}: the checks' points add up to {found:g}, but course_config.py gives "
-                            f"{folder}/{slug} {points:g} points: change one or the other")
-    return Exercise(slug=slug, title=data["title"], section=data["section"], checks=tuple(checks),
-                    seeds=_settings(path, "seeds", data.get("seeds", {}), int),
-                    tolerances=_settings(path, "tolerances", data.get("tolerances", {}), _NUMBER))
-
-
-def _settings(path: Path, name: str, table: dict[str, Any], kind: type | tuple[type, ...]) -> dict[str, Setting]:
-    """The [seeds] or [tolerances] of a manifest: each a table of value and description, except a shared seed."""
-    settings = {}
-    for key, entry in table.items():
-        where = f"{name}.{key}"
-        if name == "seeds" and key in _SHARED_SEEDS:
-            settings[key] = Setting(_kind(path, where, entry, kind), _SHARED_SEEDS[key])
-        else:
-            _kind(path, where, entry, dict)
-            _keys(path, where + ".", entry, {"value": kind, "description": str}, {})
-            settings[key] = Setting(entry["value"], entry["description"])
-    return settings
-
-
-def _keys(path: Path, where: str, table: dict[str, Any], required: dict[str, Any], optional: dict[str, Any]) -> None:
-    """`table` has every required key, no key but those and the optional ones, each of its kind."""
-    known = {**required, **optional}
-    for key in table:
-        if key not in known:
-            raise ManifestError(f"{path}: unknown key {where}{key} (known here: {', '.join(known)})")
-    for key in required:
-        if key not in table:
-            raise ManifestError(f"{path}: missing key {where}{key}")
-    for key, value in table.items():
-        _kind(path, where + key, value, known[key])
-
-
-def _kind(path: Path, key: str, value: Any, kind: type | tuple[type, ...]) -> Any:
-    """`value`, if it is of `kind` (true and false are not numbers, though Python's bool is an int)."""
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise ManifestError(f"{path}: key {key} should be {_KIND_NAMES[kind]}, not {type(value).__name__} {value!r}")
-    return value
-
-
 LESSON_01 = Lesson(
     number=1,
     title="Tensors and autograd",
@@ -303,7 +166,7 @@ LESSON_01 = Lesson(
     text="tensors-and-autograd.txt",
     # In the order the lesson teaches them, with their points (adding up to the lesson's 100). An
     # exercise still being written joins when its stub, reference, checks and manifest land.
-    exercises=tuple(_exercise("lesson01", slug, points) for slug, points in (
+    exercises=read_exercises("lesson01", shared_seeds=SHARED_SEEDS, points=(
         ("dtypes_and_devices", 5),
         ("shape_bugs", 8),
         ("views", 6),

@@ -1,5 +1,5 @@
 """Each exercise's manifest, graders/<lesson>/<slug>/exercise.toml, is what course_config.py
-serves: every one loads, the objects equal what the files say, a broken one stops the import
+serves (read by graders/engine/manifests.py): every one loads, the objects equal what the files say, a broken one stops the import
 with its file and key named, the student bundle's copies hold no hidden check, and
 `python -m graders config` prints them."""
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -17,7 +16,8 @@ from typing import Any, Callable
 import pytest
 
 import course_config
-from graders.frontends.nbgrader.bundle import PACKAGE, write_bundle
+from graders.engine.manifests import ManifestError, manifest_path, read_exercise
+from graders.frontends.nbgrader.bundle import PACKAGE, rename, write_bundle
 from graders.frontends.nbgrader.public_checks import public_checks, public_manifest, toml_text
 
 ROOT = course_config.ROOT
@@ -27,7 +27,7 @@ IDS = [e.slug for e in EXERCISES]
 
 
 def _manifest(exercise: course_config.Exercise) -> dict[str, Any]:
-    with course_config.manifest_path(LESSON.folder, exercise.slug).open("rb") as file:
+    with manifest_path(LESSON.folder, exercise.slug).open("rb") as file:
         return tomllib.load(file)
 
 
@@ -80,37 +80,56 @@ BROKEN: dict[str, tuple[Callable[[dict[str, Any]], object], str]] = {
 
 
 @pytest.mark.parametrize("case", BROKEN)
-def test_a_broken_manifest_names_its_file_and_key(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_broken_manifest_names_its_file_and_key(case: str, tmp_path: Path) -> None:
     change, said = BROKEN[case]
     data = _manifest(course_config.LESSON_01.exercise("views"))
     change(data)
     manifest = tmp_path / LESSON.folder / "views" / "exercise.toml"
     manifest.parent.mkdir(parents=True)
     manifest.write_text(toml_text(data))
-    monkeypatch.setattr(course_config, "_ENGINE", tmp_path)
-    with pytest.raises(course_config.ManifestError) as raised:
-        course_config._exercise(LESSON.folder, "views", course_config.LESSON_01.exercise("views").points)
+    with pytest.raises(ManifestError) as raised:
+        read_exercise(manifest, points=LESSON.exercise("views").points, shared_seeds=course_config.SHARED_SEEDS)
     assert str(raised.value).startswith(f"{manifest}: ") and said in str(raised.value)
 
 
+def test_a_broken_manifests_message_says_what_was_wrong_and_what_to_write(tmp_path: Path) -> None:
+    """The whole message, for a value of the wrong kind, an unknown key and a missing one."""
+    manifest = tmp_path / LESSON.folder / "views" / "exercise.toml"
+    manifest.parent.mkdir(parents=True)
+    for change, said in (
+            (lambda d: d["checks"][2].update(points="1"),
+             'key checks[3].points should be a number, not "1" (what the check is worth; e.g. points = 0.5)'),
+            (lambda d: d.update(sections="1.3"),
+             "unknown key sections: correct its spelling or remove it (the keys here are: title, section, checks, "
+             "seeds, tolerances, withheld_points)"),
+            (lambda d: d["checks"][0].pop("id"),
+             'missing key checks[1].id; add it (the check\'s name; its test is test_<id> in checks.py; '
+             'e.g. id = "shape_of_the_result")')):
+        data = _manifest(LESSON.exercise("views"))
+        change(data)
+        manifest.write_text(toml_text(data))
+        with pytest.raises(ManifestError) as raised:
+            read_exercise(manifest, points=LESSON.exercise("views").points, shared_seeds=course_config.SHARED_SEEDS)
+        assert str(raised.value) == f"{manifest}: {said}"
+
+
 def test_a_missing_or_unreadable_manifest_stops_the_import_by_name(tmp_path: Path) -> None:
-    """The bundle's layout (course_config.py inside the engine folder), one manifest not TOML, one absent."""
-    shutil.copyfile(course_config.__file__, tmp_path / "course_config.py")
-    for exercise in EXERCISES:
-        manifest = tmp_path / LESSON.folder / exercise.slug / "exercise.toml"
-        manifest.parent.mkdir(parents=True)
-        manifest.write_text(course_config.manifest_path(LESSON.folder, exercise.slug).read_text())
-    views = tmp_path / LESSON.folder / "views" / "exercise.toml"
+    """In the student bundle's layout (course_config.py inside the engine folder): one manifest not TOML, one absent."""
+    write_bundle(tmp_path, LESSON, list(EXERCISES), {})
+    bundle = tmp_path / PACKAGE
+    views = bundle / LESSON.folder / "views" / "exercise.toml"
     views.write_text(views.read_text().replace("[[checks]]", "[[checks]", 1))
-    said = _import_course_config(tmp_path)
+    said = _import_course_config(bundle)
     assert said.returncode != 0 and f"ManifestError: {views}: not valid TOML" in said.stderr, said.stderr
     views.unlink()
-    said = _import_course_config(tmp_path)
+    said = _import_course_config(bundle)
     assert said.returncode != 0 and f"ManifestError: {views}: cannot read the manifest of lesson01/views" in said.stderr
 
 
-def _import_course_config(folder: Path, code: str = "import course_config") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], cwd=folder, env={**os.environ, "PYTHONPATH": str(folder)},
+def _import_course_config(bundle: Path, code: str = "import course_config") -> subprocess.CompletedProcess:
+    """Run `code` as a student's run does in the bundle: its folder and the folder above on the path."""
+    path = os.pathsep.join([str(bundle.parent), str(bundle)])
+    return subprocess.run([sys.executable, "-c", code], cwd=bundle, env={**os.environ, "PYTHONPATH": path},
                           capture_output=True, text=True, timeout=120)
 
 
@@ -121,7 +140,7 @@ def _released_checks(exercise: course_config.Exercise) -> str:
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
 def test_the_released_manifest_has_the_public_checks_only(exercise: course_config.Exercise) -> None:
-    text = public_manifest(course_config.manifest_path(LESSON.folder, exercise.slug), _released_checks(exercise))
+    text = public_manifest(manifest_path(LESSON.folder, exercise.slug), _released_checks(exercise))
     released = tomllib.loads(text)
     assert [c["id"] for c in released["checks"]] == [c.id for c in exercise.checks if not c.hidden]
     hidden = [c for c in exercise.checks if c.hidden]
@@ -142,7 +161,7 @@ def test_the_released_manifest_keeps_only_the_settings_its_released_checks_name(
     """Enough for the public checks (tests/frontends/test_handout.py grades every reference with them), and no
     seed or tolerance that only hidden checks or the twin runs read: it would name a hidden input."""
     checks = _released_checks(exercise)
-    released = tomllib.loads(public_manifest(course_config.manifest_path(LESSON.folder, exercise.slug), checks))
+    released = tomllib.loads(public_manifest(manifest_path(LESSON.folder, exercise.slug), checks))
     for table in ("seeds", "tolerances"):
         for name in released.get(table, {}):
             assert f'"{name}"' in checks and name != "twins", f"{table}.{name} is released but no public check reads it"
@@ -159,13 +178,13 @@ def test_the_toml_writer_gives_back_the_same_data_and_types(exercise: course_con
 def test_the_bundles_course_config_is_this_one_and_serves_public_checks_only(tmp_path: Path) -> None:
     write_bundle(tmp_path, LESSON, list(EXERCISES), {})
     bundle = tmp_path / PACKAGE
-    assert (bundle / "course_config.py").read_bytes() == Path(course_config.__file__).read_bytes()
-    code = ("import json, course_config as c; print(json.dumps([c.__file__, "
+    assert (bundle / "course_config.py").read_text() == rename(Path(course_config.__file__).read_text())
+    code = ("import json, course_config as c; print(json.dumps([c.__file__, c.read_exercises.__module__, "
             "{e.slug: [[k.id, k.hidden] for k in e.checks] for e in c.LESSON_01.exercises}]))")
     said = _import_course_config(bundle, code)
     assert said.returncode == 0, said.stderr
-    where, checks = json.loads(said.stdout)
-    assert Path(where) == bundle / "course_config.py"
+    where, reader, checks = json.loads(said.stdout)
+    assert Path(where) == bundle / "course_config.py" and reader == f"{PACKAGE}.engine.manifests"
     assert checks == {e.slug: [[c.id, False] for c in e.checks if not c.hidden] for e in EXERCISES}
 
 

@@ -11,6 +11,7 @@ import sys
 import textwrap
 
 import course_config
+from graders.engine.manifests import manifest_path
 
 WIDTH = 100  # descriptions are wrapped to this many columns
 
@@ -55,7 +56,7 @@ def exercise_lines(slug: str) -> list[str]:
 
 
 def _exercise(lesson: course_config.Lesson, exercise: course_config.Exercise) -> list[str]:
-    manifest = course_config.manifest_path(lesson.folder, exercise.slug)
+    manifest = manifest_path(lesson.folder, exercise.slug)
     lines = [f"{exercise.slug}: {_points(exercise.points)}, lesson {lesson.number} "
              f"({manifest.relative_to(course_config.ROOT)})",
              *_wrapped(f"title: {exercise.title}", 2, hang=4), *_wrapped(f"section: {exercise.section}", 2, hang=4),

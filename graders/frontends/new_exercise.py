@@ -104,11 +104,11 @@ def _free_seeds(root: Path) -> tuple[int, int]:
 def _add_to_lesson(source: str, folder: str, slug: str, points: float) -> str:
     """course_config.py with (slug, points) last in the lesson's list of exercises."""
     start = source.find(f'folder="{folder}"')
-    table = re.compile(r"for slug, points in \(\n(?P<rows>(?:[ \t]+\(\"\w+\", [\d.]+\),\n)+)(?P<indent>[ \t]*)\)\)")
+    table = re.compile(r"points=\(\n(?P<rows>(?:[ \t]+\(\"\w+\", [\d.]+\),\n)+)(?P<indent>[ \t]*)\)\)")
     found = table.search(source, start) if start >= 0 else None
     if found is None:
         raise ScaffoldError(f"course_config.py: cannot find the list of {folder}'s exercises "
-                            "(`for slug, points in (...)`) to add the new one to: add it by hand")
+                            "(`read_exercises(..., points=(...))`) to add the new one to: add it by hand")
     row_indent = re.match(r"[ \t]*", found.group("rows")).group(0)
     row = f'{row_indent}("{slug}", {points:g}),\n'
     return source[:found.end("rows")] + row + source[found.end("rows"):]
@@ -163,8 +163,9 @@ _INIT = '''"""The room of `{slug}`: its manifest (exercise.toml), checks, named 
 purpose: a worker imports a room's drivers through this package, and must load nothing else of the grader."""
 '''
 
-_MANIFEST = '''# {lesson}/{slug}: title, lesson section, checks, seeds and tolerances, read by course_config.py (where
-# the exercise's place in the lesson and its points are, which its checks' points must add up to).
+_MANIFEST = '''# {lesson}/{slug}: title, lesson section, checks, seeds and tolerances (their schema: graders/engine/manifests.py),
+# served by course_config.py (where the exercise's place in the lesson and its points are, which its checks'
+# points must add up to).
 # A check's id names its test, test_<id>, in checks.py; hidden = true keeps it from students.
 # Print them all: python -m graders config --exercise {slug}
 

@@ -152,8 +152,8 @@ GITIGNORE = "__pycache__/\n*.pyc\nplots/\n.venv/\n*.egg-info/\nbuild/\n"
 # before it loads any entry point, so nothing of it is even imported.
 INSTALLED_PLUGIN = "graders"
 # What the handout's checks need installed (its nbchecks/ bundle replays recorded values: no hypothesis, no
-# nbgrader), each with the course's own range.
-HANDOUT_NEEDS = ("torch", "numpy", "pytest", "matplotlib")
+# nbgrader; msgspec reads the exercises' manifests), each with the course's own range.
+HANDOUT_NEEDS = ("torch", "numpy", "pytest", "matplotlib", "msgspec")
 
 
 def main(out_dir: Path, *, lesson: str = "lesson01", classroom: bool = False) -> Path:

@@ -23,7 +23,7 @@ import course_config
 from conftest import STUBS, batch_environment
 from graders.frontends.grade.intake.sources import FOLDER_TIMES_SAID, ZIP_TIMES, find_submissions
 from graders.frontends.grade.outputs.tables import DID_NOT_IMPORT
-from graders.frontends.grade.term.term import load_term
+from graders.frontends.grade.term.term import read_term_file
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -120,7 +120,7 @@ def test_an_unzipped_folders_times_are_read_in_the_zone_it_was_unzipped_in_and_s
     assert when == datetime.fromtimestamp(stamp) and "this machine's zone" in how, how
     term = tmp_path / "term.toml"
     term.write_text(f'[deadline]\ndue = {DUE}\nunzipped_in = "Europe/Berlin"\n')
-    assert str(load_term(term).unzipped_in) == "Europe/Berlin"
+    assert str(read_term_file(term).unzipped_in) == "Europe/Berlin"
 
 
 # ------------------------------------------------------------------ one small class, graded for real

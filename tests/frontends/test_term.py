@@ -18,7 +18,7 @@ from graders.frontends.grade import store
 from graders.frontends.grade.outputs import regrade
 from graders.frontends.grade.intake.hand_in_times import git_commit_time, nbgrader_timestamp
 from graders.frontends.grade.term.standing import Person, build_standings
-from graders.frontends.grade.term.term import LatePolicy, TermError, load_term
+from graders.frontends.grade.term.term import LatePolicy, TermError, read_term_file
 
 UTC = timezone.utc
 DUE = datetime(2026, 12, 1, 23, 59, tzinfo=timezone(timedelta(hours=1)))
@@ -49,7 +49,7 @@ def test_the_term_file_is_read_and_its_mistakes_are_named(tmp_path: Path) -> Non
     term.write_text('roster = "roster.csv"\ncanvas_assignment_id = 4711\n[deadline]\n'
                     'due = 2026-12-01T23:59:00+01:00\ngrace_minutes = 15\npercent_per_day = 10\nmax_percent = 30\n'
                     'lms_time_zone = "Europe/Berlin"\n')
-    read = load_term(term)
+    read = read_term_file(term)
     assert read.policy.due == DUE and read.policy.grace == timedelta(minutes=15)
     assert read.roster == tmp_path / "roster.csv" and read.canvas_assignment_id == "4711"
     assert str(read.lms_zone) == "Europe/Berlin"
@@ -61,7 +61,27 @@ def test_the_term_file_is_read_and_its_mistakes_are_named(tmp_path: Path) -> Non
                         ("due = [", "not valid TOML")):
         term.write_text(text)
         with pytest.raises(TermError, match=named):
-            load_term(term)
+            read_term_file(term)
+
+
+def test_a_broken_term_files_message_says_what_was_wrong_and_what_to_write(tmp_path: Path) -> None:
+    """The whole message, for a value of the wrong kind, an unknown key and a missing one."""
+    term = tmp_path / "term.toml"
+    due = "due = 2026-12-01T23:59:00+01:00\n"
+    for text, said in (
+            (f"[deadline]\n{due}grace_minutes = \"15\"\n",
+             'key deadline.grace_minutes should be a number, not "15" (minutes after due that are still on time: '
+             "a number, 0 or more (and not infinite); e.g. grace_minutes = 15)"),
+            (f"roster_file = \"roster.csv\"\n[deadline]\n{due}",
+             "unknown key roster_file: correct its spelling or remove it (the keys here are: roster, "
+             "roster_id_column, decisions, canvas_assignment_id, deadline)"),
+            ("[deadline]\npercent_per_day = 10\n",
+             "key deadline.due is missing: a late policy without `due` takes nothing; add due = <a date-time with "
+             "its UTC offset>, e.g. due = 2026-12-01T23:59:00+01:00")):
+        term.write_text(text)
+        with pytest.raises(TermError) as raised:
+            read_term_file(term)
+        assert str(raised.value) == f"{term}: {said}"
 
 
 def test_decide_writes_an_audited_ledger_and_refuses_what_is_not_a_decision(tmp_path: Path) -> None:
@@ -244,13 +264,13 @@ def test_each_lms_zip_gives_the_time_its_lms_received_the_graded_hand_in(tmp_pat
 
 
 def test_times_on_an_lms_clock_are_placed_in_the_lms_time_zone(tmp_path: Path) -> None:
-    from graders.frontends.grade.term.class_term import load_the_term
+    from graders.frontends.grade.term.class_term import load_term
     from graders.frontends.grade.intake.sources import Submission
 
     term = tmp_path / "term.toml"
     term.write_text('[deadline]\ndue = 2026-12-01T23:59:00+01:00\npercent_per_day = 10\n'
                     'lms_time_zone = "Europe/Berlin"\n')
-    setting = load_the_term(term, None, None, tmp_path / "out", {"": 100.0, "views": 6.0}, None)
+    setting = load_term(term, None, None, tmp_path / "out", {"": 100.0, "views": 6.0}, None)
     # 23:30 on the Berlin server's clock is on time; the same wall-clock time read as UTC would be late
     on_time = Submission("ana", "", submitted_at=datetime(2026, 12, 1, 23, 30), submitted_how="Moodle's time")
     late = Submission("ben", "", submitted_at=datetime(2026, 12, 2, 0, 30), submitted_how="Moodle's time")

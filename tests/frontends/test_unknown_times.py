@@ -29,10 +29,10 @@ from graders.frontends.grade.lms.blackboard import blackboard_csv
 from graders.frontends.grade.lms.canvas import canvas_csv
 from graders.frontends.grade.lms.grade_import import held_back
 from graders.frontends.grade.lms.moodle import left_out_of_moodle_grades, moodle_grades_csv, moodle_worksheet_csv
-from graders.frontends.grade.term.class_term import load_the_term
+from graders.frontends.grade.term.class_term import load_term
 from graders.frontends.grade.intake.sources import find_submissions
 from graders.frontends.grade.term.standing import Person, build_standings
-from graders.frontends.grade.term.term import LatePolicy, TermError, load_term
+from graders.frontends.grade.term.term import LatePolicy, TermError, read_term_file
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -85,17 +85,17 @@ def test_the_term_file_sets_the_terms_start_and_the_rule_and_names_its_mistakes(
     term = tmp_path / "term.toml"
     term.write_text('[deadline]\ndue = 2026-12-01T23:59:00+01:00\nterm_start = 2026-10-05T00:00:00+02:00\n'
                     'unknown_time = "late"\n')
-    read = load_term(term)
+    read = read_term_file(term)
     assert read.policy.term_start == datetime(2026, 10, 5, tzinfo=timezone(timedelta(hours=2)))
     assert read.policy.unknown_time == "late"
     term.write_text('[deadline]\ndue = 2026-12-01T23:59:00+01:00\n')
-    assert load_term(term).policy.unknown_time == "needs decision"  # the default
+    assert read_term_file(term).policy.unknown_time == "needs decision"  # the default
     for text, named in (('unknown_time = "ontime"\n', '"needs decision"'),
                         ("term_start = 2026-10-05T00:00:00\n", "UTC offset"),
                         ("term_start = 2026-12-02T00:00:00+00:00\n", "is not before due")):
         term.write_text(f"[deadline]\ndue = 2026-12-01T23:59:00+01:00\n{text}")
         with pytest.raises(TermError, match=named):
-            load_term(term)
+            read_term_file(term)
 
 
 def test_an_unknown_or_impossible_time_needs_a_decision_and_honest_classmates_keep_their_exact_scores() -> None:
@@ -195,7 +195,7 @@ def test_an_nbgrader_timestamp_of_1970_or_2300_needs_a_decision(tmp_path: Path) 
     term.write_text('decisions = "decisions.csv"\n[deadline]\ndue = 2026-12-01T23:59:00+00:00\npercent_per_day = 10\n')
     layout, found = find_submissions(tmp_path / "course", lesson="lesson01", slugs=["views"])
     assert layout == "nbgrader course"
-    setting = load_the_term(term, None, None, tmp_path / "out", {"": 100.0, "views": 100.0}, None)
+    setting = load_term(term, None, None, tmp_path / "out", {"": 100.0, "views": 100.0}, None)
     applied = setting.applied([_record(s, 100.0) for s in stamps], found, LESSON)
     standings = applied.standings
     assert standings["ben"].final == 60.0 and not standings["ben"].needs_decision

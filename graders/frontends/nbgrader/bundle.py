@@ -4,7 +4,7 @@ course package is not installed, and nothing that may not be released.
     nbchecks/runtime.py, report.py, grading_server.py, server.py   what the notebook's cells call
     nbchecks/<engine>.py          the engine modules the plugin imports (generic: no answers)
     nbchecks/<lesson>/<slug>/checks.py   public checks only (public_checks.py), beside the room's manifest
-    nbchecks/course_config.py     the course, copied as it is
+    nbchecks/course_config.py     the course, copied with its import of the manifests' reader renamed
     nbchecks/<lesson>/<slug>/exercise.toml   each exercise's manifest without its hidden checks, nor the
                                               seeds and tolerances only they use
     nbchecks/expected.json        expected values recorded from the reference (data)
@@ -23,6 +23,7 @@ import shutil
 from pathlib import Path
 
 import course_config
+from graders.engine.manifests import manifest_path
 from graders.frontends.nbgrader import grading_server
 from graders.frontends.nbgrader.public_checks import public_checks, public_manifest
 
@@ -68,12 +69,12 @@ def write_bundle(folder: Path, lesson: course_config.Lesson, exercises: list[cou
         (target / lesson.folder / exercise.slug).mkdir(exist_ok=True)
         (target / lesson.folder / exercise.slug / "checks.py").write_text(rename(text))
         (target / "exercises" / lesson.folder / f"{exercise.slug}.py").write_text(PLACEHOLDER)
-    shutil.copyfile(course_config.__file__, target / "course_config.py")
+    (target / "course_config.py").write_text(rename(Path(course_config.__file__).read_text()))
     for (folder_name, slug), (text, _) in released.items():
         room = target / folder_name / slug
         room.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ENGINE / folder_name / slug / "__init__.py", room / "__init__.py")
-        (room / "exercise.toml").write_text(public_manifest(course_config.manifest_path(folder_name, slug), text))
+        (room / "exercise.toml").write_text(public_manifest(manifest_path(folder_name, slug), text))
         if f"{folder_name}/{slug}/mistakes" not in modules:
             # The plugin reads every room's catalogue; this one's only hidden checks name (the quiz's
             # misconceptions, which would tell its wrong options from the right one).
@@ -94,6 +95,7 @@ def engine_modules(released_checks: list[str]) -> list[str]:
     # (graders/<lesson>/cases.py): the public checks' cases are recorded with the expected values and replayed,
     # and the recipes of the hidden checks' cases (their sizes, what they draw) are for the instructor only.
     queue = ["frontends/pytest_plugin", "frontends/classroom"]
+    queue.extend(_engine_imports(Path(course_config.__file__).read_text()))  # the manifests' reader
     for checks in released_checks:
         queue.extend(_engine_imports(checks))
     while queue:

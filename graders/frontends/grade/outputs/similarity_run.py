@@ -150,7 +150,7 @@ def archived_answers(folders: list[Path]) -> dict[str, dict[str, str]]:
     """Earlier terms' answers (their --out folders' answers/), named "<folder>/<student>"."""
     found: dict[str, dict[str, str]] = {}
     for folder in folders:
-        if not (folder / "answers").is_dir():  # checked before grading (class_term.load_the_term); gone since
+        if not (folder / "answers").is_dir():  # checked before grading (class_term.load_term); gone since
             continue
         for student in sorted(p for p in (folder / "answers").iterdir() if p.is_dir()):
             found[f"{folder.name}/{student.name}"] = {f.stem: f.read_text(encoding="utf-8", errors="replace")

@@ -30,7 +30,7 @@ import course_config
 from graders.engine import kept_values
 from graders.frontends.grade.outputs import outputs
 from graders.frontends.grade import store
-from graders.frontends.grade.term.class_term import LoadedTerm, load_the_term, synced_from_nbgrader
+from graders.frontends.grade.term.class_term import LoadedTerm, load_term, synced_from_nbgrader
 from graders.frontends.grade.run.cluster import GradingSite
 from graders.frontends.grade.run.out_folder import OutError, check_out
 from graders.frontends.grade.run.progress import Progress
@@ -63,7 +63,7 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
         check_out(Path(source), Path(out))
     except OutError as error:
         raise SystemExit(f"graders grade: {error}") from None
-    setting = load_the_term(term, roster, decisions, Path(out), points, compare, archive, roster_id_column)
+    setting = load_term(term, roster, decisions, Path(out), points, compare, archive, roster_id_column)
     zone = setting.term.unzipped_in
     if unzipped_in is not None:
         zone = time_zone(unzipped_in)

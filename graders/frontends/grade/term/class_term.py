@@ -1,8 +1,10 @@
-"""The term of one grading run: its files read and checked before anyone is graded, then applied to the class.
+"""The term applied to a class: every file of one grading run's term read and checked before anyone is graded,
+then the stored results turned into every student's standing.
 
 A typo in the ledger or the roster should stop the run in its first second, not after an hour of
-grading; so `load_the_term` reads and checks every file the term names up front (a SystemExit naming the
-file and the problem), and `LoadedTerm.applied` later turns the stored results into every student's standing.
+grading; so `load_term`, the one way in, reads and checks the term's file (term.py: its schema), the roster,
+the ledger and the earlier runs named, up front (a SystemExit naming the file and the problem), and
+`LoadedTerm.applied` later turns the stored results into every student's standing.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from graders.frontends.wording import counted
 from graders.frontends.grade.term.decisions import Decision, LedgerError, append, in_force, read_ledger
 from graders.frontends.grade.intake.hand_in_times import plausible_time
 from graders.frontends.grade.term.standing import Person, Standing, build_standings
-from graders.frontends.grade.term.term import NEEDS_DECISION, TermError, TermFile, load_term
+from graders.frontends.grade.term.term import NEEDS_DECISION, TermError, TermFile, read_term_file
 
 
 @dataclass
@@ -142,7 +144,7 @@ class LoadedTerm:
         return plausible_time(placed)
 
 
-def load_the_term(term: Path | None, roster: Path | None, decisions: Path | None, out: Path,
+def load_term(term: Path | None, roster: Path | None, decisions: Path | None, out: Path,
                   exercises: dict[str, float], compare: Path | None, archive: list[Path] | None = None,
                   roster_id_column: str | None = None) -> LoadedTerm:
     """Read and check every file of the term (`exercises`: each slug's points, "" the lesson's); SystemExit
@@ -151,7 +153,7 @@ def load_the_term(term: Path | None, roster: Path | None, decisions: Path | None
     from graders.frontends.grade.term.roster import RosterError, read_roster
 
     try:
-        setting = load_term(term) if term is not None else TermFile()
+        setting = read_term_file(term) if term is not None else TermFile()
         roster_file = roster or setting.roster
         id_column = roster_id_column or setting.roster_id_column
         people = read_roster(roster_file, id_column) if roster_file is not None else {}

@@ -1,4 +1,5 @@
-"""The term's settings for one assignment: its due date and late policy, where its roster and ledger live.
+"""The term's file: the settings of one assignment (its due date and late policy, where its roster and ledger
+live), their schema, and `read_term_file`, which checks them; class_term.py applies them to a class.
 
 They are kept in a TOML file beside the class's records, not in course_config.py: a course's
 exercises and checks stay the same from term to term, its dates and students do not.
@@ -32,11 +33,15 @@ an excuse), and is held back from the LMS's files until then. An extension moves
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
+
+from graders.engine.toml_schema import convert, read_toml
 
 
 NEEDS_DECISION, ON_TIME, LATE = "needs decision", "on time", "late"
@@ -118,84 +123,101 @@ class TermFile:
     unzipped_in: tzinfo | None = None  # where a download given as a folder was unzipped; None: this machine's zone
 
 
-_TOP_KEYS = {"roster", "roster_id_column", "decisions", "canvas_assignment_id", "deadline"}
-_DEADLINE_KEYS = {"due", "grace_minutes", "percent_per_day", "max_percent", "zero_after_days", "lms_time_zone",
-                  "unzipped_in", "term_start", "unknown_time"}
+# The file's schema: a key is a field here, its description and example the advice an error about it gives.
+_NUMBER_ADVICE = "a number, 0 or more (and not infinite)"
 
 
-def load_term(path: Path) -> TermFile:
-    """Read a term's file; every missing, unknown or mistyped key is a TermError naming it."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise TermError(f"--term {path}: cannot read it ({error.strerror or error})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise TermError(f"{path}: not valid TOML ({error})") from None
-    _only(data, _TOP_KEYS, str(path))
-    deadline = data.get("deadline", {})
-    if not isinstance(deadline, dict):
-        raise TermError(f"{path}: `deadline` must be a table ([deadline]) with {', '.join(sorted(_DEADLINE_KEYS))}")
-    _only(deadline, _DEADLINE_KEYS, f"{path} [deadline]")
-    due = deadline.get("due")
-    if due is not None and (not isinstance(due, datetime) or due.tzinfo is None):
-        raise TermError(f"{path} [deadline] due = {due!r}: write a date-time with its UTC offset, e.g. "
-                        f"due = 2026-12-01T23:59:00+01:00 (a time without offset would depend on this machine's "
-                        f"time zone)")
-    policy = LatePolicy(due=due, grace=timedelta(minutes=_number(deadline, "grace_minutes", 0.0, path)),
-                        percent_per_day=_number(deadline, "percent_per_day", 0.0, path),
-                        max_percent=_number(deadline, "max_percent", 100.0, path),
-                        zero_after_days=_optional_number(deadline, "zero_after_days", path),
-                        zone=_zone(deadline, "lms_time_zone", path),
-                        term_start=_term_start(deadline, due, path), unknown_time=_unknown_time(deadline, path))
-    if policy.max_percent > 100:
-        raise TermError(f"{path} [deadline] max_percent = {policy.max_percent:g}: a penalty cannot exceed 100%")
-    if due is None and (deadline.keys() - {"due", "lms_time_zone", "unzipped_in"}):
-        raise TermError(f"{path} [deadline]: a late policy without `due`; add due = <date-time with offset>")
-    folder = path.parent
-    return TermFile(policy=policy, roster=_path(data, "roster", folder, path),
-                roster_id_column=_text(data, "roster_id_column", path),
-                decisions=_path(data, "decisions", folder, path),
-                canvas_assignment_id=_canvas_id(data, path), lms_zone=policy.zone,
-                unzipped_in=_zone(deadline, "unzipped_in", path))
+def _number(description: str, example: float, most: float = 1e6) -> Any:
+    return Annotated[float, Meta(ge=0, **({"le": most} if most < 1e6 else {"lt": most}),
+                                 description=description, examples=[example])]
 
 
-def _term_start(deadline: dict[str, Any], due: datetime | None, path: Path) -> datetime | None:
-    start = deadline.get("term_start")
-    if start is None:
-        return None
-    if not isinstance(start, datetime) or start.tzinfo is None:
-        raise TermError(f"{path} [deadline] term_start = {start!r}: write a date-time with its UTC offset, e.g. "
-                        f"term_start = 2026-10-05T00:00:00+02:00")
-    if due is not None and start >= due:
-        raise TermError(f"{path} [deadline] term_start = {start.isoformat()} is not before due = {due.isoformat()}")
-    return start
+def _moment(description: str, example: str) -> Any:
+    return Annotated[datetime, Meta(tz=True, description=description, examples=[datetime.fromisoformat(example)])]
 
 
-def _unknown_time(deadline: dict[str, Any], path: Path) -> str:
-    rule = deadline.get("unknown_time", NEEDS_DECISION)
-    if rule not in UNKNOWN_TIME:
-        raise TermError(f"{path} [deadline] unknown_time = {rule!r}: write one of "
-                        + "; ".join(f'"{name}" ({what})' for name, what in UNKNOWN_TIME.items()))
-    return str(rule)
+def _zone_name(description: str) -> Any:
+    return Annotated[str, Meta(description=description, examples=["Europe/Berlin"])]
 
 
-def _canvas_id(table: dict[str, Any], path: Path) -> str | None:
-    value = _text(table, "canvas_assignment_id", path)
-    if value is not None and not value.isdigit():
-        raise TermError(f"{path}: canvas_assignment_id = {value!r}: Canvas's assignment ids are digits (the number "
-                        f"at the end of the assignment's address, .../assignments/4711)")
-    return value
+class _Deadline(msgspec.Struct, forbid_unknown_fields=True):
+    """The [deadline] table: the due date and the late policy."""
+
+    due: _moment("the due date, a TOML date-time with its UTC offset (a time without one would depend on this "
+                 "machine's time zone)", "2026-12-01T23:59:00+01:00") | None = None
+    grace_minutes: _number(f"minutes after due that are still on time: {_NUMBER_ADVICE}", 15) = 0.0
+    percent_per_day: _number(f"the share of the score taken per started day late: {_NUMBER_ADVICE}", 10) = 0.0
+    max_percent: _number("the most a penalty takes, in percent: a penalty cannot exceed 100%", 50, most=100) = 100.0
+    zero_after_days: _number(f"days after which a hand-in scores 0: {_NUMBER_ADVICE}", 7) | None = None
+    lms_time_zone: _zone_name("the time zone of LMS times that carry none") | None = None
+    unzipped_in: _zone_name("where a download graded as a folder was unzipped") | None = None
+    term_start: _moment("no hand-in can be older, a TOML date-time with its UTC offset",
+                        "2026-10-05T00:00:00+02:00") | None = None
+    unknown_time: Annotated[Literal[NEEDS_DECISION, ON_TIME, LATE], Meta(
+        description="how an unknown or impossible hand-in time counts: "
+                    + "; ".join(f'"{name}" {what}' for name, what in UNKNOWN_TIME.items()),
+        examples=[NEEDS_DECISION])] = NEEDS_DECISION
 
 
-def _zone(table: dict[str, Any], key: str, path: Path) -> tzinfo | None:
-    name = table.get(key)
+class _TermToml(msgspec.Struct, forbid_unknown_fields=True):
+    """The whole file."""
+
+    roster: Annotated[str, Meta(description="the roster's CSV file, relative to the term's file",
+                                examples=["roster.csv"])] | None = None
+    roster_id_column: Annotated[str | int, Meta(description="the roster's column holding the download's ids",
+                                                examples=["SIS Login ID"])] | None = None
+    decisions: Annotated[str, Meta(description="the ledger of decisions, relative to the term's file",
+                                   examples=["decisions.csv"])] | None = None
+    canvas_assignment_id: Annotated[str | int, Meta(description="Canvas's assignment id, the number at the end of "
+                                                                "the assignment's address", examples=["4711"])
+                                    ] | None = None
+    deadline: Annotated[_Deadline, Meta(description="a [deadline] table")] = msgspec.field(default_factory=_Deadline)
+
+
+def read_term_file(path: Path) -> TermFile:
+    """The term's file at `path`, checked: every missing, unknown or mistyped key is a TermError naming the file, the
+    key and what to write."""
+    read = convert(read_toml(path, TermError, "the term's file"), _TermToml, path, TermError)
+    deadline = read.deadline
+    if deadline.due is None and any(getattr(deadline, key) != getattr(_Deadline(), key)
+                                    for key in deadline.__struct_fields__ if key not in _WITHOUT_DUE):
+        raise TermError(f"{path}: key deadline.due is missing: a late policy without `due` takes nothing; add "
+                        f"due = <a date-time with its UTC offset>, e.g. due = 2026-12-01T23:59:00+01:00")
+    if deadline.term_start is not None and deadline.due is not None and deadline.term_start >= deadline.due:
+        raise TermError(f"{path}: key deadline.term_start = {deadline.term_start.isoformat()} is not before due = "
+                        f"{deadline.due.isoformat()}: write the first day of the term")
+    canvas = None if read.canvas_assignment_id is None else str(read.canvas_assignment_id)
+    if canvas is not None and not canvas.isdigit():
+        raise TermError(f"{path}: key canvas_assignment_id = {canvas!r}: Canvas's assignment ids are digits (the "
+                        f"number at the end of the assignment's address, .../assignments/4711)")
+    zone = _zone(deadline.lms_time_zone, "lms_time_zone", path)
+    policy = LatePolicy(due=deadline.due, grace=timedelta(minutes=deadline.grace_minutes),
+                        percent_per_day=deadline.percent_per_day, max_percent=deadline.max_percent,
+                        zero_after_days=deadline.zero_after_days, zone=zone, term_start=deadline.term_start,
+                        unknown_time=deadline.unknown_time)
+    return TermFile(policy=policy, roster=_beside(read.roster, path),
+                    roster_id_column=None if read.roster_id_column is None else str(read.roster_id_column),
+                    decisions=_beside(read.decisions, path), canvas_assignment_id=canvas, lms_zone=zone,
+                    unzipped_in=_zone(deadline.unzipped_in, "unzipped_in", path))
+
+
+# The keys of [deadline] that mean something without a due date.
+_WITHOUT_DUE = {"due", "lms_time_zone", "unzipped_in"}
+
+
+def _zone(name: str | None, key: str, path: Path) -> tzinfo | None:
     if name is None:
         return None
-    zone = time_zone(str(name))
+    zone = time_zone(name)
     if zone is None:
-        raise TermError(f"{path} [deadline] {key} = {name!r}: not a time zone name; write one like "
+        raise TermError(f"{path}: key deadline.{key} = {name!r} is not a time zone name; write one like "
                         f"\"Europe/Berlin\" or \"America/New_York\"")
     return zone
+
+
+def _beside(name: str | None, path: Path) -> Path | None:
+    """A file the term's file names, relative to its folder."""
+    return None if name is None else (path.parent / name).resolve()
 
 
 def time_zone(name: str) -> tzinfo | None:
@@ -206,32 +228,3 @@ def time_zone(name: str) -> tzinfo | None:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
         return None
-
-
-def _only(table: dict[str, Any], known: set[str], where: str) -> None:
-    unknown = sorted(set(table) - known)
-    if unknown:
-        raise TermError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(sorted(known))}")
-
-
-def _number(table: dict[str, Any], key: str, default: float, path: Path) -> float:
-    value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
-        raise TermError(f"{path} [deadline] {key} = {value!r}: give a number, 0 or more (and not infinite)")
-    return float(value)
-
-
-def _optional_number(table: dict[str, Any], key: str, path: Path) -> float | None:
-    return None if key not in table else _number(table, key, 0.0, path)
-
-
-def _text(table: dict[str, Any], key: str, path: Path) -> str | None:
-    value = table.get(key)
-    if value is not None and not isinstance(value, (str, int)):
-        raise TermError(f"{path}: {key} = {value!r}: give text, e.g. {key} = \"4711\"")
-    return None if value is None else str(value)
-
-
-def _path(table: dict[str, Any], key: str, folder: Path, path: Path) -> Path | None:
-    value = _text(table, key, path)
-    return None if value is None else (folder / value).resolve()
