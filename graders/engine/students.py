@@ -82,8 +82,8 @@ class Students:
         else:
             shared = self.shared_workers.get(path.parent)
             if shared is None:
-                shared = self.shared_workers[path.parent] = SubmissionWorker(path.parent, settings.budget,
-                                                                             settings.sandbox, self._plans_of(path.parent))
+                shared = SubmissionWorker(path.parent, settings.budget, settings.sandbox, self._plans_of(path.parent))
+                self.shared_workers[path.parent] = shared
             # A driver module's one-time loading, which the zygote runs before it forks the worker.
             choose_warm_up = getattr(node.obj, "worker_warm_up", None)
             chosen = choose_warm_up(path) if choose_warm_up is not None else None

@@ -203,7 +203,7 @@ def _serve(sock: socket.socket, loaded: _Loaded) -> None:
             reply["seconds"] = time.perf_counter() - started  # a load sent ahead is judged by it (shared.Lease)
         else:
             found = loaded.find(request.get("module"))
-            loaded.output.on_printed = lambda written: _send(sock, {"status": "printing", "written": written,
+            loaded.output.on_printed = lambda written: _send(sock, {"status": str(Status.PRINTING), "written": written,
                                                               "id": request.get("id")})
             try:
                 reply = (answer(request, found[0], found[1], loaded.output) if found is not None
@@ -220,7 +220,7 @@ def answer(request: dict, module: types.ModuleType, student_file: str, output: _
     if request["op"] == "call":
         target = getattr(module, request["function"], None)
         if not callable(target):
-            return {"status": "missing", "function": request["function"], "public": _public_names(module)}
+            return {"status": str(Status.MISSING), "function": request["function"], "public": _public_names(module)}
         call = lambda: target(*args, **kwargs)  # noqa: E731
     else:
         driver = _resolve(request["driver"])
@@ -235,9 +235,9 @@ def answer(request: dict, module: types.ModuleType, student_file: str, output: _
         else:
             value = call()
     except BaseException as error:  # noqa: BLE001 - a student's sys.exit is an answer too
-        reply = {"status": "raised", "error": _describe(error, student_file)}
+        reply = {"status": str(Status.RAISED), "error": _describe(error, student_file)}
     else:
-        reply = {"status": "returned", "value": value}
+        reply = {"status": str(Status.RETURNED), "value": value}
         if request.get("return_args"):
             reply["args"] = list(args)
     reply["seconds"] = time.perf_counter() - started
