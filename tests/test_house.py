@@ -1,11 +1,14 @@
 """The house's rules, read from the source: three floors that import one way (front ends -> engine
 -> sandbox), the sandbox entered through its door only, checks that import the kit alone, the batch's
-wings that import one way (grade/: floor -> lms -> intake -> term -> outputs -> run), and no import cycle
-anywhere in graders/, counting every import (inside functions and relative ones too)."""
+wings that import one way (grade/: floor -> lms -> intake -> term -> outputs -> run), no import cycle
+anywhere in graders/, counting every import (inside functions and relative ones too); and a sandbox that
+returns facts while the engine words what a student reads."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -204,3 +207,31 @@ def test_the_wing_rule_reads_every_import(tmp_path: Path, where: str, text: str,
     (batch / "outputs" / "report.py").write_text("from graders.frontends.grade.term import standing\n")  # allowed
     (batch / where).write_text(text)
     assert _wing_violations(tmp_path / "graders") == [wrong + ", a wing after its own"]
+
+
+def _strings_said(path: Path) -> list[tuple[int, str]]:
+    """The string constants of a module (the pieces of its f-strings too), docstrings left out."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _floor(m) == "sandbox"))
+def test_the_sandbox_says_nothing_to_the_student(module: str) -> None:
+    # What it checks, and no more: no string of a sandbox module addresses its reader as "you". The sandbox returns
+    # facts (sandbox/outcome.py's Fact) and the engine words what a student reads (engine/sandbox_words.py); the
+    # sandbox's own sentences are for the instructor and the log (confinement, the zygote). A word test cannot tell
+    # those apart otherwise: it catches the sentence written to a student, the one that must not be here.
+    addressed = [(line, text[:60]) for line, text in _strings_said(MODULES[module])
+                 if re.search(r"\byou(r|rs|rself)?\b", text, re.IGNORECASE)]
+    assert not addressed, f"{module} words a sentence for the student (lines {addressed}): return a Fact instead"
+
+
+def test_an_outcome_carries_facts_not_sentences() -> None:
+    from graders.sandbox import Outcome
+
+    texts = [field.name for field in dataclasses.fields(Outcome) if field.type in ("str", str)]
+    assert texts == ["output"], f"Outcome has the text field(s) {texts}: only what the student's code printed is text"

@@ -24,13 +24,16 @@ from graders.engine.error_hints import hint_for, missing_module_hint
 from graders.engine.feedback import CheckFailed, Feedback, cut, fail
 from graders.engine.mistakes import ANY_EXERCISE, Mistake
 from graders.engine.printed import without_foreign_warnings
-from graders.sandbox import Budget, Outcome, StudentError
-from graders.sandbox import TraceEvent, copy, pack
+from graders.engine.sandbox_words import worded
 from graders.engine.source_evidence import SourceEvidence
+from graders.sandbox import Budget, Confinement, Outcome, Status, StudentError
+from graders.sandbox import TraceEvent, copy, pack
 
 NOT_IMPLEMENTED = "`{function}` is not implemented yet: it still raises NotImplementedError."
 NOT_IMPLEMENTED_HINT = "Replace the `raise NotImplementedError` in {file} with your own code."
 MISSING = "`{function}` is not defined in {file}: did you rename it?"
+MISSING_FILE = "{file} does not exist: the submission has no file for this exercise."
+MISSING_FILE_HINT = "Copy the stub from exercises/ into the submission and complete it."
 IMPORT_FAILED = "{file} could not be imported, so none of its functions could be checked."
 TIMEOUT = "{call} did not return within {seconds:g} s and was stopped."
 TIMEOUT_HINT = "Look for a loop that never ends (a `while` whose condition never becomes false)."
@@ -62,10 +65,25 @@ UNCONFINED_HINT = ("Instructor: grade on a Linux machine with Landlock (kernel 5
 
 
 class Backend(Protocol):
+    """Where a `Student`'s module runs: a lease on the submission's worker (sandbox.shared.Lease), or the grader's
+    own process (sandbox.InProcess). Every backend has all of it; nothing here asks which one it is."""
+
     shares_the_graders_process: bool  # student code in the grader's own process: nothing may run beside it
-    def start(self) -> Outcome: ...
+    # Seconds spent asking a fresh worker again what earlier checks asked (the grader's doing, not the student's
+    # time): the student is charged a call's wait less what this grew by during it.
+    replay_seconds: float
+    confinement: Confinement | None  # what its worker said held before any student code ran; None: no worker yet
+
+    def spawn(self) -> None:
+        """Begin starting, ahead of the first request (a fork whose set-up overlaps the grading); may do nothing."""
+
+    def start(self) -> Outcome:
+        """Import the module: READY, or how the import failed."""
+
     def request(self, message: dict, seconds: float | None = None) -> Outcome: ...
+
     def stop(self) -> None: ...
+
     @property
     def alive(self) -> bool: ...
 
@@ -154,7 +172,9 @@ class Student:
         self.section = section
         self._make_backend = make_backend  # a lease on the submission's worker (sandbox.shared), or in-process
         self._backend: Backend | None = None
-        self._import_failure: Feedback | None = None
+        # A module that is not there fails every check the same way, before any backend is made.
+        self._import_failure: Feedback | None = None if module_path.is_file() else Feedback(
+            MISSING_FILE.format(file=display_path), cause="missing file", hint=MISSING_FILE_HINT)
         self._timed_out: set[str] = set()
         self._public: list[str] = []  # the functions the student's module defines
         self._ready = False  # the backend has imported the module and answered "ready"
@@ -204,11 +224,8 @@ class Student:
         """Fork the worker now, so that importing the module overlaps the grading of other
         exercises; the first check then only waits for what is left of the import."""
         if self._backend is None and self._import_failure is None:
-            backend = self._make_backend()
-            spawn = getattr(backend, "spawn", None)
-            if spawn is not None:
-                spawn()
-                self._backend = backend
+            self._backend = self._make_backend()
+            self._backend.spawn()
 
     @functools.cached_property
     def evidence(self) -> SourceEvidence:
@@ -287,25 +304,25 @@ class Student:
                 self.allowance.spend(time.monotonic() - started)
             self._within_allowance()
             seconds = min(self.budget.call_seconds, self.allowance.left())
-            # Only a backend that says it runs student code in a process of its own gets the grader's work beside it.
-            apart = not getattr(backend, "shares_the_graders_process", True)
+            # Only a backend that runs student code in a process of its own gets the grader's work beside it.
+            apart = not backend.shares_the_graders_process
             beside = meanwhile.alongside() if meanwhile is not None and apart else contextlib.nullcontext()
             with beside:
-                started, replayed = time.monotonic(), getattr(backend, "replay_seconds", 0.0)
+                started, replayed = time.monotonic(), backend.replay_seconds
                 outcome = backend.request(message, seconds)
                 answered = time.monotonic()  # before waiting for `meanwhile`, which is the grader's time
             # A lease that left its plan asks a fresh worker again what was asked before (sandbox/shared.py):
             # the grader's doing, not the student's time.
-            waited = answered - started - (getattr(backend, "replay_seconds", 0.0) - replayed)
+            waited = answered - started - (backend.replay_seconds - replayed)
             # A call sent ahead of its check ran partly before it was waited for: what the call itself took counts.
             self.allowance.spend(max(waited, outcome.seconds if outcome.replied else 0.0))
-            if key is not None and outcome.status in ("returned", "raised"):
+            if key is not None and outcome.status in (Status.RETURNED, Status.RAISED):
                 self._answers[key] = _copied(outcome)
         if outcome.output:
             self.printed.append(outcome.output)
         if kept is None:
             self.written += max(outcome.written, len(outcome.output) + outcome.output_dropped)
-        if outcome.status == "timeout" and seconds < self.budget.call_seconds:
+        if outcome.status == Status.TIMEOUT and seconds < self.budget.call_seconds:
             self._within_allowance()  # the call was stopped because the allowance ran out
         return self._returned(function, shown, outcome, allow_raise)
 
@@ -332,9 +349,9 @@ class Student:
         backend = self._backend if alive else self._make_backend()  # a prestarted one, or a new one
         self._backend, self._ready = None, False
         outcome = backend.start()
-        if getattr(backend, "confinement", None) is not None:
-            self.confinements.append(backend.confinement)  # type: ignore[attr-defined]
-        if outcome.status != "ready":
+        if backend.confinement is not None:
+            self.confinements.append(backend.confinement)
+        if outcome.status != Status.READY:
             self._import_failure = self._import_feedback(outcome)
             raise CheckFailed(self._import_failure)
         self._backend, self._ready = backend, True
@@ -345,15 +362,15 @@ class Student:
         return dataclasses.replace(self._import_problem(outcome), cause="import")
 
     def _import_problem(self, outcome: Outcome) -> Feedback:
-        if outcome.status == "unconfined":
-            return Feedback(outcome.detail, hint=UNCONFINED_HINT)
+        if outcome.status == Status.UNCONFINED:
+            return Feedback(worded(outcome.fact), hint=UNCONFINED_HINT)
         summary = IMPORT_FAILED.format(file=self.display_path)
-        if outcome.status == "timeout":
+        if outcome.status == Status.TIMEOUT:
             return Feedback(summary, got=f"the import did not finish within {self.budget.import_seconds:g} s",
                             got_as="stopped",
                             hint="Code at the top level of the file runs on import: move it into a function.")
-        if outcome.status == "died":
-            return Feedback(summary, got=outcome.detail, got_as="stopped",
+        if outcome.status == Status.DIED:
+            return Feedback(summary, got=worded(outcome.fact), got_as="stopped",
                             hint="Code at the top level runs on import; remove os._exit().")
         if outcome.error is not None:
             error = outcome.error
@@ -363,31 +380,32 @@ class Student:
                                                                                          "ModuleNotFoundError")
                     else "Code at the top level of the file runs on import; fix the error shown.")
             return Feedback(summary, got=self._error_text(error), hint=hint)
-        return Feedback(summary, got=outcome.detail, got_as="stopped")
+        return Feedback(summary, got=worded(outcome.fact), got_as="stopped")
 
     def _returned(self, function: str, shown: str, outcome: Outcome, allow_raise: bool) -> Returned:
         __tracebackhide__ = True
         section = self.section
-        if outcome.status == "returned":
+        if outcome.status == Status.RETURNED:
             return Returned(shown, outcome.value, outcome.args, None, outcome.trace, outcome.output,
                             outcome.output_dropped, outcome.seconds)
-        if outcome.status == "missing":
+        if outcome.status == Status.MISSING:
             close = difflib.get_close_matches(function, outcome.public, n=3)
             found = f"Functions in your file: {', '.join(close or outcome.public) or 'none'}." if outcome.public else ""
             fail(MISSING.format(function=function, file=self.display_path), got=found, got_as="found",
                  hint=f"Keep the name `{function}` exactly as the stub defines it.", section=section)
-        if outcome.status == "timeout":
+        if outcome.status == Status.TIMEOUT:
             self._timed_out.add(function)
-            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=outcome.detail, got_as="stopped",
+            fail(TIMEOUT.format(call=shown, seconds=self.budget.call_seconds), got=worded(outcome.fact),
+                 got_as="stopped",
                  hint=self._slow_hint(outcome.written, TIMEOUT_HINT),
                  section=section, cause=f"timeout of {function}")
-        if outcome.status == "died":
-            fail(DIED.format(call=shown, detail=outcome.detail), section=section)
-        if outcome.status == "unreadable":
-            fail(UNREADABLE.format(call=shown, detail=outcome.detail),
+        if outcome.status == Status.DIED:
+            fail(DIED.format(call=shown, detail=worded(outcome.fact)), section=section)
+        if outcome.status == Status.UNREADABLE:
+            fail(UNREADABLE.format(call=shown, detail=worded(outcome.fact)),
                  hint="Return tensors, numbers, strings, lists, tuples or dicts.", section=section)
-        if outcome.status != "raised" or outcome.error is None:
-            fail(BROKEN.format(call=shown, detail=outcome.detail or outcome.status), section=section)
+        if outcome.status != Status.RAISED or outcome.error is None:
+            fail(BROKEN.format(call=shown, detail=worded(outcome.fact) or outcome.status), section=section)
         return self._raised(function, shown, outcome, allow_raise)
 
     def _raised(self, function: str, shown: str, outcome: Outcome, allow_raise: bool) -> Returned:

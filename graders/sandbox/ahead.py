@@ -23,7 +23,8 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from graders.sandbox.process import Outcome, Worker, load_request
+from graders.sandbox.outcome import Outcome
+from graders.sandbox.process import Worker, load_request
 from graders.sandbox.wire import pack
 
 LOAD = b""  # a plan's entry that loads its module (a packed request is never empty)

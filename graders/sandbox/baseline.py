@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from graders.sandbox.outcome import Kind
+
 _WATCHED: tuple[Any, ...] = (torch, torch.nn, torch.nn.functional, torch.autograd, torch.Tensor, torch.nn.Module,
                              torch.nn.Parameter, np, math, random, builtins)
 
@@ -67,12 +69,12 @@ class Baseline:
                    os.getcwd(), sys.getrecursionlimit(), {n: signal.getsignal(n) for n in _SIGNALS}, _threads(),
                    {kind: resource.getrlimit(kind) for kind in _LIMITS})
 
-    def lost(self) -> str | None:
+    def lost(self) -> Kind | None:
         """What student code changed that only a fresh process undoes, if anything."""
         if _threads() > self.threads:
-            return "a thread started by an earlier module is still running"
+            return Kind.THREAD_LEFT
         if any(resource.getrlimit(kind) != value for kind, value in self.limits.items()):
-            return "an earlier module changed a resource limit"
+            return Kind.LIMIT_CHANGED
         return None
 
     def restore(self, student_folder: str) -> None:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from graders.sandbox import landlock, namespace_view, privileges, syscall_filter
+from graders.sandbox.budget import Budget
 from graders.sandbox.cgroups import Groups, Walls
 from graders.sandbox.reach import installation, worker_reach
 
@@ -136,12 +137,12 @@ class WorkerFolder:
             folder.mkdir(parents=True, exist_ok=True)
 
 
-def enter(channel: socket.socket, folder: WorkerFolder, code: Path, *, memory_mb: int, output_kb: int,
-          worker_user: str, without: frozenset[str], walls: Walls, groups: object, number: int, scratch_mb: int,
-          worker_uids: int) -> Confinement:
+def enter(channel: socket.socket, folder: WorkerFolder, code: Path, budget: Budget, *, without: frozenset[str],
+          groups: object, number: int) -> Confinement:
     """Confine this (forked, single-threaded) process for good, able to read the submission's
-    folder `code`; returns what holds. `groups` is where its cgroup may be made (cgroups.Groups),
-    or why not: then its walls fall back to rlimits and a user of its own."""
+    folder `code`, within `budget`; returns what holds. `groups` is where its cgroup may be made
+    (cgroups.Groups), or why not: then its walls fall back to rlimits and a user of its own."""
+    walls = Walls(budget.memory_mb * 2**20, budget.tasks, budget.cpus)
     parent = os.getppid()
     if "cgroups" in without:
         groups = "no cgroups (left out by --sandbox-without)"
@@ -150,21 +151,22 @@ def enter(channel: socket.socket, folder: WorkerFolder, code: Path, *, memory_mb
     os.setsid()
     _streams(channel, folder.scratch)
     _environment(folder.scratch)
-    _limits(memory_mb, output_kb)
+    _limits(budget.memory_mb, budget.output_kb)
     root = os.geteuid() == 0
     reach = worker_reach(code, folder.scratch, os.getpid())
     switching = root and "namespace" not in without and "user" not in without
     # With no cgroup to count its tasks, a worker runs as a user of its own, so that RLIMIT_NPROC
     # counts its threads alone (nobody's count would be every worker's together).
-    uid, gid = (privileges.user_ids(worker_user) if counted else (worker_uids + number % 10_000,) * 2) \
-        if switching else (os.getuid(), os.getgid())
+    own_user = (budget.worker_uids + number % 10_000,) * 2
+    uid, gid = (privileges.user_ids(budget.worker_user) if counted else own_user) if switching \
+        else (os.getuid(), os.getgid())
     view = False
     if root and "namespace" not in without:
         sources = {}
         if "user" not in without:
             sources[code.resolve()] = _copy_submission(code, folder.code)
         try:
-            namespace_view.enter(reach, folder.view, sources, scratch=(scratch_mb, uid, gid))
+            namespace_view.enter(reach, folder.view, sources, scratch=(budget.scratch_mb, uid, gid))
             view = True
         except OSError:
             view = False
@@ -184,7 +186,7 @@ def enter(channel: socket.socket, folder: WorkerFolder, code: Path, *, memory_mb
                                                             list(reach.devices))
     seccomp = "seccomp" not in without and syscall_filter.confine(os.getpid())
     held = _judge(view=view, abi=abi, seccomp=seccomp, root=root, switched=switched, capabilities=capabilities)
-    return dataclasses.replace(held, walls=_walls_text(counted, groups, walls, switched, view, scratch_mb))
+    return dataclasses.replace(held, walls=_walls_text(counted, groups, walls, switched, view, budget.scratch_mb))
 
 
 def _walls_text(counted: str, groups: object, walls: Walls, own_user: bool, view: bool, scratch_mb: int) -> str:

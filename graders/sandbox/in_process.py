@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from graders.sandbox import wire, worker
-from graders.sandbox.process import Outcome, outcome_from_reply
+from graders.sandbox.confinement import Confinement
+from graders.sandbox.outcome import Fact, Kind, Outcome, Status, outcome_from_reply
 
 
 class _PrintThrough:
@@ -26,12 +27,20 @@ class _PrintThrough:
 
 
 class InProcess:
+    """The student's module imported into the grader's own process: a backend as a worker's lease is
+    (engine/student.py's Backend), with no process of its own to start ahead, to replay or to confine."""
+
     shares_the_graders_process = True  # so nothing of the grader's runs on a thread beside it (engine/student.py)
+    replay_seconds = 0.0  # nothing is ever asked again
+    confinement: Confinement | None = None  # no worker, so no report of one
 
     def __init__(self, module_path: Path) -> None:
         self.module_path = module_path
         self.module: Any = None
         self.alive = False
+
+    def spawn(self) -> None:
+        """Nothing to start ahead: the import happens at `start`, in this process."""
 
     def start(self) -> Outcome:
         name = f"student_{self.module_path.stem}"
@@ -46,7 +55,8 @@ class InProcess:
         try:
             packed = wire.pack(reply)
         except Exception as error:  # noqa: BLE001 - the same fallback the worker uses
-            packed = wire.pack({"status": "unreadable", "detail": f"{type(error).__name__}: {error}"})
+            packed = wire.pack({"status": str(Status.UNREADABLE),
+                                "fact": Fact(Kind.UNSENDABLE, text=f"{type(error).__name__}: {error}").to_wire()})
         return outcome_from_reply(wire.unpack(packed))
 
     def stop(self) -> None:

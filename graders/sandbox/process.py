@@ -2,118 +2,42 @@
 
 Every way a worker can fail (a timeout, a crash, `os._exit`, a message that does not
 parse, an answer too large, a sandbox that could not be set up) becomes an `Outcome` with
-a status; the grader never waits longer than the limit and never loads anything but plain data.
+a status and the facts known (outcome.py); the grader never waits longer than the limit and never
+loads anything but plain data.
 """
 
 from __future__ import annotations
 
 import atexit
-import builtins
 import dataclasses
-import os
 import select
 import shutil
-import signal
 import socket
 import struct
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from graders.sandbox import scratch
 from graders.sandbox import wire
+from graders.sandbox.budget import Budget
 from graders.sandbox.confinement import Confinement, WorkerFolder
-from graders.sandbox.tracing import TraceEvent, events_from_wire
+from graders.sandbox.outcome import ANSWERS, Fact, Kind, Outcome, Stage, Status, ended, outcome_from_reply
 from graders.sandbox.zygote import ZYGOTE
 
 SETUP_SECONDS = 60.0  # for the zygote's loading (torch._dynamo: ~3.5 s) and the sandbox's set-up, never student code
-UNCONFINED = ("the sandbox could not be set up on this machine, so your code was not run (not your fault; "
-              "your instructor has been told): {missing}")
 
 _live_workers: set["Worker"] = set()
-_ANSWERS = ("returned", "raised", "missing", "unreadable", "broken", "ready", "import_failed")  # replies to a request
-
-
-@dataclass(frozen=True)
-class StudentError:
-    """An exception raised by student code, as the worker described it."""
-
-    type: str
-    message: str
-    frames: list[tuple[str, int, str, str]]  # (file name, line, function, source line)
-    not_implemented: bool
-    # The qualified names of its class and its bases, in method resolution order ("builtins.ValueError"), as the
-    # worker read them (worker.exception_lineage); empty when it could not.
-    mro: tuple[str, ...] = ()
-
-    @classmethod
-    def from_wire(cls, data: Any) -> "StudentError":
-        data = data if isinstance(data, dict) else {}
-        frames = [tuple(f) for f in data.get("frames", []) if isinstance(f, list) and len(f) == 4]
-        mro = data.get("mro")
-        names = tuple(name for name in mro if type(name) is str) if type(mro) is list else ()
-        return cls(str(data.get("type", "?")), str(data.get("message", "")), frames, data.get("not_implemented") is True,
-                   names)
-
-    def is_a(self, kind: type[BaseException]) -> bool:
-        """Whether `except kind` catches it: `kind` is its class or one of its bases (a subclass of ValueError is a
-        ValueError). With no names of its bases, its own type's name decides."""
-        if not self.mro:
-            return self.type == kind.__name__
-        return f"{kind.__module__}.{kind.__qualname__}" in self.mro
-
-    def shown_type(self) -> str:
-        """Its type's name for messages; qualified where a class of the student's own takes a built-in's name (a
-        ValueError of one's own is no ValueError to `except ValueError`, and "raised ValueError" would not say so)."""
-        own = self.mro[0] if self.mro else ""
-        return own if own and hasattr(builtins, self.type) and not own.startswith("builtins.") else self.type
-
-
-@dataclass
-class Outcome:
-    """What came of one request: returned, raised, missing, timeout, died, unreadable or broken."""
-
-    status: str
-    value: Any = None
-    args: list | None = None
-    error: StudentError | None = None
-    detail: str = ""
-    trace: list[TraceEvent] = field(default_factory=list)
-    output: str = ""
-    output_dropped: int = 0
-    seconds: float = 0.0
-    public: list[str] = field(default_factory=list)
-    request_id: int | None = None  # echoed by the worker: which request this answers
-    confinement: Confinement | None = None  # what the worker reported before any student code ran
-    replied: bool = False  # the worker's own answer (not an outcome the grader gave a failed read)
-    # Characters the call had written to stdout/stderr as the worker last said (worker.PRINTING_STEP), also of a
-    # call stopped by its timeout: printing costs time, and a timeout's message says so. The student's word only.
-    written: int = 0
-
-
-@dataclass(frozen=True)
-class Budget:
-    call_seconds: float
-    import_seconds: float
-    memory_mb: int
-    output_kb: int
-    message_mb: int
-    tasks: int = 64  # threads and processes at once (cgroups.py)
-    cpus: float = 1.0  # cores at most
-    scratch_mb: int = 64  # the size of its scratch tmpfs
 
 
 @dataclass(frozen=True)
 class Settings:
-    """How workers are confined: the user a root grader's workers become, the confinement
-    steps left out (for tests of the fallbacks), and whether a worker that is not fully
-    confined must stop before running student code."""
+    """How workers are confined beyond their budget: the confinement steps left out (for tests of the
+    fallbacks), and whether a worker that is not fully confined must stop before running student code."""
 
-    worker_user: str = "nobody"
     without: frozenset[str] = frozenset()
     require_confinement: bool = False
-    worker_uids: int = 200_000  # the first of the user ids of workers that no cgroup caps (confinement.py)
 
 
 class Worker:
@@ -138,13 +62,7 @@ class Worker:
         self.folder = scratch.make("graders-worker")
         WorkerFolder(self.folder).make()
         parent_end, child_end = socket.socketpair()
-        request = {"code_folder": str(self.code_folder), "folder": str(self.folder), "memory_mb": self.budget.memory_mb,
-                   "output_kb": self.budget.output_kb, "tasks": self.budget.tasks, "cpus": self.budget.cpus,
-                   "scratch_mb": self.budget.scratch_mb, "worker_user": self.settings.worker_user,
-                   "worker_uids": self.settings.worker_uids,
-                   "without": sorted(self.settings.without),
-                   "require_confinement": self.settings.require_confinement,
-                   "warm_ups": list(self.warm_ups)}
+        request = spawn_request(self.code_folder, self.folder, self.budget, self.settings, self.warm_ups)
         try:
             self.number = ZYGOTE.spawn(request, child_end)
         finally:
@@ -160,16 +78,16 @@ class Worker:
         if not self.number:
             self.spawn()
         if self.confinement is None:
-            report = self._read(SETUP_SECONDS, "setting up its sandbox")
-            if report.status != "confined":
+            report = self._read(SETUP_SECONDS, Stage.SETUP)
+            if report.status != Status.CONFINED:
                 self.stop()
                 return report
             self.confinement = report.confinement
             if self.settings.require_confinement and not report.confinement.confined:  # type: ignore[union-attr]
                 self.stop()
-                return Outcome("unconfined", detail=UNCONFINED.format(missing="; ".join(report.confinement.missing)))
-        reply = self._read(SETUP_SECONDS, "setting up its sandbox")
-        if reply.status == "ready":
+                return Outcome(Status.UNCONFINED, fact=Fact(Kind.UNCONFINED, names=tuple(report.confinement.missing)))
+        reply = self._read(SETUP_SECONDS, Stage.SETUP)
+        if reply.status == Status.READY:
             self.ready = reply
             return reply
         self.stop()
@@ -178,19 +96,19 @@ class Worker:
     def load(self, module_path: Path) -> Outcome:
         """Import a module in this (started) worker, in place of the one it held, within the
         import's limit: the sandbox's set-up and the zygote's warm-ups are no time of the student's."""
-        return self.request(load_request(module_path), self.budget.import_seconds, during="importing the module")
+        return self.request(load_request(module_path), self.budget.import_seconds, during=Stage.IMPORT)
 
-    def request(self, message: dict, seconds: float | None = None, during: str = "the call") -> Outcome:
+    def request(self, message: dict, seconds: float | None = None, during: Stage = Stage.CALL) -> Outcome:
         limit = self.budget.call_seconds if seconds is None else seconds
         sent = self.send([wire.pack(message)], limit, during)
         return sent if isinstance(sent, Outcome) else self.receive(sent[0], limit, during)
 
-    def send(self, bodies: list[bytes], seconds: float | None = None, during: str = "the call") -> list[int] | Outcome:
+    def send(self, bodies: list[bytes], seconds: float | None = None, during: Stage = Stage.CALL) -> list[int] | Outcome:
         """Send packed requests, in one write, without waiting for their answers; returns their numbers, which
         `receive` takes. The worker answers its requests one after another, in the order they were sent
         (ahead.RunAhead sends some ahead of the checks that make them)."""
         if self.sock is None:  # stopped (a timeout, a death) since it was started
-            return self._died(f"before {during}")
+            return self._died(during, before=True)
         numbers = list(range(self.requests + 1, self.requests + 1 + len(bodies)))
         self.requests += len(bodies)
         frames = b"".join(struct.pack("!QQ", len(body), number) + body for body, number in zip(bodies, numbers))
@@ -198,7 +116,7 @@ class Worker:
             self.sock.settimeout(self.budget.call_seconds if seconds is None else seconds)
             self.sock.sendall(frames)
         except OSError:
-            return self._died(f"before {during}")
+            return self._died(during, before=True)
         return numbers
 
     @property
@@ -207,15 +125,15 @@ class Worker:
         assert self.sock is not None, "start() the worker first"
         return self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
 
-    def receive(self, request_id: int, seconds: float | None = None, during: str = "the call") -> Outcome:
+    def receive(self, request_id: int, seconds: float | None = None, during: Stage = Stage.CALL) -> Outcome:
         """The answer to request `request_id`, which must be the oldest one not yet answered, waiting at most
         `seconds` from now."""
         if self.sock is None:
             return self._died(during)
         outcome = self._read(self.budget.call_seconds if seconds is None else seconds, during)
-        if outcome.replied and outcome.status in _ANSWERS and outcome.request_id != request_id:
+        if outcome.replied and outcome.status in ANSWERS and outcome.request_id != request_id:
             self.stop()
-            return Outcome("broken", detail="the answer did not belong to this call (it was forged or stale)")
+            return Outcome(Status.BROKEN, fact=Fact(Kind.FORGED_ANSWER))
         return outcome
 
     def stop(self) -> None:
@@ -235,36 +153,36 @@ class Worker:
     def alive(self) -> bool:
         return self.number != 0
 
-    def _read(self, seconds: float, during: str) -> Outcome:
+    def _read(self, seconds: float, during: Stage) -> Outcome:
         deadline = time.monotonic() + seconds
         written = 0
         while True:  # a call that prints much says so on the way (worker.PRINTING_STEP), before its answer
             outcome = self._read_one(deadline, during)
-            if outcome.status != "printing":
+            if outcome.status != Status.PRINTING:
                 return dataclasses.replace(outcome, written=max(written, outcome.written))
             written = max(written, outcome.written)
 
-    def _read_one(self, deadline: float, during: str) -> Outcome:
+    def _read_one(self, deadline: float, during: Stage) -> Outcome:
         header = self._exactly(8, deadline)
         if isinstance(header, Outcome):
-            return header if header.status != "died" else self._died(during)
+            return header if header.status != Status.DIED else self._died(during)
         (length,) = struct.unpack("!Q", header)
         if length > self.budget.message_mb * 2**20:
             self.stop()
-            return Outcome("broken", detail=f"the answer was {length / 2**20:.0f} MiB, over the "
-                                            f"{self.budget.message_mb} MiB limit")
+            return Outcome(Status.BROKEN, fact=Fact(Kind.ANSWER_TOO_LARGE, size_mb=length / 2**20,
+                                                    limit_mb=self.budget.message_mb))
         body = self._exactly(length, deadline)
         if isinstance(body, Outcome):
-            return body if body.status != "died" else self._died(during)
+            return body if body.status != Status.DIED else self._died(during)
         try:
             reply = wire.unpack(body, deadline)
             return outcome_from_reply(reply)
         except wire.DecodeTimeout:
             self.stop()
-            return Outcome("timeout", detail="its answer took too long to decode", seconds=deadline - time.monotonic())
+            return Outcome(Status.TIMEOUT, fact=Fact(Kind.SLOW_DECODING), seconds=deadline - time.monotonic())
         except (wire.WireError, ValueError, TypeError, KeyError, RecursionError) as error:
             self.stop()
-            return Outcome("broken", detail=f"the worker sent a message that is not plain data ({error})")
+            return Outcome(Status.BROKEN, fact=Fact(Kind.NOT_PLAIN_DATA, text=str(error)))
 
     def _exactly(self, size: int, deadline: float) -> bytes | Outcome:
         assert self.sock is not None
@@ -275,71 +193,37 @@ class Worker:
             ready = select.select([self.sock], [], [], max(left, 0.0))[0]
             if not ready:
                 self.stop()
-                return Outcome("timeout", seconds=deadline - time.monotonic())
+                return Outcome(Status.TIMEOUT, seconds=deadline - time.monotonic())
             try:
                 chunk = self.sock.recv(min(remaining, 1 << 20))
             except OSError:
                 chunk = b""
             if not chunk:
-                return Outcome("died")
+                return Outcome(Status.DIED)
             chunks.append(chunk)
             remaining -= len(chunk)
         return b"".join(chunks)
 
-    def _died(self, during: str) -> Outcome:
+    def _died(self, during: Stage, before: bool = False) -> Outcome:
         status = ZYGOTE.status(self.number, seconds=1.0) if self.number else None
         if self.number in ZYGOTE.out_of_memory:
             self.stop()
-            return Outcome("died", detail=f"the process running it ran out of memory during {during}: it held more "
-                                          f"than {self.budget.memory_mb} MiB, counting its files in scratch")
+            return Outcome(Status.DIED, fact=Fact(Kind.OUT_OF_MEMORY, during, before, limit_mb=self.budget.memory_mb))
         self.stop()
-        return Outcome("died", detail=f"the process running it ended during {during}: {_explain_status(status)}")
+        return Outcome(Status.DIED, fact=ended(status, during, before))
+
+
+def spawn_request(code_folder: Path, folder: Path, budget: Budget, settings: Settings,
+                  warm_ups: tuple[str, ...]) -> dict[str, Any]:
+    """What the zygote is asked to fork a worker with (worker.run reads it): the budget goes whole."""
+    return {"code_folder": str(code_folder), "folder": str(folder), "budget": budget.to_wire(),
+            "without": sorted(settings.without), "require_confinement": settings.require_confinement,
+            "warm_ups": list(warm_ups)}
 
 
 def load_request(module_path: Path) -> dict:
     """The request that imports a module in a worker, in place of the one it held."""
     return {"op": "load", "module_path": str(module_path.resolve()), "module_name": module_path.stem}
-
-
-def outcome_from_reply(reply: Any) -> Outcome:
-    if not isinstance(reply, dict):
-        raise wire.WireError("an answer must be a dict")
-    if reply.get("status") == "printing":
-        return Outcome("printing", written=reply["written"] if type(reply.get("written")) is int else 0)
-    status = reply.get("status") or ("ready" if reply.get("ready") is True else "import_failed")
-    if status != "confined" and status not in _ANSWERS:
-        raise wire.WireError(f"unknown status {str(status)[:40]}")
-    seconds = reply.get("seconds", 0.0)
-    public = reply.get("public", [])
-    return Outcome(
-        status=status,
-        value=reply.get("value"),
-        args=reply.get("args") if isinstance(reply.get("args"), list) else None,
-        error=StudentError.from_wire(reply["error"]) if "error" in reply else None,
-        detail=str(reply.get("detail", "")),
-        trace=events_from_wire(reply.get("trace", [])),
-        output=reply.get("output", "") if isinstance(reply.get("output"), str) else "",
-        output_dropped=reply.get("output_dropped", 0) if type(reply.get("output_dropped")) is int else 0,
-        seconds=seconds if type(seconds) is float else 0.0,
-        public=[n for n in public if type(n) is str] if isinstance(public, list) else [],
-        request_id=reply.get("id") if type(reply.get("id")) is int else None,
-        confinement=Confinement.from_wire(reply.get("confinement")) if status == "confined" else None,
-        replied=True,
-    )
-
-
-def _explain_status(status: int | None) -> str:
-    if status is None:
-        return "it could not be waited for"
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else str(number)
-        why = " (a crash in native code, or memory exhausted)" if name in ("SIGSEGV", "SIGBUS", "SIGABRT") else ""
-        return f"killed by signal {name}{why}"
-    code = os.WEXITSTATUS(status)
-    if code == 0:
-        return "it exited with status 0; does your code call os._exit() or exit the interpreter?"
-    return f"it exited with status {code}; does your code call os._exit({code})?"
 
 
 def reap_killed() -> None:

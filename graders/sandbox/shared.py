@@ -23,7 +23,10 @@ import time
 from pathlib import Path
 
 from graders.sandbox.ahead import LOAD, RunAhead
-from graders.sandbox.process import Budget, Outcome, Settings, Worker
+from graders.sandbox.budget import Budget
+from graders.sandbox.confinement import Confinement
+from graders.sandbox.outcome import Fact, Kind, Outcome, Stage, Status
+from graders.sandbox.process import Settings, Worker
 from graders.sandbox.wire import pack
 
 
@@ -64,7 +67,7 @@ class SubmissionWorker:
             self.prestart()
         assert self.worker is not None
         outcome = self.worker.start()
-        return self.worker if outcome.status == "ready" else outcome
+        return self.worker if outcome.status == Status.READY else outcome
 
     def close(self) -> None:
         if self.worker is not None:
@@ -91,7 +94,7 @@ class Lease:
         self.module_path = module_path
         self.name = module_path.stem
         self.worker: Worker | None = None
-        self.confinement = None  # what the worker reported before any student code ran
+        self.confinement: Confinement | None = None  # what the worker reported before any student code ran
         self.asked: list[bytes] = []  # what the checks asked of this worker since it loaded the module
         self.replay_seconds = 0.0  # spent asking a fresh worker again what the checks had asked (`_off_plan`)
 
@@ -115,14 +118,14 @@ class Lease:
                 return worker
             return self._load(worker)
         limit = self.shared.budget.import_seconds
-        outcome = _judged_by_its_own_time(worker, worker.receive(number, limit, during="importing the module"), limit)
-        if outcome.status == "broken" and worker.alive:
+        outcome = _judged_by_its_own_time(worker, worker.receive(number, limit, during=Stage.IMPORT), limit)
+        if outcome.status == Status.BROKEN and worker.alive:
             # An earlier module left what only a new process undoes: this one loads in a fresh worker, its plan kept.
             self.shared.ahead.abandon(self.name, keep_requests=True)
             worker.stop()
             fresh = self.shared.started()
             return fresh if isinstance(fresh, Outcome) else self._load(fresh)
-        self._hold(worker if outcome.status == "ready" else None)
+        self._hold(worker if outcome.status == Status.READY else None)
         return outcome
 
     def request(self, message: dict, seconds: float | None = None) -> Outcome:
@@ -136,8 +139,8 @@ class Lease:
             if isinstance(worker, Outcome):
                 return worker
             reloaded = self._load(worker)
-            if reloaded.status != "ready":
-                return Outcome("broken", detail=f"the module could not be loaded again ({reloaded.status})")
+            if reloaded.status != Status.READY:
+                return Outcome(Status.BROKEN, fact=Fact(Kind.NOT_LOADED_AGAIN, status=reloaded.status))
         number = self.shared.ahead.take(self.worker, self.name, body)
         if number is None and not self.worker.alive:  # what went ahead may have run: ask a fresh worker again
             started = time.monotonic()
@@ -170,23 +173,20 @@ class Lease:
         if isinstance(fresh, Outcome):
             return fresh
         loaded = self._load(fresh)
-        if loaded.status != "ready":
-            return Outcome("broken", detail=f"the module could not be loaded again ({loaded.status})")
+        if loaded.status != Status.READY:
+            return Outcome(Status.BROKEN, fact=Fact(Kind.NOT_LOADED_AGAIN, status=loaded.status))
         for body in asked:  # their answers were judged already; only what they did to the module matters
             sent = fresh.send([body])
             again = sent if isinstance(sent, Outcome) else fresh.receive(sent[0])
             if not fresh.alive:
-                return Outcome("broken", detail=f"the calls made before this one were made again in a fresh process "
-                                                f"(to bring the module back to the state they left), and one of them "
-                                                f"did not answer this time ({again.status}{': ' if again.detail else ''}"
-                                                f"{again.detail})")
+                return Outcome(Status.BROKEN, fact=Fact(Kind.NOT_REPLAYED, status=again.status, cause=again.fact))
             self.asked.append(body)
         return None
 
     def _load(self, worker: Worker) -> Outcome:
         """Load the module in `worker` without the plan; its requests go ahead again where they come next."""
         outcome = worker.load(self.module_path)
-        if outcome.status == "broken" and worker.alive:
+        if outcome.status == Status.BROKEN and worker.alive:
             # An earlier module left what only a new process undoes (a thread, a lowered limit).
             worker.stop()
             fresh = self.shared.started()
@@ -194,7 +194,7 @@ class Lease:
                 return fresh
             worker, self.confinement = fresh, fresh.confinement
             outcome = worker.load(self.module_path)
-        self._hold(worker if outcome.status == "ready" else None)
+        self._hold(worker if outcome.status == Status.READY else None)
         if self.worker is not None:
             self.shared.ahead.resume(self.worker, self.name)
         return outcome
@@ -215,4 +215,4 @@ def _judged_by_its_own_time(worker: Worker, outcome: Outcome, limit: float) -> O
     if not outcome.replied or outcome.seconds <= limit:
         return outcome
     worker.stop()
-    return Outcome("timeout", seconds=outcome.seconds, written=outcome.written, replied=True)
+    return Outcome(Status.TIMEOUT, seconds=outcome.seconds, written=outcome.written, replied=True)

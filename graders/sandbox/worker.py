@@ -29,6 +29,8 @@ import torch
 
 from graders.sandbox import confinement, wire
 from graders.sandbox.baseline import Baseline
+from graders.sandbox.budget import Budget
+from graders.sandbox.outcome import Fact, Kind, Status
 from graders.sandbox.tracing import Recorder
 
 PRINTING_STEP = 2**20  # a call says how much it has printed each time it prints this many more characters
@@ -51,17 +53,14 @@ def run(sock: socket.socket, request: dict[str, Any], groups: object = "no cgrou
         torch.set_num_threads(1)
         torch.set_num_threads = _keep_one_thread
         torch.set_num_interop_threads = _keep_one_thread
-        walls = confinement.Walls(int(request["memory_mb"]) * 2**20, int(request["tasks"]), float(request["cpus"]))
-        held = confinement.enter(sock, confinement.WorkerFolder(Path(request["folder"])), code,
-                                 memory_mb=int(request["memory_mb"]), output_kb=int(request["output_kb"]),
-                                 worker_user=str(request["worker_user"]),
-                                 without=frozenset(request.get("without", [])), walls=walls, groups=groups,
-                                 number=int(request["number"]), scratch_mb=int(request["scratch_mb"]),
-                                 worker_uids=int(request["worker_uids"]))
-        _send(sock, {"status": "confined", "confinement": held.to_wire()})
+        budget = budget_of(request)
+        held = confinement.enter(sock, confinement.WorkerFolder(Path(request["folder"])), code, budget,
+                                 without=frozenset(request.get("without", [])), groups=groups,
+                                 number=int(request["number"]))
+        _send(sock, {"status": str(Status.CONFINED), "confinement": held.to_wire()})
         if request.get("require_confinement") and not held.confined:
             os._exit(EXIT_UNCONFINED)  # before any student code runs
-        output = _CappedOutput(int(request["output_kb"]) * 1024)
+        output = _CappedOutput(budget.output_kb * 1024)
         sys.stdout = sys.stderr = output
         loaded = _Loaded(str(code), Baseline.take(), output)
         _send(sock, {"ready": True, "public": []})
@@ -69,6 +68,11 @@ def run(sock: socket.socket, request: dict[str, Any], groups: object = "no cgrou
     except BaseException:  # noqa: BLE001 - the worker must end here, whatever happened
         os._exit(_EXIT_INTERNAL_ERROR)
     os._exit(0)
+
+
+def budget_of(request: dict[str, Any]) -> Budget:
+    """The budget the grader sent whole in the spawn request (process.spawn_request)."""
+    return Budget.from_wire(request["budget"])
 
 
 class _Loaded:
@@ -85,7 +89,7 @@ class _Loaded:
         self.modules.clear()
         lost = self.baseline.lost()
         if lost is not None:  # the grader loads this module in a fresh worker instead
-            return {"status": "broken", "detail": lost}
+            return {"status": str(Status.BROKEN), "fact": Fact(lost).to_wire()}
         self.baseline.restore(self.code)
         module, reply = import_student(path, name, self.output)
         if module is not None:
@@ -199,11 +203,12 @@ def _serve(sock: socket.socket, loaded: _Loaded) -> None:
             reply["seconds"] = time.perf_counter() - started  # a load sent ahead is judged by it (shared.Lease)
         else:
             found = loaded.find(request.get("module"))
-            loaded.output.on_printed = lambda written: _send(sock, {"status": "printing", "written": written,
+            loaded.output.on_printed = lambda written: _send(sock, {"status": str(Status.PRINTING), "written": written,
                                                               "id": request.get("id")})
             try:
                 reply = (answer(request, found[0], found[1], loaded.output) if found is not None
-                         else {"status": "broken", "detail": f"no module {str(request.get('module'))[:60]} is loaded"})
+                         else {"status": str(Status.BROKEN),
+                               "fact": Fact(Kind.MODULE_NOT_LOADED, names=(str(request.get("module"))[:60],)).to_wire()})
             finally:
                 loaded.output.on_printed = None
         reply["id"] = request.get("id")  # echoed, so a stale or forged reply is recognised
@@ -215,7 +220,7 @@ def answer(request: dict, module: types.ModuleType, student_file: str, output: _
     if request["op"] == "call":
         target = getattr(module, request["function"], None)
         if not callable(target):
-            return {"status": "missing", "function": request["function"], "public": _public_names(module)}
+            return {"status": str(Status.MISSING), "function": request["function"], "public": _public_names(module)}
         call = lambda: target(*args, **kwargs)  # noqa: E731
     else:
         driver = _resolve(request["driver"])
@@ -230,9 +235,9 @@ def answer(request: dict, module: types.ModuleType, student_file: str, output: _
         else:
             value = call()
     except BaseException as error:  # noqa: BLE001 - a student's sys.exit is an answer too
-        reply = {"status": "raised", "error": _describe(error, student_file)}
+        reply = {"status": str(Status.RAISED), "error": _describe(error, student_file)}
     else:
-        reply = {"status": "returned", "value": value}
+        reply = {"status": str(Status.RETURNED), "value": value}
         if request.get("return_args"):
             reply["args"] = list(args)
     reply["seconds"] = time.perf_counter() - started
@@ -301,7 +306,8 @@ def _send(sock: socket.socket, reply: dict) -> None:
     try:
         data = wire.pack(reply)
     except BaseException as error:  # noqa: BLE001 - e.g. a returned object whose methods raise
-        data = wire.pack({"status": "unreadable", "detail": f"{type(error).__name__}: {_safe_str(error)}",
+        data = wire.pack({"status": str(Status.UNREADABLE),
+                          "fact": Fact(Kind.UNSENDABLE, text=f"{type(error).__name__}: {_safe_str(error)}").to_wire(),
                           "output": "", "output_dropped": 0, "id": reply.get("id"), "seconds": reply.get("seconds", 0.0)})
     sock.sendall(struct.pack("!Q", len(data)) + data)
 

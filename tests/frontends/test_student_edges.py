@@ -21,7 +21,7 @@ import course_config
 from conftest import ROOT, STUBS, batch_environment
 from graders.engine.causes import SAME_VALUE
 from graders.engine.error_hints import missing_module_hint
-from graders.engine.session import PRINTED_ELSEWHERE
+from graders.engine.points_table import PRINTED_ELSEWHERE
 from graders.frontends import gradescope
 from graders.frontends.grade.intake.sources import find_submissions
 from graders.frontends.pytest_plugin import XDIST_REFUSED

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import builtins
 
-from graders.sandbox.process import StudentError
+from graders.sandbox.outcome import StudentError
 from graders.sandbox.worker import _describe
 
 

@@ -18,7 +18,7 @@ import pytest
 
 import course_config
 from conftest import ROOT, STUBS, batch_environment
-from graders.engine.session import DISTRUSTED
+from graders.engine.check_results import DISTRUSTED
 
 LESSON = course_config.LESSON_01
 
