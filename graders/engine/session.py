@@ -34,7 +34,8 @@ from graders.engine.mistakes import FORGOTTEN, Mistake, catalogued, concept_of
 from graders.engine.options import KEPT, replay_file
 from graders.engine.progress import holds_code, started
 from graders.engine.recording import CACHE, LIVE, RECORD, RECORDING, reference_for
-from graders.engine.results import SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, hidden_text, tally
+from graders.engine.results import (SHOW_CHOICES, CheckResult, ExerciseResult, SubmissionResult, hidden_text,
+                                    mistake_told, tally)
 from graders.sandbox import STEPS, Budget, Confinement, Settings, SubmissionWorker
 from graders.engine.student import Backend, Student
 
@@ -333,6 +334,8 @@ class GradingSession:
             else:
                 check.shown = hidden_text(_in_catalogue_words(feedback, module.mistakes()), self.hidden_show,
                                           said_above=bool(check.same_cause_as))
+            mistake_told(check, feedback if check.shown == check.message
+                         else _in_catalogue_words(feedback, module.mistakes()), self.hidden_show)
             if check.shown == check.message and not check.same_cause_as:  # not a hidden check shown in part
                 self.causes.explain(exercise.slug, cause, check.id, feedback.summary)
             report.longrepr = self._terminal_text(exercise.slug, report.nodeid, feedback, check)
