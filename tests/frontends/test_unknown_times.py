@@ -30,6 +30,7 @@ from graders.frontends.grade.class_term import load_the_term
 from graders.frontends.grade.sources import find_submissions
 from graders.frontends.grade.standing import Person, build_standings
 from graders.frontends.grade.term import LatePolicy, TermError, load_term
+from graders.frontends.grade.store import StudentRecord
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -40,9 +41,9 @@ POLICY = LatePolicy(due=DUE, percent_per_day=10)
 DAY = datetime(2026, 12, 6, 9, 0, tzinfo=UTC)  # when the decisions below were written
 
 
-def _record(student: str, score: float) -> dict:
-    return {"student": student, "score": score, "problems": [], "error": "",
-            "exercises": [{"slug": "views", "score": score, "max_score": 100.0, "checks": []}]}
+def _record(student: str, score: float) -> StudentRecord:
+    return StudentRecord.from_dict({"student": student, "score": score, "max_score": 100.0, "problems": [], "error": "",
+                                    "exercises": [{"slug": "views", "score": score, "max_score": 100.0, "checks": []}]})
 
 
 def _decision(student: str, action: str, value: str, exercise: str = "") -> ledger.Decision:
