@@ -57,7 +57,8 @@ def test_a_batch_record_keeps_what_it_says_of_the_hand_in(tmp_path: Path) -> Non
 def test_a_real_run_of_the_reference_and_of_the_stubs_reads_back_equal(tmp_path: Path, submitted: str) -> None:
     out = tmp_path / "result.json"
     run = subprocess.run([sys.executable, "-m", "pytest", "exercises/", "--submission", submitted, "--json", str(out),
-                          "--plots", str(tmp_path / "plots"), "-q", "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+                          "--plots", str(tmp_path / "plots"), "-q", "-p", "no:cacheprovider"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.is_file(), run.stdout[-3000:] + run.stderr[-3000:]
     result = SubmissionResult.read(out)
     assert result.to_dict() == json.loads(out.read_text())

@@ -96,7 +96,8 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     exercise_keys = {s.student: store.exercise_keys(digests, s.sources, s.modules) for s in submissions}
     keys = {s.student: store.result_key(exercise_keys[s.student], s.problems) for s in submissions}
     previous = {s.student: store.stored(out, s.student) for s in submissions}
-    changed = [s for s in submissions if (previous[s.student].key if previous[s.student] else None) != keys[s.student]]
+    stored_keys = {student: record.key for student, record in previous.items() if record is not None}
+    changed = [s for s in submissions if stored_keys.get(s.student) != keys[s.student]]
     regrade = {s.student: store.to_regrade(previous[s.student], exercise_keys[s.student]) for s in changed}
     for submission in changed:  # only what was said about the hand-in changed: nothing to grade again
         if not regrade[submission.student]:
@@ -319,7 +320,7 @@ def _record(submission: Submission, plan: GradingPlan, reply: dict[str, Any], le
                     (out / name).unlink(missing_ok=True)
     else:
         shutil.rmtree(kept, ignore_errors=True)
-    for _exercise, check in result.checks():
+    for check in (check for exercise in result.exercises for check in exercise.checks):
         moved = []
         for name in check.files:
             if name in files:
