@@ -73,13 +73,13 @@ def main() -> None:
         lost = named = right = 0
         correct = {student for student, (_, path) in students.items() if _intended(path).startswith("correct")}
         for student, (slug, path) in students.items():
-            record = store.stored(out, student) or {}
-            exercise = next((e for e in record.get("exercises", []) if e["slug"] == slug), None)
+            record = store.stored(out, student)
+            exercise = record.exercise(slug) if record else None
             if exercise is None:
-                print(f"NOT GRADED  {slug}/{path.name}: {record.get('error') or 'no result'}")
+                print(f"NOT GRADED  {slug}/{path.name}: {(record.error if record else '') or 'no result'}")
                 continue
-            names = sorted({c["mistake"] for c in exercise["checks"] if not c["passed"] and c.get("mistake")})
-            short = exercise["score"] < exercise["max_score"]
+            names = sorted({c.mistake for c in exercise.checks if not c.passed and c.mistake})
+            short = exercise.score < exercise.max_score
             if student in correct:
                 right += not short
                 verdict = "LOST POINTS" if short else "FULL MARKS"

@@ -17,6 +17,7 @@ import mistake_catalogue as catalogue
 from committed_stubs import stubs_as_committed
 import course_config
 from graders.engine import kept_values
+from graders.engine.results import SubmissionResult
 
 pytest_plugins = ["pytester"]
 
@@ -139,6 +140,11 @@ class Graded:
     def failed(self, slug: str) -> set[str]:
         return {i for i, c in self.checks(slug).items() if not c["passed"]}
 
+    @property
+    def model(self) -> SubmissionResult:
+        """The result typed, as the front ends read it."""
+        return SubmissionResult.from_dict(self.result)
+
     def explained(self, slug: str, check_id: str) -> str:
         """The whole message behind a check's failure: its own, or that of the earlier check it points to with
         "same cause as above" (the result's `same_cause_as`)."""
@@ -185,6 +191,8 @@ def grade(pytester: pytest.Pytester, tmp_path: Path) -> Callable[..., Graded]:
                                                "--json", str(out), "-p", "no:cacheprovider", *selected)
         text = outcome.stdout.str()
         result = json.loads(out.read_text()) if out.exists() else {}
+        # Every run's JSON reads back as the typed model, field for field (results.py's round trip).
+        assert not result or SubmissionResult.read(out).to_dict() == result
         return Graded(outcome.ret, text, result)
 
     return run

@@ -16,7 +16,8 @@ from graders.engine.causes import Causes, cause_of, said_again
 from graders.engine.collection import ExerciseModule
 from graders.engine.feedback import CheckFailed, Feedback
 from graders.engine.mistakes import FORGOTTEN, Mistake, catalogued, concept_of
-from graders.engine.results import CheckResult, ExerciseResult, SubmissionResult, hidden_text, tally
+from graders.engine.results import (CheckResult, ExerciseResult, SubmissionResult, hidden_text, mistake_told,
+                                    tally)
 from graders.sandbox import Confinement
 
 DISTRUSTED = ("{file} holds code the grader cannot follow ({reach}), so what its process says of how your code works "
@@ -93,6 +94,8 @@ class CheckResults:
         else:
             check.shown = hidden_text(_in_catalogue_words(feedback, catalogue()), self.hidden_show,
                                       said_above=bool(check.same_cause_as))
+        mistake_told(check, feedback if check.shown == check.message
+                     else _in_catalogue_words(feedback, catalogue()), self.hidden_show)
         if check.shown == check.message and not check.same_cause_as:  # not a hidden check shown in part
             self.causes.explain(slug, cause, check.id, feedback.summary)
         report.longrepr = self._terminal_text(slug, report.nodeid, feedback, check)

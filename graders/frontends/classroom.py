@@ -18,10 +18,11 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
+from graders.engine.results import SubmissionResult
 from graders.frontends.platforms import classroom_runners
 
 
-def payload_lines(result: dict) -> list[str]:
+def payload_lines(result: SubmissionResult) -> list[str]:
     """The `<runner>=<base64 JSON>` lines for one result model."""
     return [f"{runner}={base64.b64encode(json.dumps(data).encode()).decode()}"
             for runner, data in classroom_runners(result).items()]
@@ -39,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not result_file.is_file():
             print("graders.frontends.classroom: grading produced no result (see the output above)", file=sys.stderr)
             return 1
-        lines = payload_lines(json.loads(result_file.read_text(encoding="utf-8")))
+        lines = payload_lines(SubmissionResult.read(result_file))
     target = os.environ.get("GITHUB_OUTPUT")
     if target:
         with open(target, "a", encoding="utf-8") as output:

@@ -105,6 +105,7 @@ def prepare(root: Path) -> None:
 def run(root: Path, *, allow_unconfined: bool = False) -> int:
     """Grade /autograder/submission/ (under `root`) into /autograder/results/results.json."""
     from graders.frontends.grade.run import main as batch
+    from graders.frontends.grade.store import StudentRecord
     from graders.frontends.platforms import gradescope_results
 
     root = Path(root)
@@ -115,12 +116,13 @@ def run(root: Path, *, allow_unconfined: bool = False) -> int:
         out = Path(scratch) / "out"
         try:
             batch.main(source, out=out, jobs=1, allow_unconfined=allow_unconfined, cache=_cache(root))
-            record = json.loads(next((out / "students").glob("*.json")).read_text())
+            record = StudentRecord.read(next((out / "students").glob("*.json")))
         except SystemExit as refused:
-            record = {"score": 0.0, "max_score": course_config.LESSONS[0].points, "exercises": [],
-                      "error": str(refused), "problems": []}
-    record["problems"] = problems + record.get("problems", [])
-    (results / "results.json").write_text(json.dumps(gradescope_results(record), indent=2) + "\n")
+            lesson = course_config.LESSONS[0]
+            record = StudentRecord("", lesson.number, 0.0, lesson.points, trusted=True, complete=False,
+                                   confined=False, confinement="", error=str(refused))
+    graded = gradescope_results(record, error=record.error, problems=problems + record.problems)
+    (results / "results.json").write_text(json.dumps(graded, indent=2) + "\n")
     return 0
 
 

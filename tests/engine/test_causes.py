@@ -14,6 +14,7 @@ from graders.engine.feedback import Feedback
 from graders.engine.results import HIDDEN_OUTCOME
 from graders.frontends.grade.outputs.feedback_html import feedback_html
 from graders.frontends.nbgrader.report import print_feedback
+from graders.frontends.grade.store import StudentRecord
 
 SLUG = "sin_exp_derivative"
 REFERENCE = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text()
@@ -60,10 +61,10 @@ def test_the_notebook_feedback_and_the_html_page_say_a_repeated_cause_once(grade
     graded = grade({SLUG: RAISES})
     printed = io.StringIO()
     with redirect_stdout(printed):
-        print_feedback(graded.exercise(SLUG), public_only=False)
+        print_feedback(graded.model.exercise(SLUG), public_only=False)
     assert printed.getvalue().count("raised:   KeyError: 'grad'") == 1, printed.getvalue()
     assert SAID_AGAIN in printed.getvalue()
-    record = {**graded.result, "student": "s1"}
+    record = StudentRecord.from_dict({**graded.result, "student": "s1"})
     for instructor in (False, True):
         html = feedback_html(record, course_config.LESSON_01, tmp_path, instructor=instructor)
         assert html.count("raised:   KeyError: &#x27;grad&#x27;") + html.count("raised:   KeyError: 'grad'") == 1, html

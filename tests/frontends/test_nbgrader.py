@@ -471,7 +471,7 @@ def test_a_grading_server_whose_zygote_died_is_replaced_and_the_exercise_still_g
         os.kill(zygote, 9)
         grading.join(300)
         (result, detail), = graded
-        assert result is not None and result["score"] == LESSON.exercise(slug).points, detail
+        assert result is not None and result.score == LESSON.exercise(slug).points, detail
         assert server.process is not None and server.process.pid != first
     finally:
         server.close()

@@ -23,16 +23,16 @@ from graders.frontends.grade.outputs.feedback_html import feedback_html
 from graders.frontends.grade.outputs.html_page import escape
 from graders.frontends.grade.outputs.report import report_html
 from graders.frontends.grade.term.standing import Person, Standing
-from graders.frontends.grade.store import file_name
+from graders.frontends.grade.store import StudentRecord, file_name
 
 LESSON = course_config.LESSON_01
 HOSTILE = '<img src=x onerror="alert(1)">'
 ESCAPED = "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
 
 
-def _record(student: str, **fields: Any) -> dict[str, Any]:
-    return {"student": student, "score": 0.0, "max_score": LESSON.points, "exercises": [], "problems": [],
-            "error": "", **fields}
+def _record(student: str, **fields: Any) -> StudentRecord:
+    return StudentRecord.from_dict({"student": student, "score": 0.0, "max_score": LESSON.points, "exercises": [],
+                                    "problems": [], "error": "", **fields})
 
 
 def _exercise(slug: str, failed: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -47,7 +47,7 @@ def _exercise(slug: str, failed: dict[str, dict[str, Any]] | None = None) -> dic
             "checks": checks}
 
 
-def _report(records: list[dict[str, Any]], **options: Any) -> str:
+def _report(records: list[StudentRecord], **options: Any) -> str:
     return report_html(records, LESSON, tables.class_stats(records, LESSON), **options)
 
 
@@ -282,7 +282,7 @@ def test_the_roster_lists_every_student_with_their_pages_and_the_terms_marks() -
 # ------------------------------------------------------------------ the pages it links
 
 
-def _graded(hidden_show: str | None = "shown") -> dict[str, Any]:
+def _graded(hidden_show: str | None = "shown") -> StudentRecord:
     """A record whose hidden check failed: its message says more than students may see."""
     hidden = next(c for c in LESSON.exercise("views").checks if c.hidden)
     failure = {"message": f"as_grid_and_flatten_on_fresh_tensors: as_grid(x) with x = {HOSTILE} shared nothing",

@@ -186,7 +186,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[st
     """The class stored as the batch stores it, and the records read back from their JSON."""
     out = tmp_path_factory.mktemp("batch")
     for record in _class():
-        store.store(out, record)
+        store.store(out, store.StudentRecord.from_dict(record))
     return out, [json.loads(path.read_text()) for path in sorted((out / store.STUDENTS).glob("*.json"))]
 
 
@@ -194,7 +194,8 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[st
 def report(stored: tuple[Path, list[dict[str, Any]]], tmp_path_factory: pytest.TempPathFactory) -> _Numbers:
     out, records = stored
     page = out / "report.html"
-    page.write_text(report_html(records, LESSON, tables.class_stats(records, LESSON), standings=_standings(records),
+    typed = [store.StudentRecord.from_dict(r) for r in records]  # as the batch reads them
+    page.write_text(report_html(typed, LESSON, tables.class_stats(typed, LESSON), standings=_standings(records),
                                 similar=SIMILAR), encoding="utf-8")
     return _opened(page, tmp_path_factory.mktemp("chromium"))
 
@@ -308,7 +309,8 @@ def test_a_students_page_shows_the_term_and_the_instructors_view_the_whole_messa
     standing = _standings(records)["carol"]
     for instructor in (False, True):
         page = tmp_path / f"carol-{instructor}.html"
-        page.write_text(feedback_html(carol, LESSON, out, standing=standing, instructor=instructor))
+        page.write_text(feedback_html(store.StudentRecord.from_dict(carol), LESSON, out, standing=standing,
+                                      instructor=instructor))
         numbers = _opened(page, tmp_path)
         assert float(numbers.one("final")["text"]) == pytest.approx(carol["score"] * 0.8)
         assert float(numbers.one("raw")["text"]) == pytest.approx(carol["score"])

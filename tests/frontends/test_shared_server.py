@@ -14,6 +14,7 @@ import course_config
 from conftest import mistake_submissions
 from graders.frontends.nbgrader import shared_server
 from graders.frontends.nbgrader.grading_server import SERVER_ENV, GradingServer
+from graders.engine.results import ExerciseResult, SubmissionResult
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -38,10 +39,14 @@ def shared(monkeypatch: pytest.MonkeyPatch) -> Iterator[shared_server.SharedServ
         server.close()
 
 
-def _scores(result: dict | None) -> dict[str, float]:
+def _scores(result: SubmissionResult | None) -> dict[str, float]:
     assert result is not None
-    exercise, = result["exercises"]
-    return {check["id"]: check["score"] for check in exercise["checks"]}
+    exercise, = result.exercises
+    return _check_scores(exercise)
+
+
+def _check_scores(exercise: ExerciseResult) -> dict[str, float]:
+    return {check.id: check.score for check in exercise.checks}
 
 
 def test_kernels_grade_in_the_one_process_which_grades_the_reference_once(shared, monkeypatch) -> None:
@@ -50,7 +55,7 @@ def test_kernels_grade_in_the_one_process_which_grades_the_reference_once(shared
     try:
         right, detail = first.grade(LESSON.folder, SLUG, REFERENCE, SECONDS)
         assert right is not None, detail
-        assert right["exercises"][0]["score"] == LESSON.exercise(SLUG).points
+        assert right.exercises[0].score == LESSON.exercise(SLUG).points
         values, = Path(str(shared.values)).glob("*.json")  # the reference's expected values, for the run
         graded_at = values.stat().st_mtime_ns
         first.close()  # the first notebook's kernel goes; the process stays for the next
@@ -85,7 +90,7 @@ def test_an_exercise_out_of_time_ends_the_shared_process_and_grading_goes_on_els
         assert killed.wait(timeout=30) != 0  # killed with its zygote and workers, not left running the loop
         # This kernel's next exercise is graded by a process of its own...
         right, detail = kernel.grade(LESSON.folder, SLUG, REFERENCE, SECONDS)
-        assert right is not None and right["exercises"][0]["score"] == LESSON.exercise(SLUG).points, detail
+        assert right is not None and right.exercises[0].score == LESSON.exercise(SLUG).points, detail
         assert kernel.process is not None
     finally:
         kernel.close()
@@ -106,12 +111,12 @@ def test_a_notebook_graded_in_one_session_gets_what_each_exercise_gets_alone(sha
         assert set(together) == set(sources)
         for slug, source in sources.items():
             alone, detail = kernel.grade(LESSON.folder, slug, source, SECONDS)
-            assert _scores({"exercises": [together[slug]]}) == _scores(alone), (slug, detail)
+            assert _check_scores(together[slug]) == _scores(alone), (slug, detail)
         assert kernel.process is None
     finally:
         kernel.close()
     for slug, mistake in mistakes.items():
-        assert {c for c, score in _scores({"exercises": [together[slug]]}).items() if score == 0} == mistake.fails
+        assert {c for c, score in _check_scores(together[slug]).items() if score == 0} == mistake.fails
 
 
 def test_a_notebook_too_slow_for_one_session_is_left_to_its_cells(shared) -> None:

@@ -19,15 +19,17 @@ from graders.frontends.grade.outputs import regrade
 from graders.frontends.grade.intake.hand_in_times import git_commit_time, nbgrader_timestamp
 from graders.frontends.grade.term.standing import Person, build_standings
 from graders.frontends.grade.term.term import LatePolicy, TermError, read_term_file
+from graders.frontends.grade.store import StudentRecord
 
 UTC = timezone.utc
 DUE = datetime(2026, 12, 1, 23, 59, tzinfo=timezone(timedelta(hours=1)))
 POLICY = LatePolicy(due=DUE, grace=timedelta(minutes=15), percent_per_day=10, max_percent=30, zero_after_days=7)
 
 
-def _record(student: str, **scores: float) -> dict:
+def _record(student: str, **scores: float) -> StudentRecord:
     exercises = [{"slug": slug, "score": points, "max_score": 10.0, "checks": []} for slug, points in scores.items()]
-    return {"student": student, "score": sum(scores.values()), "exercises": exercises, "problems": [], "error": ""}
+    return StudentRecord.from_dict({"student": student, "score": sum(scores.values()), "max_score": 20.0,
+                                    "exercises": exercises, "problems": [], "error": ""})
 
 
 def _decide(path: Path, *arguments: str) -> subprocess.CompletedProcess:
@@ -164,9 +166,10 @@ def test_standings_apply_overrides_then_the_penalty_and_list_roster_students_who
 
 
 def test_a_regrade_names_each_check_that_moved_with_both_messages(tmp_path: Path) -> None:
-    def record(student: str, passed: bool, message: str) -> dict:
+    def record(student: str, passed: bool, message: str) -> StudentRecord:
         check = {"id": "values", "score": 2.0 if passed else 0.0, "points": 2.0, "passed": passed, "message": message}
-        return {"student": student, "score": check["score"], "exercises": [{"slug": "views", "checks": [check]}]}
+        return StudentRecord.from_dict({"student": student, "score": check["score"], "max_score": 2.0, "exercises": [
+            {"slug": "views", "score": check["score"], "max_score": 2.0, "checks": [check]}]})
 
     before = [record("alice", False, "tolerance 1e-8: off by 3e-7"), record("bob", True, "")]
     after = [record("alice", True, ""), record("bob", True, ""), record("carol", True, "")]
@@ -335,10 +338,12 @@ def test_an_extension_of_days_keeps_the_due_time_on_the_lms_clock_across_summer_
 
 def test_the_changes_page_escapes_what_students_control_and_csv_cells_run_no_formula() -> None:
     hostile = '<img src=x onerror="alert(1)">'
-    before = [{"student": hostile, "score": 0.0, "exercises": [{"slug": "views", "checks": [
-        {"id": "values", "score": 0.0, "passed": False, "message": f"returned: {hostile}"}]}]}]
-    after = [{"student": hostile, "score": 2.0, "exercises": [{"slug": "views", "checks": [
-        {"id": "values", "score": 2.0, "passed": True, "message": ""}]}]}]
+    before = [StudentRecord.from_dict({"student": hostile, "score": 0.0, "max_score": 2.0, "exercises": [
+        {"slug": "views", "score": 0.0, "max_score": 2.0, "checks": [
+            {"id": "values", "points": 2.0, "score": 0.0, "passed": False, "message": f"returned: {hostile}"}]}]})]
+    after = [StudentRecord.from_dict({"student": hostile, "score": 2.0, "max_score": 2.0, "exercises": [
+        {"slug": "views", "score": 2.0, "max_score": 2.0, "checks": [
+            {"id": "values", "points": 2.0, "score": 2.0, "passed": True, "message": ""}]}]})]
     found = regrade.changes(before, after)
     page = regrade.changes_html(found, regrade.totals(before, after), "old", ({hostile: "0"}, {hostile: "2"}))
     assert hostile not in page and "&lt;img" in page

@@ -33,6 +33,7 @@ from graders.frontends.grade.term.class_term import load_term
 from graders.frontends.grade.intake.sources import find_submissions
 from graders.frontends.grade.term.standing import Person, build_standings
 from graders.frontends.grade.term.term import LatePolicy, TermError, read_term_file
+from graders.frontends.grade.store import StudentRecord
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -43,9 +44,9 @@ POLICY = LatePolicy(due=DUE, percent_per_day=10)
 DAY = datetime(2026, 12, 6, 9, 0, tzinfo=UTC)  # when the decisions below were written
 
 
-def _record(student: str, score: float) -> dict:
-    return {"student": student, "score": score, "problems": [], "error": "",
-            "exercises": [{"slug": "views", "score": score, "max_score": 100.0, "checks": []}]}
+def _record(student: str, score: float) -> StudentRecord:
+    return StudentRecord.from_dict({"student": student, "score": score, "max_score": 100.0, "problems": [], "error": "",
+                                    "exercises": [{"slug": "views", "score": score, "max_score": 100.0, "checks": []}]})
 
 
 def _decision(student: str, action: str, value: str, exercise: str = "") -> Decision:

@@ -23,6 +23,7 @@ import pytest
 import course_config
 from conftest import STUBS
 from graders.frontends.grade.outputs.unnamed_groups import references, unnamed_groups
+from graders.frontends.grade.store import StudentRecord
 from mistake_catalogue import submission
 
 ROOT = course_config.ROOT
@@ -85,7 +86,8 @@ def test_each_forgotten_mistake_is_one_whole_group_with_no_other_student(graded:
 def test_two_groupings_of_the_same_class_agree(graded: dict) -> None:
     slugs = [e.slug for e in course_config.LESSON_01.exercises]
     answers = {p.name: {f.stem: f.read_text() for f in p.glob("*.py")} for p in (graded["out"] / "answers").iterdir()}
-    again = unnamed_groups(graded["records"], slugs, answers, references(ROOT, "lesson01", slugs))
+    typed = [StudentRecord.from_dict(r) for r in graded["records"]]  # as the batch reads them
+    again = unnamed_groups(typed, slugs, answers, references(ROOT, "lesson01", slugs))
     assert {slug: [g.as_json(len(graded["records"])) for g in listed] for slug, listed in again.items()} == \
         graded["groups"]
 

@@ -14,13 +14,27 @@ import hashlib
 import json
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from graders.engine.course_version import course_digest, exercise_digests  # noqa: F401 - main.py keys by them
+from graders.engine.results import NotAResult, SubmissionResult
 
 STUDENTS = "students"
 _SAFE = re.compile(r"[^A-Za-z0-9._@+-]")
+
+
+@dataclass
+class StudentRecord(SubmissionResult):
+    """What the batch stores of a student (students/<id>.json): the result model, and beside its fields what it
+    says of the hand-in it grades."""
+
+    student: str = ""  # the student's id, from the LMS
+    key: str = ""  # result_key: what was graded (every exercise's key) and the hand-in's problems
+    exercise_keys: dict[str, str] = field(default_factory=dict)  # each exercise's key (exercise_keys)
+    origin: str = ""  # where the answers came from
+    problems: list[str] = field(default_factory=list)  # what was wrong with the hand-in, in words
+    error: str = ""  # why it could not be graded; "" when it was
 
 
 def exercise_keys(digests: dict[str, str], sources: dict[str, str],
@@ -37,30 +51,28 @@ def result_key(keys: dict[str, str], problems: list[str]) -> str:
     return hashlib.sha256(json.dumps({"exercises": keys, "problems": problems}, sort_keys=True).encode()).hexdigest()
 
 
-def to_regrade(record: dict[str, Any] | None, keys: dict[str, str]) -> list[str]:
+def to_regrade(record: StudentRecord | None, keys: dict[str, str]) -> list[str]:
     """The exercises of a stored record to grade again: those whose key changed, or all of them when the
     record is not one to build on (none, a run that failed or stopped early, an older layout)."""
-    kept = record.get("exercise_keys") if record is not None else None
-    if (not isinstance(kept, dict) or record.get("error") or not record.get("complete")
-            or not isinstance(record.get("exercises"), list)):
+    if record is None or not record.exercise_keys or record.error or not record.complete:
         return list(keys)
-    present = {e.get("slug") for e in record["exercises"] if isinstance(e, dict)}
-    return [slug for slug, key in keys.items() if kept.get(slug) != key or slug not in present]
+    present = {e.slug for e in record.exercises}
+    return [slug for slug, key in keys.items() if record.exercise_keys.get(slug) != key or slug not in present]
 
 
-def merged(record: dict[str, Any], result: dict[str, Any], slugs: list[str], order: list[str]) -> dict[str, Any]:
+def merged(record: StudentRecord, result: SubmissionResult, slugs: list[str], order: list[str]) -> SubmissionResult:
     """A stored result with the exercises `slugs` replaced by a new result's, its totals counted again."""
-    new = {e["slug"]: e for e in result["exercises"]}
-    kept = {e.get("slug"): e for e in record["exercises"] if e.get("slug") not in slugs}
+    new = {e.slug: e for e in result.exercises}
+    kept = {e.slug: e for e in record.exercises if e.slug not in slugs}
     exercises = [new.get(slug) or kept[slug] for slug in order if slug in new or slug in kept]
-    integrity = [line for line in record.get("integrity", []) if line.split(":", 1)[0] not in slugs]
+    integrity = [line for line in record.integrity if line.split(":", 1)[0] not in slugs]
     # What confined the workers, in words: the old part's where only it was not confined, else the new part's.
-    old_part_unconfined = bool(result.get("confined")) and not record.get("confined")
-    return {**result, "exercises": exercises, "integrity": integrity + result.get("integrity", []),
-            "score": sum(e["score"] for e in exercises), "max_score": sum(e["max_score"] for e in exercises),
-            "complete": bool(record.get("complete")) and bool(result.get("complete")),
-            "confined": bool(record.get("confined")) and bool(result.get("confined")),
-            "confinement": record.get("confinement", "") if old_part_unconfined else result.get("confinement", "")}
+    old_part_unconfined = result.confined and not record.confined
+    return SubmissionResult(result.submission, result.lesson, sum(e.score for e in exercises),
+                            sum(e.max_score for e in exercises), result.trusted, record.complete and result.complete,
+                            record.confined and result.confined,
+                            record.confinement if old_part_unconfined else result.confinement,
+                            exercises, integrity + result.integrity)
 
 
 def file_name(student: str) -> str:
@@ -80,19 +92,18 @@ def write_atomically(path: Path, text: str | bytes) -> None:
     os.replace(partial, path)
 
 
-def stored(out: Path, student: str) -> dict[str, Any] | None:
+def stored(out: Path, student: str) -> StudentRecord | None:
     """The stored record of a student, or None (never stored, or unreadable: then graded again)."""
-    path = out / STUDENTS / f"{file_name(student)}.json"
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = StudentRecord.read(out / STUDENTS / f"{file_name(student)}.json")
+    except (OSError, NotAResult):
         return None
-    return record if isinstance(record, dict) and record.get("student") == student else None
+    return record if record.student == student else None
 
 
-def store(out: Path, record: dict[str, Any]) -> Path:
-    path = out / STUDENTS / f"{file_name(record['student'])}.json"
-    write_atomically(path, json.dumps(record, indent=2) + "\n")
+def store(out: Path, record: StudentRecord) -> Path:
+    path = out / STUDENTS / f"{file_name(record.student)}.json"
+    write_atomically(path, record.to_json() + "\n")
     return path
 
 
@@ -100,7 +111,7 @@ class CompareError(ValueError):
     """The folder to compare with is not a batch's output; the message says what to give."""
 
 
-def previous_records(folder: Path, current_out: Path) -> list[dict[str, Any]]:
+def previous_records(folder: Path, current_out: Path) -> list[StudentRecord]:
     """The stored results of an earlier run's output folder."""
     if not (folder / "students").is_dir():
         raise CompareError(f"--compare {folder}: no students/ folder there; give the --out folder of an "
@@ -111,7 +122,7 @@ def previous_records(folder: Path, current_out: Path) -> list[dict[str, Any]]:
     records = []
     for path in sorted((folder / "students").glob("*.json")):
         try:
-            records.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as error:
+            records.append(StudentRecord.read(path))
+        except (OSError, NotAResult) as error:
             raise CompareError(f"--compare: {path} cannot be read ({error})") from None
-    return records
+    return [r for r in records if r.student]  # a record of no student (an older layout's) compares with none

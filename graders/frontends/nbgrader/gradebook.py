@@ -18,10 +18,13 @@ import json
 from dataclasses import dataclass, field
 from datetime import timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from graders.frontends.grade.term.decisions import Decision, utc_now_to_the_second
 from graders.frontends.grade.term.standing import Standing
+
+if TYPE_CHECKING:
+    from graders.frontends.grade.store import StudentRecord
 
 
 WRITTEN = ".graders-manual-scores.json"  # beside gradebook.db: the manual scores write_gradebook last wrote
@@ -42,7 +45,7 @@ class Written:
     unexpressed: list[str] = field(default_factory=list)  # decisions nbgrader's gradebook has no place for
 
 
-def write_gradebook(course: Path, assignment: str, records: list[dict[str, Any]],
+def write_gradebook(course: Path, assignment: str, records: list[StudentRecord],
                     standings: dict[str, Standing] | None = None) -> Written:
     """Store every record's scores, and the term's overrides and penalties.
 
@@ -64,8 +67,8 @@ def write_gradebook(course: Path, assignment: str, records: list[dict[str, Any]]
             raise GradebookError(f"the gradebook has no assignment {assignment!r}: run "
                                  f"`nbgrader generate_assignment {assignment}` in {course}") from None
         for record in records:
-            student = record["student"]
-            points = {e["slug"]: e for e in record.get("exercises", [])}
+            student = record.student
+            points = {e.slug: e.score for e in record.exercises}
             disagreeing = [why for notebook in notebooks
                            for why in _autograded_disagrees(course, assignment, student, notebook, points)]
             if disagreeing:
@@ -88,7 +91,7 @@ def write_gradebook(course: Path, assignment: str, records: list[dict[str, Any]]
                     if not grade.name.startswith("test-"):
                         continue  # a cell the instructor grades by hand is theirs: left as it is
                     slug = grade.name.removeprefix("test-")
-                    earned = points.get(slug, {}).get("score", 0.0)
+                    earned = points.get(slug, 0.0)
                     grade.auto_score = round(min(float(earned), float(grade.max_score)), 6)
                     grade.manual_score = overrides.get(slug)  # the ledger's: withdrawn there, gone here
                     if grade.manual_score is not None:
@@ -99,7 +102,7 @@ def write_gradebook(course: Path, assignment: str, records: list[dict[str, Any]]
                     submitted.late_submission_penalty = round(raw * standing.penalty, 6) if standing.penalty else None
             gradebook.db.commit()
             written.students += 1
-    _note_written(course, assignment, ours, [r["student"] for r in records if r["student"] not in
+    _note_written(course, assignment, ours, [r.student for r in records if r.student not in
                                              {why.split(":", 1)[0] for why in written.refused}])
     return written
 
@@ -139,7 +142,7 @@ def formgrader_decisions(course: Path, assignment: str, decisions: list[Decision
 
 
 def _autograded_disagrees(course: Path, assignment: str, student: str, notebook: str,
-                          points: dict[str, dict[str, Any]]) -> list[str]:
+                          points: dict[str, float]) -> list[str]:
     """Each test cell of the student's autograded notebook whose outputs score it otherwise than the batch,
     scored by nbgrader's own rule (nbgrader.utils.determine_grade), said in words."""
     import nbformat
@@ -158,7 +161,7 @@ def _autograded_disagrees(course: Path, assignment: str, student: str, notebook:
         if not name.startswith("test-") or name.removeprefix("test-") not in points:
             continue
         shown, most = determine_grade(cell, None)
-        batch = round(min(float(points[name.removeprefix("test-")].get("score", 0.0)), float(most)), 6)
+        batch = round(min(points[name.removeprefix("test-")], float(most)), 6)
         if shown is not None and abs(float(shown) - batch) > 1e-6:
             found.append(f"{name} scores {float(shown):g} in autograded/{student}/{assignment}/{notebook}.ipynb "
                          f"but {batch:g} here")

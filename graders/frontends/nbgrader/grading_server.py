@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import importlib
 import json
 import os
 import select
@@ -28,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 EXPECTED_FILE = "expected.json"
 EXIT_ZYGOTE_GONE = 70  # graders.engine.session's: the session stopped with no result, its zygote gone
@@ -40,6 +41,14 @@ SERVER_ENV = "GRADERS_AUTOGRADE_SERVER"  # shared_server.py's: where the autogra
 # and at most a third of an exercise's time: past it, the cell grades its exercise alone, and still within the
 # limit nbgrader gives the cell (the exercise's time and a minute).
 SHARED_SESSION_SECONDS = 20.0
+
+
+def result_model() -> Any:
+    """The engine's result model (graders/engine/results.py: SubmissionResult.read), or in a student bundle, where
+    this file is nbchecks/grading_server.py, the bundle's copy of it (nbchecks.engine.results). Found by this
+    module's package, as this file is copied into the bundle as it is and imports nothing of `graders` by name;
+    the model's module imports the standard library only, so a test cell loads no more of the engine."""
+    return importlib.import_module(f"{(__package__ or '').partition('.')[0]}.engine.results")
 
 
 class GradingServer:
@@ -61,9 +70,9 @@ class GradingServer:
         return f"<GradingServer {'instructor' if self.root else 'student'}, {whose} process>"
 
     def grade(self, lesson: str, slug: str, source: str, seconds: float,
-              submission_seconds: float | None = None) -> tuple[dict | None, str]:
-        """The result model of one exercise's checks, or None and why not; `submission_seconds`
-        is what the notebook's code may still take, every exercise together."""
+              submission_seconds: float | None = None) -> tuple[Any, str]:
+        """The result model of one exercise's checks (a SubmissionResult), or None and why not;
+        `submission_seconds` is what the notebook's code may still take, every exercise together."""
         folder = self._submission(lesson, {slug: source})
         result = folder / "result.json"
         expected = self._reference_values(lesson, [slug], _saving_only(seconds))
@@ -84,10 +93,14 @@ class GradingServer:
             self.stop()  # its zygote died mid-session, so answers may be missing: a fresh process grades again
         if not result.is_file():
             return None, f"pytest exited with {json.loads(answer).get('exit')}. {self._log_errors()}"
-        return json.loads(result.read_text(encoding="utf-8")), ""
+        model = result_model()
+        try:
+            return model.SubmissionResult.read(result), ""
+        except model.NotAResult as error:
+            return None, str(error)
 
     def grade_together(self, lesson: str, sources: dict[str, str], seconds: float,
-                       submission_seconds: float | None = None) -> dict[str, dict]:
+                       submission_seconds: float | None = None) -> dict[str, Any]:
         """Under autograde, in the run's process only: every answer of the notebook in one session (pytest's own
         start-up, paid once instead of once per exercise), as a batch grades a student. Each exercise's part of the
         result model, by slug; none (the cells then grade their exercises one by one) where there is no such process,
@@ -109,11 +122,12 @@ class GradingServer:
         if not ready or not answer or json.loads(answer).get("exit") == EXIT_ZYGOTE_GONE:
             self.stop(graceful=bool(answer))  # out of time: killed; gone or without its zygote: let go of
             return {}
+        model = result_model()
         try:
-            model = json.loads((folder / "result.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            graded = model.SubmissionResult.read(folder / "result.json")
+        except (OSError, model.NotAResult):
             return {}
-        return {exercise["slug"]: exercise for exercise in model.get("exercises", [])}
+        return {exercise.slug: exercise for exercise in graded.exercises}
 
     def _submission(self, lesson: str, sources: dict[str, str]) -> Path:
         """A folder of this kernel's scratch holding `submission/<lesson>/<slug>.py` for each answer."""

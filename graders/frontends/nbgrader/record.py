@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 import course_config
+from graders.engine.results import SubmissionResult
 from graders.frontends.nbgrader.answer_cell import solution_module
 from graders.frontends.nbgrader.grading_server import GradingServer
 
@@ -39,7 +40,7 @@ def record_expected(lesson: course_config.Lesson, exercises: list[course_config.
         run = subprocess.run(command, cwd=scratch, capture_output=True, text=True, timeout=RECORD_SECONDS)
         if not result.is_file() or not recording.is_file():
             raise RecordError(f"recording the expected values failed:\n{run.stdout[-3000:]}{run.stderr[-2000:]}")
-        _require_full_marks(json.loads(result.read_text()), exercises, "the reference, graded by the installed checks")
+        _require_full_marks(SubmissionResult.read(result), exercises, "the reference, graded by the installed checks")
         return json.loads(recording.read_text())
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -73,18 +74,17 @@ def _reference_submission(scratch: Path, lesson: course_config.Lesson, exercises
     return folder
 
 
-def _require_full_marks(result: dict, exercises: list[course_config.Exercise], what: str,
+def _require_full_marks(result: SubmissionResult, exercises: list[course_config.Exercise], what: str,
                         skip: set[str] = frozenset()) -> None:  # type: ignore[assignment]
-    graded = {e["slug"]: e for e in result.get("exercises", [])}
     problems = []
     for exercise in exercises:
         public = {c.id for c in exercise.checks if not c.hidden} - skip
-        checks = {c["id"]: c for c in graded.get(exercise.slug, {}).get("checks", [])}
+        graded = result.exercise(exercise.slug)
         for check_id in sorted(public):
-            check = checks.get(check_id)
+            check = graded.check(check_id) if graded else None
             if check is None:
                 problems.append(f"{exercise.slug}.{check_id}: did not run")
-            elif not check["passed"]:
-                problems.append(f"{exercise.slug}.{check_id}: {check['message'][:400]}")
+            elif not check.passed:
+                problems.append(f"{exercise.slug}.{check_id}: {check.message[:400]}")
     if problems:
         raise RecordError(f"{what} does not pass every public check:\n  " + "\n  ".join(problems))

@@ -99,7 +99,7 @@ class Checks:
         self.sources: dict[str, str] = {}
         self.allowed = {TEST_CELL.format(slug=slug).strip() for slug in self.points}
         self.server: GradingServer | None = None
-        self.together: dict[str, dict] | None = None  # under autograde: every exercise's result, from one session
+        self.together: dict[str, Any] | None = None  # under autograde: every exercise's result, from one session
 
     def __repr__(self) -> str:
         mode = "all checks, live reference" if self.instructor else "public checks, recorded values"
@@ -160,22 +160,23 @@ class Checks:
                 else:
                     print(NO_RESULT.format(slug=slug, detail=detail))
                 return 0.0
-            exercise = next((e for e in result.get("exercises", []) if e.get("slug") == slug), None)
+            exercise = result.exercise(slug)
             if exercise is None:
                 print(NO_RESULT.format(slug=slug, detail=detail))
                 return 0.0
-        self.spent += float(exercise.get("seconds", 0.0))
+        self.spent += exercise.seconds
         print_feedback(exercise, public_only=not self.instructor)
         show_plots(exercise)
         if os.environ.get("NBGRADER_EXECUTION") == "validate":
             return self._validated(exercise, slug)
-        return round(min(float(exercise["score"]), self.points[slug]), 6)
+        return round(min(exercise.score, self.points[slug]), 6)
 
-    def _graded_together(self, slug: str) -> dict | None:
+    def _graded_together(self, slug: str) -> Any:
         """Under autograde every answer is on disk from the start, so the first test cell grades them all in one
         session of the run's grading process (pytest starts once, not once per exercise, as in a batch) and each
         test cell shows its own part. None where that did not happen (no such process, or the session took too long:
-        grading_server.SHARED_SESSION_SECONDS); the cell then grades its exercise alone, as before."""
+        grading_server.SHARED_SESSION_SECONDS); the cell then grades its exercise alone, as before. Typed `Any`: an
+        ExerciseResult of the engine's result model, which this file (copied into the bundle) finds at run time."""
         if self.together is None:
             cells = _code_cells(self.notebook)  # the file read once, for every answer
             sources = {each: _answer_in(cells, each) for each in self.points}
@@ -184,13 +185,13 @@ class Checks:
                                                           submission_seconds=self.submission_seconds)
         return self.together.get(slug)
 
-    def _validated(self, exercise: dict, slug: str) -> float:
+    def _validated(self, exercise: Any, slug: str) -> float:
         """What `nbgrader validate` (the students' Validate button) is told: the cell's full points
         when every check that ran passed, else that share of them. Only the public checks run
         there, so returning their points alone would fail every correct notebook; nothing of
         validate is recorded, so this never reaches a grade."""
-        ran = float(exercise.get("max_score", 0.0))
-        share = float(exercise["score"]) / ran if ran else 0.0
+        ran = exercise.max_score
+        share = exercise.score / ran if ran else 0.0
         return round(min(share, 1.0) * self.points[slug], 6)
 
     def _unsafe_autograde(self) -> str:

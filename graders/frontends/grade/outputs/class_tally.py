@@ -13,9 +13,13 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import course_config
+
+if TYPE_CHECKING:
+    from graders.engine.results import CheckResult
+    from graders.frontends.grade.store import StudentRecord
 
 OTHER = "other"  # the concept of a named mistake whose check names none
 BANDS = ("0", "<25%", "<50%", "<75%", "<100%", "full")  # of the exercise's points
@@ -78,29 +82,28 @@ class ExerciseTally:
                 for c in self.checks.values()]
 
 
-def check_timed_out(check: dict[str, Any]) -> bool:
-    cause = str(check.get("cause") or "")
-    return cause.startswith("timeout of") or cause == "allowance spent"
+def check_timed_out(check: CheckResult) -> bool:
+    return check.cause.startswith("timeout of") or check.cause == "allowance spent"
 
 
-def did_not_import(check: dict[str, Any]) -> bool:
-    return check.get("cause") == "import"
+def did_not_import(check: CheckResult) -> bool:
+    return check.cause == "import"
 
 
-def not_written(check: dict[str, Any]) -> bool:
+def not_written(check: CheckResult) -> bool:
     """A check failed only because its function is not written yet, or its file was not handed in."""
-    return bool(check.get("not_implemented")) or check.get("cause") == "missing file"
+    return check.not_implemented or check.cause == "missing file"
 
 
-def exercise_tally(exercise: course_config.Exercise, records: list[dict[str, Any]]) -> ExerciseTally:
+def exercise_tally(exercise: course_config.Exercise, records: list[StudentRecord]) -> ExerciseTally:
     tally = ExerciseTally(exercise, {c.id: CheckTally(c) for c in exercise.checks})
     for record in records:
-        result = next((e for e in record.get("exercises", []) if e.get("slug") == exercise.slug), None)
+        result = record.exercise(exercise.slug)
         if result is None:
             continue
-        checks = result.get("checks", [])
-        tally.scores.append(float(result.get("score", 0.0)))
-        no_file = bool(checks) and all(c.get("cause") == "missing file" for c in checks)
+        checks = result.checks
+        tally.scores.append(result.score)
+        no_file = result.not_handed_in()
         stub = bool(checks) and not no_file and all(not_written(c) for c in checks)
         broken = any(did_not_import(c) for c in checks)
         started = not (no_file or stub or broken)
@@ -111,12 +114,12 @@ def exercise_tally(exercise: course_config.Exercise, records: list[dict[str, Any
         tally.timed_out += timed_out
         if started and not timed_out:
             tally.tried += len(checks)
-            tally.passed += sum(bool(c.get("passed")) for c in checks)
+            tally.passed += sum(c.passed for c in checks)
         for check in checks:
-            entry = tally.checks.get(check.get("id"))
+            entry = tally.checks.get(check.id)
             if entry is None:
                 continue
-            if check.get("passed"):
+            if check.passed:
                 entry.passed += 1
             elif not_written(check):
                 entry.not_written += 1
@@ -126,7 +129,7 @@ def exercise_tally(exercise: course_config.Exercise, records: list[dict[str, Any
                 entry.timed_out += 1
             else:
                 entry.failed += 1
-                entry.unnamed += not check.get("mistake")
+                entry.unnamed += not check.mistake
     return tally
 
 
@@ -137,21 +140,20 @@ class MistakeTally:
     students: set[str] = field(default_factory=set)
 
 
-def concept_tallies(records: list[dict[str, Any]]) -> list[tuple[str, set[str], list[MistakeTally]]]:
+def concept_tallies(records: list[StudentRecord]) -> list[tuple[str, set[str], list[MistakeTally]]]:
     """Each concept with the students who made any of its named mistakes, and those mistakes; most students first,
     "other" (mistakes no concept is named for) last."""
     students: dict[str, set[str]] = defaultdict(set)
     mistakes: dict[str, dict[str, MistakeTally]] = defaultdict(dict)
     for record in records:
-        for exercise in record.get("exercises", []):
-            for check in exercise.get("checks", []):
-                name = check.get("mistake")
-                if check.get("passed") or not name:
-                    continue
-                concept = str(check.get("concept") or OTHER)
-                students[concept].add(record["student"])
-                mistake = mistakes[concept].setdefault(str(name), MistakeTally(str(name)))
-                mistake.where.add((str(exercise.get("slug")), str(check.get("id"))))
-                mistake.students.add(record["student"])
+        for exercise, check in record.checks():
+            name = check.mistake
+            if check.passed or not name:
+                continue
+            concept = check.concept or OTHER
+            students[concept].add(record.student)
+            mistake = mistakes[concept].setdefault(name, MistakeTally(name))
+            mistake.where.add((exercise.slug, check.id))
+            mistake.students.add(record.student)
     ranked = sorted(students, key=lambda c: (c == OTHER, -len(students[c]), c))
     return [(c, students[c], sorted(mistakes[c].values(), key=lambda m: (-len(m.students), m.name))) for c in ranked]

@@ -11,23 +11,26 @@ integrity evidence.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import course_config
-from graders.engine.results import stored_shown
 from graders.frontends.grade.outputs.html_page import escape, page, png, section_links
 from graders.frontends.grade.intake.hand_ins import for_students
 from graders.frontends.grade.term.standing import Standing, shown_in_due_zone
 
+if TYPE_CHECKING:
+    from graders.engine.results import CheckResult, ExerciseResult
+    from graders.frontends.grade.store import StudentRecord
 
-def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Path, *,
+
+def feedback_html(record: StudentRecord, lesson: course_config.Lesson, out: Path, *,
                   standing: Standing | None = None, instructor: bool = False) -> str:
     """The page for one stored record; `out` is the batch's folder (plots are stored beneath it)."""
-    raw = float(record.get("score", 0))
+    raw = record.score
     parts = [f"<h1>Lesson {lesson.number}: {escape(lesson.title)}"
              + (": the instructor's view</h1><p><a href=\"../report.html\">Back to the class report</a></p>"
                 if instructor else "</h1>")]
-    who = escape(record["student"])
+    who = escape(record.student)
     if standing is not None and standing.person is not None and standing.person.name:
         who = f"{escape(standing.person.name)} ({who})"
     if standing is None:
@@ -45,15 +48,14 @@ def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Pat
                      f'points (<span data-key="raw">{raw:g}</span> from the checks)</p>' + _term(standing, instructor))
     if instructor:
         parts.append(_about(record))
-    if record.get("error"):
+    if record.error:
         parts.append(f'<p class="note">{"The" if instructor else "Your"} work could not be graded: '
-                     f'{escape(record["error"])}</p>')
+                     f'{escape(record.error)}</p>')
     parts += [f'<p class="note">Note: {escape(problem if instructor else for_students(problem))}</p>'
-              for problem in record.get("problems", [])]
-    graded = {e["slug"]: e for e in record.get("exercises", [])}
+              for problem in record.problems]
     for index, exercise in enumerate(lesson.exercises, start=1):
-        result = graded.get(exercise.slug)
-        score = f"{result['score']:g} / {result['max_score']:g}" if result else f"0 / {exercise.points:g}"
+        result = record.exercise(exercise.slug)
+        score = f"{result.score:g} / {result.max_score:g}" if result else f"0 / {exercise.points:g}"
         overridden = standing.overrides.get(exercise.slug) if standing is not None else None
         if overridden is not None:  # the checks' score stays visible: the decision replaced it
             score = f"{overridden:g} / {exercise.points:g} (set by your instructor; the checks gave {score})"
@@ -62,21 +64,20 @@ def feedback_html(record: dict[str, Any], lesson: course_config.Lesson, out: Pat
         if result is None:
             parts.append("<p>Not graded.</p>")
             continue
-        if instructor and result.get("integrity"):
-            parts.append(_evidence(result["integrity"]))
-        checks = result.get("checks", [])
-        if checks and all(c.get("cause") == "missing file" for c in checks):  # one line, not one per check
-            parts.append(f"<p>Not handed in: {escape(checks[0].get('message', '').split(chr(10), 1)[0])} Every "
+        if instructor and result.integrity:
+            parts.append(_evidence(result.integrity))
+        if result.not_handed_in():  # one line, not one per check
+            parts.append(f"<p>Not handed in: {escape(result.checks[0].message.split(chr(10), 1)[0])} Every "
                          f"check of {escape(exercise.slug)} scores 0.</p>")
             continue
-        if result.get("not_implemented") and result["score"] == 0:
+        if result.not_implemented and result.score == 0:
             parts.append(f"<p>Not implemented yet: every function of {escape(exercise.slug)} still raises "
                          f"NotImplementedError.</p>")
             continue
         parts.append(_checks_table(result))
-        parts += [_failure(check, out, instructor) for check in result.get("checks", []) if not check.get("passed")]
+        parts += [_failure(check, out, instructor) for check in result.checks if not check.passed]
     kind = "instructor's view" if instructor else "feedback"
-    return page(f"{record['student']}: lesson {lesson.number} {kind}", "\n".join(parts))
+    return page(f"{record.student}: lesson {lesson.number} {kind}", "\n".join(parts))
 
 
 def _term(standing: Standing, instructor: bool) -> str:
@@ -104,10 +105,10 @@ def _term(standing: Standing, instructor: bool) -> str:
             + (f"<ul>{notes}</ul>" if notes else ""))
 
 
-def _about(record: dict[str, Any]) -> str:
+def _about(record: StudentRecord) -> str:
     """For the instructor: where the answers came from and what their code reached for."""
-    origin = f'<p>Graded from: <code data-key="origin">{escape(record.get("origin", ""))}</code></p>'
-    integrity = record.get("integrity") or []
+    origin = f'<p>Graded from: <code data-key="origin">{escape(record.origin)}</code></p>'
+    integrity = record.integrity
     return origin + (f'<h2 id="integrity">Integrity flags</h2>{_evidence(integrity)}' if integrity else "")
 
 
@@ -115,29 +116,25 @@ def _evidence(lines: list[str]) -> str:
     return '<ul class="integrity">' + "".join(f"<li><code>{escape(line)}</code></li>" for line in lines) + "</ul>"
 
 
-def _checks_table(exercise: dict[str, Any]) -> str:
+def _checks_table(exercise: ExerciseResult) -> str:
     rows = []
-    for check in exercise.get("checks", []):
-        mark = '<span class="pass">PASS</span>' if check.get("passed") else '<span class="fail">FAIL</span>'
-        hidden = " [hidden]" if check.get("hidden") else ""
-        rows.append(f"<tr><td>{mark}</td><td>{escape(check['id'])}{hidden}</td>"
-                    f"<td>{check['score']:g} / {check['points']:g}</td></tr>")
+    for check in exercise.checks:
+        mark = '<span class="pass">PASS</span>' if check.passed else '<span class="fail">FAIL</span>'
+        hidden = " [hidden]" if check.hidden else ""
+        rows.append(f"<tr><td>{mark}</td><td>{escape(check.id)}{hidden}</td>"
+                    f"<td>{check.score:g} / {check.points:g}</td></tr>")
     return "<table>" + "".join(rows) + "</table>"
 
 
-def _failure(check: dict[str, Any], out: Path, instructor: bool) -> str:
-    message = check.get("message", "") or ""
-    if instructor:
-        shown = message
-    else:
-        shown = stored_shown(check, str(course_config.HIDDEN_CHECKS_SHOW.value))
+def _failure(check: CheckResult, out: Path, instructor: bool) -> str:
+    shown = check.message if instructor else check.shown
     pictures = ""
-    if instructor or not check.get("hidden") or shown == message:  # a hidden check's plot shows its inputs
-        pictures = "".join(png(out / name, f"plot for {check['id']}") for name in check.get("files", [])
+    if instructor or not check.hidden or shown == check.message:  # a hidden check's plot shows its inputs
+        pictures = "".join(png(out / name, f"plot for {check.id}") for name in check.files
                            if str(name).endswith(".png"))
     about = ""
     if instructor:
-        named = [f"{label}: {escape(check[key])}" for label, key in
-                 (("mistake", "mistake"), ("concept", "concept"), ("cause", "cause")) if check.get(key)]
+        named = [f"{label}: {escape(value)}" for label, value in
+                 (("mistake", check.mistake), ("concept", check.concept), ("cause", check.cause)) if value]
         about = f'<p class="note">{"; ".join(named)}</p>' if named else ""
-    return f"<h3>{escape(check['id'])}</h3>{about}<pre>{escape(shown)}</pre>{pictures}"
+    return f"<h3>{escape(check.id)}</h3>{about}<pre>{escape(shown)}</pre>{pictures}"

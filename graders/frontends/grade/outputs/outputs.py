@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import course_config
 from graders.frontends.wording import counted
@@ -33,12 +32,12 @@ from graders.frontends.grade.outputs.feedback_html import feedback_html
 from graders.frontends.grade.outputs.similarity_run import Similarity, similarity_written
 from graders.frontends.grade.outputs.report import report_html
 from graders.frontends.grade.term.standing import build_standings
-from graders.frontends.grade.store import file_name, previous_records, write_atomically
+from graders.frontends.grade.store import StudentRecord, file_name, previous_records, write_atomically
 from graders.frontends.grade.outputs.unnamed_groups import members, references, unnamed_groups
 from graders.frontends.platforms import classroom_runners, gradescope_results
 
 
-def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Lesson, similarity: Similarity, *,
+def write_all(out: Path, records: list[StudentRecord], lesson: course_config.Lesson, similarity: Similarity, *,
               gradebook_course: Path | None = None, assignment: str = "lesson01",
               term: AppliedTerm | None = None, modules: dict[str, dict[str, str]] | None = None) -> list[str]:
     """Write every output; returns what was written, for the summary line. `similarity` is the comparison of the
@@ -47,15 +46,16 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
     term = term or AppliedTerm(build_standings(records, lesson.points), roster_given=False)
     standings, answers = term.standings, similarity.answers
     for record in records:
-        name = file_name(record["student"])
-        standing = standings.get(record["student"])
+        name = file_name(record.student)
+        standing = standings.get(record.student)
         write_atomically(out / "feedback" / f"{name}.html", feedback_html(record, lesson, out, standing=standing))
         write_atomically(out / "instructor" / f"{name}.html",
                          feedback_html(record, lesson, out, standing=standing, instructor=True))
         write_atomically(out / "gradescope" / name / "results.json",
-                         json.dumps(gradescope_results(record, standing), indent=2) + "\n")
+                         json.dumps(gradescope_results(record, standing, error=record.error,
+                                                       problems=record.problems), indent=2) + "\n")
         write_atomically(out / "classroom" / f"{name}.json",
-                         json.dumps(classroom_runners(record, standing), indent=2) + "\n")
+                         json.dumps(classroom_runners(record, standing, error=record.error), indent=2) + "\n")
     for student, sources in answers.items():
         for slug, source in sources.items():
             write_atomically(out / "answers" / file_name(student) / f"{slug}.py", source)
@@ -114,7 +114,7 @@ def write_all(out: Path, records: list[dict[str, Any]], lesson: course_config.Le
     return written
 
 
-def _gradebook(course: Path, assignment: str, records: list[dict[str, Any]], standings: dict) -> list[str]:
+def _gradebook(course: Path, assignment: str, records: list[StudentRecord], standings: dict) -> list[str]:
     from graders.frontends.nbgrader.gradebook import GradebookError, write_gradebook
 
     try:
@@ -141,7 +141,7 @@ def _gradebook(course: Path, assignment: str, records: list[dict[str, Any]], sta
     return [f"{course / 'gradebook.db'} ({counted(done.students, 'student')})"]
 
 
-def write_changes(out: Path, previous: Path, records: list[dict[str, Any]]) -> list[str]:
+def write_changes(out: Path, previous: Path, records: list[StudentRecord]) -> list[str]:
     """changes.csv and changes.html: what this run changes against `previous`, said on the terminal too."""
     from graders.frontends.grade.outputs import regrade
 

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from graders.engine.results import CheckResult, NotAResult
 from graders.frontends.wording import counted
 from graders.frontends.grade.spreadsheet import guarded_writer, text_cell
 from graders.frontends.grade.outputs.html_page import escape, page
+from graders.frontends.grade.store import StudentRecord
 
 
 @dataclass(frozen=True)
@@ -45,42 +45,38 @@ class Change:
         return (self.after or 0.0) - (self.before or 0.0)
 
 
-def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[Change]:
+def changes(before: list[StudentRecord], after: list[StudentRecord]) -> list[Change]:
     """Every check whose score or verdict differs, and every student graded in only one of the two runs."""
-    old = {r["student"]: r for r in before if isinstance(r, dict) and "student" in r}
-    new = {r["student"]: r for r in after}
+    old = {r.student: r for r in before}
+    new = {r.student: r for r in after}
     found = []
     for student in sorted(old.keys() | new.keys()):
         if student not in new or student not in old:
             was, now = old.get(student), new.get(student)
-            found.append(Change(student, "", "", was and float(was.get("score", 0.0)),
-                                now and float(now.get("score", 0.0)), None, None,
+            found.append(Change(student, "", "", was.score if was else None, now.score if now else None, None, None,
                                 "" if was else "not graded before", "" if now else "not graded now"))
             continue
         checks_before, checks_after = _checks(old[student]), _checks(new[student])
         for key in sorted(checks_before.keys() | checks_after.keys()):
             was, now = checks_before.get(key), checks_after.get(key)
-            if was and now and was["score"] == now["score"] and was["passed"] == now["passed"]:
+            if was and now and was.score == now.score and was.passed == now.passed:
                 continue
-            found.append(Change(student, key[0], key[1], was and float(was["score"]), now and float(now["score"]),
-                                was and bool(was["passed"]), now and bool(now["passed"]),
-                                was.get("message", "") if was else "no such check before",
-                                now.get("message", "") if now else "no such check now"))
+            found.append(Change(student, key[0], key[1], was.score if was else None, now.score if now else None,
+                                was.passed if was else None, now.passed if now else None,
+                                was.message if was else "no such check before",
+                                now.message if now else "no such check now"))
     return found
 
 
-def _checks(record: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    """A record's checks by (exercise, check); a record of another shape (an older version's) has what it has."""
-    return {(str(e.get("slug")), str(c.get("id"))): {"score": float(c.get("score") or 0.0),
-                                                      "passed": bool(c.get("passed")), "message": c.get("message", "")}
-            for e in record.get("exercises", []) if isinstance(e, dict)
-            for c in e.get("checks", []) if isinstance(c, dict)}
+def _checks(record: StudentRecord) -> dict[tuple[str, str], CheckResult]:
+    """A record's checks by (exercise, check)."""
+    return {(exercise.slug, check.id): check for exercise, check in record.checks()}
 
 
-def totals(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+def totals(before: list[StudentRecord], after: list[StudentRecord]) -> dict[str, tuple[float, float]]:
     """Each student whose total moved: (before, after)."""
-    old = {r["student"]: float(r.get("score") or 0.0) for r in before if isinstance(r, dict) and "student" in r}
-    new = {r["student"]: float(r.get("score", 0.0)) for r in after}
+    old = {r.student: r.score for r in before}
+    new = {r.student: r.score for r in after}
     return {s: (old.get(s, 0.0), new.get(s, 0.0)) for s in sorted(old.keys() | new.keys())
             if old.get(s) != new.get(s)}
 

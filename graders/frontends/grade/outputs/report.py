@@ -30,11 +30,11 @@ from graders.frontends.grade.outputs.class_tally import BANDS, OTHER, ExerciseTa
 from graders.frontends.grade.outputs.report_charts import histogram, pass_rates
 from graders.frontends.grade.outputs.similarity import alike_groups
 from graders.frontends.grade.term.standing import Standing
-from graders.frontends.grade.store import file_name
+from graders.frontends.grade.store import StudentRecord, file_name
 from graders.frontends.grade.outputs.tables import DID_NOT_IMPORT, NOT_HANDED_IN, NOT_NAMED, NOT_STARTED, CheckStats
 
 
-def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, stats: list[CheckStats], *,
+def report_html(records: list[StudentRecord], lesson: course_config.Lesson, stats: list[CheckStats], *,
                 standings: dict[str, Standing] | None = None, similar: list[dict[str, Any]] | None = None,
                 unnamed: dict[str, list[dict[str, Any]]] | None = None,
                 requests: list[dict[str, str]] | None = None) -> str:
@@ -48,7 +48,7 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
     parts = [f"<h1>Lesson {lesson.number}: {escape(lesson.title)}: the class</h1>",
              _headline(records, standings, scores, basis, lesson.points),
              _look_first(records, similar or [], lesson, standings)
-             + _open_requests(requests or [], {r["student"] for r in records}),
+             + _open_requests(requests or [], {r.student for r in records}),
              _reteach(records, lesson),
              _unnamed(unnamed or {}, lesson, len(records)),
              _ranked(tallies),
@@ -60,22 +60,22 @@ def report_html(records: list[dict[str, Any]], lesson: course_config.Lesson, sta
     return page(f"Lesson {lesson.number}: class report", "\n".join(parts))
 
 
-def _class_scores(records: list[dict[str, Any]], standings: dict[str, Standing]) -> tuple[list[float], str]:
+def _class_scores(records: list[StudentRecord], standings: dict[str, Standing]) -> tuple[list[float], str]:
     """The scores the headline and histogram are of: every final score that counts (excused students left out,
     and those whose hand-in time waits for a decision: theirs is not final yet; a student on the roster who
     handed nothing in counts with their final), or, with no standings, the raw ones."""
     if not standings:
-        return [float(r.get("score", 0.0)) for r in records], "raw"
+        return [r.score for r in records], "raw"
     finals = [s.final for s in standings.values() if not s.excused and not s.needs_decision]
-    return finals + [float(r.get("score", 0.0)) for r in records if r["student"] not in standings], "final"
+    return finals + [r.score for r in records if r.student not in standings], "final"
 
 
 # ------------------------------------------------------------------ the sections
 
 
-def _headline(records: list[dict[str, Any]], standings: dict[str, Standing], scores: list[float], basis: str,
+def _headline(records: list[StudentRecord], standings: dict[str, Standing], scores: list[float], basis: str,
               points: float) -> str:
-    handed_in = {r["student"] for r in records}
+    handed_in = {r.student for r in records}
     text = f'<span data-key="students">{len(records)}</span> students handed in'
     if standings:
         nothing = sum(student not in handed_in for student in standings)
@@ -90,15 +90,15 @@ def _headline(records: list[dict[str, Any]], standings: dict[str, Standing], sco
         text += (f'. {which}: mean <span data-key="mean" data-basis="{basis}" data-value="{mean!r}">{mean:.1f}</span>, '
                  f'median <span data-key="median" data-basis="{basis}" data-value="{median!r}">{median:g}</span> '
                  f"of {points:g} points")
-    not_graded = sum(bool(r.get("error")) for r in records)
+    not_graded = sum(bool(r.error) for r in records)
     text += f'. Not graded: <span data-key="not-graded">{not_graded}</span>'
     text += ' (see "Hand-in problems").' if not_graded else "."
     return f'<p id="headline">{text}</p>'
 
 
-def _look_first(records: list[dict[str, Any]], similar: list[dict[str, Any]], lesson: course_config.Lesson,
+def _look_first(records: list[StudentRecord], similar: list[dict[str, Any]], lesson: course_config.Lesson,
                 standings: dict[str, Standing]) -> str:
-    graded = {r["student"] for r in records}
+    graded = {r.student for r in records}
     found = (_needing_decisions(standings, graded) + _integrity_flags(records) + _hand_in_problems(records)
              + _similar_pairs(similar, graded, lesson))
     return ('<h2 id="look-first">Students to look at first</h2><p>A list to review, never a verdict: each name '
@@ -136,14 +136,14 @@ def _open_requests(requests: list[dict[str, str]], graded: set[str]) -> str:
             f"decide LEDGER STUDENT regrade_answer accepted|declined --exercise ... --reason ...</p><ul>{items}</ul>")
 
 
-def _integrity_flags(records: list[dict[str, Any]]) -> str:
+def _integrity_flags(records: list[StudentRecord]) -> str:
     """Each student whose record carries integrity evidence (code the grader cannot follow),
-    with its lines; '' when none does (records stored before the field existed have no key)."""
-    flagged = [r for r in records if _lines(r.get("integrity"))]
+    with its lines; '' when none does."""
+    flagged = [r for r in records if r.integrity]
     if not flagged:
         return ""
-    items = "".join(f"<li>{_student(r['student'])}<ul>"
-                    + "".join(f"<li><code>{escape(line)}</code></li>" for line in _lines(r.get("integrity")))
+    items = "".join(f"<li>{_student(r.student)}<ul>"
+                    + "".join(f"<li><code>{escape(line)}</code></li>" for line in r.integrity)
                     + "</ul></li>" for r in flagged)
     return (f'<h3 id="integrity">Integrity flags (<span data-key="integrity">{len(flagged)}</span>)</h3><p>These '
             f"submissions hold code the grader cannot follow (code run from strings, names computed at run time, threads "
@@ -152,17 +152,17 @@ def _integrity_flags(records: list[dict[str, Any]]) -> str:
             f"<ul>{items}</ul>")
 
 
-def _hand_in_problems(records: list[dict[str, Any]]) -> str:
+def _hand_in_problems(records: list[StudentRecord]) -> str:
     """Each student whose hand-in had a problem (two notebooks for one id, a refused symlink, ...)
     or who could not be graded, and why; '' when there is none."""
-    listed = [r for r in records if _lines(r.get("problems")) or r.get("error")]
+    listed = [r for r in records if r.problems or r.error]
     if not listed:
         return ""
     items = []
     for record in listed:
-        lines = [f"not graded: {record['error']}"] if record.get("error") else []
-        lines += _lines(record.get("problems"))
-        items.append(f"<li>{_student(record['student'])}<ul>"
+        lines = [f"not graded: {record.error}"] if record.error else []
+        lines += record.problems
+        items.append(f"<li>{_student(record.student)}<ul>"
                      + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul></li>")
     return (f'<h3 id="hand-in-problems">Hand-in problems (<span data-key="hand-in-problems">{len(listed)}</span>)'
             f"</h3><p>Decide for these students: their record in students/ says what was graded.</p>"
@@ -222,7 +222,7 @@ def _unnamed(groups: dict[str, list[dict[str, Any]]], lesson: course_config.Less
     return "\n".join(parts)
 
 
-def _reteach(records: list[dict[str, Any]], lesson: course_config.Lesson) -> str:
+def _reteach(records: list[StudentRecord], lesson: course_config.Lesson) -> str:
     concepts = concept_tallies(records)
     if not concepts:
         return '<h2 id="reteach">What to reteach</h2><p>No named mistake was made.</p>'
@@ -328,8 +328,8 @@ def _exercise(t: ExerciseTally, by_check: dict[tuple[str, str], CheckStats], cha
             "<th>pass rate</th><th>mistakes (students, share of the class)</th></tr>" + "".join(rows) + "</table>")
 
 
-def _roster(records: list[dict[str, Any]], standings: dict[str, Standing]) -> str:
-    graded = {r["student"]: r for r in records}
+def _roster(records: list[StudentRecord], standings: dict[str, Standing]) -> str:
+    graded = {r.student: r for r in records}
     students = sorted(set(standings) | set(graded))  # as grades.csv lists them
     roster_given = any(s.person is not None for s in standings.values())
     rows = []
@@ -337,7 +337,7 @@ def _roster(records: list[dict[str, Any]], standings: dict[str, Standing]) -> st
         record, standing = graded.get(student), standings.get(student)
         whose = f'data-student="{escape(student)}"'
         person = standing.person if standing else None
-        raw = standing.raw if standing else float(record.get("score", 0.0)) if record else 0.0
+        raw = standing.raw if standing else record.score if record else 0.0
         final = standing.final if standing else raw
         shown = "EX" if standing and standing.excused else "&ndash;" if standing and standing.needs_decision else (
             f"{final:g}")  # as grades.csv says it to the LMS
@@ -358,7 +358,7 @@ def _roster(records: list[dict[str, Any]], standings: dict[str, Standing]) -> st
             "<th>final</th><th></th><th>student's page</th></tr>" + "".join(rows) + "</table>")
 
 
-def _marks(record: dict[str, Any] | None, standing: Standing | None, roster_given: bool) -> str:
+def _marks(record: StudentRecord | None, standing: Standing | None, roster_given: bool) -> str:
     marks = ["not on the roster"] if roster_given and (standing is None or standing.person is None) else []
     if standing and standing.excused:
         marks.append("excused")
@@ -368,14 +368,9 @@ def _marks(record: dict[str, Any] | None, standing: Standing | None, roster_give
         marks.append("set by a decision: " + ", ".join(f"{escape(k)} {v:g}" for k, v in standing.overrides.items()))
     if record is None:
         marks.append("nothing handed in")
-    elif record.get("error"):
+    elif record.error:
         marks.append("not graded")
     return "; ".join(marks)
-
-
-def _lines(value: object) -> list[str]:
-    """A stored list of text lines (absent or empty: none)."""
-    return [str(line) for line in value] if isinstance(value, list) else []
 
 
 def _href(student: str) -> str:

@@ -27,11 +27,15 @@ from __future__ import annotations
 import io
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import course_config
 from graders.frontends.grade.spreadsheet import GuardedDictWriter, guarded_writer, text_cell
 from graders.frontends.grade.term.standing import Standing
+
+if TYPE_CHECKING:
+    from graders.engine.results import CheckResult
+    from graders.frontends.grade.store import StudentRecord
 
 TEXT_COLUMNS = ("student", "name", "email", "sis_id", "section", "time_source", "decisions", "needs_decision",
                 "not_graded", "problems", "integrity")
@@ -58,27 +62,27 @@ class CheckStats:
         return self.passed / self.students if self.students else 0.0
 
 
-def class_stats(records: list[dict[str, Any]], lesson: course_config.Lesson,
+def class_stats(records: list[StudentRecord], lesson: course_config.Lesson,
                 groups: dict[tuple[str, str], str] | None = None) -> list[CheckStats]:
     """One CheckStats per check of the lesson, in lesson order. `groups` puts a failure no mistake names under
     the label of its student's group of unnamed failures (unnamed_groups.py) instead of "(not named)"."""
     groups = groups or {}
     stats = {(e.slug, c.id): CheckStats(e.slug, c.id, c.hidden, c.points) for e in lesson.exercises for c in e.checks}
     for record in records:
-        for exercise, check in _checks(record):
-            entry = stats.get((exercise["slug"], check["id"]))
+        for exercise, check in record.checks():
+            entry = stats.get((exercise.slug, check.id))
             if entry is None:
                 continue
             entry.students += 1
-            if check.get("passed"):
+            if check.passed:
                 entry.passed += 1
             else:
-                unnamed = groups.get((record["student"], exercise["slug"]), NOT_NAMED)
-                entry.mistakes[check.get("mistake") or _not_named(check, unnamed)] += 1
+                unnamed = groups.get((record.student, exercise.slug), NOT_NAMED)
+                entry.mistakes[check.mistake or _not_named(check, unnamed)] += 1
     return list(stats.values())
 
 
-def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
+def grades_csv(records: list[StudentRecord], lesson: course_config.Lesson,
                standings: dict[str, Standing] | None = None) -> str:
     columns = ["student", "name", "email", "sis_id", "section", "score", "raw_score", "max_score", "submitted_at",
                "time_source", "late_days", "penalty_percent", "decisions", "needs_decision", "not_graded", "problems",
@@ -89,16 +93,16 @@ def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
     writer = GuardedDictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     standings = standings or {}
-    graded = {r["student"]: r for r in records}
+    graded = {r.student: r for r in records}
     for student in sorted(graded.keys() | standings.keys()):
-        record = graded.get(student) or {"student": student, "score": 0.0}
+        record = graded.get(student)
         standing = standings.get(student)
         person = standing.person if standing else None
-        row: dict[str, Any] = {"student": student, "score": _points(record.get("score", 0.0)),
-                               "raw_score": _points(record.get("score", 0.0)),
-                               "max_score": _points(lesson.points), "not_graded": record.get("error", ""),
-                               "problems": " | ".join(record.get("problems", [])),
-                               "integrity": " | ".join(record.get("integrity", []))}
+        score = _points(record.score if record else 0.0)
+        row: dict[str, Any] = {"student": student, "score": score, "raw_score": score,
+                               "max_score": _points(lesson.points), "not_graded": record.error if record else "",
+                               "problems": " | ".join(record.problems if record else []),
+                               "integrity": " | ".join(record.integrity if record else [])}
         if person is not None:
             row.update(name=person.name, email=person.email, sis_id=person.sis_id, section=person.section)
         if standing is not None:
@@ -111,16 +115,16 @@ def grades_csv(records: list[dict[str, Any]], lesson: course_config.Lesson,
                        time_source=(standing.submitted_how or "none") if standing.submitted_at else "none")
         row.update({e.slug: _points(0.0) for e in lesson.exercises})
         row.update({f"{e.slug}.{c.id}": _points(0.0) for e in lesson.exercises for c in e.checks})
-        for exercise in record.get("exercises", []):
-            if exercise["slug"] in row:
-                row[exercise["slug"]] = _points(exercise["score"])
+        for exercise in record.exercises if record else []:
+            if exercise.slug in row:
+                row[exercise.slug] = _points(exercise.score)
         for slug, points in (standing.overrides.items() if standing else ()):
             if slug in row:
                 row[slug] = _points(points)
-        for exercise, check in _checks(record):
-            name = f"{exercise['slug']}.{check['id']}"
+        for exercise, check in record.checks() if record else []:
+            name = f"{exercise.slug}.{check.id}"
             if name in row:
-                row[name] = _points(check["score"])
+                row[name] = _points(check.score)
         for column in TEXT_COLUMNS:  # students' own text: ids, file names in problems, quoted source
             row[column] = text_cell(row.get(column, ""))
         writer.writerow(row)
@@ -142,15 +146,11 @@ def mistakes_csv(stats: list[CheckStats], class_size: int) -> str:
     return buffer.getvalue()
 
 
-def _not_named(check: dict[str, Any], unnamed: str) -> str:
+def _not_named(check: CheckResult, unnamed: str) -> str:
     """Why a check failed with no mistake named: its kind where the whole exercise failed at once, else `unnamed`."""
-    if check.get("not_implemented"):
+    if check.not_implemented:
         return NOT_STARTED
-    return {"missing file": NOT_HANDED_IN, "import": DID_NOT_IMPORT}.get(str(check.get("cause") or ""), unnamed)
-
-
-def _checks(record: dict[str, Any]) -> list[tuple[dict, dict]]:
-    return [(exercise, check) for exercise in record.get("exercises", []) for check in exercise.get("checks", [])]
+    return {"missing file": NOT_HANDED_IN, "import": DID_NOT_IMPORT}.get(check.cause, unnamed)
 
 
 def _points(value: float) -> str:

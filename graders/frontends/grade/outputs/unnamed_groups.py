@@ -29,7 +29,11 @@ import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graders.engine.results import CheckResult
+    from graders.frontends.grade.store import StudentRecord
 
 DISTANCE = 0.5
 GROUP_SIZE = 3
@@ -63,7 +67,7 @@ class Group:
                 "students": self.students, "representative": self.representative, "differs": self.differs}
 
 
-def unnamed_groups(records: list[dict[str, Any]], slugs: list[str], answers: dict[str, dict[str, str]],
+def unnamed_groups(records: list[StudentRecord], slugs: list[str], answers: dict[str, dict[str, str]],
                    references: dict[str, str]) -> dict[str, list[Group]]:
     """Each exercise's groups of unnamed failures (exercises with none are absent)."""
     found = {}
@@ -82,28 +86,29 @@ def members(groups: dict[str, list[Group]]) -> dict[tuple[str, str], str]:
             for student in group.students}
 
 
-def _described(records: list[dict[str, Any]], slug: str) -> dict[str, list[dict[str, Any]]]:
+def _described(records: list[StudentRecord], slug: str) -> dict[str, list[CheckResult]]:
     """The students whose failures on `slug` no named mistake explains, with that exercise's checks."""
     found = {}
-    for record in sorted(records, key=lambda r: r["student"]):
-        result = next((e for e in record.get("exercises", []) if e.get("slug") == slug), None)
-        checks = result.get("checks", []) if result else []
+    for record in sorted(records, key=lambda r: r.student):
+        result = record.exercise(slug)
+        checks = result.checks if result else []
         # A function not written, a file missing or not importable, a timeout: told already, and no slip to name.
-        failed = [c for c in checks if not c.get("passed") and not c.get("not_implemented") and not c.get("cause")]
-        if not failed or any(c.get("mistake") for c in checks):
+        failed = [c for c in checks if not c.passed and not c.not_implemented and not c.cause]
+        if not failed or any(c.mistake for c in checks):
             continue
-        found[record["student"]] = checks
+        found[record.student] = checks
     return found
 
 
-def _features(checks: list[dict[str, Any]]) -> dict[str, float]:
-    """What was observed of one student's answer, as named numbers (absent: 0)."""
+def _features(checks: list[CheckResult]) -> dict[str, float]:
+    """What was observed of one student's answer, as named numbers (absent: 0). The values it returned and was
+    expected to return are read from the message's lines: they are no fields of the result."""
     features: dict[str, float] = {}
     for check in checks:
-        if check.get("passed"):
+        if check.passed:
             continue
-        name = str(check.get("id"))
-        message = str(check.get("message") or "")
+        name = check.id
+        message = check.message
         features[f"{name}: failed"] = 1.0
         headline = message.split("\n", 1)[0]
         features[f"{name}: {_NUMBER.sub('#', headline)[:160]}"] = 1.0
@@ -142,7 +147,7 @@ def _values(text: str) -> list[float]:
     return values if listed else values[:1]
 
 
-def _grouped(slug: str, described: dict[str, list[dict[str, Any]]], answers: dict[str, dict[str, str]],
+def _grouped(slug: str, described: dict[str, list[CheckResult]], answers: dict[str, dict[str, str]],
              reference: str) -> list[Group]:
     import numpy as np
     from sklearn.cluster import AgglomerativeClustering
@@ -160,16 +165,16 @@ def _grouped(slug: str, described: dict[str, list[dict[str, Any]]], answers: dic
     for number, cluster in enumerate(clusters, start=1):
         centre = matrix[cluster].mean(axis=0)
         nearest = min(cluster, key=lambda i: (float(np.linalg.norm(matrix[i] - centre)), students[i]))
-        together = [str(c.get("id")) for c in described[students[cluster[0]]]
-                    if all(not _passed(described[students[i]], str(c.get("id"))) for i in cluster)]
+        together = [c.id for c in described[students[cluster[0]]]
+                    if all(not _passed(described[students[i]], c.id) for i in cluster)]
         representative = students[nearest]
         groups.append(Group(slug, number, [students[i] for i in cluster], together, representative,
                             _differs(answers.get(representative, {}).get(slug, ""), reference)))
     return groups
 
 
-def _passed(checks: list[dict[str, Any]], check: str) -> bool:
-    return any(c.get("id") == check and c.get("passed") for c in checks)
+def _passed(checks: list[CheckResult], check: str) -> bool:
+    return any(c.id == check and c.passed for c in checks)
 
 
 def _differs(answer: str, reference: str) -> list[str]:

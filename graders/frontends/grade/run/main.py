@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 import course_config
 from graders.engine import kept_values
+from graders.engine.results import NotAResult, SubmissionResult
 from graders.frontends.grade.outputs import outputs
 from graders.frontends.grade import store
 from graders.frontends.grade.term.class_term import LoadedTerm, load_term, synced_from_nbgrader
@@ -96,11 +97,13 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
     exercise_keys = {s.student: store.exercise_keys(digests, s.sources, s.modules) for s in submissions}
     keys = {s.student: store.result_key(exercise_keys[s.student], s.problems) for s in submissions}
     previous = {s.student: store.stored(out, s.student) for s in submissions}
-    changed = [s for s in submissions if (previous[s.student] or {}).get("key") != keys[s.student]]
+    stored_keys = {student: record.key for student, record in previous.items() if record is not None}
+    changed = [s for s in submissions if stored_keys.get(s.student) != keys[s.student]]
     regrade = {s.student: store.to_regrade(previous[s.student], exercise_keys[s.student]) for s in changed}
     for submission in changed:  # only what was said about the hand-in changed: nothing to grade again
         if not regrade[submission.student]:
-            store.store(out, {**previous[submission.student], **_about(submission, keys, exercise_keys)})
+            store.store(out, dataclasses.replace(previous[submission.student],
+                                                 **_about(submission, keys, exercise_keys)))
     to_grade = [s for s in changed if regrade[s.student]]
     if not to_grade:
         TEMPLATE.stop()
@@ -117,8 +120,8 @@ def main(source: Path, *, out: Path, jobs: int | None = None, lesson: str = "les
         # Only results of what was handed in now: a student whose new hand-in could not be graded this time is
         # pending (their old result would pair a stale score with the new hand-in's time).
         records = [r for r in (store.stored(out, s.student) for s in submissions)
-                   if r is not None and r.get("key") == keys[r["student"]]]
-        pending = {s.student for s in submissions} - {r["student"] for r in records}
+                   if r is not None and r.key == keys[r.student]]
+        pending = {s.student for s in submissions} - {r.student for r in records}
         course_folder = Path(source) if layout == "nbgrader course" else None
         try:
             if course_folder is not None:
@@ -152,11 +155,11 @@ class GradingPlan:
     results: dict[str, str]
     exercises: dict[str, dict[str, str]]
     regrade: dict[str, list[str]]
-    previous: dict[str, dict[str, Any] | None]
+    previous: dict[str, store.StudentRecord | None]
 
 
 def _about(submission: Submission, keys: dict[str, str], exercise_keys: dict[str, dict[str, str]]) -> dict[str, Any]:
-    """What a stored result says of the hand-in it grades, beside the result model."""
+    """What a stored result says of the hand-in it grades, beside the result model (StudentRecord's fields)."""
     return {"student": submission.student, "key": keys[submission.student],
             "exercise_keys": exercise_keys[submission.student], "origin": submission.origin,
             "submission": submission.origin, "problems": submission.problems}
@@ -172,7 +175,7 @@ def _only_in(regrade: dict[str, list[str]], to_grade: list[Submission], slugs: l
     return f", in {listed} only (their other exercises' results are kept)"
 
 
-def _term_note(setting: LoadedTerm, lesson: course_config.Lesson) -> Callable[[dict[str, Any], Submission], str]:
+def _term_note(setting: LoadedTerm, lesson: course_config.Lesson) -> Callable[[store.StudentRecord, Submission], str]:
     """What the term makes of each student's score, for their progress line: a late hand-in's line shows the final
     score beside the checks'. A ledger that cannot be read now is said when the outputs are written."""
     try:
@@ -183,7 +186,7 @@ def _term_note(setting: LoadedTerm, lesson: course_config.Lesson) -> Callable[[d
 
 def _grade(submissions: list[Submission], plan: GradingPlan, lesson: course_config.Lesson, out: Path,
            where: GradingSite, allow_unconfined: bool, cache_folder: Path, course: str,
-           term_note: Callable[[dict[str, Any], Submission], str]) -> int:
+           term_note: Callable[[store.StudentRecord, Submission], str]) -> int:
     from graders.frontends.grade.run import cluster
 
     seconds = float(course_config.LIMITS.submission_seconds.value) + DEADLINE_MARGIN
@@ -210,9 +213,9 @@ def _grade(submissions: list[Submission], plan: GradingPlan, lesson: course_conf
                 later[submission.student] = f"its result could not be stored ({error.strerror or error})"
                 failures.append(submission.student)
                 return
-            if record["error"]:
+            if record.error:
                 failures.append(submission.student)
-            progress.done(submission.student, record, "" if record["error"] else term_note(record, submission))
+            progress.done(submission.student, record, "" if record.error else term_note(record, submission))
 
         # Every exercise whose key changed is graded (a missing file scores 0, and says so); the others are kept.
         jobs = [{"student": s.student, "lesson": lesson.folder, "slugs": plan.regrade[s.student], "sources": s.sources,
@@ -293,39 +296,40 @@ def oom_score(adjustment: int) -> None:
 
 
 def _record(submission: Submission, plan: GradingPlan, reply: dict[str, Any], lesson: course_config.Lesson,
-            out: Path) -> dict[str, Any]:
+            out: Path) -> store.StudentRecord:
     """What is stored for a student: the result model, where the answers came from, what was wrong. The
     feedback's plots came back as bytes under the names the service gave them; they are kept under out/plots.
     When only some exercises were graded again, their results replace those of the stored record."""
-    result = reply.get("result")
     why = reply.get("error", "")
     slugs = plan.regrade[submission.student]
     previous = plan.previous[submission.student]
+    try:  # the grading service's reply, through Dask: the result model as its JSON data
+        result = None if reply.get("result") is None else SubmissionResult.from_dict(reply["result"])
+    except NotAResult as error:
+        result, why = None, f"the grading service's result could not be read: {error}"
     partial = previous is not None and result is not None and set(slugs) != {e.slug for e in lesson.exercises}
     if result is None:
         why = why or f"the grading service gave no result (pytest's exit status {reply.get('exit')})"
-        result = {"submission": submission.origin, "lesson": lesson.number, "score": 0.0, "max_score": lesson.points,
-                  "trusted": True, "complete": False, "confined": False, "confinement": "", "exercises": []}
+        result = SubmissionResult(submission.origin, lesson.number, 0.0, lesson.points, trusted=True, complete=False,
+                                  confined=False, confinement="")
     files: dict[str, str] = reply.get("files") or {}
     kept = out / "plots" / store.file_name(submission.student)
     if partial:  # the plots of the exercises graded again go; the others' stay with their results
-        for exercise in previous.get("exercises", []):
-            if exercise.get("slug") in slugs:
-                for check in exercise.get("checks", []):
-                    for name in check.get("files", []):
-                        (out / name).unlink(missing_ok=True)
+        for exercise, check in previous.checks():
+            if exercise.slug in slugs:
+                for name in check.files:
+                    (out / name).unlink(missing_ok=True)
     else:
         shutil.rmtree(kept, ignore_errors=True)
-    for exercise in result.get("exercises", []):
-        for check in exercise.get("checks", []):
-            moved = []
-            for name in check.get("files", []):
-                if name in files:
-                    kept.mkdir(parents=True, exist_ok=True)
-                    target = kept / Path(name).name
-                    target.write_bytes(base64.b64decode(files[name]))
-                    moved.append(str(target.relative_to(out)))
-            check["files"] = moved
+    for check in (check for exercise in result.exercises for check in exercise.checks):
+        moved = []
+        for name in check.files:
+            if name in files:
+                kept.mkdir(parents=True, exist_ok=True)
+                target = kept / Path(name).name
+                target.write_bytes(base64.b64decode(files[name]))
+                moved.append(str(target.relative_to(out)))
+        check.files = moved
     if partial:
         result = store.merged(previous, result, slugs, [e.slug for e in lesson.exercises])
-    return {**result, **_about(submission, plan.results, plan.exercises), "error": why}
+    return store.StudentRecord(**{**vars(result), **_about(submission, plan.results, plan.exercises), "error": why})

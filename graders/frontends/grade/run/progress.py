@@ -8,7 +8,10 @@ output is not a terminal (a log, CI), each student gets one line instead, as it 
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from graders.frontends.grade.store import StudentRecord
 
 
 class Progress:
@@ -24,20 +27,20 @@ class Progress:
 
             self.bar = tqdm(total=total, unit="student", file=self.stream, dynamic_ncols=True)
 
-    def done(self, student: str, record: dict[str, Any], term: str = "") -> None:
+    def done(self, student: str, record: StudentRecord, term: str = "") -> None:
         """One student graded; `term` says what the term made of the checks' score, if it changed it."""
         self.count += 1
-        self.failed += bool(record.get("error"))
-        self.problems += bool(record.get("problems"))
+        self.failed += bool(record.error)
+        self.problems += bool(record.problems)
         if self.bar is not None:
             self.bar.set_postfix(failed=self.failed, problems=self.problems, refresh=False)
             self.bar.update(1)
             return
         width = len(str(self.total))
-        checks = f"{record.get('score', 0):g}"
-        state = f"not graded: {record['error']}" if record.get("error") else (
-            f"{term} ({checks} from the checks)" if term else f"{checks} / {record['max_score']:g}")
-        count = len(record.get("problems") or [])
+        checks = f"{record.score:g}"
+        state = f"not graded: {record.error}" if record.error else (
+            f"{term} ({checks} from the checks)" if term else f"{checks} / {record.max_score:g}")
+        count = len(record.problems)
         notes = f" ({count} problem{'' if count == 1 else 's'})" if count else ""
         print(f"[{self.count:>{width}}/{self.total}] {student}: {state}{notes}", file=self.stream, flush=True)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import course_config
 from graders.frontends.wording import counted
@@ -20,6 +20,9 @@ from graders.frontends.grade.term.decisions import Decision, LedgerError, append
 from graders.frontends.grade.intake.hand_in_times import plausible_time
 from graders.frontends.grade.term.standing import Person, Standing, build_standings
 from graders.frontends.grade.term.term import NEEDS_DECISION, TermError, TermFile, read_term_file
+
+if TYPE_CHECKING:
+    from graders.frontends.grade.store import StudentRecord
 
 
 @dataclass
@@ -74,7 +77,7 @@ class LoadedTerm:
         except LedgerError as error:
             raise TermError(str(error)) from None
 
-    def applied(self, records: list[dict[str, Any]], submissions: list[Any], lesson: course_config.Lesson,
+    def applied(self, records: list[StudentRecord], submissions: list[Any], lesson: course_config.Lesson,
                 pending: set[str] | None = None) -> AppliedTerm:
         """Every student's standing, from their stored result, their hand-in's time and the term; `pending` are
         the students handed in but not graded by this run."""
@@ -90,11 +93,11 @@ class LoadedTerm:
         return AppliedTerm(standings, self.roster_given, self.term.canvas_assignment_id, self.ledger, waiting)
 
     def progress_note(self, lesson: course_config.Lesson,
-                      found: list[Decision]) -> Callable[[dict[str, Any], Any], str]:
+                      found: list[Decision]) -> Callable[[StudentRecord, Any], str]:
         """For the progress lines: a function of (record, submission) giving what the term makes of the checks'
         score ("80 / 100 after the term"), or "" where it leaves it as it is (`found`: the ledger, read once)."""
-        def note(record: dict[str, Any], submission: Any) -> str:
-            student = record["student"]
+        def note(record: StudentRecord, submission: Any) -> str:
+            student = record.student
             roster = {student: self.roster[student]} if student in self.roster else {}
             times = {student: (self._placed(submission.submitted_at), submission.submitted_how)}
             standing = build_standings([record], lesson.points, policy=self.term.policy, roster=roster,

@@ -16,12 +16,15 @@ import shlex
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from graders.frontends.wording import counted
 from graders.frontends.grade.person import Person
 from graders.frontends.grade.term.decisions import Decision, InForce, accepted_time, extended_due, in_force
 from graders.frontends.grade.term.term import LATE, ON_TIME, LatePolicy
+
+if TYPE_CHECKING:
+    from graders.frontends.grade.store import StudentRecord
 
 
 @dataclass
@@ -58,7 +61,7 @@ class Standing:
         return self.person.name if self.person and self.person.name else self.student
 
 
-def build_standings(records: list[dict[str, Any]], max_score: float, *, policy: LatePolicy | None = None,
+def build_standings(records: list[StudentRecord], max_score: float, *, policy: LatePolicy | None = None,
                     roster: dict[str, Person] | None = None, decisions: list[Decision] | None = None,
                     times: dict[str, tuple[datetime | None, str]] | None = None,
                     pending: set[str] | None = None, now: datetime | None = None,
@@ -76,13 +79,13 @@ def build_standings(records: list[dict[str, Any]], max_score: float, *, policy: 
     times = times or {}
     pending = pending or set()
     now = now or datetime.now(timezone.utc)
-    graded = {r["student"]: r for r in records}
+    graded = {r.student: r for r in records}
     standings = {}
     everyone = [*graded, *sorted(pending - graded.keys())]
     for student in [*everyone, *(s for s in roster if s not in graded.keys() | pending)]:
         record = graded.get(student)
         standing = Standing(student, roster.get(student), handed_in=record is not None or student in pending,
-                            raw=float(record.get("score", 0.0)) if record else 0.0, max_score=max_score,
+                            raw=record.score if record else 0.0, max_score=max_score,
                             graded=student not in pending or record is not None)
         if roster and student not in roster:
             standing.private.append("not on the roster: check the id, or add the student to the roster")
@@ -96,9 +99,9 @@ def build_standings(records: list[dict[str, Any]], max_score: float, *, policy: 
     return standings
 
 
-def _apply(standing: Standing, record: dict[str, Any] | None, policy: LatePolicy, forced: InForce, now: datetime,
+def _apply(standing: Standing, record: StudentRecord | None, policy: LatePolicy, forced: InForce, now: datetime,
            ledger: str) -> None:
-    points = {e["slug"]: float(e.get("score", 0.0)) for e in (record or {}).get("exercises", [])}
+    points = {e.slug: e.score for e in record.exercises} if record else {}
     adjusted = standing.raw
     for slug, decision in sorted(forced.overrides.items()):
         if slug:
