@@ -205,6 +205,22 @@ class SourceEvidence:
     def shows(self, function: str, patterns: Iterable[str]) -> bool:
         return bool(self.lines(function, patterns))
 
+    def passes(self, function: str, patterns: Iterable[str], name: str) -> bool:
+        """Whether `function` itself calls one of `patterns` with the plain name `name` as an argument (as
+        `torch.manual_seed(seed)` does): evidence that the code uses that argument there, read without running it."""
+        self._index()
+        node = self._functions.get(function)
+        wanted = tuple(patterns)
+        for inner in ast.walk(node) if node is not None else ():
+            if not isinstance(inner, ast.Call):
+                continue
+            path = self._path(inner.func)
+            if path and any(path == p or path.endswith("." + p) for p in wanted) and any(
+                    isinstance(argument, ast.Name) and argument.id == name
+                    for argument in [*inner.args, *(keyword.value for keyword in inner.keywords)]):
+                return True
+        return False
+
     def parameter(self, function: str, index: int) -> str | None:
         """The name of a function's parameter, by position (None when there is no such function or parameter)."""
         self._index()

@@ -30,11 +30,12 @@ import torch
 
 from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student,
                          Suspect, checks_for, describe, exercise, expect_code_shows, expect_tensor, expected, fail,
-                         gradient_signature, is_scaled, number_problem, twin, twin_generator, twin_random)
+                         gradient_signature, is_scaled, number_problem, twin, twin_generator, twin_random,
+                         unless_contradicted)
 from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, GRADIENTS_NOT_ZEROED, NOISE_IGNORED, NONZERO_START,
                                                      ONE_STEP_SHORT, ONE_STEP_TOO_MANY, RATE_TOO_HIGH,
                                                      REBOUND_PARAMETERS, SEED_IGNORED, SHAPE_BROADCAST, SIGN_ERROR,
-                                                     SUM_FOR_MEAN, TRY_IT)
+                                                     SOME_GRADIENTS_NOT_ZEROED, SUM_FOR_MEAN, TRY_IT)
 from graders.lesson01.quadratic_fit.drivers import fit_defaults
 
 EXERCISE = exercise("lesson01", "quadratic_fit")
@@ -47,10 +48,14 @@ LESSON_NOISE = 0.3  # make_quadratic_data's default, the lesson's noise
 # with. A run that blew up (nan, inf) matches nothing here: every blow-up looks alike, so
 # those are told apart by the student's first step instead (see _first_step_mistake).
 _VARIANTS: list[tuple[Mistake, dict[str, Any]]] = [
-    (GRADIENTS_NOT_ZEROED, {"zero_grads": False}),
+    (GRADIENTS_NOT_ZEROED, {"zeroed": ""}),
     (SHAPE_BROADCAST, {"flat_target": True}),
     (SIGN_ERROR, {"ascent": True}),
     (NONZERO_START, {"start": 1.0}),  # torch.ones: the start a beginner writes when not zeros
+    # Some gradients cleared and not the others (the measured text says which, _never_zeroed): after the start
+    # other than zero, which the student's own steps=0 answer can contradict, since on the lesson's data the two
+    # end near each other.
+    *((SOME_GRADIENTS_NOT_ZEROED, {"zeroed": zeroed}) for zeroed in ("ab", "ac", "bc", "a", "b", "c")),
     (ONE_STEP_SHORT, {"loop_from": 1}),  # range(1, steps): steps − 1 updates
     (ONE_STEP_TOO_MANY, {"loop_from": -1}),  # range(steps + 1): steps + 1 updates
 ]
@@ -96,7 +101,15 @@ class Fit:
         return f"fit_quadratic(X, y, lr={self.lr:g}, steps={self.steps}) with {self.data}"
 
 
-def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zero_grads: bool = True,
+def _never_zeroed(change: dict[str, Any]) -> str:
+    """What a variant that clears some gradients only says of the others."""
+    missed = [name for name in "abc" if name not in change.get("zeroed", "abc")]
+    names = " and ".join(f"{name}'s" for name in missed)
+    return (f"Here {names} gradient{'s are' if len(missed) > 1 else ' is'} never cleared; the answer equals that "
+            f"run's on these data.")
+
+
+def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zeroed: str = "abc",
              flat_target: bool = False, ascent: bool = False, start: float = 0.0,
              loop_from: int = 0) -> tuple[float, float, float]:
     """Gradient descent on a, b, c, optionally with one of the catalogued mistakes built in."""
@@ -109,9 +122,9 @@ def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zero_grads
             return (math.nan, math.nan, math.nan)
         loss.backward()
         with torch.no_grad():
-            for parameter in (a, b, c):
+            for name, parameter in zip("abc", (a, b, c)):
                 parameter -= lr * parameter.grad
-                if zero_grads:
+                if name in zeroed:
                     parameter.grad.zero_()
     return a.item(), b.item(), c.item()
 
@@ -183,11 +196,12 @@ def _blew_up(values: Any, limit: float) -> bool:
     return any(not math.isfinite(v) or abs(v) > limit for v in values)
 
 
-def _variant_mistake(got: Any, variants: list[tuple[float, float, float]],
-                     right: tuple[float, float, float]) -> Mistake | None:
+def _variant_mistake(student: Student, got: Any, variants: list[tuple[float, float, float]],
+                     right: tuple[float, float, float]) -> tuple[Mistake, str] | None:
     """The first variant that ended at the answer's values; a variant that blew up matches nothing,
     and neither does a start other than zero once that run has caught up with the right one (after
-    enough steps both reach the least-squares fit, and so does any answer near it)."""
+    enough steps both reach the least-squares fit, and so does any answer near it), nor one that the student's own
+    facts contradict (a start other than zero where their steps=0 answer is zero): then the next variant is tried."""
     close, limit = EXERCISE.tolerance("mistake_match"), EXERCISE.tolerance("diverged")
     exact = EXERCISE.tolerance("reference")
 
@@ -197,18 +211,19 @@ def _variant_mistake(got: Any, variants: list[tuple[float, float, float]],
     def equal(values: Any, target: Any) -> bool:
         return all(abs(v - w) <= exact for v, w in zip(values, target))
 
-    for (mistake, _), wrong in zip(_VARIANTS, variants):
+    for (mistake, change), wrong in zip(_VARIANTS, variants):
         if mistake is NONZERO_START and near(wrong, right):
             continue
-        if mistake in OFF_BY_ONE:
+        if mistake in OFF_BY_ONE or mistake is SOME_GRADIENTS_NOT_ZEROED:
             # One update less, or one more, ends within `close` of the right run once descent has slowed down
             # (60 steps on the lesson's data): this one is named only for an answer that equals it as a right
-            # answer must equal the reference's, and only where it is not that close to the right run itself.
-            if not equal(wrong, right) and equal(got, wrong):
-                return mistake
-            continue
-        if not _blew_up(wrong, limit) and near(got, wrong):
-            return mistake
+            # answer must equal the reference's, and only where it is not that close to the right run itself. So is
+            # a gradient left uncleared: the same steps as the student's, so the same numbers, not near ones.
+            fits = not equal(wrong, right) and equal(got, wrong)
+        else:
+            fits = not _blew_up(wrong, limit) and near(got, wrong)
+        if fits and unless_contradicted(mistake, student) is not None:
+            return mistake, _never_zeroed(change) if mistake is SOME_GRADIENTS_NOT_ZEROED else ""
     return None
 
 
@@ -288,11 +303,11 @@ def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[floa
     got, expected_text = describe(returned.value), f"{describe(tuple(want))}, each within {atol:g}"
     named = None
     if _is_triple(returned.value):
-        mistake = _variant_mistake(returned.value, known()["variants"], known()["right"])
-        if mistake is None and _coefficients_problem(returned.value, closed_form, atol) is None:
-            mistake = CLOSED_FORM
-        named = ((mistake, "") if mistake is not None else _start_mistake(student, fit, tuple(returned.value), known())
-                 or _first_step_mistake(student, fit, known()))
+        named = _variant_mistake(student, returned.value, known()["variants"], known()["right"])
+        if named is None and _coefficients_problem(returned.value, closed_form, atol) is None:
+            named = CLOSED_FORM, ""
+        named = named or _start_mistake(student, fit, tuple(returned.value), known()) or _first_step_mistake(
+            student, fit, known())
     if named is not None:
         mistake, measured = named
         fail(summary, call=returned.call, got=got, expected=expected_text, mistake=mistake.name,
