@@ -221,6 +221,18 @@ class SourceEvidence:
                 return True
         return False
 
+    def defaults(self, function: str) -> dict[str, str]:
+        """The parameters of `function` whose default is a name or an attribute, with the dotted path it reads
+        (`fn=f` gives {"fn": "f"}): a default is evaluated once, when the `def` runs."""
+        self._index()
+        node = self._functions.get(function)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return {}
+        positional = node.args.posonlyargs + node.args.args
+        pairs = list(zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults))
+        pairs += [(a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None]
+        return {a.arg: self._path(d) for a, d in pairs if isinstance(d, (ast.Name, ast.Attribute)) and self._path(d)}
+
     def parameter(self, function: str, index: int) -> str | None:
         """The name of a function's parameter, by position (None when there is no such function or parameter)."""
         self._index()

@@ -20,10 +20,12 @@ import torch
 from torch import nn
 
 from graders.kit import (Meanwhile, Mistake, RECORD, RECORDING, Returned, Scalar, Student, checks_for, close,
-                         describe, exercise, expect_code_shows, expected, fail, fail_with_mistake, twin)
+                         describe, exercise, expect_code_shows, expected, fail, fail_with_mistake, twin,
+                         unless_contradicted)
 from graders.lesson01.linear_module.mistakes import (LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_AND_SEED_IGNORED,
                                                      LR_IGNORED, MODEL_BEFORE_DATA, NOISE_BROADCAST, ONE_STEP_TOO_FEW,
-                                                     ONE_STEP_TOO_MANY, SECTION, SEED_IGNORED, STEP_BEFORE_BACKWARD,
+                                                     ONE_STEP_TOO_MANY, SECTION, SEED_IGNORED, SEED_SET_LATE,
+                                                     STEP_BEFORE_BACKWARD,
                                                      SUM_FOR_MEAN, TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP,
                                                      ZERO_GRAD_MISSING)
 from graders.lesson01.linear_module.drivers import watch_training
@@ -245,7 +247,7 @@ def expect_run(returned: Returned, reference: ModuleType, lr: float, steps: int,
     problem = _run_problem(returned.value, want)
     if problem is not None:
         _fail_run(returned, problem, _summary(want), lambda: wrong_runs(reference, lr, steps, seed),
-                  _repeats_differently(student, lr, seed) if student is not None else None)
+                  _repeats_differently(student, lr, seed) if student is not None else None, student)
 
 
 # A short run is enough to see whether two calls on one seed agree: the data and the start are drawn first.
@@ -267,11 +269,12 @@ def _repeats_differently(student: Student, lr: float, seed: int) -> Callable[[],
 
 
 def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], list[tuple[Mistake, Run]]],
-              repeats_differently: Callable[[], bool] | None = None) -> None:
+              repeats_differently: Callable[[], bool] | None = None, student: Student | None = None) -> None:
     __tracebackhide__ = True
     mistake = _diagnosis(returned.value, runs())
     if mistake is None and repeats_differently is not None and repeats_differently():
-        mistake = SEED_IGNORED
+        # Runs that differ on one seed ignore it, unless the code seeds with its argument: then it seeds too late.
+        mistake = unless_contradicted(SEED_IGNORED, student) or SEED_SET_LATE
     fail(f"fit_linear_module: {problem}.", call=returned.call, got=_summary(returned.value), expected=want,
          mistake=mistake.name if mistake else None, meaning=mistake.explanation if mistake else "",
          section=mistake.section if mistake else SECTION,
@@ -353,7 +356,7 @@ def test_lesson_numbers(student: Student, reference: ModuleType) -> None:
         losses = ", ".join(f"step {s}: {v:.4f}" for s, v in printed_losses.items())
         # Rounded as the lesson prints them: to 3 decimals, which leaves the lesson's 2.965 and -2.0 as they are.
         _fail_run(returned, problem, f"losses {losses}; weight {round(weight, 3)}, bias {round(bias, 3)}",
-                  lambda: wrong_runs(reference, **run), _repeats_differently(student, run["lr"], run["seed"]))
+                  lambda: wrong_runs(reference, **run), _repeats_differently(student, run["lr"], run["seed"]), student)
     if not twin():
         expect_lesson_defaults(student, returned, got)
 

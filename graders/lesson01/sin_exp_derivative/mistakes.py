@@ -91,6 +91,24 @@ MODIFIED_INPUT = Mistake(
     concept=CONCEPT,
 )
 
+def _f_bound_as_default(student: object) -> str:
+    """Why "f not differentiated" cannot be it: autograd_derivative reads f through a default argument."""
+    bound = [p for p, path in student.evidence.defaults("autograd_derivative").items()  # type: ignore[attr-defined]
+             if path == "f"]
+    return f"autograd_derivative takes f as the default of its parameter {bound[0]}" if bound else ""
+
+
+F_BOUND_AS_DEFAULT = Mistake(
+    "f bound as a default argument",
+    "Your autograd_derivative differentiates the function it gets as a default argument (such as fn=f), and a "
+    "default is evaluated once, when the def runs: the check replaces f in your module afterwards, but the "
+    "default still holds the original f, so the result stays the derivative of sin(x)·e^(−x).",
+    "Call the module's f inside the function's body (f(leaf).sum().backward()) rather than through a parameter "
+    "whose default is f; keep the stub's signature, autograd_derivative(x).",
+    AUTOGRAD,
+    concept=CONCEPT,
+)
+
 F_NOT_DIFFERENTIATED = Mistake(
     "f not differentiated",
     "With f replaced by another function, autograd_derivative still returned the derivative of "
@@ -100,6 +118,7 @@ F_NOT_DIFFERENTIATED = Mistake(
     "return leaf.grad.",
     AUTOGRAD,
     concept=CONCEPT,
+    contradicted_by=(_f_bound_as_default,),
 )
 
 MEAN_NOT_SUM = Mistake(
