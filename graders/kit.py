@@ -22,6 +22,7 @@ the student's call, computed in the grader while the worker runs that call: `stu
 from __future__ import annotations
 
 import course_config
+from graders.engine.causes import needs_value
 from graders.engine.collect import collect_mistakes
 from graders.engine.compare import argument_changed, close, describe, number_problem, tensor_problem, values_problem
 from graders.engine.drawing import distinct, drawn

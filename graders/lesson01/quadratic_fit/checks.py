@@ -31,7 +31,7 @@ import torch
 from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student,
                          Suspect, checks_for, describe, exercise, expect_code_shows, expect_tensor, expected, fail,
                          gradient_signature, is_scaled, number_problem, twin, twin_generator, twin_random,
-                         unless_contradicted)
+                         unless_contradicted, needs_value)
 from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, GRADIENTS_NOT_ZEROED, NOISE_IGNORED, NONZERO_START,
                                                      ONE_STEP_SHORT, ONE_STEP_TOO_MANY, RATE_TOO_HIGH,
                                                      REBOUND_PARAMETERS, SEED_IGNORED, SHAPE_BROADCAST, SIGN_ERROR,
@@ -471,9 +471,10 @@ def test_fit_uses_autograd(student: Student, reference: ModuleType) -> None:
     want = _reference_fit(reference, fit)
     returned = _fit_call(student, fit, trace=True, meanwhile=want)
     # How the answer was made earns nothing when the answer itself is wrong: check it first.
-    _expect_fit(student, fit, returned, want.value,
-                EXERCISE.tolerance("reference"), _wrong_fits(fit),
-                hint="Start a, b and c at exactly zero and make exactly `steps` updates of −lr × gradient.")
+    with needs_value():
+        _expect_fit(student, fit, returned, want.value,
+                    EXERCISE.tolerance("reference"), _wrong_fits(fit),
+                    hint="Start a, b and c at exactly zero and make exactly `steps` updates of −lr × gradient.")
     if not returned.calls_to(*BACKWARD_CALLS):
         fail("fit_quadratic never calls backward() or torch.autograd.grad.", call=returned.call,
              meaning="The exercise is to let autograd find the gradients of the loss; a closed-form solution "

@@ -21,7 +21,7 @@ import torch
 
 from graders.kit import (CheckFailed, Mistake, Returned, Student, argument_changed, checks_for, code_lines, describe,
                          exercise, expect_code_shows, expect_tensor, expected, fail, fail_with_mistake, origin,
-                         tensor_problem, twin, twin_random, unless_contradicted)
+                         tensor_problem, twin, twin_random, unless_contradicted, needs_value)
 from graders.lesson01.stopping_gradients.mistakes import (DATA_USED, FLOAT32_TO_FLOAT64, GRADS_NOT_ZEROED,
                                                           NO_GRAD_MISSING_IN_PREDICT, PART_OUTSIDE_NO_GRAD, REBOUND,
                                                           REQUIRES_GRAD_TURNED_OFF, TRIANGLE, WEIGHT_NOT_TRANSPOSED,
@@ -238,7 +238,8 @@ def test_predict_records_no_graph(student: Student, reference: ModuleType) -> No
                             shown_as=f"predict(weight, bias, X) with {line_text(weight, bias, X)}, weight and bias "
                                      "requiring grad")
     # How the answer was made earns nothing when the answer itself is wrong: its values first.
-    expect_predicted(returned, reference, weight, bias, X)
+    with needs_value():
+        expect_predicted(returned, reference, weight, bias, X)
     value = returned.value
     info = origin(value)
     if info is not None and (info.requires_grad or info.grad_fn is not None):
