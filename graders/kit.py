@@ -30,9 +30,9 @@ from graders.engine.expect import (code_lines, expect_code_shows, expect_float_n
                                    expect_tensor, fail_with_mistake)
 from graders.engine.feedback import CheckFailed, fail
 from graders.engine.fresh import twin, twin_generator, twin_random
-from graders.engine.mistakes import (Contradiction, GradientSignature, Mistake, Suspect, code_passes, code_shows,
-                                     contradiction, first_matching_variant, gradient_signature, is_scaled,
-                                     unless_contradicted)
+from graders.engine.mistakes import (Contradiction, GradientSignature, Mistake, Suspect, code_binds_default,
+                                     code_passes, code_shows, contradiction, first_matching_variant,
+                                     gradient_signature, is_scaled, own_answer, unless_contradicted)
 from graders.engine.plots import LossCurves
 from graders.engine.recording import RECORD, RECORDING, expected
 from graders.engine.registration import checks_for

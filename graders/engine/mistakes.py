@@ -90,6 +90,26 @@ def code_passes(function: str, patterns: tuple[str, ...], parameter: int, why: s
     return shown
 
 
+def code_binds_default(function: str, name: str, why: str) -> Contradiction:
+    """A contradiction: `function` takes the module's `name` as the default of one of its parameters (`fn=f`),
+    so it does use `name`, as the module held it when the `def` ran. `why` may say {parameter}."""
+    def bound(student: Any) -> str:
+        found = [p for p, path in student.evidence.defaults(function).items() if path == name]
+        return why.format(parameter=found[0]) if found else ""
+    return bound
+
+
+def own_answer(function: str, *args: Any, equals: Any, why: str, **kwargs: Any) -> Contradiction:
+    """A contradiction: the student's own `function(*args, **kwargs)` returns `equals` (compared as a tuple: a list
+    of the same numbers is the same answer), e.g. fit_quadratic with steps=0 returning the zero start."""
+    def answered(student: Any) -> str:
+        returned = student.call(function, *args, allow_raise=True, shown_as=f"{function}(...), to see what the code does", **kwargs)
+        value = returned.value
+        same = type(value) in (tuple, list) and tuple(value) == tuple(equals)
+        return why if returned.error is None and same else ""
+    return answered
+
+
 def code_shows(function: str, patterns: tuple[str, ...], why: str) -> Contradiction:
     """A contradiction: `function`'s code (or a function of the module it calls) names one of `patterns`."""
     def shown(student: Any) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from graders.kit import Mistake
+from graders.kit import Mistake, own_answer
 
 
 TRY_IT = '"Try it yourself", exercise 2'
@@ -105,17 +105,9 @@ SOME_GRADIENTS_NOT_ZEROED = Mistake(
 # The zero start the docstring asks for, seen in the student's own answer: fit_quadratic with steps=0 makes no
 # update, so it returns where a, b and c start. A few points are enough, and the call costs no step.
 _NO_STEP_X = torch.linspace(-2.0, 2.0, 5).reshape(-1, 1)
-
-
-def _starts_at_zero(student: object) -> str:
-    """Why a start other than zero cannot be the cause: the student's own steps=0 answer is (0, 0, 0)."""
-    returned = student.call("fit_quadratic", _NO_STEP_X, _NO_STEP_X**2, lr=0.1, steps=0,  # type: ignore[attr-defined]
-                            allow_raise=True, shown_as="fit_quadratic(X, y, lr=0.1, steps=0) with 5 points")
-    value = returned.value
-    if returned.error is None and type(value) in (tuple, list) and len(value) == 3 and all(v == 0 for v in value):
-        return "fit_quadratic(X, y, steps=0), which makes no update, returns (0, 0, 0): a, b and c start at zero"
-    return ""
-
+STARTS_AT_ZERO = own_answer(
+    "fit_quadratic", _NO_STEP_X, _NO_STEP_X**2, lr=0.1, steps=0, equals=(0.0, 0.0, 0.0),
+    why="fit_quadratic(X, y, steps=0), which makes no update, returns (0, 0, 0): a, b and c start at zero")
 
 NONZERO_START = Mistake(
     "random or non-zero starting parameters",
@@ -126,7 +118,7 @@ NONZERO_START = Mistake(
     "Create each parameter as a = torch.zeros(1, requires_grad=True), and the same for b and c.",
     WORKED_EXAMPLE + ', which starts "from zero"',
     concept=CONCEPT,
-    contradicted_by=(_starts_at_zero,),
+    contradicted_by=(STARTS_AT_ZERO,),
 )
 
 ONE_STEP_SHORT = Mistake(

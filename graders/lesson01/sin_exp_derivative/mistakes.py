@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake
+from graders.kit import Mistake, code_binds_default
 
 
 TRY_IT = '"Try it yourself", exercise 3'
@@ -91,13 +91,6 @@ MODIFIED_INPUT = Mistake(
     concept=CONCEPT,
 )
 
-def _f_bound_as_default(student: object) -> str:
-    """Why "f not differentiated" cannot be it: autograd_derivative reads f through a default argument."""
-    bound = [p for p, path in student.evidence.defaults("autograd_derivative").items()  # type: ignore[attr-defined]
-             if path == "f"]
-    return f"autograd_derivative takes f as the default of its parameter {bound[0]}" if bound else ""
-
-
 F_BOUND_AS_DEFAULT = Mistake(
     "f bound as a default argument",
     "Your autograd_derivative differentiates the function it gets as a default argument (such as fn=f), and a "
@@ -118,7 +111,8 @@ F_NOT_DIFFERENTIATED = Mistake(
     "return leaf.grad.",
     AUTOGRAD,
     concept=CONCEPT,
-    contradicted_by=(_f_bound_as_default,),
+    contradicted_by=(code_binds_default("autograd_derivative", "f",
+                                        "autograd_derivative takes f as the default of its parameter {parameter}"),),
 )
 
 MEAN_NOT_SUM = Mistake(
