@@ -256,9 +256,14 @@ REPEAT_STEPS = 2
 
 def _repeats_differently(student: Student, lr: float, seed: int) -> Callable[[], bool]:
     """Whether two calls with the same arguments give different runs (asked only when a run failed and no
-    wrong run matched): a run that sets no seed of its own draws other data each time."""
+    wrong run matched): a run that sets no seed of its own draws other data each time, and one that seeds after
+    drawing draws what the call before left."""
     def differ() -> bool:
         shown = call_text({"lr": lr, "steps": REPEAT_STEPS, "seed": seed})
+        # A seed set after something is drawn leaves that draw to the state the call before left: after a call on
+        # another seed, then after a call on this one, the same call must repeat itself.
+        student.call("fit_linear_module", lr, REPEAT_STEPS, seed + 1, allow_raise=True,
+                     shown_as=call_text({"lr": lr, "steps": REPEAT_STEPS, "seed": seed + 1}))
         first, second = (student.call("fit_linear_module", lr, REPEAT_STEPS, seed, allow_raise=True, shown_as=shown)
                          for _ in range(2))
         if first.error is not None or second.error is not None:
