@@ -197,11 +197,14 @@ def _blew_up(values: Any, limit: float) -> bool:
 
 
 def _variant_mistake(student: Student, got: Any, variants: list[tuple[float, float, float]],
-                     right: tuple[float, float, float]) -> tuple[Mistake, str] | None:
+                     right: tuple[float, float, float],
+                     others: Callable[[], list[tuple[Any, list[Any]]]] = list) -> tuple[Mistake, str] | None:
     """The first variant that ended at the answer's values; a variant that blew up matches nothing,
     and neither does a start other than zero once that run has caught up with the right one (after
     enough steps both reach the least-squares fit, and so does any answer near it), nor one that the student's own
-    facts contradict (a start other than zero where their steps=0 answer is zero): then the next variant is tried."""
+    facts contradict (a start other than zero where their steps=0 answer is zero), nor one that does not explain
+    the student's answers to the check's other inputs as well (`others`: each answer with the variants' values on
+    that input): a name fits the code, not one input. Then the next variant is tried."""
     close, limit = EXERCISE.tolerance("mistake_match"), EXERCISE.tolerance("diverged")
     exact = EXERCISE.tolerance("reference")
 
@@ -211,18 +214,30 @@ def _variant_mistake(student: Student, got: Any, variants: list[tuple[float, flo
     def equal(values: Any, target: Any) -> bool:
         return all(abs(v - w) <= exact for v, w in zip(values, target))
 
-    for (mistake, change), wrong in zip(_VARIANTS, variants):
+    def exactly(mistake: Mistake) -> bool:
+        # One update less, or one more, ends within `close` of the right run once descent has slowed down
+        # (60 steps on the lesson's data): this one is named only for an answer that equals it as a right
+        # answer must equal the reference's, and only where it is not that close to the right run itself. So is
+        # a gradient left uncleared: the same steps as the student's, so the same numbers, not near ones.
+        return mistake in OFF_BY_ONE or mistake is SOME_GRADIENTS_NOT_ZEROED
+
+    def agrees(mistake: Mistake, answer: Any, wrong: Any) -> bool:
+        """The answer to another input is that variant's there (both blown up counts: they look alike)."""
+        if not _is_triple(answer):
+            return False
+        if _blew_up(wrong, limit):
+            return _blew_up(answer, limit)
+        return equal(answer, wrong) if exactly(mistake) else near(answer, wrong)
+
+    for index, ((mistake, change), wrong) in enumerate(zip(_VARIANTS, variants)):
         if mistake is NONZERO_START and near(wrong, right):
             continue
-        if mistake in OFF_BY_ONE or mistake is SOME_GRADIENTS_NOT_ZEROED:
-            # One update less, or one more, ends within `close` of the right run once descent has slowed down
-            # (60 steps on the lesson's data): this one is named only for an answer that equals it as a right
-            # answer must equal the reference's, and only where it is not that close to the right run itself. So is
-            # a gradient left uncleared: the same steps as the student's, so the same numbers, not near ones.
+        if exactly(mistake):
             fits = not equal(wrong, right) and equal(got, wrong)
         else:
             fits = not _blew_up(wrong, limit) and near(got, wrong)
-        if fits and unless_contradicted(mistake, student) is not None:
+        if (fits and all(agrees(mistake, answer, there[index]) for answer, there in others())
+                and unless_contradicted(mistake, student) is not None):
             return mistake, _never_zeroed(change) if mistake is SOME_GRADIENTS_NOT_ZEROED else ""
     return None
 
@@ -292,7 +307,8 @@ RETURNS_HINT = ("The docstring's Returns: the learned (a, b, c) as a tuple of th
 
 
 def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[float, ...], atol: float,
-                known: Callable[[], dict[str, Any]], hint: str, meaning: str = "") -> None:
+                known: Callable[[], dict[str, Any]], hint: str, meaning: str = "",
+                others: Callable[[], list[tuple[Any, list[Any]]]] = list) -> None:
     """The answer is within atol of `want`; a wrong one is named by the variants, then by its first step."""
     __tracebackhide__ = True
     closed_form = least_squares(fit.X, fit.y)  # before the verdict, so that a recording holds it too
@@ -303,7 +319,7 @@ def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[floa
     got, expected_text = describe(returned.value), f"{describe(tuple(want))}, each within {atol:g}"
     named = None
     if _is_triple(returned.value):
-        named = _variant_mistake(student, returned.value, known()["variants"], known()["right"])
+        named = _variant_mistake(student, returned.value, known()["variants"], known()["right"], others)
         if named is None and _coefficients_problem(returned.value, closed_form, atol) is None:
             named = CLOSED_FORM, ""
         named = named or _start_mistake(student, fit, tuple(returned.value), known()) or _first_step_mistake(
@@ -515,12 +531,17 @@ def test_fit_quadratic_on_other_coefficients(student: Student, reference: Module
 @check
 def test_fit_quadratic_follows_lr_and_steps(student: Student, reference: ModuleType) -> None:
     X, y = reference.make_quadratic_data()
-    for lr, steps in OTHER_SETTINGS:
-        fit = Fit(X, y, lr, steps, LESSON_DATA)
-        want = _reference_fit(reference, fit)
-        _expect_fit(student, fit, _fit_call(student, fit, meanwhile=want), want.value,
-                    EXERCISE.tolerance("reference"), _wrong_fits(fit),
-                    hint="Use the lr and steps arguments as given: `steps` updates, each of −lr × gradient.")
+    fits = [Fit(X, y, lr, steps, LESSON_DATA) for lr, steps in OTHER_SETTINGS]
+    wants = [_reference_fit(reference, fit) for fit in fits]
+    answers = [_fit_call(student, fit, meanwhile=want) for fit, want in zip(fits, wants)]
+    for index, (fit, want, returned) in enumerate(zip(fits, wants, answers)):
+        # A mistake named here must explain the answers to the other settings too (_variant_mistake).
+        def others(index: int = index) -> list[tuple[Any, list[Any]]]:
+            return [(answers[i].value, _wrong_fits(fits[i])()["variants"]) for i in range(len(fits)) if i != index]
+
+        _expect_fit(student, fit, returned, want.value, EXERCISE.tolerance("reference"), _wrong_fits(fit),
+                    hint="Use the lr and steps arguments as given: `steps` updates, each of −lr × gradient.",
+                    others=others)
     # The defaults the signature promises, read from it rather than paid for with a 500-step run.
     returned = student.run(fit_defaults, runs="fit_quadratic", shown_as="the defaults of fit_quadratic's signature")
     if returned.value != SIGNATURE_DEFAULTS:
