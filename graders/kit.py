@@ -22,6 +22,7 @@ the student's call, computed in the grader while the worker runs that call: `stu
 from __future__ import annotations
 
 import course_config
+from graders.engine.causes import needs_value
 from graders.engine.collect import collect_mistakes
 from graders.engine.compare import argument_changed, close, describe, number_problem, tensor_problem, values_problem
 from graders.engine.drawing import distinct, drawn
@@ -29,8 +30,9 @@ from graders.engine.expect import (code_lines, expect_code_shows, expect_float_n
                                    expect_tensor, fail_with_mistake)
 from graders.engine.feedback import CheckFailed, fail
 from graders.engine.fresh import twin, twin_generator, twin_random
-from graders.engine.mistakes import (GradientSignature, Mistake, Suspect, first_matching_variant, gradient_signature,
-                                     is_scaled)
+from graders.engine.mistakes import (Contradiction, GradientSignature, Mistake, Suspect, code_binds_default,
+                                     code_passes, code_shows, contradiction, first_matching_variant,
+                                     gradient_signature, is_scaled, own_answer, unless_contradicted)
 from graders.engine.plots import LossCurves
 from graders.engine.recording import RECORD, RECORDING, expected
 from graders.engine.registration import checks_for

@@ -5,19 +5,39 @@ model built from this.
 
 A cause is what the student must fix once to fix all those checks: a named mistake, one exception
 (its type and message) raised by one function, an import that failed, one function's timeout.
+
+A check fails for its own property. Where it must first have a right value to judge that property (x left
+unchanged, losses returned as floats, how a right answer was made) and the value is wrong, it did not judge it:
+a check of the same cause above is the one whose property is broken, and this one says "not judged" and points
+there, whether it met the very same value (the same headline) or declared the value a precondition (needs_value).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from dataclasses import dataclass, field
+from typing import Iterator
 
-from graders.engine.feedback import FIELD_CHARS, Feedback, cut
+from graders.engine.feedback import FIELD_CHARS, CheckFailed, Feedback, cut
 
 SAME_CAUSE = "same cause as above{named}."
 # A later check that failed on the very value an earlier one failed on (one wrong derivative fails the checks that
 # it is clean, that it uses autograd, ...): it stopped at that value, before what its own name says.
-SAME_VALUE = ("same cause as above{named}: this check first needs the value that {first} found wrong, so it did not "
-              "get to judge what its own name says.")
+SAME_VALUE = ("not judged: fails because of the same cause as above{named}, see {first}: this check first needs the "
+              "value that {first} found wrong, so it did not get to judge what its own name says.")
+
+
+@contextlib.contextmanager
+def needs_value() -> Iterator[None]:
+    """Around the part of a check that judges a value its own property needs first (a wrong run before the types of
+    its losses): a failure there is marked, so that where an earlier check failed for the same cause, this one says
+    it was not judged and points there instead of seeming to fail its own property."""
+    __tracebackhide__ = True
+    try:
+        yield
+    except CheckFailed as failure:
+        raise CheckFailed(dataclasses.replace(failure.feedback, needs_value=True)) from None
 
 
 def cause_of(feedback: Feedback) -> str:
@@ -54,10 +74,13 @@ class Causes:
             self.headlines.setdefault((slug, cause), headline)
 
     def same_value(self, slug: str, feedback: Feedback) -> str:
-        """The check that failed on the very value `feedback` fails on (same cause, same headline: the same
-        comparison of the same call's value), or "". Not for an exception, an import or a timeout: those stop
-        every check alike, and say so in their own words."""
+        """The check that failed for the cause that stopped this one before its own property, or "": the one that
+        failed on the very value `feedback` fails on (same cause, same headline: the same comparison of the same
+        call's value), or, where `feedback` failed on a value it needs first (needs_value), the one that explained
+        the same cause. Not for an exception, an import or a timeout: those stop every check alike, and say so in
+        their own words."""
         cause = cause_of(feedback)
-        if feedback.error or feedback.cause or not self.explained_by(slug, cause):
+        first = self.explained_by(slug, cause)
+        if feedback.error or feedback.cause or not first:
             return ""
-        return self.explained_by(slug, cause) if self.headlines.get((slug, cause)) == feedback.summary else ""
+        return first if feedback.needs_value or self.headlines.get((slug, cause)) == feedback.summary else ""

@@ -80,6 +80,9 @@ class Feedback:
     plots_below: bool = False  # the front end shows `files` under the message (a notebook): name no file
     cause: str = ""  # a cause that fails several checks at once (the import, one function's timeout): told once
     error: str = ""  # what the student's code raised, "function: Type: message": one exception is told once
+    # It failed on a value it needs before it can judge its own property (engine/causes.py, needs_value): where an
+    # earlier check failed for the same cause, it says it was not judged and points there.
+    needs_value: bool = False
 
     def text(self) -> str:
         # Every part is cut to a readable size: a student's value or message may be megabytes.

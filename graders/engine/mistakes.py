@@ -5,6 +5,11 @@ recognised in one of three ways: the student's output equals a wrong variant of 
 reference run on the same input; a gradient is a known multiple of the right one (the
 gradient signature); or a raised error matches the message that mistake produces.
 
+A mistake is named only when nothing else the grader can see contradicts it (`contradicted_by`): a variant that
+fits one answer may fit it by chance, and a name whose hint asks for what the code already does misleads more
+than no name. Each predicate reads the student's facts (its source, read by engine/source_evidence.py, or its
+own answers to other calls) and says why the mistake cannot be the cause, or "" when it may be.
+
 Each mistake also names the lesson idea it breaks, a key of course_config.CONCEPTS, which the check
 result carries beside the mistake's name so that the class report can count students per idea.
 """
@@ -15,7 +20,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import torch
 
@@ -38,6 +43,9 @@ class Mistake:
     # The idea of the lesson it breaks: a key of course_config.CONCEPTS, e.g. "accumulation" for gradients never
     # zeroed. Many mistakes of many exercises share one, so the class report groups them by it.
     concept: str = field(default="", kw_only=True)
+    # What rules this mistake out whatever the answer: each, given the Student, says why it cannot be the cause
+    # (the code seeds with its argument, its steps=0 answer is the zero start) or "" when it may be.
+    contradicted_by: tuple["Contradiction", ...] = field(default=(), kw_only=True, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # A misspelt concept fails at import, naming the mistake, rather than splitting the report's groups.
@@ -47,6 +55,66 @@ class Mistake:
 
     def matches_error(self, error_type: str, message: str) -> bool:
         return self.error_pattern is not None and re.search(self.error_pattern, f"{error_type}: {message}") is not None
+
+
+# Given the Student whose answer is judged: why a mistake cannot be the cause, or "" when it may be.
+Contradiction = Callable[[Any], str]
+
+
+def contradiction(mistake: Mistake | None, student: Any) -> str:
+    """Why the grader's own facts about `student` rule `mistake` out ("" when none does). A predicate that cannot
+    run (the student's call raised, the source does not parse) rules nothing out."""
+    if mistake is None or student is None:
+        return ""
+    for contradicted in mistake.contradicted_by:
+        try:
+            why = contradicted(student)
+        except Exception:  # a fact the grader could not read rules nothing out; the check's own message stands
+            why = ""
+        if why:
+            return why
+    return ""
+
+
+def unless_contradicted(mistake: Mistake | None, student: Any) -> Mistake | None:
+    """`mistake`, or None when the grader can see that the code does not make it."""
+    return None if contradiction(mistake, student) else mistake
+
+
+def code_passes(function: str, patterns: tuple[str, ...], parameter: int, why: str) -> Contradiction:
+    """A contradiction: `function`'s code (or a function of the module it calls) calls one of `patterns` with its
+    own parameter number `parameter` (e.g. torch.manual_seed with the seed argument). `why` says what it shows."""
+    def shown(student: Any) -> str:
+        name = student.evidence.parameter(function, parameter)
+        return why if name and student.evidence.passes(function, patterns, name) else ""
+    return shown
+
+
+def code_binds_default(function: str, name: str, why: str) -> Contradiction:
+    """A contradiction: `function` takes the module's `name` as the default of one of its parameters (`fn=f`),
+    so it does use `name`, as the module held it when the `def` ran. `why` may say {parameter}."""
+    def bound(student: Any) -> str:
+        found = [p for p, path in student.evidence.defaults(function).items() if path == name]
+        return why.format(parameter=found[0]) if found else ""
+    return bound
+
+
+def own_answer(function: str, *args: Any, equals: Any, why: str, **kwargs: Any) -> Contradiction:
+    """A contradiction: the student's own `function(*args, **kwargs)` returns `equals` (compared as a tuple: a list
+    of the same numbers is the same answer), e.g. fit_quadratic with steps=0 returning the zero start."""
+    def answered(student: Any) -> str:
+        returned = student.call(function, *args, allow_raise=True, shown_as=f"{function}(...), to see what the code does", **kwargs)
+        value = returned.value
+        same = type(value) in (tuple, list) and tuple(value) == tuple(equals)
+        return why if returned.error is None and same else ""
+    return answered
+
+
+def code_shows(function: str, patterns: tuple[str, ...], why: str) -> Contradiction:
+    """A contradiction: `function`'s code (or a function of the module it calls) names one of `patterns`."""
+    def shown(student: Any) -> str:
+        return why if student.evidence.shows(function, patterns) else ""
+    return shown
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
 """`@check`: marks a test function as a graded check, with its points and visibility from
 course_config.py, so that no number is written twice; a public check also runs on fresh
-inputs when the reference is live, and pays only if both runs pass (graders/engine/fresh.py)."""
+inputs when the reference is live, and pays only if both runs pass (graders/engine/fresh.py); and no check names a
+mistake that the grader's own facts about the student contradict (graders/engine/mistakes.py, `contradicted_by`)."""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import zlib
 from typing import Any, Callable, TypeVar
 
@@ -14,6 +16,7 @@ import pytest
 import course_config
 from graders.engine.feedback import CheckFailed
 from graders.engine.fresh import TWIN_NOTE, twin_run
+from graders.engine.mistakes import catalogued, contradiction
 from graders.engine.recording import CACHE, LIVE, RECORDING
 
 F = TypeVar("F", bound=Callable)
@@ -33,6 +36,7 @@ def checks_for(lesson_folder: str, slug: str) -> Callable[[F], F]:
         entry = exercise.check(name.removeprefix("test_"))
         if not entry.hidden:
             test = _published_then_fresh(test, exercise, entry.id)
+        test = _named_only_where_not_contradicted(test)
         test = pytest.mark.points(entry.points)(test)
         if entry.hidden:
             test = pytest.mark.hidden(test)
@@ -59,3 +63,28 @@ def _published_then_fresh(test: F, exercise: course_config.Exercise, check_id: s
                 raise CheckFailed(dataclasses.replace(feedback, summary=f"{TWIN_NOTE} {feedback.summary}")) from None
 
     return both_runs  # type: ignore[return-value]
+
+
+def _named_only_where_not_contradicted(test: F) -> F:
+    """A failure that names a mistake the student's own facts rule out (its source, its answers to other calls)
+    keeps its values and loses the name, the meaning and the hint: a hint that asks for what the code already
+    does misleads more than none. Checks that can tell the right name instead do so themselves; this is the net."""
+    room = test.__module__.rpartition(".")[0]
+
+    @functools.wraps(test)
+    def named_truly(*args: Any, **kwargs: Any) -> None:
+        __tracebackhide__ = True
+        try:
+            test(*args, **kwargs)
+        except CheckFailed as failure:
+            feedback = failure.feedback
+            if not feedback.mistake:
+                raise
+            from graders.engine.collect import collect_mistakes  # the room's catalogue, read when first needed
+
+            mistake = catalogued(feedback.mistake, collect_mistakes(importlib.import_module(f"{room}.mistakes")))
+            if not contradiction(mistake, kwargs.get("student")):
+                raise
+            raise CheckFailed(dataclasses.replace(feedback, mistake=None, meaning="", hint="", concept="")) from None
+
+    return named_truly  # type: ignore[return-value]

@@ -205,6 +205,34 @@ class SourceEvidence:
     def shows(self, function: str, patterns: Iterable[str]) -> bool:
         return bool(self.lines(function, patterns))
 
+    def passes(self, function: str, patterns: Iterable[str], name: str) -> bool:
+        """Whether `function` itself calls one of `patterns` with the plain name `name` as an argument (as
+        `torch.manual_seed(seed)` does): evidence that the code uses that argument there, read without running it."""
+        self._index()
+        node = self._functions.get(function)
+        wanted = tuple(patterns)
+        for inner in ast.walk(node) if node is not None else ():
+            if not isinstance(inner, ast.Call):
+                continue
+            path = self._path(inner.func)
+            if path and any(path == p or path.endswith("." + p) for p in wanted) and any(
+                    isinstance(argument, ast.Name) and argument.id == name
+                    for argument in [*inner.args, *(keyword.value for keyword in inner.keywords)]):
+                return True
+        return False
+
+    def defaults(self, function: str) -> dict[str, str]:
+        """The parameters of `function` whose default is a name or an attribute, with the dotted path it reads
+        (`fn=f` gives {"fn": "f"}): a default is evaluated once, when the `def` runs."""
+        self._index()
+        node = self._functions.get(function)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return {}
+        positional = node.args.posonlyargs + node.args.args
+        pairs = list(zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults))
+        pairs += [(a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None]
+        return {a.arg: self._path(d) for a, d in pairs if isinstance(d, (ast.Name, ast.Attribute)) and self._path(d)}
+
     def parameter(self, function: str, index: int) -> str | None:
         """The name of a function's parameter, by position (None when there is no such function or parameter)."""
         self._index()

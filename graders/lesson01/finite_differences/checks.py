@@ -21,7 +21,7 @@ from torch import Tensor
 from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, checks_for, describe, exercise,
                          expect_code_shows, expect_float_not_tensor, expect_number, expect_tensor, expected, fail,
                          fail_with_mistake, first_matching_variant, gradient_signature, is_scaled, number_problem,
-                         origin, tensor_problem)
+                         origin, tensor_problem, needs_value)
 from graders.lesson01.finite_differences.mistakes import (ALL_AT_ONCE, DETACH_SHARES_MEMORY, DIVIDED_BY_H,
                                                           ERROR_AS_TENSOR, FLOAT32_CHECK, FLOAT32_RESULT,
                                                           FORWARD_DIFFERENCES, LEAF_NOT_DETACHED, MEAN_OF_GAPS,
@@ -256,7 +256,8 @@ def test_numerical_gradient_calls_f_twice_per_coordinate(student: Student) -> No
     spec, x = public_cases()[1]
     returned = student.run(run_numerical_gradient, spec, x, None, runs="numerical_gradient",
                                shown_as=shown("numerical_gradient", spec, x))
-    expect_gradient(returned, spec, x, None)  # the right number of calls earns nothing for a wrong estimate
+    with needs_value():
+        expect_gradient(returned, spec, x, None)  # the right number of calls earns nothing for a wrong estimate
     # (Forward differences, n + 1 calls, are named by the estimate above.)
     calls, n = returned.value["calls"], x.numel()
     if calls != 2 * n:
@@ -276,7 +277,8 @@ def test_numerical_gradient_leaves_x_unchanged(student: Student) -> None:
     returned = student.run(run_numerical_gradient, spec, x, None, runs="numerical_gradient",
                                shown_as=shown("numerical_gradient", spec, x))
     # An untouched x earns nothing for a wrong estimate; the estimate's check covers its shape and dtype too.
-    expect_gradient(returned, spec, x, None)
+    with needs_value():
+        expect_gradient(returned, spec, x, None)
     after = returned.value["x_after"]
     if argument_changed(x, after):
         fail_with_mistake(returned, "numerical_gradient changed the x it was given.", MODIFIED_X, after)

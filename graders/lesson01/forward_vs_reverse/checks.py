@@ -21,7 +21,8 @@ import torch
 from torch import Tensor
 
 from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, checks_for, describe, exercise,
-                         expect_code_shows, expect_number, expect_tensor, expected, fail, origin, tensor_problem)
+                         expect_code_shows, expect_number, expect_tensor, expected, fail, needs_value, origin,
+                         tensor_problem)
 from graders.lesson01.forward_vs_reverse.mistakes import (BACKWARD_PER_COORDINATE, DIRECTIONS_PILED_UP,
                                                           FLOAT32_BUFFER, GRADIENT_TRACKS_X, JVP_OUTPUTS_SWAPPED,
                                                           MODES, MODE_READ_LOOSELY, MODIFIED_X, ONES_TANGENT,
@@ -205,7 +206,8 @@ def test_forward_mode_one_pass_per_input(student: Student) -> None:
     spec, x = public_cases()[1]
     returned = run_public(student, "gradient_forward_mode", spec, x)
     # The right number of passes earns nothing for a wrong gradient (an all-ones tangent is named by its value).
-    expect_gradient(returned, spec, x, FORWARD_HINT)
+    with needs_value():
+        expect_gradient(returned, spec, x, FORWARD_HINT)
     # A forward-mode pass is a torch.func.jvp call or a dual input of torch.autograd.forward_ad: what the method
     # does is judged (one pass of f per input, each pushing a tangent), not which of the two APIs made it.
     n, calls = x.numel(), returned.value["f_calls"]
@@ -235,7 +237,8 @@ def test_reverse_mode_matches_autograd(student: Student) -> None:
 def test_reverse_mode_one_pass(student: Student) -> None:
     spec, x = public_cases()[1]
     returned = run_public(student, "gradient_reverse_mode", spec, x)
-    expect_gradient(returned, spec, x, REVERSE_HINT)  # one pass earns nothing for a wrong gradient
+    with needs_value():
+        expect_gradient(returned, spec, x, REVERSE_HINT)  # one pass earns nothing for a wrong gradient
     n, calls = x.numel(), returned.value["f_calls"]
     got, wanted = f"{calls} call(s) of f", "1 call of f, then one backward pass"
     if calls == n:

@@ -16,7 +16,7 @@ import torch
 
 from graders.kit import (RECORD, RECORDING, Returned, Student, Suspect, argument_changed, checks_for, collect_mistakes,
                          describe, exercise, expect_code_shows, expect_tensor, expected, fail, number_problem, origin,
-                         tensor_problem, twin, twin_generator, twin_random)
+                         tensor_problem, twin, twin_generator, twin_random, needs_value)
 from graders.lesson01.grad_accumulation.mistakes import (CLEARED_BETWEEN_CALLS, COMPANION, COPY_NOT_DETACHED,
                                                          DIVIDED_TWICE, KEPT_GRAD_TENSOR, LESSON_GRADS, MEAN_OF_MEANS,
                                                          MODIFIED_W, NOT_SCALED, WORKED, ZEROED_BETWEEN_MICRO_BATCHES)
@@ -204,7 +204,8 @@ def _backward_count(returned: Returned) -> int:
 def test_repeated_backward_on_lesson_case(student: Student, reference: ModuleType) -> None:
     x0, calls = lesson_case()
     returned = student.call("repeated_backward_grads", x0, calls, trace=True)
-    expect_grads(returned, reference, x0, calls)  # the right number of passes earns nothing for wrong values
+    with needs_value():
+        expect_grads(returned, reference, x0, calls)  # the right number of passes earns nothing for wrong values
     count = _backward_count(returned)
     if count != calls:
         fail(f"repeated_backward_grads called backward() {count} time(s) for {calls} passes; expected {calls}.",
@@ -234,7 +235,8 @@ def test_backward_once_per_micro_batch(student: Student) -> None:
     w, X, y = lesson_data()
     for k in (micro_batches(4), micro_batches(7)):
         returned = student.call("accumulated_gradient", w, X, y, k, trace=True, shown_as=gradient_call(k))
-        expect_gradient(returned, w, X, y, k)  # the right number of passes earns nothing for a wrong gradient
+        with needs_value():
+            expect_gradient(returned, w, X, y, k)  # the right number of passes earns nothing for a wrong gradient
         count = _backward_count(returned)
         if count != k:
             grad_calls = returned.calls_to("autograd.grad")
@@ -275,7 +277,8 @@ def expect_clean(returned: Returned, given: torch.Tensor, after: Any, X: torch.T
     __tracebackhide__ = True
     w = given.detach()
     # A clean wrong gradient earns nothing: its value (and with it type, shape and dtype) comes first.
-    expect_gradient(returned, w, X, y, k)
+    with needs_value():
+        expect_gradient(returned, w, X, y, k)
     if argument_changed(given, after):
         fail("accumulated_gradient changed the w it was given.", call=returned.call,
              got=describe(returned.value), changed=f"w after the call: {describe(after)}",

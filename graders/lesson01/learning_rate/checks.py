@@ -26,7 +26,7 @@ import torch
 from graders.kit import (LossCurves, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student, Suspect, checks_for,
                          collect_mistakes, describe, exercise, expect_code_shows, expect_number, expect_tensor,
                          expected, fail, fail_with_mistake, first_matching_variant, gradient_signature, is_scaled,
-                         origin, twin, twin_random)
+                         origin, twin, twin_random, needs_value)
 from graders.lesson01.learning_rate.mistakes import (EMPTY_LOSSES, EQUAL_COUNTS_AS_BELOW, FLAT_TARGET,
                                                      GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,
                                                      HESSIAN_SUMS, LAST_LOSS_ONLY, LOSSES_AS_TENSORS,
@@ -302,9 +302,10 @@ def test_losses_are_python_floats(student: Student, reference: ModuleType, plot_
     want = reference_train_line(reference, run)
     returned = call_train_line(student, run, trace=True, meanwhile=want)
     # Floats of a wrong run earn nothing: the values come first, then their types.
-    expect_run(returned, run, want.value, plot_file,
-               hint=hint_for("The lesson prints loss 15.4288 at step 0; each later loss is recorded before its "
-                             "update."), student=student)
+    with needs_value():
+        expect_run(returned, run, want.value, plot_file,
+                   hint=hint_for("The lesson prints loss 15.4288 at step 0; each later loss is recorded before its "
+                                 "update."), student=student)
     # The docstring's recipe: autograd's gradients, one pass per step; loss.backward() and torch.autograd.grad
     # are both autograd, and both are taken.
     passes = sum(event.count for event in returned.calls_to("Tensor.backward", "autograd.backward", "autograd.grad"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake
+from graders.kit import Mistake, code_passes
 
 
 SECTION = '"The same model, the PyTorch way"'
@@ -49,6 +49,16 @@ LOSSES_AS_TENSORS = Mistake(
     concept="detach_and_no_grad",
 )
 
+SEED_SET_LATE = Mistake(
+    "seed set after something random was drawn",
+    "Your function calls torch.manual_seed with its seed argument, yet two calls with the same seed give different "
+    "runs: something random (the data X and y, or the layer's starting weight and bias) is drawn before the seed is "
+    "set, from wherever torch's random stream happened to be. The seed fixes only what is drawn after it.",
+    "Move torch.manual_seed(seed) to the first line of the function, before X, y and the layer are made.",
+    SECTION,
+    concept="seeds_and_arguments",
+)
+
 SEED_IGNORED = Mistake(
     "the seed argument ignored",
     "Your run does not follow the seed it is given: called with another seed, it gives the lesson's numbers "
@@ -58,6 +68,8 @@ SEED_IGNORED = Mistake(
     "Start the function with torch.manual_seed(seed), using the argument, before X, y and the layer are made.",
     SECTION,
     concept="seeds_and_arguments",
+    contradicted_by=(code_passes("fit_linear_module", ("manual_seed",), 2,
+                                 "fit_linear_module calls torch.manual_seed with its seed argument"),),
 )
 
 LOSS_AFTER_UPDATE = Mistake(

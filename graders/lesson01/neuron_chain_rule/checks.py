@@ -16,7 +16,7 @@ import torch
 
 from graders.kit import (AUTOGRAD_IN_CODE, Mistake, Returned, Student, Suspect, checks_for, code_lines,
                          collect_mistakes, describe, exercise, expect_tensor, expected, fail, origin, tensor_problem,
-                         twin, twin_random, values_problem)
+                         twin, twin_random, values_problem, needs_value)
 from graders.lesson01.neuron_chain_rule.mistakes import (AUTOGRAD, CHAIN_RULE, FORGOT_ONE_MINUS_SIGMA, GRAPH_CUT,
                                                          NO_INP, NO_SUM, ONE_MINUS_SIGMA_ONLY, RESULT_TRACKS_W,
                                                          SIGMOID_BEFORE_SUM, SIGMOID_SIGN_FLIPPED, SIGN_FLIPPED,
@@ -219,7 +219,8 @@ def test_neuron_keeps_the_graph(student: Student, reference: ModuleType) -> None
         fail("neuron must return a 0-d tensor, so that out.backward() can run.", call=shown, got=describe(out),
              hint="Return torch.sigmoid(z) with z a 0-d tensor; do not call .item() on it.", section=AUTOGRAD)
     # A graph that carries a wrong output earns nothing (σ(z) + 1 has the right gradient).
-    expect_neuron(Returned(shown, out), reference, w, inp)
+    with needs_value():
+        expect_neuron(Returned(shown, out), reference, w, inp)
     if got.get("grad") is None:
         summary = ("After out.backward(), w.grad is still None: autograd could not follow neuron back to w."
                    if got.get("requires_grad") else

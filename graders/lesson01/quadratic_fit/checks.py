@@ -30,11 +30,12 @@ import torch
 
 from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student,
                          Suspect, checks_for, describe, exercise, expect_code_shows, expect_tensor, expected, fail,
-                         gradient_signature, is_scaled, number_problem, twin, twin_generator, twin_random)
+                         gradient_signature, is_scaled, number_problem, twin, twin_generator, twin_random,
+                         unless_contradicted, needs_value)
 from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, GRADIENTS_NOT_ZEROED, NOISE_IGNORED, NONZERO_START,
                                                      ONE_STEP_SHORT, ONE_STEP_TOO_MANY, RATE_TOO_HIGH,
                                                      REBOUND_PARAMETERS, SEED_IGNORED, SHAPE_BROADCAST, SIGN_ERROR,
-                                                     SUM_FOR_MEAN, TRY_IT)
+                                                     SOME_GRADIENTS_NOT_ZEROED, SUM_FOR_MEAN, TRY_IT)
 from graders.lesson01.quadratic_fit.drivers import fit_defaults
 
 EXERCISE = exercise("lesson01", "quadratic_fit")
@@ -47,10 +48,14 @@ LESSON_NOISE = 0.3  # make_quadratic_data's default, the lesson's noise
 # with. A run that blew up (nan, inf) matches nothing here: every blow-up looks alike, so
 # those are told apart by the student's first step instead (see _first_step_mistake).
 _VARIANTS: list[tuple[Mistake, dict[str, Any]]] = [
-    (GRADIENTS_NOT_ZEROED, {"zero_grads": False}),
+    (GRADIENTS_NOT_ZEROED, {"zeroed": ""}),
     (SHAPE_BROADCAST, {"flat_target": True}),
     (SIGN_ERROR, {"ascent": True}),
     (NONZERO_START, {"start": 1.0}),  # torch.ones: the start a beginner writes when not zeros
+    # Some gradients cleared and not the others (the measured text says which, _never_zeroed): after the start
+    # other than zero, which the student's own steps=0 answer can contradict, since on the lesson's data the two
+    # end near each other.
+    *((SOME_GRADIENTS_NOT_ZEROED, {"zeroed": zeroed}) for zeroed in ("ab", "ac", "bc", "a", "b", "c")),
     (ONE_STEP_SHORT, {"loop_from": 1}),  # range(1, steps): steps − 1 updates
     (ONE_STEP_TOO_MANY, {"loop_from": -1}),  # range(steps + 1): steps + 1 updates
 ]
@@ -96,7 +101,15 @@ class Fit:
         return f"fit_quadratic(X, y, lr={self.lr:g}, steps={self.steps}) with {self.data}"
 
 
-def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zero_grads: bool = True,
+def _never_zeroed(change: dict[str, Any]) -> str:
+    """What a variant that clears some gradients only says of the others."""
+    missed = [name for name in "abc" if name not in change.get("zeroed", "abc")]
+    names = " and ".join(f"{name}'s" for name in missed)
+    return (f"Here {names} gradient{'s are' if len(missed) > 1 else ' is'} never cleared; the answer equals that "
+            f"run's on these data.")
+
+
+def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zeroed: str = "abc",
              flat_target: bool = False, ascent: bool = False, start: float = 0.0,
              loop_from: int = 0) -> tuple[float, float, float]:
     """Gradient descent on a, b, c, optionally with one of the catalogued mistakes built in."""
@@ -109,9 +122,9 @@ def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zero_grads
             return (math.nan, math.nan, math.nan)
         loss.backward()
         with torch.no_grad():
-            for parameter in (a, b, c):
+            for name, parameter in zip("abc", (a, b, c)):
                 parameter -= lr * parameter.grad
-                if zero_grads:
+                if name in zeroed:
                     parameter.grad.zero_()
     return a.item(), b.item(), c.item()
 
@@ -183,11 +196,15 @@ def _blew_up(values: Any, limit: float) -> bool:
     return any(not math.isfinite(v) or abs(v) > limit for v in values)
 
 
-def _variant_mistake(got: Any, variants: list[tuple[float, float, float]],
-                     right: tuple[float, float, float]) -> Mistake | None:
+def _variant_mistake(student: Student, got: Any, variants: list[tuple[float, float, float]],
+                     right: tuple[float, float, float],
+                     others: Callable[[], list[tuple[Any, list[Any]]]] = list) -> tuple[Mistake, str] | None:
     """The first variant that ended at the answer's values; a variant that blew up matches nothing,
     and neither does a start other than zero once that run has caught up with the right one (after
-    enough steps both reach the least-squares fit, and so does any answer near it)."""
+    enough steps both reach the least-squares fit, and so does any answer near it), nor one that the student's own
+    facts contradict (a start other than zero where their steps=0 answer is zero), nor one that does not explain
+    the student's answers to the check's other inputs as well (`others`: each answer with the variants' values on
+    that input): a name fits the code, not one input. Then the next variant is tried."""
     close, limit = EXERCISE.tolerance("mistake_match"), EXERCISE.tolerance("diverged")
     exact = EXERCISE.tolerance("reference")
 
@@ -197,18 +214,31 @@ def _variant_mistake(got: Any, variants: list[tuple[float, float, float]],
     def equal(values: Any, target: Any) -> bool:
         return all(abs(v - w) <= exact for v, w in zip(values, target))
 
-    for (mistake, _), wrong in zip(_VARIANTS, variants):
+    def exactly(mistake: Mistake) -> bool:
+        # One update less, or one more, ends within `close` of the right run once descent has slowed down
+        # (60 steps on the lesson's data): this one is named only for an answer that equals it as a right
+        # answer must equal the reference's, and only where it is not that close to the right run itself. So is
+        # a gradient left uncleared: the same steps as the student's, so the same numbers, not near ones.
+        return mistake in OFF_BY_ONE or mistake is SOME_GRADIENTS_NOT_ZEROED
+
+    def agrees(mistake: Mistake, answer: Any, wrong: Any) -> bool:
+        """The answer to another input is that variant's there (both blown up counts: they look alike)."""
+        if not _is_triple(answer):
+            return False
+        if _blew_up(wrong, limit):
+            return _blew_up(answer, limit)
+        return equal(answer, wrong) if exactly(mistake) else near(answer, wrong)
+
+    for index, ((mistake, change), wrong) in enumerate(zip(_VARIANTS, variants)):
         if mistake is NONZERO_START and near(wrong, right):
             continue
-        if mistake in OFF_BY_ONE:
-            # One update less, or one more, ends within `close` of the right run once descent has slowed down
-            # (60 steps on the lesson's data): this one is named only for an answer that equals it as a right
-            # answer must equal the reference's, and only where it is not that close to the right run itself.
-            if not equal(wrong, right) and equal(got, wrong):
-                return mistake
-            continue
-        if not _blew_up(wrong, limit) and near(got, wrong):
-            return mistake
+        if exactly(mistake):
+            fits = not equal(wrong, right) and equal(got, wrong)
+        else:
+            fits = not _blew_up(wrong, limit) and near(got, wrong)
+        if (fits and all(agrees(mistake, answer, there[index]) for answer, there in others())
+                and unless_contradicted(mistake, student) is not None):
+            return mistake, _never_zeroed(change) if mistake is SOME_GRADIENTS_NOT_ZEROED else ""
     return None
 
 
@@ -277,7 +307,8 @@ RETURNS_HINT = ("The docstring's Returns: the learned (a, b, c) as a tuple of th
 
 
 def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[float, ...], atol: float,
-                known: Callable[[], dict[str, Any]], hint: str, meaning: str = "") -> None:
+                known: Callable[[], dict[str, Any]], hint: str, meaning: str = "",
+                others: Callable[[], list[tuple[Any, list[Any]]]] = list) -> None:
     """The answer is within atol of `want`; a wrong one is named by the variants, then by its first step."""
     __tracebackhide__ = True
     closed_form = least_squares(fit.X, fit.y)  # before the verdict, so that a recording holds it too
@@ -288,11 +319,11 @@ def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[floa
     got, expected_text = describe(returned.value), f"{describe(tuple(want))}, each within {atol:g}"
     named = None
     if _is_triple(returned.value):
-        mistake = _variant_mistake(returned.value, known()["variants"], known()["right"])
-        if mistake is None and _coefficients_problem(returned.value, closed_form, atol) is None:
-            mistake = CLOSED_FORM
-        named = ((mistake, "") if mistake is not None else _start_mistake(student, fit, tuple(returned.value), known())
-                 or _first_step_mistake(student, fit, known()))
+        named = _variant_mistake(student, returned.value, known()["variants"], known()["right"], others)
+        if named is None and _coefficients_problem(returned.value, closed_form, atol) is None:
+            named = CLOSED_FORM, ""
+        named = named or _start_mistake(student, fit, tuple(returned.value), known()) or _first_step_mistake(
+            student, fit, known())
     if named is not None:
         mistake, measured = named
         fail(summary, call=returned.call, got=got, expected=expected_text, mistake=mistake.name,
@@ -456,9 +487,10 @@ def test_fit_uses_autograd(student: Student, reference: ModuleType) -> None:
     want = _reference_fit(reference, fit)
     returned = _fit_call(student, fit, trace=True, meanwhile=want)
     # How the answer was made earns nothing when the answer itself is wrong: check it first.
-    _expect_fit(student, fit, returned, want.value,
-                EXERCISE.tolerance("reference"), _wrong_fits(fit),
-                hint="Start a, b and c at exactly zero and make exactly `steps` updates of −lr × gradient.")
+    with needs_value():
+        _expect_fit(student, fit, returned, want.value,
+                    EXERCISE.tolerance("reference"), _wrong_fits(fit),
+                    hint="Start a, b and c at exactly zero and make exactly `steps` updates of −lr × gradient.")
     if not returned.calls_to(*BACKWARD_CALLS):
         fail("fit_quadratic never calls backward() or torch.autograd.grad.", call=returned.call,
              meaning="The exercise is to let autograd find the gradients of the loss; a closed-form solution "
@@ -499,12 +531,17 @@ def test_fit_quadratic_on_other_coefficients(student: Student, reference: Module
 @check
 def test_fit_quadratic_follows_lr_and_steps(student: Student, reference: ModuleType) -> None:
     X, y = reference.make_quadratic_data()
-    for lr, steps in OTHER_SETTINGS:
-        fit = Fit(X, y, lr, steps, LESSON_DATA)
-        want = _reference_fit(reference, fit)
-        _expect_fit(student, fit, _fit_call(student, fit, meanwhile=want), want.value,
-                    EXERCISE.tolerance("reference"), _wrong_fits(fit),
-                    hint="Use the lr and steps arguments as given: `steps` updates, each of −lr × gradient.")
+    fits = [Fit(X, y, lr, steps, LESSON_DATA) for lr, steps in OTHER_SETTINGS]
+    wants = [_reference_fit(reference, fit) for fit in fits]
+    answers = [_fit_call(student, fit, meanwhile=want) for fit, want in zip(fits, wants)]
+    for index, (fit, want, returned) in enumerate(zip(fits, wants, answers)):
+        # A mistake named here must explain the answers to the other settings too (_variant_mistake).
+        def others(index: int = index) -> list[tuple[Any, list[Any]]]:
+            return [(answers[i].value, _wrong_fits(fits[i])()["variants"]) for i in range(len(fits)) if i != index]
+
+        _expect_fit(student, fit, returned, want.value, EXERCISE.tolerance("reference"), _wrong_fits(fit),
+                    hint="Use the lr and steps arguments as given: `steps` updates, each of −lr × gradient.",
+                    others=others)
     # The defaults the signature promises, read from it rather than paid for with a 500-step run.
     returned = student.run(fit_defaults, runs="fit_quadratic", shown_as="the defaults of fit_quadratic's signature")
     if returned.value != SIGNATURE_DEFAULTS:

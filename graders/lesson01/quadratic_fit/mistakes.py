@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake
+import torch
+
+from graders.kit import Mistake, own_answer
 
 
 TRY_IT = '"Try it yourself", exercise 2'
@@ -88,6 +90,25 @@ CLOSED_FORM = Mistake(
     concept=CONCEPT,
 )
 
+SOME_GRADIENTS_NOT_ZEROED = Mistake(
+    "some gradients never zeroed",
+    "Your (a, b, c) are what gradient descent gives when the .grad of some parameters is cleared after each update "
+    "and the .grad of the others never is: backward() adds each new gradient to the one before, so the parameter "
+    "whose gradient is never cleared moves by the sum of all its gradients so far and swings around the best fit, "
+    "pulling the others with it.",
+    "Clear every parameter's gradient after each update, still inside torch.no_grad(): the one named above too.",
+    WORKED_EXAMPLE + ", where it explains w.grad.zero_()",
+    concept="accumulation",
+)
+
+
+# The zero start the docstring asks for, seen in the student's own answer: fit_quadratic with steps=0 makes no
+# update, so it returns where a, b and c start. A few points are enough, and the call costs no step.
+_NO_STEP_X = torch.linspace(-2.0, 2.0, 5).reshape(-1, 1)
+STARTS_AT_ZERO = own_answer(
+    "fit_quadratic", _NO_STEP_X, _NO_STEP_X**2, lr=0.1, steps=0, equals=(0.0, 0.0, 0.0),
+    why="fit_quadratic(X, y, steps=0), which makes no update, returns (0, 0, 0): a, b and c start at zero")
+
 NONZERO_START = Mistake(
     "random or non-zero starting parameters",
     "Your a, b and c do not start at zero, as the exercise asks, but at ones or at random values (torch.ones, "
@@ -97,6 +118,7 @@ NONZERO_START = Mistake(
     "Create each parameter as a = torch.zeros(1, requires_grad=True), and the same for b and c.",
     WORKED_EXAMPLE + ', which starts "from zero"',
     concept=CONCEPT,
+    contradicted_by=(STARTS_AT_ZERO,),
 )
 
 ONE_STEP_SHORT = Mistake(

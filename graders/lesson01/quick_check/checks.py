@@ -92,8 +92,12 @@ def _digest(question: int, letter: str) -> str:
     return hashlib.sha256(f"{SALT}:{question}:{letter}".encode()).hexdigest()[:24]
 
 
-def _chosen(returned: Returned, questions: tuple[int, ...]) -> dict[int, str]:
-    """The letters the student chose for `questions`, lower-cased; fails naming every missing or invalid one."""
+def _chosen(returned: Returned, questions: tuple[int, ...], keys_judged: bool = True) -> dict[int, str]:
+    """The letters the student chose for `questions`, lower-cased; fails naming every missing or invalid one.
+
+    With `keys_judged` false (the graded checks, which judge the letters), a question found under a string key
+    that names it ("1", "q1") is read there: the key's type is answers_well_formed's to judge, so that right
+    letters under string keys do not score like a blank answer."""
     __tracebackhide__ = True
     value = returned.value
     if type(value) is not dict:
@@ -103,9 +107,11 @@ def _chosen(returned: Returned, questions: tuple[int, ...]) -> dict[int, str]:
     chosen, problems = {}, []
     for question in questions:
         letters = ", ".join(OPTIONS[question])
+        near = [key for key in value if type(key) is str and key.strip().lower().lstrip("q") == str(question)]
+        if question not in value and near and not keys_judged:
+            value = {**value, question: value[near[0]]}
         answer = value.get(question)
         if question not in value:
-            near = [key for key in value if type(key) is str and key.strip().lower().lstrip("q") == str(question)]
             problems.append(f"question {question} has no answer"
                             + (f" (your key {near[0]!r} is a string: use the int {question})" if near else ""))
         elif type(answer) is not str:
@@ -200,13 +206,13 @@ def _check_pair(student: Student, questions: tuple[int, ...]) -> None:
     """The questions answered right in form A, then in form B (the same options, reordered)."""
     __tracebackhide__ = True
     returned = student.call("answers", shown_as="answers()")
-    chosen = _chosen(returned, questions)
+    chosen = _chosen(returned, questions, keys_judged=False)
     wrong = _wrong(chosen)
     if wrong:
         _fail_if_other_form(student, returned, "A")
         _fail_wrong(returned, wrong, chosen, "A")
     returned = student.call("answers", "B", shown_as='answers("B")')
-    chosen = _chosen(returned, questions)
+    chosen = _chosen(returned, questions, keys_judged=False)
     wrong = _wrong(_as_form_a(chosen))
     if wrong:
         _fail_if_form_a_letters(student, returned, f"{len(wrong)} of questions {' and '.join(map(str, questions))}")
@@ -275,7 +281,7 @@ def test_answers_rate_and_remaining_loss(student: Student) -> None:
 @check
 def test_answers_form_b(student: Student) -> None:
     returned = student.call("answers", "B", shown_as='answers("B")')
-    chosen = _chosen(returned, tuple(OPTIONS))
+    chosen = _chosen(returned, tuple(OPTIONS), keys_judged=False)
     wrong = _wrong(_as_form_a(chosen))
     if not wrong:
         return

@@ -24,11 +24,13 @@ import torch
 from graders.kit import (AUTOGRAD_IN_CODE, Mistake, Returned, Student, StudentError, Suspect, argument_changed,
                          checks_for, code_lines, describe, exercise, expect_code_shows, expect_float_not_tensor,
                          expect_number, expect_tensor, expected, fail, fail_with_mistake, first_matching_variant,
-                         number_problem, origin, tensor_problem, twin, twin_generator, twin_random)
+                         number_problem, origin, tensor_problem, twin, twin_generator, twin_random,
+                         unless_contradicted)
 from graders.lesson01.sin_exp_derivative.mistakes import (ACCUMULATED_TWICE, AUTOGRAD, COPY_NOT_DETACHED,
                                                           DEFAULT_GRID_CHANGED,
                                                           DERIVATIVE_EXPONENT_SIGN, F_EXPONENT_SIGN,
-                                                          F_NOT_DIFFERENTIATED, F_THROUGH_NUMPY, GAP_AS_TENSOR,
+                                                          F_BOUND_AS_DEFAULT, F_NOT_DIFFERENTIATED, F_THROUGH_NUMPY,
+                                                          GAP_AS_TENSOR,
                                                           GAP_NOT_ABSOLUTE, GAPS_NOT_REDUCED, MEAN_NOT_MAX,
                                                           GRID_ARGUMENTS_IGNORED, MEAN_NOT_SUM, MODIFIED_INPUT,
                                                           PRODUCT_OF_DERIVATIVES, PRODUCT_RULE_MISSED, SIGN_ERROR,
@@ -291,6 +293,8 @@ def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleTy
     # The trace only shapes the hint: the verdict above is behavioural.
     hint = NO_BACKWARD_HINT if not uses_autograd(returned) else ""
     mistake = first_matching_variant(returned.value, own_derivative, **tolerance(x))
+    if mistake is not None and unless_contradicted(mistake, student) is None:
+        mistake = F_BOUND_AS_DEFAULT  # it differentiates f, the f the def saw
     if mistake is not None:
         fail(summary, call=returned.call, got=describe(returned.value), expected=describe(expected_value),
              mistake=mistake, hint=hint or mistake.hint)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake
+from graders.kit import Mistake, code_binds_default
 
 
 TRY_IT = '"Try it yourself", exercise 3'
@@ -91,6 +91,17 @@ MODIFIED_INPUT = Mistake(
     concept=CONCEPT,
 )
 
+F_BOUND_AS_DEFAULT = Mistake(
+    "f bound as a default argument",
+    "Your autograd_derivative differentiates the function it gets as a default argument (such as fn=f), and a "
+    "default is evaluated once, when the def runs: the check replaces f in your module afterwards, but the "
+    "default still holds the original f, so the result stays the derivative of sin(x)·e^(−x).",
+    "Call the module's f inside the function's body (f(leaf).sum().backward()) rather than through a parameter "
+    "whose default is f; keep the stub's signature, autograd_derivative(x).",
+    AUTOGRAD,
+    concept=CONCEPT,
+)
+
 F_NOT_DIFFERENTIATED = Mistake(
     "f not differentiated",
     "With f replaced by another function, autograd_derivative still returned the derivative of "
@@ -100,6 +111,8 @@ F_NOT_DIFFERENTIATED = Mistake(
     "return leaf.grad.",
     AUTOGRAD,
     concept=CONCEPT,
+    contradicted_by=(code_binds_default("autograd_derivative", "f",
+                                        "autograd_derivative takes f as the default of its parameter {parameter}"),),
 )
 
 MEAN_NOT_SUM = Mistake(

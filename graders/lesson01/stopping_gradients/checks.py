@@ -21,9 +21,9 @@ import torch
 
 from graders.kit import (CheckFailed, Mistake, Returned, Student, argument_changed, checks_for, code_lines, describe,
                          exercise, expect_code_shows, expect_tensor, expected, fail, fail_with_mistake, origin,
-                         tensor_problem, twin, twin_random)
+                         tensor_problem, twin, twin_random, unless_contradicted, needs_value)
 from graders.lesson01.stopping_gradients.mistakes import (DATA_USED, FLOAT32_TO_FLOAT64, GRADS_NOT_ZEROED,
-                                                          NO_GRAD_MISSING_IN_PREDICT, REBOUND,
+                                                          NO_GRAD_MISSING_IN_PREDICT, PART_OUTSIDE_NO_GRAD, REBOUND,
                                                           REQUIRES_GRAD_TURNED_OFF, TRIANGLE, WEIGHT_NOT_TRANSPOSED,
                                                           ZEROED_BEFORE_UPDATE, ZEROING)
 from graders.lesson01.stopping_gradients.drivers import apply_step, changed_in_place, to_numpy_on_a_gpu
@@ -226,6 +226,11 @@ def test_predict_values(student: Student, reference: ModuleType) -> None:
     expect_predicted(returned, reference, weight, bias, X)
 
 
+def _no_grad_mistake(student: Student) -> Mistake:
+    """No no_grad at all, or, where the code has a no_grad block (so the first is ruled out), part left outside it."""
+    return unless_contradicted(NO_GRAD_MISSING_IN_PREDICT, student) or PART_OUTSIDE_NO_GRAD
+
+
 @check
 def test_predict_records_no_graph(student: Student, reference: ModuleType) -> None:
     weight, bias, X = lesson_line(requires_grad=True)
@@ -233,17 +238,18 @@ def test_predict_records_no_graph(student: Student, reference: ModuleType) -> No
                             shown_as=f"predict(weight, bias, X) with {line_text(weight, bias, X)}, weight and bias "
                                      "requiring grad")
     # How the answer was made earns nothing when the answer itself is wrong: its values first.
-    expect_predicted(returned, reference, weight, bias, X)
+    with needs_value():
+        expect_predicted(returned, reference, weight, bias, X)
     value = returned.value
     info = origin(value)
     if info is not None and (info.requires_grad or info.grad_fn is not None):
         fail_with_mistake(returned, f"predict returned a tensor with grad_fn={info.grad_fn}: it is part of a graph.",
-                          NO_GRAD_MISSING_IN_PREDICT, value)
+                          _no_grad_mistake(student), value)
     recorded = [e for e in returned.calls_to(*ARITHMETIC) if e.line and e.grad_enabled]
     # Arithmetic on .data records nothing either: that slip is test_no_data_attribute's to name.
     if recorded and not _data_lines(student, returned, "predict"):
         fail_with_mistake(returned, f"predict computes with autograd recording (line {recorded[0].line}), "
-                          "then cuts the result from the graph.", NO_GRAD_MISSING_IN_PREDICT)
+                          "then cuts the result from the graph.", _no_grad_mistake(student))
     # The record is the student's word: the code itself must show a way of computing without a graph.
     expect_code_shows(student, returned, "predict", GRAPH_STOPPERS, "torch.no_grad() (or another way of computing "
                       "without a graph)", NO_GRAD_MISSING_IN_PREDICT.section)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake
+from graders.kit import Mistake, code_shows
 
 
 TRIANGLE = '"The Detach / no_grad / .data Triangle" in the companion text'
@@ -30,6 +30,17 @@ DATA_USED = Mistake(
     concept=CONCEPT,
 )
 
+PART_OUTSIDE_NO_GRAD = Mistake(
+    "part of predict outside no_grad",
+    "predict has a `with torch.no_grad():` block, but part of its computation runs outside it, where autograd "
+    "records: an operation before the block, or after it on the block's result (such as `+ bias` written after "
+    "the `with`), is logged in a graph with the parameters that require grad, and the result carries a grad_fn.",
+    "Move the whole computation, X @ weight.T + bias, inside the `with torch.no_grad():` block, and return its "
+    "result.",
+    TRIANGLE,
+    concept=CONCEPT,
+)
+
 NO_GRAD_MISSING_IN_PREDICT = Mistake(
     "no no_grad in predict",
     "predict computes with autograd recording: the parameters require grad, so every operation is logged "
@@ -38,6 +49,8 @@ NO_GRAD_MISSING_IN_PREDICT = Mistake(
     "Put the computation inside `with torch.no_grad():` and return its result.",
     TRIANGLE,
     concept=CONCEPT,
+    contradicted_by=(code_shows("predict", ("no_grad", "inference_mode", "set_grad_enabled"),
+                                "predict has a block that turns autograd's recording off"),),
 )
 
 REBOUND = Mistake(

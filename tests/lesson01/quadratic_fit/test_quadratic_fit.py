@@ -4,6 +4,7 @@ dodge the work lose exactly the checks meant to catch them."""
 from __future__ import annotations
 
 import pytest
+import torch
 
 import course_config
 
@@ -278,3 +279,25 @@ def test_steps_0_makes_no_update(grade) -> None:
     graded = grade({SLUG: at_least_one}, "-k", SLUG)
     assert graded.failed(SLUG) == {"fit_quadratic_follows_lr_and_steps"}, graded.output
     assert "steps=0" in graded.checks(SLUG)["fit_quadratic_follows_lr_and_steps"]["message"]
+
+
+def test_a_variant_is_named_only_where_it_explains_the_answer_on_every_input_of_the_check() -> None:
+    # A start at ones explains an answer on the first setting; on the second the same code would give the ones
+    # run there too. An answer that is the ones run on one input and the right run on the other is no such code.
+    from graders.lesson01.quadratic_fit import checks
+
+    X = torch.rand(40, 1, generator=torch.Generator().manual_seed(5)) * 4 - 2
+    y = 0.5 * X**2 - X + 1
+    first, second = checks.mistaken_fits(X, y, 0.1, 20), checks.mistaken_fits(X, y, 0.05, 30)
+    ones = [change for _, change in checks._VARIANTS].index({"start": 1.0})
+    assert checks._VARIANTS[ones][0] is checks.NONZERO_START
+    got = first["variants"][ones]
+
+    def agreeing() -> list:
+        return [(second["variants"][ones], second["variants"])]
+
+    def disagreeing() -> list:
+        return [(second["right"], second["variants"])]
+
+    assert checks._variant_mistake(None, got, first["variants"], first["right"], agreeing) == (checks.NONZERO_START, "")
+    assert checks._variant_mistake(None, got, first["variants"], first["right"], disagreeing) is None

@@ -101,7 +101,9 @@ def test_it_names_every_missing_or_invalid_answer(grade) -> None:
     graded = grade({"quick_check": QUESTIONS_FROM_STRINGS}, "-k", "quick_check")
     checks_ = graded.checks("quick_check")
     first, second = checks_["answers_tensor_dtypes"]["message"], checks_["answers_shapes_and_views"]["message"]
-    assert "question 1 has no answer (your key '1' is a string: use the int 1)" in first
+    # The graded checks judge letters: question 1's right "c" under the string key "1" is read there; the key's
+    # type is the public check's to tell (below).
+    assert "question 1" not in first
     assert "question 2: 'e' is not one of its options (a, b, c)" in first
     assert "question 4: 2 is not a letter" in second and "question 3" not in second
     assert "question 9 has no answer" in checks_["answers_rate_and_remaining_loss"]["message"]
@@ -208,3 +210,18 @@ def test_a_default_form_other_than_a_is_told_as_such_not_as_ten_misconceptions(g
     assert check["mistake"] == checks.FORMS_SWAPPED.name, check["message"]
     assert 'the default form must be "A"' in check["message"], check["message"]
     assert "float32" not in check["message"], check["message"]  # no misconception of question 1 is named
+
+
+def test_every_letter_right_under_string_keys_loses_only_the_check_of_keys(grade) -> None:
+    # One slip (the keys "1" to "10" as strings) is not a blank answer: the graded checks judge the letters, and
+    # answers_well_formed, which judges the docstring's format, tells the keys' type.
+    right = {form: _reference().answers(form) for form in ("A", "B")}
+    source = ('def answers(form="A"):\n'
+              f'    chosen = {{"A": {{{", ".join(f"{str(q)!r}: {v!r}" for q, v in right["A"].items())}}},\n'
+              f'              "B": {{{", ".join(f"{str(q)!r}: {v!r}" for q, v in right["B"].items())}}}}}\n'
+              '    return dict(chosen[form])\n')
+    graded = grade({"quick_check": source}, "-k", "quick_check")
+    assert graded.failed("quick_check") == {"answers_well_formed"}, graded.output
+    assert graded.exercise("quick_check")["score"] == graded.exercise("quick_check")["max_score"], graded.output
+    told = graded.checks("quick_check")["answers_well_formed"]["message"]
+    assert "your key '1' is a string: use the int 1" in told, told
