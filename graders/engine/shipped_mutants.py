@@ -33,6 +33,9 @@ BUDGET_SHARE = 0.5
 _WRONG = "wrong"
 
 
+Call = tuple[str, dict[str, Any]]  # a reference function's name and the arguments a check gave the student's
+
+
 def _inputs(lesson: str, slugs: list[str]) -> dict[str, dict[str, list[single_edits.Input]]]:
     """Per exercise, per check id, the check's inputs, from grading the reference in this process."""
     import pytest
@@ -46,17 +49,18 @@ def _inputs(lesson: str, slugs: list[str]) -> dict[str, dict[str, list[single_ed
     found: dict[str, dict[str, list[single_edits.Input]]] = {slug: {} for slug in slugs}
     for node_id, inputs in single_edits.collected().items():
         slug = node_id.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
-        if slug in found and inputs:
-            found[slug][node_id.rsplit("::", 1)[-1].removeprefix("test_")] = inputs
+        mine = [noted for noted in inputs if noted.slug == slug]
+        if slug in found and mine:
+            found[slug][node_id.rsplit("::", 1)[-1].removeprefix("test_")] = mine
     return found
 
 
-def _answers(module: ModuleType, inputs: list[single_edits.Input]) -> tuple[list[Any], float]:
+def _answers(module: ModuleType, inputs: list[Call]) -> tuple[list[Any], float]:
     """A module's answer to each input (`_WRONG` where it raised or ran out of time), and its longest call."""
     answers, longest = [], 0.0
-    for noted in inputs:
+    for function, bound in inputs:
         started = time.process_time()
-        answer = single_edits.run_mutant(module, noted.function, noted.arguments, seconds=RUN_SECONDS)
+        answer = single_edits.run_mutant(module, function, bound, seconds=RUN_SECONDS)
         longest = max(longest, time.process_time() - started)
         answers.append(_WRONG if answer is single_edits._UNSET else answer)
     return answers, longest
@@ -68,15 +72,21 @@ def _first_wrong(answers: list[Any], right: list[Any]) -> int | None:
                  if a is _WRONG or not single_edits.reproduces(a, r)), None)
 
 
-def exercise(lesson: str, slug: str, checks: dict[str, list[single_edits.Input]]) -> dict:
+def exercise(lesson: str, slug: str, noted: dict[str, list[single_edits.Input]]) -> dict:
     """The data file's entry of one exercise."""
     path = single_edits.reference_path(lesson, slug)
     text = path.read_text(encoding="utf-8")
     reference = single_edits.load(mutation.Mutant(-1, "", "", "", text), f"reference_{slug}")
+    checks: dict[str, list[Call]] = {}
+    for check, inputs in noted.items():
+        calls = [(n.function, bound) for n in inputs for bound in [single_edits.arguments(reference, n)]
+                 if bound is not None]
+        if calls:
+            checks[check] = calls
     right = {check: _answers(reference, inputs)[0] for check, inputs in checks.items()}
     every = mutation.mutants(text)
     answers: dict[int, dict[str, list[Any]]] = {}
-    kept = []
+    kept, slow_ones = [], []
     cost: dict[str, float] = {}
     for mutant in every:
         module = single_edits.load(mutant, f"mutant_{slug}_{mutant.index}")
@@ -89,9 +99,12 @@ def exercise(lesson: str, slug: str, checks: dict[str, list[single_edits.Input]]
             wrong = _first_wrong(mine[check], right[check])
             if wrong is not None and mine[check][wrong] is not _WRONG:
                 live.append(check)
-        if live and not slow:
-            for check in live:
-                cost[check] = cost.get(check, 0.0) + spent[check]
+        if slow:
+            slow_ones.append(mutant.index)
+            continue
+        for check in checks:  # a failure tries every mutant but the slow ones
+            cost[check] = cost.get(check, 0.0) + spent[check]
+        if live:
             answers[mutant.index] = mine
             kept.append({"index": mutant.index, "function": mutant.function, "family": mutant.family,
                          "edit": mutant.edit, "checks": live})
@@ -111,7 +124,7 @@ def exercise(lesson: str, slug: str, checks: dict[str, list[single_edits.Input]]
             if alike == {entry["family"]} and cost[check] <= BUDGET_SHARE * single_edits.SECONDS:
                 named.append(check)
         entry["named"] = named
-    return {"reference": single_edits.source_digest(text), "generated": len(every), "kept": kept,
+    return {"reference": single_edits.source_digest(text), "generated": len(every), "kept": kept, "slow": slow_ones,
             "cpu_seconds": {check: round(spent, 3) for check, spent in sorted(cost.items())}}
 
 
@@ -149,6 +162,12 @@ def verify(lesson: str, slug: str, entry: dict) -> list[str]:
     return problems
 
 
+def is_quiz(exercise: course_config.Exercise) -> bool:
+    """An exercise whose points are all hidden checks' (quick_check): its reference is its answer key, and an edit of
+    it told in words would tell answers."""
+    return not any(check.points for check in exercise.checks if not check.hidden)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("slugs", nargs="*", help="the exercises to generate (default: every one of the lesson)")
@@ -163,7 +182,12 @@ def main(argv: list[str] | None = None) -> int:
         data = {}
     if data.get("generator") != single_edits.generator_digest():
         data = {"generator": single_edits.generator_digest(), "exercises": {}}
-    inputs = _inputs(options.lesson, slugs)
+    skipped = [e.slug for e in lesson.exercises if e.slug in slugs and is_quiz(e)]
+    for slug in skipped:
+        data["exercises"].pop(slug, None)
+        print(f"{slug}: a quiz, left out", file=sys.stderr)
+    slugs = [slug for slug in slugs if slug not in skipped]
+    inputs = _inputs(options.lesson, slugs) if slugs else {}
     single_edits.NOTES.collecting = False
     problems = []
     for slug in slugs:

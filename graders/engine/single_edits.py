@@ -7,7 +7,7 @@ edits of the reference). The *inputs* of a check are its calls of the student's 
 also has, noted as the check runs (`note_student_call`) with the student's answers; a mutant explains the
 answers when its function gives each of them on the same arguments. Noting the calls is all a passing run pays:
 mutants run only when a check fails unexplained, within `SECONDS`, and never in a student bundle (no reference
-there: `exercise_reference` is never told of one).
+there: `reference_module` finds none).
 
 Which mutants may run: those of the course version's data file (graders/<lesson>/mutants.json, written by
 `python -m graders.engine.shipped_mutants`), which drops the mutants equivalent to the reference on a check's
@@ -27,6 +27,7 @@ import os
 import signal
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -35,7 +36,6 @@ from typing import Any, Iterator
 import torch
 
 from course_config import LIMITS
-from graders.engine import mutation
 
 FILE_NAME = "mutants.json"
 # At most one student call's time (course_config.LIMITS), per failed check, to try the mutants: past it, nothing is
@@ -53,17 +53,17 @@ class Input:
     """One call of a student's function in a check, and their answer: the reference's function of the same
     name, and its mutants, are run on the same arguments."""
 
+    lesson: str
+    slug: str
     function: str
-    arguments: dict[str, Any]  # bound to the reference's signature, defaults applied
+    args: tuple
+    kwargs: dict
     student_value: Any
 
 
 @dataclass
 class _Notes:
     check: str = ""
-    slug: str = ""
-    lesson: str = ""
-    reference: ModuleType | None = None
     inputs: list[Input] = field(default_factory=list)
     kept: dict[str, list[Input]] = field(default_factory=dict)  # collecting (the generator): every check's inputs
     collecting: bool = False
@@ -80,21 +80,6 @@ def _current_check() -> str:
     return os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
 
 
-def _notes_for(check: str) -> list[Input]:
-    if NOTES.check != check:
-        if NOTES.collecting and NOTES.check:
-            NOTES.kept.setdefault(NOTES.check, []).extend(NOTES.inputs)
-        NOTES.check, NOTES.inputs = check, []
-    return NOTES.inputs
-
-
-def exercise_reference(module: ModuleType, lesson: str, slug: str) -> None:
-    """The reference module the `reference` fixture gives this exercise's checks: the student's calls are read
-    against its functions from now on."""
-    with _LOCK:
-        NOTES.slug, NOTES.lesson, NOTES.reference = slug, lesson, module
-
-
 def collecting() -> None:
     """Keep every check's inputs, not the current one's alone (the generator, shipped_mutants.py)."""
     NOTES.collecting, NOTES.kept, NOTES.check, NOTES.inputs = True, {}, "", []
@@ -109,20 +94,45 @@ def collected() -> dict[str, list[Input]]:
         return dict(NOTES.kept)
 
 
-def note_student_call(function: str, args: tuple, kwargs: dict, value: Any) -> None:
-    """The student's answer to `function(*args, **kwargs)`, when the reference has a function of that name."""
+def note_student_call(module_path: Path, function: str, args: tuple, kwargs: dict, value: Any) -> None:
+    """The student's answer to `function(*args, **kwargs)` of their module at `module_path`
+    (<somewhere>/<lesson>/<slug>.py). Only kept: nothing is looked up or run here, so a passing run pays no more."""
     check = _current_check()
+    if not check:
+        return
     with _LOCK:
-        reference = NOTES.reference
-        target = getattr(reference, function, None) if reference is not None else None
-        if not check or not inspect.isfunction(target):
-            return
-        try:
-            bound = inspect.signature(target).bind(*args, **kwargs)
-        except TypeError:
-            return
-        bound.apply_defaults()
-        _notes_for(check).append(Input(function, dict(bound.arguments), value))
+        if NOTES.check != check:
+            if NOTES.collecting and NOTES.check:
+                NOTES.kept.setdefault(NOTES.check, []).extend(NOTES.inputs)
+            NOTES.check, NOTES.inputs = check, []
+        NOTES.inputs.append(Input(module_path.parent.name, module_path.stem, function, args, kwargs, value))
+
+
+def arguments(reference: ModuleType, noted: Input) -> dict[str, Any] | None:
+    """A noted call's arguments bound to the reference function's signature (defaults applied); None when the
+    reference has no such function or the call does not fit it."""
+    target = getattr(reference, noted.function, None)
+    if not inspect.isfunction(target):
+        return None
+    try:
+        bound = inspect.signature(target).bind(*noted.args, **noted.kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+@functools.cache
+def reference_module(lesson: str, slug: str) -> ModuleType | None:
+    """The reference of an exercise, loaded on its own in the grader (trusted code); None where there is none (a
+    student bundle)."""
+    path = reference_path(lesson, slug)
+    if not path.is_file():
+        return None
+    module = ModuleType(f"single_edits_reference_{lesson}_{slug}")
+    module.__file__ = str(path)
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), module.__dict__)  # noqa: S102 - the reference
+    return module
 
 
 def same(first: Any, second: Any) -> bool:
@@ -196,7 +206,9 @@ def run_mutant(module: ModuleType, function: str, arguments: dict[str, Any], sec
         return _UNSET
     grad_mode = torch.is_grad_enabled()
     try:
-        with torch.random.fork_rng(devices=[]), _limited(seconds):
+        # A mutant's warnings (a broadcast an edit made) are its own, not the check's: never shown.
+        with torch.random.fork_rng(devices=[]), warnings.catch_warnings(), _limited(seconds):
+            warnings.simplefilter("ignore")
             return getattr(module, function)(**given)
     except BaseException as error:  # noqa: BLE001 - a mutant's failure is only a mutant that does not explain
         if isinstance(error, KeyboardInterrupt):
@@ -212,7 +224,7 @@ def source_digest(text: str) -> str:
 
 def generator_digest() -> str:
     """A digest of the generator's own code: other code may enumerate other edits under the same indices."""
-    return source_digest(Path(mutation.__file__).read_text(encoding="utf-8"))
+    return source_digest((Path(__file__).parent / "mutation.py").read_text(encoding="utf-8"))
 
 
 def data_path(lesson: str) -> Path:
@@ -233,9 +245,13 @@ def _shipped(lesson: str) -> dict:
 
 
 @functools.cache
-def mutant_modules(lesson: str, slug: str) -> dict[int, tuple[mutation.Mutant, ModuleType]]:
-    """The kept mutants of an exercise, each loaded as a module; none when the data file is not of today's
-    reference."""
+def mutant_modules(lesson: str, slug: str) -> dict[int, tuple[Any, ModuleType]]:
+    """The mutants of an exercise, each loaded as a module, but those the generator found slow; none when the data
+    file is not of today's reference. Every other one is tried, those it found equivalent to the reference too: a
+    check may meet inputs the generator did not (its code may call the student's functions on new arguments after a
+    wrong answer), and a mutant left out there could leave another family alone to explain, wrongly."""
+    from graders.engine import mutation  # the generator of edits: only once a value is wrong
+
     entry = _shipped(lesson).get("exercises", {}).get(slug)
     path = reference_path(lesson, slug)
     if not entry or not path.is_file():
@@ -243,12 +259,9 @@ def mutant_modules(lesson: str, slug: str) -> dict[int, tuple[mutation.Mutant, M
     text = path.read_text(encoding="utf-8")
     if entry.get("reference") != source_digest(text):
         return {}
-    kept = {m["index"] for m in entry.get("kept", [])}
-    loaded = {}
-    for mutant in mutation.mutants(text):
-        if mutant.index in kept:
-            loaded[mutant.index] = (mutant, load(mutant, f"mutant_{lesson}_{slug}_{mutant.index}"))
-    return loaded
+    slow = set(entry.get("slow", []))
+    return {mutant.index: (mutant, load(mutant, f"mutant_{lesson}_{slug}_{mutant.index}"))
+            for mutant in mutation.mutants(text) if mutant.index not in slow}
 
 
 def forget() -> None:
@@ -257,17 +270,11 @@ def forget() -> None:
     mutant_modules.cache_clear()
 
 
-def load(mutant: mutation.Mutant, name: str) -> ModuleType:
+def load(mutant: Any, name: str) -> ModuleType:
+    """A mutant (mutation.Mutant) as a module of its own."""
     module = ModuleType(name)
     exec(compile(mutant.source, f"<{name}>", "exec"), module.__dict__)  # noqa: S102 - the grader's own code, edited
     return module
-
-
-def live_on(lesson: str, slug: str, check: str) -> set[int]:
-    """The mutants the data file found not equivalent to the reference on this check's inputs."""
-    entry = _shipped(lesson).get("exercises", {}).get(slug, {})
-    name = check.rsplit("::", 1)[-1].removeprefix("test_")
-    return {m["index"] for m in entry.get("kept", []) if name in m.get("checks", ())}
 
 
 def explain() -> Explanation | None:
@@ -275,38 +282,43 @@ def explain() -> Explanation | None:
     or None: no such family, two or more, no input, or no time left to try them all."""
     check = _current_check()
     with _LOCK:
-        if not check or NOTES.check != check or NOTES.reference is None:
+        if not check or NOTES.check != check or not NOTES.inputs:
             return None
-        inputs, reference = list(NOTES.inputs), NOTES.reference
-        lesson, slug = NOTES.lesson, NOTES.slug
-    if not inputs or threading.current_thread() is not threading.main_thread():
-        return None  # (the time limit of a mutant's call needs the main thread's alarm)
+        noted = list(NOTES.inputs)
+    if threading.current_thread() is not threading.main_thread():
+        return None  # the time limit of a mutant's call needs the main thread's signal
+    lesson, slug = noted[-1].lesson, noted[-1].slug  # the exercise of the check's last call
+    reference = reference_module(lesson, slug)
+    if reference is None:
+        return None
+    inputs = [(n.function, bound, n.student_value) for n in noted if n.slug == slug
+              for bound in [arguments(reference, n)] if bound is not None]
     deadline = time.process_time() + SECONDS
     # Only answers the reference does not give are explained (a check may fail for a value it does not note).
-    if all(reproduces(noted.student_value, run_mutant(reference, noted.function, noted.arguments))
-           for noted in inputs):
+    if not inputs or all(reproduces(value, run_mutant(reference, function, bound)) for function, bound, value in inputs):
         return None
-    found = families(lesson, slug, check, inputs, deadline)
+    found = families(lesson, slug, inputs, deadline)
     if found is None or len(found) != 1:
         return None
+    from graders.engine.mutation import FAMILIES
+
     family, edits = next(iter(found.items()))
-    name, generic, hint = mutation.FAMILIES[family]
+    name, generic, hint = FAMILIES[family]
     edit = next(iter(edits)) if len(edits) == 1 else generic
     return Explanation(name, MEANING.format(edit=edit), hint)
 
 
-def families(lesson: str, slug: str, check: str, inputs: list[Input], deadline: float) -> dict[str, set[str]] | None:
-    """family -> the edits of it whose mutants give the student's answer on every input; None when time ran out."""
-    live = live_on(lesson, slug, check)
+def families(lesson: str, slug: str, inputs: list[tuple[str, dict[str, Any], Any]],
+             deadline: float) -> dict[str, set[str]] | None:
+    """family -> the edits of it whose mutants give the student's answer on every input (function, arguments,
+    answer); None when time ran out."""
     found: dict[str, set[str]] = {}
-    for index, (mutant, module) in mutant_modules(lesson, slug).items():
-        if index not in live:
-            continue
-        for noted in inputs:
+    for mutant, module in mutant_modules(lesson, slug).values():
+        for function, bound, value in inputs:
             if time.process_time() > deadline:
                 return None
-            answer = run_mutant(module, noted.function, noted.arguments)
-            if answer is _UNSET or not reproduces(noted.student_value, answer):
+            answer = run_mutant(module, function, bound)
+            if answer is _UNSET or not reproduces(value, answer):
                 break
         else:
             found.setdefault(mutant.family, set()).add(mutant.edit)

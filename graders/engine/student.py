@@ -189,7 +189,7 @@ class Student:
                    "trace": trace, "return_args": return_args}
         returned = self._request(function, shown, message, allow_raise, reuse, meanwhile)
         if returned.error is None:  # paired with the reference's call on the same input (engine/single_edits.py)
-            note_student_call(function, args, kwargs, returned.value)
+            note_student_call(self.module_path, function, args, kwargs, returned.value)
         return returned
 
     def run(self, driver: Callable, *args: Any, shown_as: str, trace: bool = False,

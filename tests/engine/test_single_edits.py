@@ -6,12 +6,14 @@ words never hold a line of the reference; a data file of another reference names
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 
 import pytest
 
 import course_config
 from graders.engine import mutation, shipped_mutants, single_edits
+from graders.engine.collect import collect_mistakes
 
 LESSON = course_config.LESSON_01.folder
 REWRITE = "python -m graders.engine.shipped_mutants"
@@ -104,9 +106,13 @@ def test_each_shipped_explanation_names_its_mutant_submitted_as_a_student(grade,
     checks = graded.checks(slug)
     name, general, _ = mutation.FAMILIES[kept["family"]]
     lines = _code_lines(_source(slug))
+    catalogued = {m.name for m in collect_mistakes(importlib.import_module(f"graders.{LESSON}.{slug}.mistakes"))}
     for check_id in kept["named"]:
         check = checks[check_id]
-        assert not check["passed"] and check["mistake"] == name, (kept, check_id, check["message"])
+        assert not check["passed"], (kept, check_id, f"passed: run `{REWRITE}`")
+        if check["mistake"] in catalogued:
+            continue  # a catalogued mistake comes first, by design (one added since the data file was written)
+        assert check["mistake"] == name, (kept, check_id, check["message"], f"not named: run `{REWRITE}`")
         message = graded.explained(slug, check_id)
         said = single_edits.MEANING.format(edit=kept["edit"]), single_edits.MEANING.format(edit=general)
         assert any(sentence in message for sentence in said), (kept, message)
@@ -142,3 +148,8 @@ def test_a_passing_run_tries_no_mutant(grade, monkeypatch: pytest.MonkeyPatch) -
     graded = grade({slug: _source(slug) for slug in DATA["exercises"]}, "--no-expected-cache")
     assert all(c["passed"] for slug in DATA["exercises"] for c in graded.checks(slug).values())
     assert tried == []
+
+
+def test_a_quiz_ships_no_edit_of_its_answer_key() -> None:
+    quizzes = [e.slug for e in course_config.LESSON_01.exercises if shipped_mutants.is_quiz(e)]
+    assert quizzes == ["quick_check"] and not set(quizzes) & set(DATA["exercises"])
