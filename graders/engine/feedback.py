@@ -122,11 +122,26 @@ class CheckFailed(AssertionError):
         self.feedback = feedback
 
 
+def _single_edit(parts: dict[str, object]) -> dict[str, object]:
+    """A value no catalogued mistake names, named by the one family of the reference's single edits that gives it
+    on every input of the check, when there is one (graders/engine/single_edits.py): the edit in words, never code."""
+    from graders.engine.single_edits import explain  # imports torch: only once a value is wrong
+
+    found = explain()
+    if found is None:
+        return parts
+    meaning = f"{found.meaning} {parts['meaning']}" if parts.get("meaning") else found.meaning
+    # The edit's own hint: the check's may ask for what the code already does (it was written for any wrong value).
+    return {**parts, "mistake": found.name, "meaning": meaning, "hint": found.hint}
+
+
 def fail(summary: str, **parts: object) -> NoReturn:
     """Fail the current check with a message in the standard shape. `mistake` may be a named mistake
     (graders/engine/mistakes.py): its name, explanation, hint, section and concept fill the parts not given."""
     __tracebackhide__ = True
     named = parts.get("mistake")
+    if named is None and parts.get("got") and not parts.get("error") and not parts.get("cause"):
+        parts = _single_edit(parts)
     if named is not None and not isinstance(named, str):  # a Mistake (not imported here: it imports this module)
         parts = {"meaning": named.explanation, "hint": named.hint, "section": named.section,  # type: ignore[attr-defined]
                  "concept": named.concept, **parts,  # type: ignore[attr-defined]

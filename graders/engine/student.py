@@ -25,6 +25,7 @@ from graders.engine.feedback import CheckFailed, Feedback, cut, fail
 from graders.engine.mistakes import ANY_EXERCISE, Mistake
 from graders.engine.printed import without_foreign_warnings
 from graders.engine.sandbox_words import worded
+from graders.engine.single_edits import note_student_call
 from graders.engine.source_evidence import SourceEvidence
 from graders.sandbox import Budget, Confinement, Outcome, Status, StudentError
 from graders.sandbox import TraceEvent, copy, pack
@@ -206,7 +207,10 @@ class Student:
         shown = shown_as or _default_call_text(function, args, kwargs)
         message = {"op": "call", "function": function, "args": list(args), "kwargs": kwargs,
                    "trace": trace, "return_args": return_args}
-        return self._request(function, shown, message, allow_raise, reuse, meanwhile)
+        returned = self._request(function, shown, message, allow_raise, reuse, meanwhile)
+        if returned.error is None:  # paired with the reference's call on the same input (engine/single_edits.py)
+            note_student_call(self.module_path, function, args, kwargs, returned.value)
+        return returned
 
     def run(self, driver: Callable, *args: Any, shown_as: str, trace: bool = False,
             allow_raise: bool = False, runs: str | None = None, meanwhile: Meanwhile | None = None,

@@ -1,0 +1,350 @@
+"""Single edits of a reference module, each with its family and a plain-words account of the edit.
+
+A student's wrong answer is often the right code with one thing changed: a sign, an operator, a bound, a
+call left out. Every such edit of the reference is a *mutant*; the grader runs them where no catalogued
+mistake explains an answer (graders/engine/single_edits.py). Here they are only enumerated, in one fixed
+order, so that an index names the same edit on every machine while the reference's text is the same.
+
+A description says what the edit does in words filled from the code around it ("the sign of one term
+flipped: the term with sin x"), short, never a line of the reference.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+# family -> the short name a student sees as the mistake's name, and the hint that goes with it
+# family -> (the short name a student reads as the mistake's name, the edit in general words where edits of the
+# family differ, the hint that goes with it)
+FAMILIES: dict[str, tuple[str, str, str]] = {
+    "sign": ("one sign flipped", "one sign flipped", "Look for the one term or factor whose sign differs from the "
+                                                     "formula's."),
+    "operator": ("one operation changed", "one operation changed (× for ÷, a power for a product)",
+                 "Look for the one operation that is not the formula's."),
+    "constant": ("one number changed", "one of its numbers changed", "Compare each number your code uses with the "
+                                                                     "docstring and the lesson."),
+    "off_by_one": ("a whole number off by one", "one whole number (a count, a bound, a size) off by one",
+                   "Look at each count and bound: where it starts, where it stops, whether the boundary is in or out."),
+    "reduction": ("another reduction", "another reduction (a sum for a mean, or a mean for a sum)",
+                  "Check how the values are reduced to one: a sum and a mean differ by a factor."),
+    "axis": ("another axis", "a reduction along another axis", "Check the dimension each reduction runs along."),
+    "order_statistic": ("another order statistic", "another of the values taken (the smallest for the largest, or "
+                                                   "the other way)",
+                        "Check which of the values is taken: the largest, the smallest, or another."),
+    "missing_call": ("one call left out", "one call left out", "Look for the one step of the recipe that your code "
+                                                               "does not take."),
+    "swapped": ("two things swapped", "two things in the wrong order", "Check the order of the two things named: "
+                                                                       "which comes first."),
+    "dropped_branch": ("one case left out", "one case left out", "Look for the case your code does not treat apart."),
+    "distribution": ("another random distribution", "numbers drawn from another distribution",
+                     "Check which random function draws the numbers: torch.rand is uniform on [0, 1), torch.randn "
+                     "is normal."),
+    "function": ("another function", "one function of the formula replaced by another",
+                 "Check each function of the formula against the lesson's."),
+}
+
+_SPOKEN_CHARS = 32  # past this, a piece of code is not spoken in words: the description stays general
+_MATH = {"sin", "cos", "tan", "tanh", "sigmoid", "log", "sqrt", "abs", "relu"}
+_OPS = {ast.Add: "+", ast.Sub: "−", ast.Mult: "·", ast.Div: "/", ast.Pow: "^", ast.MatMult: "@"}
+_SWAPPED_FUNCTIONS = {"sin": "cos", "cos": "sin"}
+_REDUCTIONS = {"sum": "mean", "mean": "sum"}
+_ORDER = {"max": "min", "min": "max", "argmax": "argmin", "argmin": "argmax", "amax": "amin", "amin": "amax"}
+_DISTRIBUTIONS = {"rand": "randn", "randn": "rand", "rand_like": "randn_like", "randn_like": "rand_like",
+                  "uniform_": "normal_", "normal_": "uniform_"}
+_DRAWS = {"rand": "uniformly from [0, 1)", "randn": "from the normal distribution", "rand_like": "uniformly from [0, 1)",
+          "randn_like": "from the normal distribution", "uniform_": "uniformly", "normal_": "from the normal distribution"}
+_DROPPABLE_METHODS = {"detach", "clone", "abs", "float", "double", "t", "squeeze", "contiguous", "item", "sum",
+                      "mean", "flatten"}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One single edit of a reference module."""
+
+    index: int  # its place in mutants()'s order: the same edit while the reference's text is the same
+    function: str  # the top-level function whose code it edits
+    family: str  # a key of FAMILIES
+    edit: str  # what the edit does, in words: "the sign of one term flipped: the term with sin x"
+    source: str  # the whole edited module
+
+
+@dataclass(frozen=True)
+class _Edit:
+    path: tuple[tuple[str, int | None], ...]  # from the module to the node: (field, index in a list or None)
+    make: Callable[[ast.AST], ast.AST]  # the edited node, from a copy of the original
+    family: str
+    edit: str
+
+
+def spoken(node: ast.AST) -> str | None:
+    """A short piece of code in words ("sin x", "e^(−x)", "w.grad"); None when it would be long or unclear."""
+    text = _speak(node)
+    return text if text is not None and len(text) <= _SPOKEN_CHARS else None
+
+
+def _speak(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return f"{node.value:g}"
+    if isinstance(node, ast.Attribute):
+        inner = _speak(node.value)
+        return None if inner is None else (node.attr if inner in ("torch", "math", "np") else f"{inner}.{node.attr}")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _speak(node.operand)
+        return None if inner is None else f"−{_grouped(node.operand, inner)}"
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        left, right = _speak(node.left), _speak(node.right)
+        if left is None or right is None:
+            return None
+        return f"{_grouped(node.left, left)} {_OPS[type(node.op)]} {_grouped(node.right, right)}"
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        name, argument = _called(node), _speak(node.args[0])
+        if name == "exp" and argument is not None:
+            return f"e^({argument})"
+        if name in _MATH and argument is not None:
+            return f"{name} {argument}" if isinstance(node.args[0], ast.Name) else f"{name}({argument})"
+    return None
+
+
+def _grouped(node: ast.AST, text: str) -> str:
+    return f"({text})" if isinstance(node, ast.BinOp) else text
+
+
+def _called(call: ast.Call) -> str:
+    """The name a call calls: `sum` for torch.sum(...) and for x.sum()."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _with(term: str | None, general: str, particular: str) -> str:
+    return general if term is None else f"{general}: {particular.format(term=term)}"
+
+
+def _node_edits(node: ast.AST) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
+    """(make, family, edit) for every single edit of this node itself."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        flipped = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+        yield (lambda n, o=flipped: ast.BinOp(n.left, o, n.right), "sign",
+               _with(spoken(node.right), "the sign of one term flipped", "the term with {term}"))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Sub, ast.Div)):
+        left, right = spoken(node.left), spoken(node.right)
+        what = "subtraction" if isinstance(node.op, ast.Sub) else "division"
+        both = f"{left} and {right}" if left and right else None
+        yield (lambda n: ast.BinOp(n.right, n.op, n.left), "swapped",
+               _with(both, f"the two sides of one {what} swapped", "{term}"))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        other = ast.Div() if isinstance(node.op, ast.Mult) else ast.Mult()
+        verb = "dividing where it should multiply" if isinstance(node.op, ast.Mult) else \
+            "multiplying where it should divide"
+        term = spoken(node.right)
+        yield (lambda n, o=other: ast.BinOp(n.left, o, n.right), "operator",
+               f"{term} {verb}" if term else f"one factor {verb}")
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        yield (lambda n: ast.BinOp(n.left, ast.Mult(), n.right), "operator",
+               _with(spoken(node.left), "a power computed as a product", "{term} multiplied, not raised"))
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)):
+        flipped = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+        yield (lambda n, o=flipped: ast.AugAssign(n.target, o, n.value), "sign",
+               "the sign of one update flipped: it goes the other way")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        yield (lambda n: n.operand, "sign", _with(spoken(node.operand), "a minus sign dropped", "the one before {term}"))
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        yield from _constant_edits(node.value)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        swap = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}.get(type(node.ops[0]))
+        if swap is not None:
+            yield (lambda n, s=swap: ast.Compare(n.left, [s()], n.comparators), "off_by_one",
+                   "the boundary case of one comparison counted on the wrong side")
+    if isinstance(node, ast.IfExp):
+        yield (lambda n: n.orelse, "dropped_branch", "one case left out: one of two values always taken")
+    if isinstance(node, ast.Call):
+        yield from _call_edits(node)
+
+
+def _constant_edits(value: int | float) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
+    if type(value) is int:
+        for changed in (value + 1, value - 1):
+            yield (lambda n, v=changed: ast.Constant(v), "off_by_one", f"the whole number {value} changed to {changed}")
+    elif value != 0:
+        for changed in (value * 2, value / 2):
+            yield (lambda n, v=changed: ast.Constant(v), "constant", f"the number {value:g} changed to {changed:g}")
+
+
+def _call_edits(node: ast.Call) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
+    name = _called(node)
+    func = node.func
+    renames = ((_SWAPPED_FUNCTIONS, "function", "{new} in place of {old}"),
+               (_REDUCTIONS, "reduction", "a {new} taken where a {old} belongs"),
+               (_ORDER, "order_statistic", "the {new} taken where the {old} belongs"),
+               (_DISTRIBUTIONS, "distribution", "numbers drawn {new_draw} where numbers drawn {old_draw} belong"))
+    for table, family, template in renames:
+        if name in table and (isinstance(func, ast.Attribute) or isinstance(func, ast.Name)):
+            new = table[name]
+            words = template.format(new=_word(new), old=_word(name), new_draw=_DRAWS.get(new, ""),
+                                    old_draw=_DRAWS.get(name, ""))
+            yield (lambda n, new=new: _renamed(n, new), family, words)
+    dim = next((k for k in node.keywords if k.arg == "dim" and isinstance(k.value, ast.Constant)
+                and type(k.value.value) is int), None)
+    if dim is not None:
+        other = 1 if dim.value.value in (0, -2) else 0
+        yield (lambda n, o=other: _with_dim(n, o), "axis",
+               f"the {_word(name)} taken along dimension {other} instead of {dim.value.value}")
+    if isinstance(func, ast.Attribute) and name in _DROPPABLE_METHODS and not node.args and not node.keywords:
+        on = spoken(func.value)
+        yield (lambda n: n.func.value, "missing_call", _with(on, f"the {name}() left out", f"the one on {on}"))
+    if len(node.args) >= 2 and not any(isinstance(a, ast.Starred) for a in node.args[:2]):
+        yield (lambda n: ast.Call(n.func, [n.args[1], n.args[0], *n.args[2:]], n.keywords), "swapped",
+               f"the first two arguments of {name or 'one call'} swapped")
+
+
+def _word(name: str) -> str:
+    return {"argmax": "position of the largest", "argmin": "position of the smallest", "max": "largest",
+            "min": "smallest", "amax": "largest", "amin": "smallest"}.get(name, name)
+
+
+def _renamed(call: ast.Call, new: str) -> ast.Call:
+    func = call.func
+    renamed = ast.Attribute(func.value, new, ast.Load()) if isinstance(func, ast.Attribute) else ast.Name(new, ast.Load())
+    return ast.Call(renamed, call.args, call.keywords)
+
+
+def _with_dim(call: ast.Call, dim: int) -> ast.Call:
+    keywords = [ast.keyword("dim", ast.Constant(dim)) if k.arg == "dim" else k for k in call.keywords]
+    return ast.Call(call.func, call.args, keywords)
+
+
+def _statement_edits(body: list[ast.stmt], index: int, each: tuple[str, str] | None
+                     ) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
+    """Edits of one statement of a block: a call left out, a branch dropped. `each`: the block is a loop's over a
+    few named things, (the loop's name, those things in words), so that words speak of them, not of the loop's name."""
+    statement = body[index]
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        words = _left_out(statement.value)
+        if each is not None and words.startswith(f"{each[0]}'s gradient never"):
+            words = f"the gradients of {each[1]} never cleared, so that they grow step after step"
+        yield lambda n: ast.Pass(), "missing_call", words
+    if isinstance(statement, ast.If):
+        condition = spoken(statement.test)
+        yield (lambda n: ast.If(ast.Constant(False), [ast.Pass()], n.orelse or [ast.Pass()]), "dropped_branch",
+               _with(condition, "one case left out", "the case when {term}"))
+
+
+def _left_out(call: ast.Call) -> str:
+    name = _called(call)
+    func = call.func
+    owner = spoken(func.value) if isinstance(func, ast.Attribute) else None
+    if name == "zero_" and owner and owner.endswith(".grad"):
+        return f"{owner.removesuffix('.grad')}'s gradient never cleared, so that it grows step after step"
+    if name == "zero_grad":
+        return "the gradients never cleared, so that they grow step after step"
+    if name == "manual_seed":
+        return "the seed never set before the numbers are drawn"
+    if name == "backward":
+        return "one backward() never called"
+    if name == "step":
+        return "the optimiser's step never taken"
+    return f"the call to {name}() left out" if name else "one call left out"
+
+
+def _loop_edits(loop: ast.For) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
+    """A loop over a few named things (`for p in (a, b, c)`) whose one call is skipped for one of them."""
+    if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, (ast.Tuple, ast.List))
+            and all(isinstance(e, ast.Name) for e in loop.iter.elts)):
+        return
+    for position, statement in enumerate(loop.body):
+        if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+            continue
+        for element in loop.iter.elts:
+            said = _left_out(statement.value).replace(f"{loop.target.id}'s", f"{element.id}'s")
+            if said.startswith(f"{element.id}'s"):
+                words = said
+            else:
+                words = f"for {element.id} alone, {said}"
+            yield (lambda n, p=position, name=element.id: _skipping(n, p, name), "missing_call", words)
+
+
+def _skipping(loop: ast.For, position: int, name: str) -> ast.For:
+    body = list(loop.body)
+    guard = ast.Compare(ast.Name(loop.target.id, ast.Load()), [ast.IsNot()], [ast.Name(name, ast.Load())])
+    body[position] = ast.If(guard, [body[position]], [])
+    return ast.For(loop.target, loop.iter, body, loop.orelse)
+
+
+def _edits(tree: ast.Module) -> Iterator[tuple[str, _Edit]]:
+    """Every single edit of the module's top-level functions, in one fixed order, with the function it edits."""
+    for position, function in enumerate(tree.body):
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        root = (("body", position),)
+        for path, node in _walk(function, root):
+            if _is_docstring(node) or path[-1][0] in ("annotation", "returns"):
+                continue
+            for make, family, words in _node_edits(node):
+                yield function.name, _Edit(path, make, family, words)
+            if isinstance(node, ast.For):
+                for make, family, words in _loop_edits(node):
+                    yield function.name, _Edit(path, make, family, words)
+            each = _loop_names(node)
+            for field in ("body", "orelse"):
+                block = getattr(node, field, None)
+                if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                    for index in range(len(block)):
+                        for make, family, words in _statement_edits(block, index, each if field == "body" else None):
+                            yield function.name, _Edit((*path, (field, index)), make, family, words)
+
+
+def _loop_names(node: ast.AST) -> tuple[str, str] | None:
+    """For `for p in (a, b, c)`: ("p", "a, b and c"); None for any other node."""
+    if not (isinstance(node, ast.For) and isinstance(node.target, ast.Name)
+            and isinstance(node.iter, (ast.Tuple, ast.List)) and node.iter.elts
+            and all(isinstance(e, ast.Name) for e in node.iter.elts)):
+        return None
+    names = [e.id for e in node.iter.elts]
+    return node.target.id, names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _walk(node: ast.AST, path: tuple) -> Iterator[tuple[tuple, ast.AST]]:
+    yield path, node
+    for field, value in ast.iter_fields(node):
+        if field in ("annotation", "returns", "decorator_list", "type_comment"):
+            continue
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, ast.AST):
+                    yield from _walk(item, (*path, (field, index)))
+        elif isinstance(value, ast.AST):
+            yield from _walk(value, (*path, (field, None)))
+
+
+def _is_docstring(node: ast.AST) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _applied(tree: ast.Module, edit: _Edit) -> str:
+    edited = copy.deepcopy(tree)
+    parent: ast.AST = edited
+    for field, index in edit.path[:-1]:
+        parent = getattr(parent, field) if index is None else getattr(parent, field)[index]
+    field, index = edit.path[-1]
+    if index is None:
+        setattr(parent, field, edit.make(getattr(parent, field)))
+    else:
+        getattr(parent, field)[index] = edit.make(getattr(parent, field)[index])
+    return ast.unparse(ast.fix_missing_locations(edited))
+
+
+def mutants(source: str) -> list[Mutant]:
+    """Every single edit of the module `source`, each as a whole edited module; edits that change nothing of the
+    code (the same text once unparsed) are left out, the order and indices staying those of the enumeration."""
+    tree = ast.parse(source)
+    plain = ast.unparse(tree)
+    found = []
+    for index, (function, edit) in enumerate(_edits(tree)):
+        edited = _applied(tree, edit)
+        if edited != plain:
+            found.append(Mutant(index, function, edit.family, edit.edit, edited))
+    return found

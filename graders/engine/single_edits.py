@@ -1,0 +1,325 @@
+"""Single-edit explanations: when no catalogued mistake names a wrong answer, the reference's single edits
+(graders/engine/mutation.py) are run on the same inputs, and an edit is named only when exactly one family of
+them reproduces the student's answer on every input of the check.
+
+Where it runs: in the grader, where the reference's own values are computed (the mutants are the grader's code,
+edits of the reference). The *inputs* of a check are its calls of the student's functions that the reference
+also has, noted as the check runs (`note_student_call`) with the student's answers; a mutant explains the
+answers when its function gives each of them on the same arguments. Noting the calls is all a passing run pays:
+mutants run only when a check fails unexplained, within `SECONDS`, and never in a student bundle (no reference
+there: `reference_module` finds none).
+
+Which mutants may run: those of the course version's data file (graders/<lesson>/mutants.json, written by
+`python -m graders.engine.shipped_mutants`), which drops the mutants equivalent to the reference on a check's
+inputs. A data file older than the reference or the generator names nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import hashlib
+import inspect
+import json
+import math
+import os
+import signal
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterator
+
+import torch
+
+from course_config import LIMITS
+
+FILE_NAME = "mutants.json"
+# At most one student call's time (course_config.LIMITS), per failed check, to try the mutants: past it, nothing is
+# named. Counted in the grader's CPU seconds, not the clock's, so that a loaded machine names what a quiet one does.
+SECONDS = float(LIMITS.call_seconds.value)
+CALL_SECONDS = 1.0  # one mutant's call past this many CPU seconds is stopped (a loop whose bound an edit moved)
+RTOL, ATOL = 1e-4, 1e-6  # a mutant's answer reproduces the student's: same code, so equal up to rounding
+MEANING = "Your result is the right one with {edit}."
+_PACKAGE_FOLDER = Path(__file__).resolve().parents[1]
+_ROOT = _PACKAGE_FOLDER.parent
+
+
+@dataclass
+class Input:
+    """One call of a student's function in a check, and their answer: the reference's function of the same
+    name, and its mutants, are run on the same arguments."""
+
+    lesson: str
+    slug: str
+    function: str
+    args: tuple
+    kwargs: dict
+    student_value: Any
+
+
+@dataclass
+class _Notes:
+    check: str = ""
+    inputs: list[Input] = field(default_factory=list)
+    kept: dict[str, list[Input]] = field(default_factory=dict)  # collecting (the generator): every check's inputs
+    collecting: bool = False
+
+
+NOTES = _Notes()
+_LOCK = threading.Lock()
+_UNSET = object()  # a call that raised or ran out of time: no answer
+
+
+def _current_check() -> str:
+    # pytest names the running test in this variable for its whole run: the notes of one check start afresh when
+    # another check begins, with no hook in the session.
+    return os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+
+
+def collecting() -> None:
+    """Keep every check's inputs, not the current one's alone (the generator, shipped_mutants.py)."""
+    NOTES.collecting, NOTES.kept, NOTES.check, NOTES.inputs = True, {}, "", []
+
+
+def collected() -> dict[str, list[Input]]:
+    """Per check (pytest's node id), its inputs, since `collecting()`."""
+    with _LOCK:
+        if NOTES.check:
+            NOTES.kept.setdefault(NOTES.check, []).extend(NOTES.inputs)
+            NOTES.check, NOTES.inputs = "", []
+        return dict(NOTES.kept)
+
+
+def note_student_call(module_path: Path, function: str, args: tuple, kwargs: dict, value: Any) -> None:
+    """The student's answer to `function(*args, **kwargs)` of their module at `module_path`
+    (<somewhere>/<lesson>/<slug>.py). Only kept: nothing is looked up or run here, so a passing run pays no more."""
+    check = _current_check()
+    if not check:
+        return
+    with _LOCK:
+        if NOTES.check != check:
+            if NOTES.collecting and NOTES.check:
+                NOTES.kept.setdefault(NOTES.check, []).extend(NOTES.inputs)
+            NOTES.check, NOTES.inputs = check, []
+        NOTES.inputs.append(Input(module_path.parent.name, module_path.stem, function, args, kwargs, value))
+
+
+def arguments(reference: ModuleType, noted: Input) -> dict[str, Any] | None:
+    """A noted call's arguments bound to the reference function's signature (defaults applied); None when the
+    reference has no such function or the call does not fit it."""
+    target = getattr(reference, noted.function, None)
+    if not inspect.isfunction(target):
+        return None
+    try:
+        bound = inspect.signature(target).bind(*noted.args, **noted.kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+@functools.cache
+def reference_module(lesson: str, slug: str) -> ModuleType | None:
+    """The reference of an exercise, loaded on its own in the grader (trusted code); None where there is none (a
+    student bundle)."""
+    path = reference_path(lesson, slug)
+    if not path.is_file():
+        return None
+    module = ModuleType(f"single_edits_reference_{lesson}_{slug}")
+    module.__file__ = str(path)
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), module.__dict__)  # noqa: S102 - the reference
+    return module
+
+
+def same(first: Any, second: Any) -> bool:
+    """Equal inputs: tensors of the same dtype, shape and values; containers alike; anything else by ==."""
+    if type(first) is torch.Tensor or type(second) is torch.Tensor:
+        return (type(first) is type(second) and first.dtype == second.dtype and first.shape == second.shape
+                and bool(torch.equal(first.detach(), second.detach())))
+    if type(first) in (list, tuple):
+        return type(first) is type(second) and len(first) == len(second) and all(map(same, first, second))
+    if type(first) is dict:
+        return (type(second) is dict and first.keys() == second.keys()
+                and all(same(first[k], second[k]) for k in first))
+    try:
+        return bool(first == second)
+    except Exception:  # noqa: BLE001 - what cannot be compared is not the same
+        return False
+
+
+def reproduces(got: Any, want: Any) -> bool:
+    """Whether a student's answer is a mutant's (or the reference's): same kinds, same shapes, values equal up
+    to rounding."""
+    if type(want) is torch.Tensor:
+        if type(got) is not torch.Tensor or got.shape != want.shape or got.dtype != want.dtype:
+            return False
+        g, w = got.detach().to(torch.float64), want.detach().to(torch.float64)
+        return bool(torch.isclose(g, w, rtol=RTOL, atol=ATOL, equal_nan=True).all())
+    if type(want) in (list, tuple):
+        return type(got) is type(want) and len(got) == len(want) and all(map(reproduces, got, want))
+    if type(want) is float or type(got) is float:
+        if type(got) not in (int, float) or type(want) not in (int, float):
+            return False
+        return (math.isnan(got) and math.isnan(want)) or math.isclose(got, want, rel_tol=RTOL, abs_tol=ATOL)
+    return same(got, want)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The one family of single edits that reproduces a student's answers, in words."""
+
+    name: str  # the family's short name: the mistake's name the student reads
+    meaning: str
+    hint: str
+
+
+class _TooLong(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _limited(seconds: float) -> Iterator[None]:
+    """Stop the body after `seconds` of this process's CPU time (the main thread only: the signal is delivered
+    there)."""
+    def stop(signum: int, frame: Any) -> None:
+        raise _TooLong()
+
+    previous = signal.signal(signal.SIGPROF, stop)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
+def run_mutant(module: ModuleType, function: str, arguments: dict[str, Any], seconds: float = CALL_SECONDS) -> Any:
+    """A mutant's answer on copies of the inputs, leaving torch's random state and grad mode as they were;
+    `_UNSET` when it raised or ran out of time."""
+    try:
+        given = copy.deepcopy(arguments)
+    except Exception:  # noqa: BLE001 - an input that cannot be copied cannot be given to a mutant safely
+        return _UNSET
+    grad_mode = torch.is_grad_enabled()
+    try:
+        # A mutant's warnings (a broadcast an edit made) are its own, not the check's: never shown.
+        with torch.random.fork_rng(devices=[]), warnings.catch_warnings(), _limited(seconds):
+            warnings.simplefilter("ignore")
+            return getattr(module, function)(**given)
+    except BaseException as error:  # noqa: BLE001 - a mutant's failure is only a mutant that does not explain
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        return _UNSET
+    finally:
+        torch.set_grad_enabled(grad_mode)
+
+
+def source_digest(text: str) -> str:
+    return hashlib.sha256(text.replace("\r\n", "\n").encode()).hexdigest()[:32]
+
+
+def generator_digest() -> str:
+    """A digest of the generator's own code: other code may enumerate other edits under the same indices."""
+    return source_digest((Path(__file__).parent / "mutation.py").read_text(encoding="utf-8"))
+
+
+def data_path(lesson: str) -> Path:
+    return _PACKAGE_FOLDER / lesson / FILE_NAME
+
+
+def reference_path(lesson: str, slug: str) -> Path:
+    return _ROOT / "reference" / lesson / f"{slug}.py"
+
+
+@functools.cache
+def _shipped(lesson: str) -> dict:
+    try:
+        data = json.loads(data_path(lesson).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and data.get("generator") == generator_digest() else {}
+
+
+@functools.cache
+def mutant_modules(lesson: str, slug: str) -> dict[int, tuple[Any, ModuleType]]:
+    """The mutants of an exercise, each loaded as a module, but those the generator found slow; none when the data
+    file is not of today's reference. Every other one is tried, those it found equivalent to the reference too: a
+    check may meet inputs the generator did not (its code may call the student's functions on new arguments after a
+    wrong answer), and a mutant left out there could leave another family alone to explain, wrongly."""
+    from graders.engine import mutation  # the generator of edits: only once a value is wrong
+
+    entry = _shipped(lesson).get("exercises", {}).get(slug)
+    path = reference_path(lesson, slug)
+    if not entry or not path.is_file():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    if entry.get("reference") != source_digest(text):
+        return {}
+    slow = set(entry.get("slow", []))
+    return {mutant.index: (mutant, load(mutant, f"mutant_{lesson}_{slug}_{mutant.index}"))
+            for mutant in mutation.mutants(text) if mutant.index not in slow}
+
+
+def forget() -> None:
+    """Read the data file again at its next use (the generator has just written it)."""
+    _shipped.cache_clear()
+    mutant_modules.cache_clear()
+
+
+def load(mutant: Any, name: str) -> ModuleType:
+    """A mutant (mutation.Mutant) as a module of its own."""
+    module = ModuleType(name)
+    exec(compile(mutant.source, f"<{name}>", "exec"), module.__dict__)  # noqa: S102 - the grader's own code, edited
+    return module
+
+
+def explain() -> Explanation | None:
+    """The one family of single edits that reproduces the student's answers on every input of the current check,
+    or None: no such family, two or more, no input, or no time left to try them all."""
+    check = _current_check()
+    with _LOCK:
+        if not check or NOTES.check != check or not NOTES.inputs:
+            return None
+        noted = list(NOTES.inputs)
+    if threading.current_thread() is not threading.main_thread():
+        return None  # the time limit of a mutant's call needs the main thread's signal
+    lesson, slug = noted[-1].lesson, noted[-1].slug  # the exercise of the check's last call
+    reference = reference_module(lesson, slug)
+    if reference is None:
+        return None
+    inputs = [(n.function, bound, n.student_value) for n in noted if n.slug == slug
+              for bound in [arguments(reference, n)] if bound is not None]
+    deadline = time.process_time() + SECONDS
+    # Only answers the reference does not give are explained (a check may fail for a value it does not note).
+    if not inputs or all(reproduces(value, run_mutant(reference, function, bound)) for function, bound, value in inputs):
+        return None
+    found = families(lesson, slug, inputs, deadline)
+    if found is None or len(found) != 1:
+        return None
+    from graders.engine.mutation import FAMILIES
+
+    family, edits = next(iter(found.items()))
+    name, generic, hint = FAMILIES[family]
+    edit = next(iter(edits)) if len(edits) == 1 else generic
+    return Explanation(name, MEANING.format(edit=edit), hint)
+
+
+def families(lesson: str, slug: str, inputs: list[tuple[str, dict[str, Any], Any]],
+             deadline: float) -> dict[str, set[str]] | None:
+    """family -> the edits of it whose mutants give the student's answer on every input (function, arguments,
+    answer); None when time ran out."""
+    found: dict[str, set[str]] = {}
+    for mutant, module in mutant_modules(lesson, slug).values():
+        for function, bound, value in inputs:
+            if time.process_time() > deadline:
+                return None
+            answer = run_mutant(module, function, bound)
+            if answer is _UNSET or not reproduces(value, answer):
+                break
+        else:
+            found.setdefault(mutant.family, set()).add(mutant.edit)
+    return found
