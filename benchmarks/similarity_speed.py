@@ -29,6 +29,7 @@ from graders.frontends.grade.outputs import similarity
 
 ROOT = course_config.ROOT
 sys.path.insert(0, str(ROOT / "tests" / "frontends"))
+sys.path.insert(1, str(ROOT / "tests"))  # test_similarity imports the tests' conftest (the committed stubs)
 import test_similarity as answers_of  # noqa: E402  (the hand-written answers and copies the tests use)
 
 STUB_SHARE = 0.1
