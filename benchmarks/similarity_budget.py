@@ -8,7 +8,7 @@ whose 14 files are each 2 MiB, the per-file cap of a hand-in (the reference, the
 the file is full). Grades it with `python -m graders grade -j JOBS` and prints, from the output folder, when the
 last student's result was stored and how long after it grades.csv, similarity.html and report.html were
 written; then times the comparison alone, in this process, on the same answers. Not a test: run it by hand,
-on a quiet machine, and put what it prints in the README.
+on a quiet machine, and put what it prints in benchmarks/README.md.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ KNOWN = (
      "you create one."),
 )
 
-# One rule on every path (README, "Your own modules"): the .py files directly beside the exercise files are graded
+# One rule on every path (docs/students.md, "Your own modules"): the .py files directly beside the exercise files are graded
 # with them; a notebook's answer cell has no files beside it.
 OWN_MODULE_HINT = ("If `{name}` is a module of your own, put {name}.py directly beside {file}: the .py files there "
                    "are graded with it, by your run and the instructor's alike (a subfolder or a file elsewhere is "

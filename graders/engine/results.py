@@ -93,7 +93,7 @@ class SubmissionResult(Readable):
     max_score: float  # total possible over the checks that ran
     trusted: bool  # False when graded with --in-process (student code shared the grader's process)
     complete: bool  # False when the run stopped early (-x, interrupted): some selected checks never ran
-    confined: bool  # True when every worker ran under the whole sandbox (README: "How grading stays honest")
+    confined: bool  # True when every worker ran under the whole sandbox (docs/security.md)
     confinement: str  # what confined the workers, in words, and what was missing
     exercises: list[ExerciseResult] = field(default_factory=list)
     integrity: list[str] = field(default_factory=list)  # every exercise's integrity lines, each "<slug>: <line>"

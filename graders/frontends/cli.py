@@ -69,7 +69,7 @@ def _grade(commands: argparse._SubParsersAction) -> None:
                              "number of cores); not with --scheduler")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="grade on a running Dask cluster, e.g. tcp://10.0.0.5:8786 or tls://...: its workers "
-                             "need this package (same version) installed (see README, Grading past one machine)")
+                             "need this package (same version) installed (see docs/batch.md, Grading past one machine)")
     parser.add_argument("--dashboard", action="store_true",
                         help="serve Dask's dashboard on 127.0.0.1 while grading (needs bokeh); not with --scheduler, "
                              "whose cluster serves its own")
@@ -85,7 +85,7 @@ def _grade(commands: argparse._SubParsersAction) -> None:
                         help="with an nbgrader course: also write the scores into its gradebook.db")
     parser.add_argument("--allow-unconfined", action="store_true",
                         help="grade even where the sandbox cannot fully hold on this machine (not tamper-proof)")
-    term = parser.add_argument_group("the term", "roster, deadline, decisions and regrades (README: Running a term)")
+    term = parser.add_argument_group("the term", "roster, deadline, decisions and regrades (docs/batch.md: Running a term)")
     term.add_argument("--term", type=Path, metavar="TOML",
                       help="the term's file: due date and late policy, and where its roster and ledger are")
     term.add_argument("--roster", type=Path, metavar="CSV",
@@ -125,7 +125,7 @@ def _where(arguments: argparse.Namespace) -> object:
         return GradingSite(jobs=arguments.jobs or os.cpu_count() or 1, dashboard=arguments.dashboard)
     if arguments.dashboard:
         raise SystemExit("--dashboard serves the dashboard of the cluster this command starts; a --scheduler's "
-                         "cluster serves its own (see README, The Dask dashboard)")
+                         "cluster serves its own (see docs/batch.md, The Dask dashboard)")
     if arguments.jobs is not None:
         raise SystemExit("-j sets the workers of a cluster on this machine; with --scheduler, the cluster's own "
                          "workers grade (start more of them to grade faster)")

@@ -146,7 +146,7 @@ class _CappedOutput(io.TextIOBase):
 class OwnModules(importlib.abc.MetaPathFinder):
     """Finds a student's own modules: `<name>.py` directly in the folder of their exercise files, nothing else.
 
-    That is what every grading path hands in (README, "Your own modules"): the batch and Gradescope read
+    That is what every grading path hands in (docs/students.md, "Your own modules"): the batch and Gradescope read
     the .py files of a student's lesson folder, never a subfolder or any other file. Putting the folder on
     sys.path instead would let a local run import a package in a subfolder that the batch never reads."""
 

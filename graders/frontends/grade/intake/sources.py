@@ -43,7 +43,7 @@ class Submission:
     origin: str  # where the answers came from, for the instructor
     sources: dict[str, str] = field(default_factory=dict)
     # The student's own modules (`helpers.py` beside the exercise files, which those may import), by module name:
-    # graded beside the answers, as the student's own run imports them (README, "Your own modules").
+    # graded beside the answers, as the student's own run imports them (docs/students.md, "Your own modules").
     modules: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     # When the graded hand-in arrived (hand_in_times.py): zone-aware, or naive on an LMS's own clock (the term's
