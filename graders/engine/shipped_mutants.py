@@ -121,10 +121,13 @@ def exercise(lesson: str, slug: str, noted: dict[str, list[single_edits.Input]])
                      if check in theirs and all(theirs[check][i] is not _WRONG
                                                 and single_edits.reproduces(mine[i], theirs[check][i])
                                                 for i in range(upto + 1))}
-            if alike == {entry["family"]} and cost[check] <= BUDGET_SHARE * single_edits.SECONDS:
+            # The grader names an edit only once the check has met every input: a student failing earlier is not told.
+            if (alike == {entry["family"]} and cost[check] <= BUDGET_SHARE * single_edits.SECONDS
+                    and upto == len(checks[check]) - 1):
                 named.append(check)
         entry["named"] = named
     return {"reference": single_edits.source_digest(text), "generated": len(every), "kept": kept, "slow": slow_ones,
+            "inputs": {check: len(calls) for check, calls in sorted(checks.items())},
             "cpu_seconds": {check: round(spent, 3) for check, spent in sorted(cost.items())}}
 
 
