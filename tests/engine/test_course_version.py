@@ -14,6 +14,7 @@ import pytest
 import course_config
 from graders.engine import course_version
 from graders.frontends.grade import store
+from graders.engine.results import SubmissionResult
 
 SLUGS = [e.slug for e in course_config.LESSON_01.exercises]
 
@@ -76,7 +77,8 @@ def test_forgotten_mistakes_change_the_exercises_whose_room_names_them(course: P
 
 
 def _exercise(slug: str, score: float, points: float = 5.0) -> dict:
-    return {"slug": slug, "score": score, "max_score": points, "checks": [{"id": "c", "files": []}]}
+    return {"slug": slug, "score": score, "max_score": points,
+            "checks": [{"id": "c", "points": points, "score": score, "passed": score == points, "files": []}]}
 
 
 def _record(keys: dict[str, str]) -> dict:
@@ -88,24 +90,29 @@ def _record(keys: dict[str, str]) -> dict:
 
 def test_a_rerun_regrades_the_exercises_whose_key_changed_and_nothing_else() -> None:
     keys = {"views": "v", "micrograd": "m", "quick_check": "q"}
-    assert store.to_regrade(_record(keys), keys) == []
-    assert store.to_regrade(_record(keys), {**keys, "micrograd": "m2"}) == ["micrograd"]
+    def typed(data: dict) -> store.StudentRecord:
+        return store.StudentRecord.from_dict(data)
+
+    assert store.to_regrade(typed(_record(keys)), keys) == []
+    assert store.to_regrade(typed(_record(keys)), {**keys, "micrograd": "m2"}) == ["micrograd"]
     assert store.to_regrade(None, keys) == list(keys)
-    assert store.to_regrade({**_record(keys), "error": "its worker died"}, keys) == list(keys)
-    assert store.to_regrade({**_record(keys), "complete": False}, keys) == list(keys)
-    assert store.to_regrade({k: v for k, v in _record(keys).items() if k != "exercise_keys"}, keys) == list(keys)
+    assert store.to_regrade(typed({**_record(keys), "error": "its worker died"}), keys) == list(keys)
+    assert store.to_regrade(typed({**_record(keys), "complete": False}), keys) == list(keys)
+    assert store.to_regrade(typed({k: v for k, v in _record(keys).items() if k != "exercise_keys"}), keys) == list(keys)
     missing = {**_record(keys), "exercises": _record(keys)["exercises"][:2]}
-    assert store.to_regrade(missing, keys) == ["quick_check"]
+    assert store.to_regrade(typed(missing), keys) == ["quick_check"]
 
 
 def test_a_regraded_exercise_replaces_its_old_result_and_the_totals_are_counted_again() -> None:
     keys = {"views": "v", "micrograd": "m", "quick_check": "q"}
     new = {"score": 5.0, "max_score": 5.0, "complete": True, "confined": True, "confinement": "whole sandbox",
            "exercises": [_exercise("micrograd", 5.0)], "integrity": []}
-    merged = store.merged(_record(keys), new, ["micrograd"], ["views", "micrograd", "quick_check"])
-    assert [e["slug"] for e in merged["exercises"]] == ["views", "micrograd", "quick_check"]
-    assert merged["exercises"][1]["score"] == 5.0 and (merged["score"], merged["max_score"]) == (10.0, 15.0)
-    assert merged["integrity"] == ["views: import graders"] and merged["complete"] and merged["confined"]
-    unconfined = store.merged(_record(keys), {**new, "confined": False, "confinement": "no Landlock"},
+    record = store.StudentRecord.from_dict(_record(keys))
+    merged = store.merged(record, SubmissionResult.from_dict(new), ["micrograd"], ["views", "micrograd", "quick_check"])
+    assert [e.slug for e in merged.exercises] == ["views", "micrograd", "quick_check"]
+    assert merged.exercises[1].score == 5.0 and (merged.score, merged.max_score) == (10.0, 15.0)
+    assert merged.integrity == ["views: import graders"] and merged.complete and merged.confined
+    unconfined = store.merged(record, SubmissionResult.from_dict({**new, "confined": False,
+                                                                  "confinement": "no Landlock"}),
                               ["micrograd"], ["views", "micrograd", "quick_check"])
-    assert not unconfined["confined"] and unconfined["confinement"] == "no Landlock"
+    assert not unconfined.confined and unconfined.confinement == "no Landlock"
