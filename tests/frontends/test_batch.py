@@ -235,7 +235,9 @@ def test_kill_9_in_the_middle_and_a_rerun_give_every_student_once(tmp_path: Path
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
     _wait_dead(killed)  # the grading processes die with the batch, a moment later (PR_SET_PDEATHSIG)
-    left = [p for p in Path(tempfile.gettempdir()).glob("graders-*-*-*") if int(p.name.split("-")[2]) in killed]
+    # graders-<what>-<pid>-<random>: another kind of folder (nbgrader's graders-autograde-values-...) is no worker's
+    left = [p for p in Path(tempfile.gettempdir()).glob("graders-*-*-*")
+            if p.name.split("-")[2].isdigit() and int(p.name.split("-")[2]) in killed]
     assert left, "the killed batch left its staging and workers' folders (nothing cleaned them up)"
     done_before = len(list((out / "students").glob("*.json")))
     assert 2 <= done_before < 6
