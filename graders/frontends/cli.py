@@ -180,6 +180,9 @@ def _new(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--section", default="", help="where in the lesson to look (default: the title, quoted)")
     parser.add_argument("--points", type=float, default=_default(new_exercise.scaffold, "points"),
                         help="what the exercise is worth (default: %(default)s)")
+    parser.add_argument("--points-from", metavar="SLUG", default=None,
+                        help="the exercise of the lesson that gives up those points (a lesson totals 100): its "
+                             "points in course_config.py and its checks' points are lowered to match")
     parser.set_defaults(run=_run_new)
 
 
@@ -187,9 +190,8 @@ def _run_new(arguments: argparse.Namespace) -> int:
     from graders.frontends import new_exercise
 
     try:
-        total = new_exercise.points_after(arguments.lesson, arguments.points)
         written = new_exercise.scaffold(arguments.lesson, arguments.slug, arguments.title, arguments.section,
-                                        arguments.points)
+                                        arguments.points, points_from=arguments.points_from)
     except new_exercise.ScaffoldError as error:
         raise SystemExit(f"python -m graders new: {error}") from None
     root = new_exercise.course_config.ROOT
@@ -197,10 +199,9 @@ def _run_new(arguments: argparse.Namespace) -> int:
     print(f"Try it: pytest exercises/{arguments.lesson}/{arguments.slug}.py --submission reference "
           f"(full marks), then pytest exercises/{arguments.lesson}/{arguments.slug}.py (0, not started). "
           "Next steps: docs/AUTHORING.md")
-    if abs(total - 100) > 1e-9:
-        # The one house rule the scaffold cannot keep for the author: which exercises give up the points is theirs.
-        print(f"{arguments.lesson} is now worth {total:g} points: a lesson totals 100, so take {total - 100:g} from "
-              "other exercises (in course_config.py and in their manifests); tests/test_manifests.py checks it")
+    if arguments.points_from:
+        print(f"{arguments.points_from} gave up {arguments.points:g} points: its checks' points are scaled in its "
+              "manifest (change them as you see fit, keeping their sum)")
     return 0
 
 

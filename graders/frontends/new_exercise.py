@@ -13,9 +13,12 @@ stub scores 0, the reference full marks) and changes them into the real exercise
                                              tests/test_mistakes.py grades and must find named as it
 
 and adds the exercise, with its points, at the end of its lesson in course_config.py, so that the house's
-tests pass on the new room at once (all but the lesson's total of 100, which only the author can restore, by
-taking the points from other exercises). docs/AUTHORING.md goes on from there. Nothing is overwritten: an
-exercise that exists in any of these places is refused.
+tests pass on the new room at once. A lesson totals 100 points, and which exercise gives up the new one's is
+the author's choice: `points_from` names it, and the scaffold lowers that exercise's points in course_config.py
+and scales its checks' points in its manifest to match (in quarter points, what is left over on its largest
+check). A lesson that would pass 100 without one is refused, so no scaffold leaves the house red.
+docs/AUTHORING.md goes on from there. Nothing is overwritten: an exercise that exists in any of these places
+is refused.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from pathlib import Path
 import course_config
 
 DEFAULT_POINTS = 5.0
+LESSON_TOTAL = 100.0  # what every lesson's exercises add up to (tests/test_manifests.py holds it)
+QUARTER = 0.25  # the smallest step a check's scaled points take
 
 
 class ScaffoldError(ValueError):
@@ -34,8 +39,9 @@ class ScaffoldError(ValueError):
 
 
 def scaffold(lesson_folder: str, slug: str, title: str, section: str = "", points: float = DEFAULT_POINTS,
-             root: Path = course_config.ROOT) -> list[Path]:
-    """Write the new exercise's files under `root` (a checkout of this project); returns them."""
+             root: Path = course_config.ROOT, points_from: str | None = None) -> list[Path]:
+    """Write the new exercise's files under `root` (a checkout of this project); returns them. `points_from`
+    names the exercise of the lesson that gives up the new one's points."""
     lesson = _lesson(lesson_folder)
     if not re.fullmatch(r"[a-z][a-z0-9_]*", slug):
         raise ScaffoldError(f"{slug!r} cannot name an exercise: use lower-case letters, digits and underscores, "
@@ -61,6 +67,7 @@ def scaffold(lesson_folder: str, slug: str, title: str, section: str = "", point
     if taken or any(e.slug == slug for e in lesson.exercises):
         raise ScaffoldError(f"{lesson.folder}/{slug} exists already ({', '.join(taken) or 'in course_config.py'}): "
                             "choose another slug, or edit that exercise")
+    donor = _donor(lesson, points_from, points)
     twins, fresh = _free_seeds(root)
     values = {"slug": slug, "lesson": lesson.folder, "title": _toml_string(title.strip()),
               "section": _toml_string(section.strip() or f'"{title.strip()}"'), "public_points": points - 1,
@@ -68,17 +75,77 @@ def scaffold(lesson_folder: str, slug: str, title: str, section: str = "", point
               "docstring_title": title.strip().replace('"""', "'''")}
     config = root / "course_config.py"
     updated = _add_to_lesson(config.read_text(), lesson.folder, slug, points)
+    donor_manifest = root / "graders" / lesson.folder / donor.slug / "exercise.toml" if donor else None
+    if donor is not None and donor_manifest is not None:
+        kept = donor.points - points
+        updated = _with_points(updated, donor.slug, kept)
+        scaled = _scaled_manifest(donor_manifest.read_text(), [check.points for check in donor.checks], kept)
     room.mkdir(parents=True)
     for path, template in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(template.format(**values), encoding="utf-8")
     config.write_text(updated)
+    if donor_manifest is not None:
+        donor_manifest.write_text(scaled)
+        return [*files, config, donor_manifest]
     return [*files, config]
 
 
-def points_after(lesson_folder: str, points: float) -> float:
-    """What the lesson is worth once a new exercise of `points` joins it."""
-    return _lesson(lesson_folder).points + points
+def _donor(lesson: course_config.Lesson, points_from: str | None, points: float) -> course_config.Exercise | None:
+    """The exercise that gives up `points`, or None where the lesson has room for them."""
+    if points_from is None:
+        if lesson.points + points > LESSON_TOTAL + 1e-9:
+            raise ScaffoldError(f"{lesson.folder} totals {lesson.points:g} points and a lesson totals "
+                                f"{LESSON_TOTAL:g}: say which exercise gives up the new one's {points:g} with "
+                                "--points-from SLUG (its checks' points are scaled down to match)")
+        return None
+    donors = {exercise.slug: exercise for exercise in lesson.exercises}
+    if points_from not in donors:
+        raise ScaffoldError(f"--points-from {points_from}: {lesson.folder} has no such exercise (it has: "
+                            f"{', '.join(donors)})")
+    donor = donors[points_from]
+    if len(donor.checks) * QUARTER > donor.points - points:
+        raise ScaffoldError(f"--points-from {points_from}: it is worth {donor.points:g} points over "
+                            f"{len(donor.checks)} checks, too few to give up {points:g} (each check keeps at "
+                            f"least {QUARTER:g}): choose another exercise or fewer --points")
+    return donor
+
+
+def _scaled(values: list[float], total: float) -> list[float]:
+    """`values` scaled to add up to `total`, each a positive multiple of a quarter; what rounding leaves
+    over goes to the largest."""
+    factor = total / sum(values)
+    scaled = [max(QUARTER, round(value * factor / QUARTER) * QUARTER) for value in values]
+    largest = scaled.index(max(scaled))
+    scaled[largest] += total - sum(scaled)
+    if scaled[largest] < QUARTER:
+        raise ScaffoldError(f"cannot scale checks worth {values} to {total:g} points in quarters")
+    return scaled
+
+
+def _scaled_manifest(text: str, points: list[float], total: float) -> str:
+    """A manifest's text with its checks' `points = ...` lines (in file order) scaled to add up to `total`;
+    every other line, comments included, as it was."""
+    new_points = iter(_scaled(points, total))
+    lines, in_check = [], False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_check = stripped == "[[checks]]"
+        elif in_check and re.match(r"points\s*=", stripped):
+            line = re.sub(r"=\s*[^#\n]*?(\s*(#.*)?)$", lambda m: f"= {next(new_points):g}{m.group(1)}", line, count=1)
+        lines.append(line)
+    if next(new_points, None) is not None:
+        raise ScaffoldError("the manifest's [[checks]] tables do not match the exercise's checks: scale them by hand")
+    return "".join(lines)
+
+
+def _with_points(source: str, slug: str, points: float) -> str:
+    """course_config.py with `slug`'s row in its lesson's list giving it `points`."""
+    row = re.compile(rf'(\("{re.escape(slug)}", )[\d.]+(\),)')
+    if len(row.findall(source)) != 1:
+        raise ScaffoldError(f"course_config.py: cannot find {slug}'s one row of points: change it by hand")
+    return row.sub(lambda m: f"{m.group(1)}{points:g}{m.group(2)}", source)
 
 
 def _lesson(folder: str) -> course_config.Lesson:

@@ -1,7 +1,7 @@
 """`python -m graders new`: in a scratch copy of the project, a scaffolded exercise grades at once (the
-reference full marks, the stub 0, a wrong answer named), the house's own tests pass straight after it (all but
-the lesson's total, which the author restores and is told to), and bad requests are refused with a message that
-says why."""
+reference full marks, the stub 0, a wrong answer named), the house's own tests pass straight after it (the
+lesson's 100 points kept by the exercise named to give up the new one's), and bad requests are refused with a
+message that says why."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -23,7 +24,7 @@ COPIED = ("exercises", "reference", "graders", "tests", "docs", "course_config.p
 
 @pytest.fixture(scope="module")
 def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
-    """A copy of the project, and what `graders new` said when it scaffolded SLUG (4 points) into it."""
+    """A copy of the project, and what `graders new` said when it scaffolded SLUG (4 points, from shape_bugs) into it."""
     copy = tmp_path_factory.mktemp("project")
     for name in COPIED:
         source = STUBS if name == "exercises" else ROOT / name  # the stubs as committed, not the ones tried here
@@ -32,7 +33,7 @@ def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subproce
         elif source.exists():
             shutil.copyfile(source, copy / name)
     made = _run(copy, "-m", "graders", "new", "lesson01", SLUG, "--title", "Scale the rows of a batch",
-                "--section", '"Tensors"', "--points", "4")
+                "--section", '"Tensors"', "--points", "4", "--points-from", "shape_bugs")
     assert made.returncode == 0, made.stderr
     return copy, made
 
@@ -89,12 +90,7 @@ HOUSE = ("tests/test_catalogue.py", "tests/test_house.py", "tests/test_layout.py
          "tests/sandbox/test_drivers.py", "tests/test_mistakes.py::test_every_catalogued_mistake_has_a_submission",
          f"tests/test_mistakes.py::test_each_mistake_is_diagnosed_by_name_and_costs_only_its_checks[{SLUG}/factor_ignored]",
          f"tests/test_mistakes.py::test_each_mistake_is_still_named_from_recorded_expected_values[{SLUG}/factor_ignored]")
-# A lesson totals 100: the scaffold cannot choose which exercises give up the new one's points, so this rule alone
-# stays red until the author does (the scaffold says so).
-LESSON_TOTAL = "tests.test_manifests::test_the_exercises_points_add_up_to_the_lessons_100"
-
-
-def test_the_house_tests_pass_straight_after_scaffolding_but_the_lessons_total(
+def test_the_house_tests_pass_straight_after_scaffolding(
         scaffolded: tuple[Path, subprocess.CompletedProcess]) -> None:
     project, made = scaffolded
     report = project / "house.xml"
@@ -103,17 +99,30 @@ def test_the_house_tests_pass_straight_after_scaffolding_but_the_lessons_total(
     cases = ElementTree.parse(report).getroot().iter("testcase")
     outcomes = {f"{case.get('classname')}::{case.get('name')}": [child.tag for child in case] for case in cases}
     red = {name: tags for name, tags in outcomes.items() if {"failure", "error", "skipped"} & set(tags)}
-    assert set(red) == {LESSON_TOTAL}, ran.stdout[-5000:]
-    assert "add up to 104 points, not 100" in ran.stdout
+    assert not red, ran.stdout[-5000:]
     assert len(outcomes) > 500 and sum(SLUG in name for name in outcomes) >= 10, sorted(outcomes)[:20]
-    assert "lesson01 is now worth 104 points: a lesson totals 100, so take 4 from other exercises" in made.stdout
+    assert "shape_bugs gave up 4 points" in made.stdout
 
+
+def test_the_exercise_that_gives_up_the_points_keeps_its_checks_adding_up(project: Path) -> None:
+    assert '("shape_bugs", 4),' in (project / "course_config.py").read_text()
+    manifest = tomllib.loads((project / "graders" / "lesson01" / "shape_bugs" / "exercise.toml").read_text())
+    points = [check["points"] for check in manifest["checks"]]
+    assert sum(points) == 4 and all(p > 0 and (p * 4).is_integer() for p in points), points
+    out = project / "shape_bugs.json"  # its reference still earns the whole of its (new) points
+    _run(project, "-m", "pytest", "exercises/lesson01/shape_bugs.py", "-p", "no:cacheprovider", "--json", str(out),
+         "--submission", str(project / "reference"))
+    shape_bugs = json.loads(out.read_text())["exercises"][0]
+    assert shape_bugs["score"] == shape_bugs["max_score"] == 4, shape_bugs
 
 
 @pytest.mark.parametrize("args, says", [
     (["lesson01", SLUG], "exists already"),
     (["lesson01", "Scale-Rows"], "cannot name an exercise"),
     (["lesson09", "other"], "no lesson 'lesson09'"),
+    (["lesson01", "other"], "say which exercise gives up the new one's 5 with --points-from SLUG"),
+    (["lesson01", "other", "--points-from", "nope"], "--points-from nope: lesson01 has no such exercise"),
+    (["lesson01", "other", "--points", "5", "--points-from", "dtypes_and_devices"], "too few to give up 5"),
 ])
 def test_a_bad_request_is_refused_and_says_why(project: Path, args: list[str], says: str) -> None:
     before = (project / "course_config.py").read_text()
