@@ -185,17 +185,20 @@ def _processes() -> set[int]:
         zygote = "fork_server" in command and "pytest" not in _command(_parent(entry))
         if owner == 65534 or "server.py" in command or "graders.frontends.nbgrader.kernel" in command or zygote:
             found.add(int(entry.name))
-    return {pid for pid in found if not _below_a_sibling(pid)}
+    return {pid for pid in found if not _held_by_another_run(pid)}
 
 
-def _below_a_sibling(pid: int) -> bool:
-    """Whether a process descends from another process of our parent: another pytest-xdist worker, whose tests
-    grade beside this one (a process this test left behind has lost its ancestors, or descends from us)."""
-    ours, parent = os.getpid(), os.getppid()
+def _held_by_another_run(pid: int) -> bool:
+    """Whether a process belongs to another test run still going on this machine: one of its ancestors is a
+    pytest that is not this process (another pytest-xdist worker's tests, or another checkout's run, grade beside
+    this one). A process this test left behind descends from us, or has lost its ancestors (init adopted it)."""
+    ours = os.getpid()
     while pid > 1:
         above = _parent(Path(f"/proc/{pid}"))
-        if above == parent and pid != ours:
-            return parent > 1
+        if pid == ours or above == ours:
+            return False
+        if above > 1 and ("pytest" in _command(above) or "exec(eval(sys.stdin.readline()))" in _command(above)):
+            return True  # a pytest, or one of pytest-xdist's workers (python -c "...exec(eval(...))")
         pid = above
     return False
 
