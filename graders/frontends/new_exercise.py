@@ -75,20 +75,21 @@ def scaffold(lesson_folder: str, slug: str, title: str, section: str = "", point
               "docstring_title": title.strip().replace('"""', "'''")}
     config = root / "course_config.py"
     updated = _add_to_lesson(config.read_text(), lesson.folder, slug, points)
-    donor_manifest = root / "graders" / lesson.folder / donor.slug / "exercise.toml" if donor else None
-    if donor is not None and donor_manifest is not None:
+    # The donor's new manifest text, made before anything is written, so a refusal leaves the checkout as it was.
+    rewritten: dict[Path, str] = {}
+    if donor is not None:
         kept = donor.points - points
         updated = _with_points(updated, donor.slug, kept)
-        scaled = _scaled_manifest(donor_manifest.read_text(), [check.points for check in donor.checks], kept)
+        manifest = root / "graders" / lesson.folder / donor.slug / "exercise.toml"
+        rewritten[manifest] = _scaled_manifest(manifest.read_text(), [check.points for check in donor.checks], kept)
     room.mkdir(parents=True)
     for path, template in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(template.format(**values), encoding="utf-8")
     config.write_text(updated)
-    if donor_manifest is not None:
-        donor_manifest.write_text(scaled)
-        return [*files, config, donor_manifest]
-    return [*files, config]
+    for path, text in rewritten.items():
+        path.write_text(text)
+    return [*files, config, *rewritten]
 
 
 def _donor(lesson: course_config.Lesson, points_from: str | None, points: float) -> course_config.Exercise | None:

@@ -19,7 +19,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from graders.engine.results import CheckResult, NotAResult
+from graders.engine.results import CheckResult
 from graders.frontends.wording import counted
 from graders.frontends.grade.spreadsheet import guarded_writer, text_cell
 from graders.frontends.grade.outputs.html_page import escape, page
