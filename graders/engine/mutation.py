@@ -274,27 +274,38 @@ def _skipping(loop: ast.For, position: int, name: str) -> ast.For:
     return ast.For(loop.target, loop.iter, body, loop.orelse)
 
 
+def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef, tuple]]:
+    """The module's top-level functions and its top-level classes' methods (a student's class, as micrograd's
+    Value, is code a single edit can break too), each with its name and its path in the tree."""
+    for position, node in enumerate(tree.body):
+        if isinstance(node, ast.FunctionDef):
+            yield node.name, node, (("body", position),)
+        elif isinstance(node, ast.ClassDef):
+            for inner, method in enumerate(node.body):
+                if isinstance(method, ast.FunctionDef):
+                    yield f"{node.name}.{method.name}", method, (("body", position), ("body", inner))
+
+
 def _edits(tree: ast.Module) -> Iterator[tuple[str, _Edit]]:
-    """Every single edit of the module's top-level functions, in one fixed order, with the function it edits."""
-    for position, function in enumerate(tree.body):
-        if not isinstance(function, ast.FunctionDef):
-            continue
-        root = (("body", position),)
+    """Every single edit of the module's functions and methods, in one fixed order, with the function it edits."""
+    for name, function, root in _functions(tree):
+        # A method's edit says where it is: the check's call names only the function the student's code was run by.
+        where = f" (in {name})" if "." in name else ""
         for path, node in _walk(function, root):
             if _is_docstring(node) or path[-1][0] in ("annotation", "returns"):
                 continue
             for make, family, words in _node_edits(node):
-                yield function.name, _Edit(path, make, family, words)
+                yield name, _Edit(path, make, family, words + where)
             if isinstance(node, ast.For):
                 for make, family, words in _loop_edits(node):
-                    yield function.name, _Edit(path, make, family, words)
+                    yield name, _Edit(path, make, family, words + where)
             each = _loop_names(node)
             for field in ("body", "orelse"):
                 block = getattr(node, field, None)
                 if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
                     for index in range(len(block)):
                         for make, family, words in _statement_edits(block, index, each if field == "body" else None):
-                            yield function.name, _Edit((*path, (field, index)), make, family, words)
+                            yield name, _Edit((*path, (field, index)), make, family, words + where)
 
 
 def _loop_names(node: ast.AST) -> tuple[str, str] | None:

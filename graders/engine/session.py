@@ -17,7 +17,7 @@ from typing import Any, Iterator, NoReturn
 import pytest
 
 from graders import sandbox
-from graders.engine import fixtures, failure_reports, kept_values, request_plans
+from graders.engine import fixtures, failure_reports, kept_values, request_plans, single_edits
 from graders.engine.check_results import CheckResults
 from graders.engine.collection import ExerciseModule, exercise_file, in_lesson_order
 from graders.engine.options import KEPT, replay_file
@@ -160,6 +160,7 @@ class GradingSession:
             reporter.write_line(INTERRUPTED)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        single_edits.forget_calls()  # another submission's calls, graded before in this process, are not this one's
         target = self.settings.json
         if target is not None and (target.is_symlink() or target.exists()) and not target.is_dir():
             target.unlink()  # a crash must not leave an older result looking like this run's

@@ -113,22 +113,42 @@ def exercise(lesson: str, slug: str, noted: dict[str, list[single_edits.Input]])
         named = []
         for check in entry["checks"]:
             mine = answers[entry["index"]][check]
-            upto = _first_wrong(mine, right[check])
-            assert upto is not None
-            # As a student's code, it fails the check at its first wrong answer: the mutants that give its answers
-            # up to there are those the grader finds, and their families must be its own alone.
+            if any(answer is _WRONG for answer in mine):
+                continue  # as a student's code it raises on some input: no answer there to explain
+            # As a student's code, it fails the check at its first wrong answer and is asked the check's other inputs
+            # (single_edits.explain): the mutants that give its answers on all of them are those the grader finds,
+            # and their families must be its own alone.
             alike = {families[other] for other, theirs in answers.items()
                      if check in theirs and all(theirs[check][i] is not _WRONG
-                                                and single_edits.reproduces(mine[i], theirs[check][i])
-                                                for i in range(upto + 1))}
-            # The grader names an edit only once the check has met every input: a student failing earlier is not told.
-            if (alike == {entry["family"]} and cost[check] <= BUDGET_SHARE * single_edits.SECONDS
-                    and upto == len(checks[check]) - 1):
+                                                and single_edits.reproduces(answer, theirs[check][i])
+                                                for i, answer in enumerate(mine))}
+            if alike == {entry["family"]} and cost[check] <= BUDGET_SHARE * single_edits.SECONDS:
                 named.append(check)
         entry["named"] = named
     return {"reference": single_edits.source_digest(text), "generated": len(every), "kept": kept, "slow": slow_ones,
             "inputs": {check: len(calls) for check, calls in sorted(checks.items())},
             "cpu_seconds": {check: round(spent, 3) for check, spent in sorted(cost.items())}}
+
+
+def write_inputs(lesson: str, noted: dict[str, dict[str, list[single_edits.Input]]]) -> None:
+    """graders/<lesson>/mutant_inputs.bin: per exercise, each check's inputs (function, args, kwargs), which the
+    grader asks a student's worker after a check stopped at a wrong answer. Exercises not regenerated keep theirs."""
+    from graders.sandbox import wire
+
+    path = single_edits.inputs_path(lesson)
+    try:
+        data = wire.unpack(path.read_bytes())
+    except (OSError, wire.WireError):
+        data = {}
+    if not isinstance(data, dict) or data.get("generator") != single_edits.generator_digest():
+        data = {"generator": single_edits.generator_digest(), "exercises": {}}
+    for slug, checks in noted.items():
+        reference = single_edits.reference_path(lesson, slug).read_text(encoding="utf-8")
+        data["exercises"][slug] = {"reference": single_edits.source_digest(reference),
+                                   "checks": {check: [(n.function, n.args, n.kwargs) for n in calls]
+                                              for check, calls in sorted(checks.items())}}
+    path.write_bytes(wire.pack(data))
+    single_edits.forget()
 
 
 def graded(lesson: str, slug: str, source: str) -> dict[str, dict]:
@@ -192,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     slugs = [slug for slug in slugs if slug not in skipped]
     inputs = _inputs(options.lesson, slugs) if slugs else {}
     single_edits.NOTES.collecting = False
+    write_inputs(options.lesson, inputs)
     problems = []
     for slug in slugs:
         entry = exercise(options.lesson, slug, inputs[slug])

@@ -12,6 +12,11 @@ there: `reference_module` finds none).
 Which mutants may run: those of the course version's data file (graders/<lesson>/mutants.json, written by
 `python -m graders.engine.shipped_mutants`), which drops the mutants equivalent to the reference on a check's
 inputs. A data file older than the reference or the generator names nothing.
+
+Every input of the check: a check stops at its first wrong answer, so the inputs after it are asked of the student's
+worker for the explanation alone (`Student.probe`: nothing of it counts towards any verdict), from the inputs the
+generator noted for that check (graders/<lesson>/mutant_inputs.bin, in the wire's format: instructor side only, as
+the reference is). An edit is named only when it gives the student's answers on all of them.
 """
 
 from __future__ import annotations
@@ -31,13 +36,20 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import torch
 
 from course_config import LIMITS
 
 FILE_NAME = "mutants.json"
+# A noted call's function, where a check ran a grader-written driver with the student's module (Student.run: a class
+# built in the worker, as micrograd's Value): "driver <module>:<qualname>". A mutant runs the same driver on its module.
+DRIVER = "driver "
+INPUTS_FILE_NAME = "mutant_inputs.bin"
+# Wall seconds, per failed check, for asking the student's worker the check's inputs after the one it failed on: past
+# them nothing is named (a slow answer is asked no more than a quick one; the check's verdict is already made).
+PROBE_SECONDS = 2.0
 # At most one student call's time (course_config.LIMITS), per failed check, to try the mutants: past it, nothing is
 # named. Counted in the grader's CPU seconds, not the clock's, so that a loaded machine names what a quiet one does.
 SECONDS = float(LIMITS.call_seconds.value)
@@ -61,10 +73,16 @@ class Input:
     student_value: Any
 
 
+# Asks the student's worker one more input for an explanation: (function, args, kwargs, seconds) -> an Outcome of
+# the sandbox, or None where it cannot be asked (engine/student.py's Student.probe).
+Probe = Callable[[str, tuple, dict, float], Any]
+
+
 @dataclass
 class _Notes:
     check: str = ""
     inputs: list[Input] = field(default_factory=list)
+    probe: Probe | None = None  # the worker that answered the current check's last call
     kept: dict[str, list[Input]] = field(default_factory=dict)  # collecting (the generator): every check's inputs
     collecting: bool = False
 
@@ -85,6 +103,15 @@ def collecting() -> None:
     NOTES.collecting, NOTES.kept, NOTES.check, NOTES.inputs = True, {}, "", []
 
 
+def forget_calls() -> None:
+    """A new run begins: the calls noted in an earlier one (a batch grades submission after submission in one
+    process, under the same check ids) are not this student's. What the generator keeps stays."""
+    with _LOCK:
+        if NOTES.collecting and NOTES.check:
+            NOTES.kept.setdefault(NOTES.check, []).extend(NOTES.inputs)
+        NOTES.check, NOTES.inputs, NOTES.probe = "", [], None
+
+
 def collected() -> dict[str, list[Input]]:
     """Per check (pytest's node id), its inputs, since `collecting()`."""
     with _LOCK:
@@ -94,9 +121,11 @@ def collected() -> dict[str, list[Input]]:
         return dict(NOTES.kept)
 
 
-def note_student_call(module_path: Path, function: str, args: tuple, kwargs: dict, value: Any) -> None:
+def note_student_call(module_path: Path, function: str, args: tuple, kwargs: dict, value: Any,
+                      probe: Probe | None = None) -> None:
     """The student's answer to `function(*args, **kwargs)` of their module at `module_path`
-    (<somewhere>/<lesson>/<slug>.py). Only kept: nothing is looked up or run here, so a passing run pays no more."""
+    (<somewhere>/<lesson>/<slug>.py); `probe` asks the same worker more (for an explanation only). Only kept: nothing
+    is looked up or run here, so a passing run pays no more."""
     check = _current_check()
     if not check:
         return
@@ -106,11 +135,14 @@ def note_student_call(module_path: Path, function: str, args: tuple, kwargs: dic
                 NOTES.kept.setdefault(NOTES.check, []).extend(NOTES.inputs)
             NOTES.check, NOTES.inputs = check, []
         NOTES.inputs.append(Input(module_path.parent.name, module_path.stem, function, args, kwargs, value))
+        NOTES.probe = probe
 
 
 def arguments(reference: ModuleType, noted: Input) -> dict[str, Any] | None:
     """A noted call's arguments bound to the reference function's signature (defaults applied); None when the
-    reference has no such function or the call does not fit it."""
+    reference has no such function or the call does not fit it. A driver's are its own, as given."""
+    if noted.function.startswith(DRIVER):
+        return {"args": noted.args, "kwargs": noted.kwargs} if driver(noted.function) is not None else None
     target = getattr(reference, noted.function, None)
     if not inspect.isfunction(target):
         return None
@@ -197,6 +229,32 @@ def _limited(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGPROF, previous)
 
 
+@functools.cache
+def driver(function: str) -> Callable[..., Any] | None:
+    """The grader's driver a noted call names (`DRIVER` + "<module>:<qualname>"), found among the grader's own
+    modules only; None for anything else."""
+    import importlib
+
+    module_name, _, qualname = function.removeprefix(DRIVER).partition(":")
+    if not module_name.startswith("graders.") or not qualname:
+        return None
+    try:
+        found: Any = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None
+    return found if callable(found) else None
+
+
+def _called(module: ModuleType, function: str, given: dict[str, Any]) -> Any:
+    if function.startswith(DRIVER):
+        run = driver(function)
+        assert run is not None  # `arguments` bound no call of a driver it does not find
+        return run(module, *given["args"], **given["kwargs"])
+    return getattr(module, function)(**given)
+
+
 def run_mutant(module: ModuleType, function: str, arguments: dict[str, Any], seconds: float = CALL_SECONDS) -> Any:
     """A mutant's answer on copies of the inputs, leaving torch's random state and grad mode as they were;
     `_UNSET` when it raised or ran out of time."""
@@ -209,7 +267,7 @@ def run_mutant(module: ModuleType, function: str, arguments: dict[str, Any], sec
         # A mutant's warnings (a broadcast an edit made) are its own, not the check's: never shown.
         with torch.random.fork_rng(devices=[]), warnings.catch_warnings(), _limited(seconds):
             warnings.simplefilter("ignore")
-            return getattr(module, function)(**given)
+            return _called(module, function, given)
     except BaseException as error:  # noqa: BLE001 - a mutant's failure is only a mutant that does not explain
         if isinstance(error, KeyboardInterrupt):
             raise
@@ -268,6 +326,7 @@ def forget() -> None:
     """Read the data file again at its next use (the generator has just written it)."""
     _shipped.cache_clear()
     mutant_modules.cache_clear()
+    shipped_inputs.cache_clear()
 
 
 def load(mutant: Any, name: str) -> ModuleType:
@@ -284,7 +343,7 @@ def explain() -> Explanation | None:
     with _LOCK:
         if not check or NOTES.check != check or not NOTES.inputs:
             return None
-        noted = list(NOTES.inputs)
+        noted, probe = list(NOTES.inputs), NOTES.probe
     if threading.current_thread() is not threading.main_thread():
         return None  # the time limit of a mutant's call needs the main thread's signal
     lesson, slug = noted[-1].lesson, noted[-1].slug  # the exercise of the check's last call
@@ -293,11 +352,16 @@ def explain() -> Explanation | None:
         return None
     inputs = [(n.function, bound, n.student_value) for n in noted if n.slug == slug
               for bound in [arguments(reference, n)] if bound is not None]
-    # Every input of the check, not the first few: a check that stopped before its last input (the inputs it made on
-    # the reference, counted by the generator) has not shown that an edit explains them all.
+    # Every input of the check, not the first few: the check stopped at its first wrong answer, so the student's
+    # answers to the inputs after it (those the generator noted for the check) are asked for the explanation alone.
+    check_id = check.rsplit("::", 1)[-1].removeprefix("test_")
     expected_inputs = _shipped(lesson).get("exercises", {}).get(slug, {}).get("inputs", {})
-    if len(inputs) < expected_inputs.get(check.rsplit("::", 1)[-1].removeprefix("test_"), 1 << 30):
-        return None
+    if len(inputs) < expected_inputs.get(check_id, 1 << 30):
+        rest = _asked_again(probe, reference, [n for n in noted if n.slug == slug],
+                            shipped_inputs(lesson).get(slug, {}).get(check_id, []))
+        if rest is None:
+            return None
+        inputs += rest
     deadline = time.process_time() + SECONDS
     # Only answers the reference does not give are explained (a check may fail for a value it does not note).
     if not inputs or all(reproduces(value, run_mutant(reference, function, bound)) for function, bound, value in inputs):
@@ -311,6 +375,58 @@ def explain() -> Explanation | None:
     name, generic, hint = FAMILIES[family]
     edit = next(iter(edits)) if len(edits) == 1 else generic
     return Explanation(name, MEANING.format(edit=edit), hint)
+
+
+def _asked_again(probe: Probe | None, reference: ModuleType, noted: list[Input],
+                 shipped: list[tuple[str, tuple, dict]]) -> list[tuple[str, dict[str, Any], Any]] | None:
+    """The student's answers to the check's inputs it did not meet (the generator's, but those it met), asked of its
+    worker within PROBE_SECONDS; None when one is not an answer (raised, ran out of time) or cannot be asked."""
+    from graders.sandbox import Status
+
+    if not shipped:
+        return None  # the generator noted no input of this check: its inputs cannot all be met
+    missing: list[tuple[str, tuple, dict, dict[str, Any]]] = []
+    for function, args, kwargs in shipped:  # each input once: a public check's twin may repeat its fixed cases
+        met = [*((n.function, n.args, n.kwargs) for n in noted), *((f, a, k) for f, a, k, _ in missing)]
+        bound = arguments(reference, Input("", "", function, args, kwargs, None))
+        if bound is not None and not any(f == function and same(a, args) and same(k, kwargs) for f, a, k in met):
+            missing.append((function, args, kwargs, bound))
+    if not missing:
+        return []
+    if probe is None:
+        return None
+    deadline, answers = time.monotonic() + PROBE_SECONDS, []
+    for function, args, kwargs, bound in missing:
+        left = deadline - time.monotonic()
+        outcome = probe(function, args, kwargs, left) if left > 0 else None
+        if outcome is None or outcome.status != Status.RETURNED:
+            return None
+        answers.append((function, bound, outcome.value))
+    return answers
+
+
+def inputs_path(lesson: str) -> Path:
+    return _PACKAGE_FOLDER / lesson / INPUTS_FILE_NAME
+
+
+@functools.cache
+def shipped_inputs(lesson: str) -> dict[str, dict[str, list[tuple[str, tuple, dict]]]]:
+    """Per exercise, per check id, the inputs the generator noted (function, args, kwargs), for the exercises the
+    file holds of today's reference and generator; {} where there is none."""
+    from graders.sandbox import wire
+
+    try:
+        found = wire.unpack(inputs_path(lesson).read_bytes())
+    except (OSError, wire.WireError):
+        return {}
+    if not isinstance(found, dict) or found.get("generator") != generator_digest():
+        return {}
+    kept = {}
+    for slug, entry in found.get("exercises", {}).items():
+        path = reference_path(lesson, slug)
+        if path.is_file() and entry.get("reference") == source_digest(path.read_text(encoding="utf-8")):
+            kept[slug] = {check: [tuple(call) for call in calls] for check, calls in entry["checks"].items()}
+    return kept
 
 
 def families(lesson: str, slug: str, inputs: list[tuple[str, dict[str, Any], Any]],

@@ -25,7 +25,7 @@ from graders.engine.feedback import CheckFailed, Feedback, cut, fail
 from graders.engine.mistakes import ANY_EXERCISE, Mistake
 from graders.engine.printed import without_foreign_warnings
 from graders.engine.sandbox_words import worded
-from graders.engine.single_edits import note_student_call
+from graders.engine.single_edits import DRIVER, note_student_call
 from graders.engine.source_evidence import SourceEvidence
 from graders.sandbox import Budget, Confinement, Outcome, Status, StudentError
 from graders.sandbox import TraceEvent, copy, pack
@@ -209,8 +209,25 @@ class Student:
                    "trace": trace, "return_args": return_args}
         returned = self._request(function, shown, message, allow_raise, reuse, meanwhile)
         if returned.error is None:  # paired with the reference's call on the same input (engine/single_edits.py)
-            note_student_call(self.module_path, function, args, kwargs, returned.value)
+            note_student_call(self.module_path, function, args, kwargs, returned.value, self.probe)
         return returned
+
+    def probe(self, function: str, args: tuple, kwargs: dict, seconds: float) -> Outcome | None:
+        """`function(*args, **kwargs)` of the student's module for an explanation only (engine/single_edits.py): the
+        worker that answered the check's calls answers it, within `seconds`, and nothing of it reaches the check's
+        verdict or any later one: not the exercise's time allowance, not the functions that ran out of time, not what
+        was printed. None where there is no such worker, or it runs in the grader's own process (nothing may run
+        there that a check did not ask for)."""
+        backend = self._backend
+        if backend is None or not self._ready or not backend.alive or backend.shares_the_graders_process:
+            return None
+        if function.startswith(DRIVER):
+            message = {"op": "run", "driver": function.removeprefix(DRIVER), "args": list(args), "kwargs": kwargs,
+                       "trace": False}
+        else:
+            message = {"op": "call", "function": function, "args": list(args), "kwargs": kwargs,
+                       "trace": False, "return_args": False}
+        return backend.request(message, seconds)
 
     def run(self, driver: Callable, *args: Any, shown_as: str, trace: bool = False,
             allow_raise: bool = False, runs: str | None = None, meanwhile: Meanwhile | None = None,
@@ -222,7 +239,10 @@ class Student:
         __tracebackhide__ = True
         name = f"{driver.__module__}:{driver.__qualname__}"
         message = {"op": "run", "driver": name, "args": list(args), "kwargs": kwargs, "trace": trace}
-        return self._request(runs or driver.__qualname__, shown_as, message, allow_raise, meanwhile=meanwhile)
+        returned = self._request(runs or driver.__qualname__, shown_as, message, allow_raise, meanwhile=meanwhile)
+        if returned.error is None:  # a mutant of the reference runs the same driver (engine/single_edits.py)
+            note_student_call(self.module_path, DRIVER + name, args, kwargs, returned.value, self.probe)
+        return returned
 
     def prestart(self) -> None:
         """Fork the worker now, so that importing the module overlaps the grading of other

@@ -153,3 +153,17 @@ def test_a_passing_run_tries_no_mutant(grade, monkeypatch: pytest.MonkeyPatch) -
 def test_a_quiz_ships_no_edit_of_its_answer_key() -> None:
     quizzes = [e.slug for e in course_config.LESSON_01.exercises if shipped_mutants.is_quiz(e)]
     assert quizzes == ["quick_check"] and not set(quizzes) & set(DATA["exercises"])
+
+
+def test_calls_noted_in_an_earlier_run_in_the_same_process_are_not_the_next_students(grade) -> None:
+    # A batch grades one submission after another in one process, under the same check ids: the first student's
+    # answers must not stand beside the second's, or no edit explains the second's (they are not all its own).
+    named = [kept for slug, kept in SHIPPED if slug == "finite_differences"
+             and "relative_error_on_fixed_cases" in kept["named"]]
+    assert len({kept["family"] for kept in named}) >= 2, named
+    first, second = named[0], next(kept for kept in named if kept["family"] != named[0]["family"])
+    for kept in (first, second, first):
+        mutant = next(m for m in mutation.mutants(_source("finite_differences")) if m.index == kept["index"])
+        check = grade({"finite_differences": mutant.source}, "--no-expected-cache").checks(
+            "finite_differences")["relative_error_on_fixed_cases"]
+        assert check["mistake"] == mutation.FAMILIES[kept["family"]][0], (kept, check["message"])
