@@ -669,9 +669,12 @@ SHARED_SUBEXPRESSIONS = [
 ]
 # One operation each, and one that no Value class builds from others (a - b may be a + (-b)): run only to tell an
 # order mistake from a wrong step, since a single step has no order to get wrong.
+# One graph per operation that is one step of the Value class, the reflected + and * (a number on the left, which
+# Python hands to __radd__ and __rmul__) too: a step that fails alone is the step's, never the order's. (- and / are
+# built of two steps by most classes, so an order can go wrong inside them.)
 ONE_STEP_GRAPHS = [expression("a + b", a=0.6, b=-1.3), expression("a * b", a=0.6, b=-1.3),
                    expression("a ** 3", a=0.6), expression("tanh(a)", a=0.6), expression("exp(a)", a=0.6),
-                   expression("relu(a)", a=0.6)]
+                   expression("relu(a)", a=0.6), expression("2.0 + a", a=0.6), expression("2.0 * a", a=0.6)]
 PUBLIC = ARITHMETIC + POWERS_AND_QUOTIENTS + TANH_AND_EXP + RELUS + [LESSON_NEURON] + REUSED_LEAVES \
     + SHARED_SUBEXPRESSIONS
 

@@ -56,10 +56,15 @@ class Operation:
 
 
 OPERATIONS: dict[str, Operation] = {
-    "add": Operation("a + b", "__add__", "d(a + b)/da = d(a + b)/db = 1: each operand gets out.grad as it is",
-                     "self.grad += out.grad; other.grad += out.grad"),
-    "mul": Operation("a * b", "__mul__", "d(a·b)/da = b and d(a·b)/db = a: each operand gets the other one's "
-                     "value times out.grad", "self.grad += other.data * out.grad; other.grad += self.data * out.grad"),
+    # With a number on the left (2 + v, 2 * v) Python calls __radd__ and __rmul__: a wrong step may live there.
+    "add": Operation("a + b", "__add__ (and __radd__, for a number on the left)",
+                     "d(a + b)/da = d(a + b)/db = 1: each operand gets out.grad as it is",
+                     "self.grad += out.grad; other.grad += out.grad (and let __radd__ return self + other, so that "
+                     "2 + v builds the same node)"),
+    "mul": Operation("a * b", "__mul__ (and __rmul__, for a number on the left)",
+                     "d(a·b)/da = b and d(a·b)/db = a: each operand gets the other one's value times out.grad",
+                     "self.grad += other.data * out.grad; other.grad += self.data * out.grad (and let __rmul__ "
+                     "return self * other)"),
     "pow": Operation("a ** n", "__pow__", "d(aⁿ)/da = n·aⁿ⁻¹, times out.grad",
                      "self.grad += exponent * self.data ** (exponent - 1) * out.grad"),
     "tanh": Operation("tanh(a)", "tanh", "tanh'(a) = 1 − tanh(a)² = 1 − t², with t the node's output, times "

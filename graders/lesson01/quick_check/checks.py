@@ -104,6 +104,17 @@ def _chosen(returned: Returned, questions: tuple[int, ...], keys_judged: bool = 
         fail("answers must return a dict from question numbers to letters.", call=returned.call,
              got=describe(value), expected=FORMAT, hint="Return a dict literal: {1: ..., 2: ..., ..., 10: ...}.",
              section=f"the docstring of answers in {STUB}")
+    numbers = {key for key in value if type(key) is int}
+    if numbers and numbers == {question - 1 for question in OPTIONS}:
+        # Every letter sits under the number of the question before it: judging the letters would name
+        # misconceptions about questions the student did not answer there.
+        fail(f"{returned.call} numbers the questions from 0; they are numbered from 1.", call=returned.call,
+             got=f"a dict with the keys {min(numbers)} to {max(numbers)}", expected=FORMAT,
+             mistake="questions numbered from 0",
+             meaning="Each letter is under the number of the question before it, so no letter is read as the "
+                     "answer to the question it was meant for.",
+             hint=f"Use the question numbers the docstring prints, 1 to {max(OPTIONS)}: {{1: ..., 2: ..., ...}}.",
+             section=f"the questions in the docstring of {STUB}")
     chosen, problems = {}, []
     for question in questions:
         letters = ", ".join(OPTIONS[question])

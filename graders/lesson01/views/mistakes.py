@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake
+from graders.kit import Mistake, code_shows
 
 
 VIEWS = '"Reshape vs. View vs. Contiguous" in the companion text'
@@ -63,6 +63,10 @@ DATA_PTR_COMPARED = Mistake(
     "Compare the storages: a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr().",
     VIEWS,
     concept=CONCEPT,
+    # Code that already compares the storages gives data_ptr's answers for another reason (a test added beside it):
+    # the name and its hint would ask for what it does.
+    contradicted_by=(code_shows("shares_memory", ("untyped_storage", "storage", "_typed_storage"),
+                                "shares_memory compares the tensors' storages"),),
 )
 
 FLAT_COLUMN = Mistake(
