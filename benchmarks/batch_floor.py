@@ -146,40 +146,59 @@ def _keyword_parameters(method: Any) -> list[str]:
 # ----------------------------------------------------------------------------- the floor: running them
 
 def _floor(path: Path, repeat: int) -> None:
-    """Run the gathered calls directly, `repeat` passes; print each pass's CPU-seconds by kind, as JSON."""
+    """Run the gathered calls directly, `repeat` passes after a first; print each pass's CPU-seconds by kind, and a
+    pass in a fork of this warmed process, as JSON."""
     import torch
 
     torch.set_num_threads(1)  # as a grading service does (service.py): one thread each
     from graders.engine import single_edits
 
     gathered = pickle.loads(path.read_bytes())
+    calls: list[Call] = gathered["calls"]
     started = time.process_time()
-    modules = {(c.lesson, c.slug): single_edits.reference_module(c.lesson, c.slug) for c in gathered["calls"]}
+    modules = {(c.lesson, c.slug): single_edits.reference_module(c.lesson, c.slug) for c in calls}
     imports = time.process_time() - started
-    passes, failed = [], 0
-    for _ in range(repeat + 1):  # the first pass is a cold process's: torch's first calls of each operation
-        spent: dict[str, float] = collections.defaultdict(float)
-        for one in gathered["calls"]:
-            module = modules[(one.lesson, one.slug)]
-            if one.kind == "driver":
-                owner, _, name = one.target.partition(":")
-                driver = getattr(importlib.import_module(owner), name)
-                target, args = driver, (module, *copy.deepcopy(one.args))
-            else:
-                target, args = getattr(module, one.target), copy.deepcopy(one.args)
-            kwargs = copy.deepcopy(one.kwargs)  # copied before the clock starts: a call may change its arguments
-            begun = time.process_time()
-            try:
-                target(*args, **kwargs)
-            except Exception:  # noqa: BLE001 - "raised" calls raise by design; any other failure is counted
-                failed += one.kind != "raised"
-            spent[one.kind] += time.process_time() - begun
-        passes.append(dict(spent))
-    print(json.dumps({"passes": passes, "imports": imports, "failed": failed,
-                      "counts": collections.Counter(c.kind for c in gathered["calls"]),
-                      "worker_seconds": {kind: sum(c.worker_seconds for c in gathered["calls"] if c.kind == kind)
+    # The first pass is a cold process's: torch's first call of each operation sets it up.
+    passes = [_pass(calls, modules) for _ in range(repeat + 1)]
+    # A sandboxed worker is a fork: what a warmed process's fork pays again (threads are not forked, torch's
+    # autograd starts its own again) shows in a pass run in one.
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(reading)
+        os.write(writing, json.dumps(_pass(calls, modules)).encode())
+        os._exit(0)
+    os.close(writing)
+    with os.fdopen(reading) as pipe:
+        forked = json.loads(pipe.read())
+    os.waitpid(child, 0)
+    print(json.dumps({"passes": [spent for spent, _ in passes], "forked": forked[0], "imports": imports,
+                      "failed": sum(failed for _, failed in passes),
+                      "counts": collections.Counter(c.kind for c in calls),
+                      "worker_seconds": {kind: sum(c.worker_seconds for c in calls if c.kind == kind)
                                          for kind in ("noted", "driver", "raised", "reused")},
                       "unbound": gathered["unbound"], "unpicklable": gathered["unpicklable"]}))
+
+
+def _pass(calls: list[Call], modules: dict[tuple[str, str], Any]) -> tuple[dict[str, float], int]:
+    """One pass of every call: the CPU-seconds by kind, and how many calls failed that should not have."""
+    spent: dict[str, float] = collections.defaultdict(float)
+    failed = 0
+    for one in calls:
+        module = modules[(one.lesson, one.slug)]
+        if one.kind == "driver":
+            owner, _, name = one.target.partition(":")
+            target, args = getattr(importlib.import_module(owner), name), (module, *copy.deepcopy(one.args))
+        else:
+            target, args = getattr(module, one.target), copy.deepcopy(one.args)
+        kwargs = copy.deepcopy(one.kwargs)  # copied before the clock starts: a call may change its arguments
+        begun = time.process_time()
+        try:
+            target(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - "raised" calls raise by design; any other failure is counted
+            failed += one.kind != "raised"
+        spent[one.kind] += time.process_time() - begun
+    return dict(spent), failed
 
 
 # ----------------------------------------------------------------------------- one submission, profiled
@@ -209,29 +228,51 @@ def _profile(folder: Path, out: Path) -> None:
     request = {"op": "grade", "student": "s", "lesson": LESSON.folder, "slugs": slugs, "sources": sources,
                "expected": str(expected)}
     service._grade(request)  # once unprofiled: what a service's first submission warms (imports, caches)
+    inside = _tally_replies()
     workers_before, own_before = _zygote_cpu(ZYGOTE.pid), time.process_time()
     service._grade(request)  # once more, timed: cProfile's own cost inflates the profiled run below
     plain = time.process_time() - own_before
     time.sleep(0.5)  # the zygote reaps the submission's last worker
-    plain_workers = _zygote_cpu(ZYGOTE.pid) - workers_before
+    plain_workers = [after - before for after, before in zip(_zygote_cpu(ZYGOTE.pid), workers_before)]
+    replies = dict(inside)
     profile = cProfile.Profile(time.process_time)
-    workers_before, own_before = _zygote_cpu(ZYGOTE.pid), time.process_time()
+    own_before = time.process_time()
     profile.enable()
     service._grade(request)
     profile.disable()
     own = time.process_time() - own_before
-    time.sleep(0.5)  # the zygote reaps the submission's last worker
-    workers = _zygote_cpu(ZYGOTE.pid) - workers_before
     profile.dump_stats(folder / "service.prof")  # for a closer look: python -m pstats service.prof
     stats = pstats.Stats(profile)
-    out.write_text(json.dumps({"own": own, "workers": workers, "plain": plain, "plain_workers": plain_workers,
+    out.write_text(json.dumps({"own": own, "plain": plain, "plain_workers": plain_workers, "replies": replies,
                                "parts": _parts(stats), "counts": _counts(stats)}))
 
 
-def _zygote_cpu(pid: int) -> float:
-    """The zygote's CPU-seconds with its reaped workers'."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return sum(int(v) for v in fields[11:15]) / TICK
+def _zygote_cpu(pid: int) -> tuple[float, float]:
+    """The zygote's CPU-seconds with its reaped workers': in user mode, in the kernel (forks, page faults, sockets)."""
+    fields = [int(v) for v in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11:15]]
+    return (fields[0] + fields[2]) / TICK, (fields[1] + fields[3]) / TICK
+
+
+def _tally_replies() -> collections.Counter:
+    """From now on, the seconds each worker's replies say their request took, by the request's kind (the worker
+    times a call, a driver's run or an import on its clock, tracing included): what of the workers' CPU the
+    requests themselves hold."""
+    from graders.sandbox import Status, process
+
+    tally: collections.Counter = collections.Counter()
+    original = process.outcome_from_reply
+
+    def counted(reply: Any) -> Any:
+        outcome = original(reply)
+        kind = "imports" if outcome.status in (Status.READY, Status.IMPORT_FAILED) else "calls and runs"
+        if isinstance(reply, dict) and reply.get("trace"):
+            kind = "traced calls and runs"  # the worker recorded torch's calls (the Recorder) while it ran
+        tally[kind] += float(reply.get("seconds", 0.0)) if isinstance(reply, dict) else 0.0
+        tally[f"{kind} (count)"] += 1
+        return outcome
+
+    process.outcome_from_reply = counted  # process.py looks the name up in its own module at each reply
+    return tally
 
 
 # Where a function's own CPU goes, by the file it is in (the first that matches).
@@ -367,6 +408,7 @@ class _Watcher(threading.Thread):
         super().__init__(daemon=True)
         self.root = root
         self.seen: dict[int, tuple[str, float]] = {}  # pid -> role, own CPU-seconds last seen
+        self.roles_of: dict[int, str] = {}  # pid -> its part, as first told
         self.workers: dict[int, float] = {}  # zygote pid -> most seen of its reaped and live workers' CPU-seconds
         self.done = threading.Event()
 
@@ -397,17 +439,21 @@ class _Watcher(threading.Thread):
         root = stats.get(self.root)
         if root is None:
             return
-        queue = [(self.root, "root", 0)]
+        queue = [(self.root, "root")]
         while queue:
-            pid, role, depth = queue.pop()
+            pid, role = queue.pop()
             parent, own, reaped = stats[pid]
+            known = self.roles_of.get(pid, "other")
+            if known != "other":  # an ending process (a zombie) has no command line left to tell it by
+                role = known
+            self.roles_of[pid] = role
             self.seen[pid] = (_role_name(role), own)
             if role == "zygote":
                 live = sum(stats[c][1] + stats[c][2] for c in children.get(pid, []))
                 self.workers[pid] = max(self.workers.get(pid, 0.0), reaped + live)
                 continue  # its workers are counted through it
             for child in children.get(pid, []):
-                queue.append((child, _child_role(role, child), depth + 1))
+                queue.append((child, _child_role(role, child)))
 
 
 def _role_name(role: str) -> str:
@@ -540,8 +586,11 @@ def _run(scratch: Path, students: int, repeat: int, quick: bool) -> None:
           f"failed when run directly")
     print(f"  outside the floor: importing the {len(LESSON.exercises)} reference modules, "
           f"{floor_report['imports']:.3f} CPU-s; the Meanwhile expected values, computed once per class")
-    print(f"  floor = noted + drivers + raised: {floor:.3f} CPU-s (a cold process's first pass, before these: "
-          f"{sum(cold.get(kind, 0.0) for kind in kinds[:3]):.3f})")
+    forked = floor_report["forked"]
+    print(f"  floor = noted + drivers + raised: {floor:.3f} CPU-s")
+    print(f"  the same calls in a cold process's first pass: {sum(cold.get(kind, 0.0) for kind in kinds[:3]):.3f} "
+          f"CPU-s; in a fork of the warmed process (as a sandboxed worker is one): "
+          f"{sum(forked.get(kind, 0.0) for kind in kinds[:3]):.3f} CPU-s")
     print()
     cpu = one.cpu / n
     marginal = {role: (one.roles[role] - small.roles[role]) / (n - SMALL) for role in ROLES}
@@ -572,15 +621,27 @@ def _run(scratch: Path, students: int, repeat: int, quick: bool) -> None:
     print(f"  {'unattributed (processes too brief for the watcher, the last fifth of a second)':75s} "
           f"{unattributed:7.3f} per submission (cgroup {one.cpu:.1f} - watched {sum(one.roles.values()):.1f}; "
           f"small class {small.cpu - seen_small:.1f})")
+    startup = sum(small.roles[role] - SMALL * marginal[role] for role in ROLES) + small.cpu - seen_small
+    print(f"  in sum: {sum(marginal.values()):.3f} CPU-s per submission, of which the floor {floor:.3f}; start-up "
+          f"{startup:.2f} CPU-s, {startup / n:.3f} per submission at {n}")
     workers = marginal[ROLES[4]]
     print(f"  of the workers' {workers:.3f}: the floor {floor:.3f}, the rest {workers - floor:.3f} (forks, the "
           f"module's import, the wire's far end, tracing)")
     if profiled is not None:
         plain, scale = profiled["plain"], profiled["plain"] / profiled["own"]
         print()
+        user, system = profiled["plain_workers"]
+        replies = profiled["replies"]
         print(f"one submission graded through the service's code in one process: the service's side {plain:.3f} CPU-s, "
-              f"its workers {profiled['plain_workers']:.3f} CPU-s (floor {floor:.3f}); the service's side by part, "
-              f"from cProfile (timed in CPU, {profiled['own']:.2f} CPU-s under it), scaled to the {plain:.3f}:")
+              f"its workers {user + system:.3f} CPU-s ({user:.3f} user, {system:.3f} system; floor {floor:.3f})")
+        print(f"  the workers' own clocks (wall): {replies.get('calls and runs', 0.0):.3f} s inside "
+              f"{replies.get('calls and runs (count)', 0)} calls and driver runs, "
+              f"{replies.get('traced calls and runs', 0.0):.3f} s inside "
+              f"{replies.get('traced calls and runs (count)', 0)} traced ones (torch's calls recorded), "
+              f"{replies.get('imports', 0.0):.3f} s in {replies.get('imports (count)', 0)} imports of the exercise "
+              f"modules; the rest of the workers' CPU is their start and the wire's far end")
+        print(f"  the service's side by part, from cProfile (timed in CPU, {profiled['own']:.2f} CPU-s under it), "
+              f"scaled to the {plain:.3f}:")
         for name, spent in sorted(profiled["parts"].items(), key=lambda item: -item[1]):
             print(f"  {name:75s} {spent * scale:7.3f}")
         print("  " + ", ".join(f"{name}: {count}" for name, count in profiled["counts"].items()))
