@@ -158,26 +158,35 @@ def _floor(path: Path, repeat: int) -> None:
     started = time.process_time()
     modules = {(c.lesson, c.slug): single_edits.reference_module(c.lesson, c.slug) for c in calls}
     imports = time.process_time() - started
+    # A sandboxed worker is a fork of a zygote that has imported torch: a pass in a fork of this process before it
+    # ran any call, and one in a fork after, show what a worker pays for torch's first calls and what forking
+    # itself costs (threads are not forked: torch's autograd starts its own again).
+    unwarmed = _forked_pass(calls, modules)
     # The first pass is a cold process's: torch's first call of each operation sets it up.
     passes = [_pass(calls, modules) for _ in range(repeat + 1)]
-    # A sandboxed worker is a fork: what a warmed process's fork pays again (threads are not forked, torch's
-    # autograd starts its own again) shows in a pass run in one.
-    reading, writing = os.pipe()
-    child = os.fork()
-    if child == 0:
-        os.close(reading)
-        os.write(writing, json.dumps(_pass(calls, modules)).encode())
-        os._exit(0)
-    os.close(writing)
-    with os.fdopen(reading) as pipe:
-        forked = json.loads(pipe.read())
-    os.waitpid(child, 0)
-    print(json.dumps({"passes": [spent for spent, _ in passes], "forked": forked[0], "imports": imports,
+    forked = _forked_pass(calls, modules)
+    print(json.dumps({"passes": [spent for spent, _ in passes], "forked": forked, "unwarmed": unwarmed,
+                      "imports": imports,
                       "failed": sum(failed for _, failed in passes),
                       "counts": collections.Counter(c.kind for c in calls),
                       "worker_seconds": {kind: sum(c.worker_seconds for c in calls if c.kind == kind)
                                          for kind in ("noted", "driver", "raised", "reused")},
                       "unbound": gathered["unbound"], "unpicklable": gathered["unpicklable"]}))
+
+
+def _forked_pass(calls: list[Call], modules: dict[tuple[str, str], Any]) -> dict[str, float]:
+    """A pass run in a fork of this process: its CPU-seconds by kind."""
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(reading)
+        os.write(writing, json.dumps(_pass(calls, modules)[0]).encode())
+        os._exit(0)
+    os.close(writing)
+    with os.fdopen(reading) as pipe:
+        spent = json.loads(pipe.read())
+    os.waitpid(child, 0)
+    return spent
 
 
 def _pass(calls: list[Call], modules: dict[tuple[str, str], Any]) -> tuple[dict[str, float], int]:
@@ -586,11 +595,11 @@ def _run(scratch: Path, students: int, repeat: int, quick: bool) -> None:
           f"failed when run directly")
     print(f"  outside the floor: importing the {len(LESSON.exercises)} reference modules, "
           f"{floor_report['imports']:.3f} CPU-s; the Meanwhile expected values, computed once per class")
-    forked = floor_report["forked"]
     print(f"  floor = noted + drivers + raised: {floor:.3f} CPU-s")
-    print(f"  the same calls in a cold process's first pass: {sum(cold.get(kind, 0.0) for kind in kinds[:3]):.3f} "
-          f"CPU-s; in a fork of the warmed process (as a sandboxed worker is one): "
-          f"{sum(forked.get(kind, 0.0) for kind in kinds[:3]):.3f} CPU-s")
+    run = {name: sum(floor_report[name].get(kind, 0.0) for kind in kinds[:3]) for name in ("forked", "unwarmed")}
+    print(f"  the same calls, once, in a process that ran none yet: {sum(cold.get(kind, 0.0) for kind in kinds[:3]):.3f} "
+          f"CPU-s; in a fork of it before any ran (a worker of a zygote that ran none): {run['unwarmed']:.3f}; "
+          f"in a fork of it after the passes: {run['forked']:.3f}")
     print()
     cpu = one.cpu / n
     marginal = {role: (one.roles[role] - small.roles[role]) / (n - SMALL) for role in ROLES}
