@@ -46,14 +46,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import course_config
-
-ROOT = course_config.ROOT
-LESSON = course_config.LESSON_01
+ROOT = Path(__file__).resolve().parent.parent
 CPU_GOAL, WALL_GOAL = 1.3, 1.5  # issue 45: batch CPU / floor, batch wall / (floor / cores)
 CORES = 2  # the wall goal's cores: the batch's -j 2
 TICK = os.sysconf("SC_CLK_TCK")
 SMALL = 2  # the small class, whose run tells start-up from the cost per submission
+
+
+def _lesson() -> Any:
+    """The lesson graded, imported only when asked: a process that has loaded course_config cannot fork its zygote
+    (graders/sandbox/zygote.py's nothing_of_the_grading), and the profiled one must, as a service does."""
+    import course_config
+
+    return course_config.LESSON_01
 
 
 # ----------------------------------------------------------------------------- the floor: gathering the calls
@@ -109,13 +114,13 @@ def _gather(path: Path) -> None:
 
     Student.call, Student.run = call, run  # type: ignore[method-assign]
     try:
-        noted = shipped_mutants._inputs(LESSON.folder, [e.slug for e in LESSON.exercises])
+        noted = shipped_mutants._inputs(_lesson().folder, [e.slug for e in _lesson().exercises])
     finally:
         Student.call, Student.run = original_call, original_run  # type: ignore[method-assign]
     calls: list[Call] = []
     unbound = 0
     for slug, checks in noted.items():
-        reference = single_edits.reference_module(LESSON.folder, slug)
+        reference = single_edits.reference_module(_lesson().folder, slug)
         for inputs in checks.values():
             for note in inputs:
                 bound = single_edits.arguments(reference, note) if reference is not None else None
@@ -212,29 +217,37 @@ def _pass(calls: list[Call], modules: dict[tuple[str, str], Any]) -> tuple[dict[
 
 # ----------------------------------------------------------------------------- one submission, profiled
 
-def _profile(folder: Path, out: Path) -> None:
+def _profile(folder: Path, out: Path, warm: Path | None) -> None:
     """Grade a copy of the reference through the grading service's own code, as a service does it, and write what
-    the service's side spent by part (CPU, from cProfile), the workers' CPU and the counts, to `out`."""
+    the service's side spent by part (CPU, from cProfile), the workers' CPU and the counts, to `out`. With `warm`
+    (the gathered calls), the reference's own calls run first, so that the zygote is forked from a process whose
+    torch has run them: an experiment that bounds what a warmed zygote would save, never a way to grade (the
+    zygote, and every worker, would hold the reference)."""
     log = os.open(folder / "service.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(log, 1)  # pytest's output goes to a log, as in a service
     import gc
 
     import torch
 
+    if warm is not None:
+        torch.set_num_threads(1)  # before any operation: a process with a thread pool must not fork
+        _warm_up(warm)
     from graders.sandbox import ZYGOTE
 
     ZYGOTE.start(fork=True)  # service.py's order: the zygote before anything of the grading is loaded
+    forked_zygote = type(ZYGOTE.process).__name__ == "_Forked"
     torch.set_num_threads(1)
     gc.set_threshold(10_000, 10, 10)
     from graders.frontends.grade.run.service import Service
 
     service = Service("")
-    slugs = [e.slug for e in LESSON.exercises]
-    values = service._reference({"lesson": LESSON.folder, "slugs": slugs})["values"]
+    lesson = _lesson()
+    slugs = [e.slug for e in lesson.exercises]
+    values = service._reference({"lesson": lesson.folder, "slugs": slugs})["values"]
     expected = folder / "expected.json"
     expected.write_text(json.dumps(values, sort_keys=True), encoding="utf-8")
-    sources = {slug: (ROOT / "reference" / LESSON.folder / f"{slug}.py").read_text() for slug in slugs}
-    request = {"op": "grade", "student": "s", "lesson": LESSON.folder, "slugs": slugs, "sources": sources,
+    sources = {slug: (ROOT / "reference" / lesson.folder / f"{slug}.py").read_text() for slug in slugs}
+    request = {"op": "grade", "student": "s", "lesson": lesson.folder, "slugs": slugs, "sources": sources,
                "expected": str(expected)}
     service._grade(request)  # once unprofiled: what a service's first submission warms (imports, caches)
     inside = _tally_replies()
@@ -253,7 +266,28 @@ def _profile(folder: Path, out: Path) -> None:
     profile.dump_stats(folder / "service.prof")  # for a closer look: python -m pstats service.prof
     stats = pstats.Stats(profile)
     out.write_text(json.dumps({"own": own, "plain": plain, "plain_workers": plain_workers, "replies": replies,
+                               "forked_zygote": forked_zygote,
                                "parts": _parts(stats), "counts": _counts(stats)}))
+
+
+def _warm_up(path: Path) -> None:
+    """Run the gathered calls of the reference's own functions (not the drivers: they are the grader's modules, and
+    the zygote must be forked from a process that loaded none), each reference module executed from its file."""
+    import types
+
+    modules: dict[tuple[str, str], types.ModuleType] = {}
+    for one in pickle.loads(path.read_bytes())["calls"]:
+        if one.kind == "driver":
+            continue
+        key = (one.lesson, one.slug)
+        if key not in modules:
+            file = ROOT / "reference" / one.lesson / f"{one.slug}.py"
+            modules[key] = types.ModuleType(f"warm_{one.slug}")
+            exec(compile(file.read_text(encoding="utf-8"), str(file), "exec"), modules[key].__dict__)  # noqa: S102
+        try:
+            getattr(modules[key], one.target)(*copy.deepcopy(one.args), **copy.deepcopy(one.kwargs))
+        except Exception:  # noqa: BLE001 - some raise by design; a warm-up only needs torch to have run them
+            pass
 
 
 def _zygote_cpu(pid: int) -> tuple[float, float]:
@@ -506,10 +540,10 @@ def _stats() -> dict[int, tuple[int, float, float]]:
 def _write_class(folder: Path, students: int) -> None:
     """`students` student folders, each handing in the reference unchanged."""
     for index in range(students):
-        target = folder / f"student{index:03d}" / LESSON.folder
+        target = folder / f"student{index:03d}" / _lesson().folder
         target.mkdir(parents=True)
-        for exercise in LESSON.exercises:
-            shutil.copy(ROOT / "reference" / LESSON.folder / f"{exercise.slug}.py", target)
+        for exercise in _lesson().exercises:
+            shutil.copy(ROOT / "reference" / _lesson().folder / f"{exercise.slug}.py", target)
 
 
 # ----------------------------------------------------------------------------- the run
@@ -535,13 +569,14 @@ def main() -> None:
     parser.add_argument("--gather", type=Path, help=argparse.SUPPRESS)  # the parts run in child processes
     parser.add_argument("--floor", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--profile", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--warm", type=Path, help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.gather:
         return _gather(options.gather)
     if options.floor:
         return _floor(options.floor, options.repeat)
     if options.profile:
-        return _profile(options.profile.parent, options.profile)
+        return _profile(options.profile.parent, options.profile, options.warm)
     if options.students <= SMALL:
         parser.error(f"--students must be more than {SMALL}, the small class's size")
     repeat = 1 if options.quick else options.repeat
@@ -570,11 +605,14 @@ def _run(scratch: Path, students: int, repeat: int, quick: bool) -> None:
     small = _batch(scratch / "small", scratch / "out-small", 1, SMALL)
     one = _batch(scratch / "class", scratch / "out-1", 1, n)
     two = None if quick else _batch(scratch / "class", scratch / "out-2", CORES, n)
-    profiled = None
+    profiled = warmed = None
     if not quick:
-        (scratch / "profile").mkdir()
+        for name in ("profile", "warmed"):
+            (scratch / name).mkdir()
         _child("--profile", str(scratch / "profile" / "profile.json"))
         profiled = json.loads((scratch / "profile" / "profile.json").read_text())
+        _child("--profile", str(scratch / "warmed" / "profile.json"), "--warm", str(scratch / "calls.pickle"))
+        warmed = json.loads((scratch / "warmed" / "profile.json").read_text())
     load = _load()
 
     cold, passes = floor_report["passes"][0], floor_report["passes"][1:]
@@ -593,7 +631,7 @@ def _run(scratch: Path, students: int, repeat: int, quick: bool) -> None:
     print(f"  not run: {floor_report['unbound']} noted calls that do not fit the reference's function, "
           f"{floor_report['unpicklable']} whose arguments could not be carried over; {floor_report['failed']} "
           f"failed when run directly")
-    print(f"  outside the floor: importing the {len(LESSON.exercises)} reference modules, "
+    print(f"  outside the floor: importing the {len(_lesson().exercises)} reference modules, "
           f"{floor_report['imports']:.3f} CPU-s; the Meanwhile expected values, computed once per class")
     print(f"  floor = noted + drivers + raised: {floor:.3f} CPU-s")
     run = {name: sum(floor_report[name].get(kind, 0.0) for kind in kinds[:3]) for name in ("forked", "unwarmed")}
@@ -655,6 +693,11 @@ def _run(scratch: Path, students: int, repeat: int, quick: bool) -> None:
             print(f"  {name:75s} {spent * scale:7.3f}")
         print("  " + ", ".join(f"{name}: {count}" for name, count in profiled["counts"].items()))
         print("  (a profiler weighs many small Python calls more than long C ones: the shares are approximate)")
+    if profiled is not None and warmed is not None:
+        print(f"the same submission's workers with a zygote forked after the reference's own calls ran (an experiment, "
+              f"never a way to grade): {sum(warmed['plain_workers']):.3f} CPU-s against "
+              f"{sum(profiled['plain_workers']):.3f}; the zygote forked as in a service: "
+              f"{profiled['forked_zygote'] and warmed['forked_zygote']}")
 
 
 def _cpu_group_possible() -> bool:
