@@ -20,7 +20,9 @@ itself, the template, the grading services, their zygotes, the sandboxed workers
 second, small class graded alike gives each part's start-up apart from its cost per submission. One submission is
 then graded in this benchmark's own child process through the grading service's own code (service.py's Service),
 under cProfile timed in CPU, which splits the service's side into pytest, the checks, the comparisons, the wire
-and the forks, and counts the round trips and the workers started. What none of these sees is "unattributed".
+and the forks, and counts the round trips and the workers started; then once more with its zygote forked after
+the reference's own calls ran, to see what workers forked from a warmed torch would save (an experiment only: such
+a zygote would hold the reference). What none of these sees is "unattributed".
 """
 
 from __future__ import annotations
