@@ -566,7 +566,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=30, help="the class of reference copies (default 30)")
     parser.add_argument("--repeat", type=int, default=3, help="passes of the floor's calls (default 3)")
-    parser.add_argument("--quick", action="store_true", help="a smoke run: one pass, no profile, no -j 2 run")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: no profile, no -j 2 run")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder and print where it is")
     parser.add_argument("--gather", type=Path, help=argparse.SUPPRESS)  # the parts run in child processes
     parser.add_argument("--floor", type=Path, help=argparse.SUPPRESS)
@@ -581,11 +581,10 @@ def main() -> None:
         return _profile(options.profile.parent, options.profile, options.warm)
     if options.students <= SMALL:
         parser.error(f"--students must be more than {SMALL}, the small class's size")
-    repeat = 1 if options.quick else options.repeat
     scratch = Path(tempfile.mkdtemp(prefix="batch-floor-"))
     os.environ["GRADERS_CACHE_DIR"] = str(scratch / "kept")  # the reference's values: kept by the first run below
     try:
-        _run(scratch, options.students, repeat, options.quick)
+        _run(scratch, options.students, options.repeat, options.quick)
     finally:
         if options.keep:
             print(f"kept {scratch}")
