@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-
 from graders.frontends.grade.lms.blackboard import blackboard_csv
 from lms_rows import CLASS, SCORE, as_floats, csv_rows, finals, one_per_student, standing_of
 

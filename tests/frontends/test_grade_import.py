@@ -14,7 +14,6 @@ from graders.frontends.grade.lms.grade_import import LmsExportError, format_scor
 from graders.frontends.grade.lms.moodle import moodle_grades_csv, moodle_worksheet_csv
 from lms_rows import ALICE, CLASS, standing_of
 
-
 WRITERS = [canvas_csv, moodle_worksheet_csv, moodle_grades_csv, blackboard_csv]
 
 

@@ -15,7 +15,6 @@ from graders.frontends.grade.term.roster import RosterError, read_roster
 from graders.frontends.grade.term.standing import Person
 from lms_rows import ALICE, CLASS, SCORE, csv_rows, finals, one_per_student, roster_error, roster_file, standing_of
 
-
 MOODLE_WORKSHEET = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
                     "Grade can be changed", "Last modified (submission)", "Last modified (grade)",
                     "Feedback comments"]

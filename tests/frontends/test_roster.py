@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from graders.frontends.grade.term import roster
 from graders.frontends.grade.term.roster import read_roster
 from graders.frontends.grade.term.standing import Person

@@ -14,6 +14,7 @@ import pytest
 
 import course_config
 from graders.frontends.grade.intake.sources import NOTHING_HANDED_IN, Submission, find_submissions
+from datetime import datetime
 
 ROOT = course_config.ROOT
 SLUGS = ["views", "sin_exp_derivative"]
@@ -229,3 +230,66 @@ def test_a_bad_archive_is_a_clear_error(tmp_path: Path) -> None:
     archive.write_bytes(archive.read_bytes()[:-30] + b"PK\x05\x06" + b"\0" * 6 + b"\xff\xfe" + b"\0" * 18)
     with pytest.raises(SourceError):
         find_submissions(archive, lesson="lesson01", slugs=SLUGS)
+
+
+def test_each_lms_zip_gives_the_time_its_lms_received_the_graded_hand_in(tmp_path: Path) -> None:
+    import zipfile
+
+    notebook = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    downloads = {
+        "moodle": [("Ana Alves_1234_assignsubmission_file_/lesson01.ipynb", (2026, 12, 2, 8, 15, 0))],
+        "canvas": [("alves_4321_987_lesson01.ipynb", (2026, 12, 1, 9, 0, 0)),
+                   ("alves_4321_990_lesson01.ipynb", (2026, 12, 2, 7, 30, 0))],  # the later upload is graded
+        "blackboard": [("lesson01_ana_attempt_2026-12-02-06-45-00_lesson01.ipynb", (2020, 1, 1, 0, 0, 0)),
+                       ("lesson01_ana_attempt_2026-12-02-06-45-00.txt", (2020, 1, 1, 0, 0, 0))],
+    }
+    exact = "from its zip entry (exact)"  # an unzipped folder's times are approximate (test_instructor_edges.py)
+    expected = {"moodle": ("1234", datetime(2026, 12, 2, 8, 15), f"Moodle's time for the file, {exact}"),
+                "canvas": ("4321", datetime(2026, 12, 2, 7, 30), f"Canvas's time for the file, {exact}"),
+                "blackboard": ("ana", datetime(2026, 12, 2, 6, 45), "Blackboard's attempt time")}
+    for lms, files in downloads.items():
+        archive = tmp_path / f"{lms}.zip"
+        with zipfile.ZipFile(archive, "w") as bundle:
+            for name, when in files:
+                bundle.writestr(zipfile.ZipInfo(name, date_time=when), notebook)
+        _, found = find_submissions(archive, lesson="lesson01", slugs=["views"])
+        student, when, how = expected[lms]
+        assert [(s.student, s.submitted_at, s.submitted_how) for s in found] == [(student, when, how)], lms
+
+
+def test_a_reuploaded_file_is_a_hand_in_of_its_exercise_and_a_module_of_the_students_own_is_kept(
+        tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "moodle" / "Emma Eze_1048205_assignsubmission_file_"
+    folder.mkdir(parents=True)
+    (folder / "views.py").write_text("# first try\n")
+    (folder / "views (1).py").write_text("# the fix\n")
+    (folder / "helpers.py").write_text("# mine\n")
+    os.utime(folder / "views.py", (1_700_000_000, 1_700_000_000))
+    os.utime(folder / "views (1).py", (1_700_100_000, 1_700_100_000))
+    _, (emma,) = find_submissions(tmp_path / "moodle", lesson="lesson01", slugs=["views", "micrograd"])
+    assert emma.sources == {"views": "# the fix\n"}
+    assert any("views (1).py" in p and "2 hand-ins" in p for p in emma.problems), emma.problems
+    # A .py file of no exercise is one of the student's own modules, which their exercises may import (issue 41:
+    # every path takes what the student's own run takes).
+    assert emma.modules == {"helpers": "# mine\n"}
+    assert not any("helpers.py" in p for p in emma.problems), emma.problems
+
+
+def test_a_file_name_with_an_impossible_attempt_time_is_no_blackboard_download(tmp_path: Path) -> None:
+    (tmp_path / "class").mkdir()
+    notebook = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    (tmp_path / "class" / "aaa_hw_attempt_2026-13-45-99-99-99_x.ipynb").write_text(notebook)
+    (tmp_path / "class" / "bob_lesson01.ipynb").write_text(notebook)
+    layout, found = find_submissions(tmp_path / "class", lesson="lesson01", slugs=["views"])
+    assert layout == "notebooks" and {s.student for s in found} == {"aaa", "bob"}
+
+
+def test_a_note_handed_in_beside_the_answers_is_named_for_the_instructor(tmp_path: Path) -> None:
+    folder = tmp_path / "moodle" / "Lena Lux_1048210_assignsubmission_file_"
+    folder.mkdir(parents=True)
+    (folder / "views.py").write_text("# mine\n")
+    (folder / "notes.txt").write_text("please have a look at question 3\n")
+    _, (lena,) = find_submissions(tmp_path / "moodle", lesson="lesson01", slugs=["views"])
+    assert any(p.startswith("notes.txt was handed in too") for p in lena.problems), lena.problems
