@@ -12,8 +12,6 @@ from graders.frontends.grade.store import StudentRecord
 
 UTC = timezone.utc
 DUE = datetime(2026, 12, 1, 23, 59, tzinfo=timezone(timedelta(hours=1)))
-
-
 POLICY = LatePolicy(due=DUE, grace=timedelta(minutes=15), percent_per_day=10, max_percent=30, zero_after_days=7)
 
 
