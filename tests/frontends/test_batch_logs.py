@@ -9,13 +9,10 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import types
-from pathlib import Path
 
 import pytest
 
 import course_config
-from graders.frontends.grade.run import dask_worker
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -121,11 +118,3 @@ def test_the_progress_lines_count_problems_in_good_english(graded: dict) -> None
     assert lines.keys() == {"ann", "gus"}, printed[-3000:]
     assert lines["gus"].endswith("(1 problem)") and "(" not in lines["ann"], lines
     assert "problems)" not in printed.replace("(1 problem)", "")
-
-
-def test_a_note_about_a_stopped_service_goes_on_a_line_of_its_own(tmp_path: Path) -> None:
-    log = tmp_path / "service.log"
-    log.write_text("graders: grading student 'ann' (lesson01: every exercise)\n.....")  # stopped mid-row
-    service = types.SimpleNamespace(log=log)
-    dask_worker._Service.note(service, "graders: student 'ann': no reply within 600 s")
-    assert log.read_text().splitlines()[-2:] == [".....", "graders: student 'ann': no reply within 600 s"]
