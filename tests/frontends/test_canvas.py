@@ -1,7 +1,10 @@
-"""Canvas (graders/frontends/grade/lms/canvas.py): its gradebook import read back by a parser that holds it to
-Canvas's documented rules, and its gradebook export read as a roster."""
+"""Canvas (graders/frontends/grade/lms/canvas.py): its download (user ids, the latest file id graded), its gradebook
+import read back by a parser that holds it to Canvas's documented rules, and its gradebook export read as a
+roster."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -10,7 +13,8 @@ from graders.frontends.grade.lms.grade_import import LmsExportError
 from graders.frontends.grade.term.roster import read_roster
 from graders.frontends.grade.term.standing import Person
 from lms_rows import (ALICE, BOB, CANVAS_EXPORT, CLASS, SCORE, as_floats, csv_rows, finals, one_per_student,
-                     roster_file, standing_of)
+                      roster_file, standing_of)
+from test_sources import ALICE_ONLY, EMPTY, GRADED, SOLVED, _find, _write
 
 
 def parse_canvas(text: str, column: str, points: str) -> dict[str, str]:
@@ -80,3 +84,24 @@ def test_a_canvas_export_in_a_semicolon_locale_is_read(tmp_path):
     students = read_roster(roster_file(tmp_path, text, encoding="utf-8-sig"))
     assert students["101"] == Person("101", "Liddell, Alice", "", "S101", "alice", "Section 1")
     assert list(students) == ["101", "102"]
+
+
+CANVAS = {
+    "smithalice_101_5001_lesson01.ipynb": ALICE_ONLY,
+    "smithalice_101_5003_lesson01-1.ipynb": SOLVED,  # uploaded after 5001
+    "evilmallory_LATE_102_5002_alice_lesson01.ipynb": EMPTY,
+    "anon_x7Qz2_5004_lesson01.ipynb": SOLVED,
+    "smithalice_101_text.html": "<p>online text</p>",
+}
+
+
+def test_canvas_ids_are_the_user_ids_and_the_latest_file_id_is_graded(tmp_path: Path) -> None:
+    layout, found = _find(_write(tmp_path, CANVAS))
+    assert layout == "Canvas download"
+    assert set(found) == {"101", "102", "anon_x7Qz2"}
+    assert found["101"].sources == GRADED
+    assert ("2 hand-ins for this student: smithalice_101_5001_lesson01.ipynb (Canvas file 5001); "
+            "smithalice_101_5003_lesson01-1.ipynb (Canvas file 5003). Graded smithalice_101_5003_lesson01-1.ipynb, "
+            "the latest by Canvas's file id") in found["101"].problems[0]
+    assert found["102"].sources == {}
+    assert found["anon_x7Qz2"].sources == GRADED

@@ -1,19 +1,26 @@
-"""Moodle (graders/frontends/grade/lms/moodle.py): its grading worksheet and gradebook imports read back by parsers
-that hold them to Moodle's documented rules, and its exports read as a roster."""
+"""Moodle (graders/frontends/grade/lms/moodle.py), one file for the LMS as the module is: its download (ids from the
+participant folder, zipped or not, the latest of two hand-ins by Moodle's time, a link refused), its grading
+worksheet and gradebook imports read back by parsers that hold them to Moodle's documented rules, and its exports
+read as a roster."""
 
 from __future__ import annotations
 
+import os
 import re
+import zipfile
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
+from graders.frontends.grade.intake.sources import NOTHING_HANDED_IN
 from graders.frontends.grade.lms import moodle
 from graders.frontends.grade.lms.grade_import import LmsExportError, format_score
 from graders.frontends.grade.lms.moodle import moodle_grades_csv, moodle_worksheet_csv
 from graders.frontends.grade.term.roster import RosterError, read_roster
 from graders.frontends.grade.term.standing import Person
 from lms_rows import ALICE, CLASS, SCORE, csv_rows, finals, one_per_student, roster_error, roster_file, standing_of
+from test_sources import ALICE_ONLY, EMPTY, GRADED, MAY_1, MAY_2, MOODLE, REFERENCE, SOLVED, _find, _write
 
 MOODLE_WORKSHEET = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
                     "Grade can be changed", "Last modified (submission)", "Last modified (grade)",
@@ -146,3 +153,62 @@ def test_a_moodle_export_with_no_complete_id_column_says_to_use_the_worksheet(tm
 def test_a_worksheet_identifier_without_a_number_names_the_line(tmp_path):
     path = roster_file(tmp_path, "Identifier,Full name\nParticipant 1,Alice\nParticipant,Bob\n")
     assert roster_error(path) == moodle.NO_PARTICIPANT.format(file=path, line=3, value="Participant")
+
+
+def test_moodle_ids_come_from_the_participant_folder_not_the_file_name(tmp_path: Path) -> None:
+    layout, found = _find(_write(tmp_path / "download", MOODLE))
+    assert layout == "Moodle download"
+    assert set(found) == {"12", "17", "20"}
+    assert found["12"].sources == GRADED and not found["12"].problems
+    assert found["17"].sources == {} and found["17"].origin.endswith("Mallory Evil_17_assignsubmission_file_/"
+                                                                      "alice_lesson01.ipynb")
+    assert found["20"].problems == [f"{NOTHING_HANDED_IN} (such as views.py); every exercise scores 0",  # online text
+                                    "onlinetext.html was handed in too; it is no answer the grader reads: read it "
+                                    "yourself"]
+
+
+def test_a_moodle_zip_is_read_the_same_without_unpacking(tmp_path: Path) -> None:
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        for name, text in MOODLE.items():
+            bundle.writestr(name, text)
+    layout, found = _find(archive)
+    assert layout == "Moodle download" and set(found) == {"12", "17", "20"}
+    assert found["12"].sources == GRADED and found["17"].sources == {}
+
+
+def test_an_older_moodle_download_of_flat_files_is_recognised_too(tmp_path: Path) -> None:
+    layout, found = _find(_write(tmp_path, {"Alice Smith_12_assignsubmission_file_lesson01.ipynb": SOLVED,
+                                            "Mallory Evil_17_assignsubmission_file_alice_lesson01.ipynb": EMPTY}))
+    assert layout == "Moodle download" and set(found) == {"12", "17"}
+    assert found["12"].sources == GRADED
+
+
+def test_two_moodle_hand_ins_are_both_named_and_the_latest_by_moodles_time_is_graded(tmp_path: Path) -> None:
+    folder = "Alice Smith_12_assignsubmission_file_"
+    source = _write(tmp_path, {f"{folder}/lesson01.ipynb": SOLVED, f"{folder}/lesson01 (1).ipynb": ALICE_ONLY},
+                    times={f"{folder}/lesson01.ipynb": MAY_2, f"{folder}/lesson01 (1).ipynb": MAY_1})
+    _, found = _find(source)
+    assert found["12"].sources == GRADED  # the later one, though it sorts first by name
+    told = found["12"].problems[0]
+    assert told.startswith(f"2 hand-ins for this student: {folder}/lesson01 (1).ipynb (modified 2024-05-01 10:00:00); "
+                           f"{folder}/lesson01.ipynb (modified 2024-05-02 09:00:00). Graded {folder}/lesson01.ipynb, "
+                           f"the latest by the time Moodle's zip gives each file"), told
+
+
+def test_moodle_answers_as_py_files_are_taken_by_their_exercise_name(tmp_path: Path) -> None:
+    _, found = _find(_write(tmp_path, {"Alice Smith_12_assignsubmission_file_/views.py": REFERENCE["views"],
+                                       "Alice Smith_12_assignsubmission_file_/lesson01/sin_exp_derivative.py": "x\n"}))
+    assert found["12"].sources == {"views": REFERENCE["views"], "sin_exp_derivative": "x\n"}
+
+
+def test_a_linked_notebook_in_a_moodle_folder_is_refused_and_told_to_that_participant(tmp_path: Path) -> None:
+    source = _write(tmp_path, {"Alice Smith_12_assignsubmission_file_/lesson01.ipynb": SOLVED})
+    (tmp_path / "Mallory Evil_17_assignsubmission_file_").mkdir()
+    os.symlink("../Alice Smith_12_assignsubmission_file_/lesson01.ipynb",
+               tmp_path / "Mallory Evil_17_assignsubmission_file_" / "lesson01.ipynb")
+    _, found = _find(source)
+    assert found["17"].sources == {}
+    assert found["17"].problems[0].startswith("Mallory Evil_17_assignsubmission_file_/lesson01.ipynb is a symbolic "
+                                              "link: it was not read")
+    assert found["12"].sources == GRADED and not found["12"].problems
