@@ -1,11 +1,13 @@
-"""A term, end to end, with real files and real grading: a Blackboard download of a small class, its roster,
+"""The term of a class (graders/frontends/grade/term/class_term.py), end to end, with real files and real
+grading: a Blackboard download of a small class, its roster,
 a term file with a due date and a late policy, decisions written by `python -m graders decide`, grades back
 in Canvas's and Blackboard's import formats, two near-copies among honest students, and a regrade after a
 check's weights changed, compared with the first grading before anything is published.
 
 The honest students' answers are the hand-written ones of test_similarity.py (each wrote their own four
 exercises); finn copied ben's grad_accumulation, renamed; hal wrote sin_exp_derivative his own way, with the
-lesson's sign error in the analytic derivative.
+lesson's sign error in the analytic derivative. Apart from that class: times on an LMS's clock placed in the
+term file's lms_time_zone.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -25,7 +28,6 @@ import course_config
 import test_similarity as written
 from conftest import STUBS, batch_environment
 from graders.frontends.grade.store import StudentRecord
-from datetime import datetime
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01

@@ -1,6 +1,7 @@
 """A cloned hand-in's time, from real repositories the git command made: packed by `git gc --aggressive`, its
 last commit stored as a delta, read as git reads it; and hostile ones (HEAD reaching out, a linked objects folder,
-files and deltas that would inflate past any commit) giving an unknown time with the reason, never an exception.
+files and deltas that would inflate past any commit) giving an unknown time with the reason, never an exception
+(graders/frontends/grade/intake/hand_in_times.py). nbgrader's timestamp.txt is read too, never through a link.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.frontends.grade.intake.hand_in_times import CHAIN_BYTES, GIT_FILE_BYTES, git_commit_time
-from graders.frontends.grade.intake.hand_in_times import nbgrader_timestamp
+from graders.frontends.grade.intake.hand_in_times import (CHAIN_BYTES, GIT_FILE_BYTES, git_commit_time,
+                                                          nbgrader_timestamp)
 
 UTC = timezone.utc
 GIT = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin"}

