@@ -1,8 +1,8 @@
-"""The term of a class (graders/frontends/grade/term/class_term.py), end to end, with real files and real
-grading: a Blackboard download of a small class, its roster,
-a term file with a due date and a late policy, decisions written by `python -m graders decide`, grades back
-in Canvas's and Blackboard's import formats, two near-copies among honest students, and a regrade after a
-check's weights changed, compared with the first grading before anything is published.
+"""The term of a class (graders/frontends/grade/term/class_term.py), end to end, with real files and real grading: a
+Blackboard download of a small class, its roster, a term file with a due date and a late policy, decisions
+written by `python -m graders decide`, grades back in Canvas's and Blackboard's import formats, two near-copies
+among honest students, and a regrade after a check's weights changed, compared with the first grading before
+anything is published.
 
 The honest students' answers are the hand-written ones of test_similarity.py (each wrote their own four
 exercises); finn copied ben's grad_accumulation, renamed; hal wrote sin_exp_derivative his own way, with the
