@@ -27,7 +27,7 @@ from graders.engine.collect import collect_mistakes
 from graders.engine.compare import argument_changed, close, describe, number_problem, tensor_problem, values_problem
 from graders.engine.drawing import distinct, drawn
 from graders.engine.expect import (code_lines, expect_code_shows, expect_float_not_tensor, expect_number,
-                                   expect_tensor, fail_with_mistake)
+                                   expect_tensor, fail_with_mistake, seed_judged)
 from graders.engine.feedback import CheckFailed, fail
 from graders.engine.fresh import twin, twin_generator, twin_random
 from graders.engine.mistakes import (Contradiction, GradientSignature, Mistake, Suspect, code_binds_default,
@@ -53,7 +53,7 @@ def exercise(lesson_folder: str, slug: str) -> course_config.Exercise:
 
 __all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "CheckFailed", "Exercise", "GradientSignature", "LossCurves",
            "Meanwhile", "Mistake", "RECORD", "RECORDING", "Returned", "Scalar", "Student", "StudentError", "Suspect",
-           "argument_changed", "checks_for", "close", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
+           "argument_changed", "seed_judged", "checks_for", "close", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
            "expect_float_not_tensor", "expect_number", "expect_tensor", "expected", "fail", "fail_with_mistake",
            "first_matching_variant", "gradient_signature", "is_scaled", "number_problem", "origin", "tensor_problem",
            "twin", "twin_generator", "twin_random", "values_problem"]

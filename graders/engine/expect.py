@@ -4,13 +4,15 @@ that explains the difference before failing with a message in the standard shape
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+import contextlib
+from typing import Any, Iterable, Iterator, Mapping
 
 import torch
 
 from graders.engine.compare import describe, number_problem, tensor_problem
-from graders.engine.feedback import fail
-from graders.engine.mistakes import Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled
+from graders.engine.feedback import CheckFailed, fail
+from graders.engine.mistakes import (Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled,
+                                     unless_contradicted)
 from graders.engine.student import Returned, Student
 
 
@@ -100,3 +102,24 @@ def code_lines(student: Student, returned: Returned, function: str, trace_names:
     record could not place): for a check of how that something is not used, which neither alone can show."""
     traced = {event.line for event in returned.calls_to(*trace_names)}  # 0: a call the record could not place
     return sorted(traced | set(student.evidence.lines(function, patterns)))
+
+
+@contextlib.contextmanager
+def seed_judged(student: Student, returned: Returned, function: str, *args: Any, late: Mistake, never: Mistake,
+                **kwargs: Any) -> Iterator[None]:
+    """Around the checks of a seeded function's answer: when they fail, the same call is made once more, and if it
+    gives another answer the seed decides nothing, which is then the mistake named (`never`, or `late` where the code
+    does pass its seed to torch.manual_seed: something was drawn before it). A passing answer costs no second call."""
+    __tracebackhide__ = True
+    try:
+        yield
+    except CheckFailed:
+        from graders.engine.single_edits import same  # equal values, containers and dtypes alike
+
+        again = student.call(function, *args, shown_as=returned.call, allow_raise=True, **kwargs)
+        if again.error is None and not same(returned.value, again.value):
+            mistake = unless_contradicted(never, student) or late
+            fail(f"{function} gives other numbers on a second call with the same arguments.", call=returned.call,
+                 got=f"{describe(returned.value)}, then {describe(again.value)}", got_as="returned twice",
+                 expected="the same numbers on every call with the same seed", mistake=mistake)
+        raise

@@ -26,14 +26,15 @@ import torch
 from graders.kit import (LossCurves, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student, Suspect, checks_for,
                          collect_mistakes, describe, exercise, expect_code_shows, expect_number, expect_tensor,
                          expected, fail, fail_with_mistake, first_matching_variant, gradient_signature, is_scaled,
-                         origin, twin, twin_random, needs_value)
+                         origin, seed_judged, twin, twin_random, needs_value)
 from graders.lesson01.learning_rate.mistakes import (EMPTY_LOSSES, EQUAL_COUNTS_AS_BELOW, FLAT_TARGET,
                                                      GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,
                                                      HESSIAN_SUMS, LAST_LOSS_ONLY, LOSSES_AS_TENSORS,
                                                      LOSS_AFTER_UPDATE, LR_IGNORED, MISSING_FACTOR_2, NAN_NOT_DIVERGED,
                                                      NONZERO_START, ONE_GRADIENT_ZEROED, ONE_STEP_TOO_FEW,
                                                      ONE_STEP_TOO_MANY, REBOUND_PARAMETERS, RISE_ON_ANY_STEP,
-                                                     SEED_IGNORED, SIGN_ERROR, STEPS_FROM_ONE, SUM_FOR_MEAN, TRY_IT,
+                                                     SEED_IGNORED, SEED_NEVER_SET, SEED_SET_LATE, SIGN_ERROR,
+                                                     STEPS_FROM_ONE, SUM_FOR_MEAN, TRY_IT,
                                                      WORKED)
 from graders.lesson01.learning_rate import mistakes as _mistakes
 from graders.lesson01.learning_rate.trajectories import Parsed, matching_mistake, parsed, run_problem
@@ -240,12 +241,14 @@ def _shown(run: Parsed) -> str:
 def test_make_line_data_matches_lesson(student: Student, reference: ModuleType) -> None:
     if not twin():
         returned = student.call("make_line_data", shown_as="make_line_data()")
-        _expect_data(returned, reference.make_line_data())
+        with seed_judged(student, returned, "make_line_data", late=SEED_SET_LATE, never=SEED_NEVER_SET):
+            _expect_data(returned, reference.make_line_data())
         _expect_pair_as_tuple(returned)
         return
     seed = twin_random().randrange(1, 10**6)
     returned = student.call("make_line_data", 100, seed, shown_as=f"make_line_data(100, seed={seed})")
-    _expect_data(returned, reference.make_line_data(100, seed), reference.make_line_data(100))
+    with seed_judged(student, returned, "make_line_data", 100, seed, late=SEED_SET_LATE, never=SEED_NEVER_SET):
+        _expect_data(returned, reference.make_line_data(100, seed), reference.make_line_data(100))
     _expect_pair_as_tuple(returned)
 
 
@@ -571,7 +574,8 @@ def _fresh() -> torch.Generator:
 def test_make_line_data_other_seeds(student: Student, reference: ModuleType) -> None:
     for n, seed in ((37, 7), (5, 0), (250, EXERCISE.seed("fresh_data"))):
         returned = student.call("make_line_data", n, seed, shown_as=f"make_line_data(n={n}, seed={seed})")
-        _expect_data(returned, reference.make_line_data(n, seed), reference.make_line_data(n))
+        with seed_judged(student, returned, "make_line_data", n, seed, late=SEED_SET_LATE, never=SEED_NEVER_SET):
+            _expect_data(returned, reference.make_line_data(n, seed), reference.make_line_data(n))
 
 
 @check

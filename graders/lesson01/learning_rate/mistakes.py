@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake
+from graders.kit import Mistake, code_passes
 
 
 WORKED = '"Worked example: fitting a line by gradient descent"'
@@ -241,6 +241,29 @@ NONZERO_START = Mistake(
     "Create the parameters as w = torch.zeros(1, requires_grad=True) and b = torch.zeros(1, requires_grad=True).",
     WORKED + ', which starts "from zero"',
     concept="training_loop",
+)
+
+# Two calls with one seed that give two sets of points: the seed decides nothing. Where the code does pass its seed
+# to torch.manual_seed, the seed came after a draw; where it does not, it is never set (checks: _fail_if_unrepeatable).
+SEED_SET_LATE = Mistake(
+    "seed set after something random was drawn",
+    "Your make_line_data calls torch.manual_seed with its seed argument, yet two calls with the same seed give different "
+    "points: something random is drawn before the seed is set, from wherever torch's random stream happened to be. "
+    "The seed fixes only what is drawn after it.",
+    "Move torch.manual_seed(seed) to the first line of make_line_data, before X with torch.rand and the noise with torch.randn are drawn.",
+    WORKED,
+    concept="seeds_and_arguments",
+)
+
+SEED_NEVER_SET = Mistake(
+    "seed never set",
+    "Two calls of your make_line_data with the same seed give different points: nothing seeds torch's random stream with "
+    "the seed argument, so every call draws from wherever the stream happened to be.",
+    "Start make_line_data with torch.manual_seed(seed), using the argument, before X with torch.rand and the noise with torch.randn are drawn.",
+    WORKED,
+    concept="seeds_and_arguments",
+    contradicted_by=(code_passes("make_line_data", ("manual_seed",), 1,
+                                 "make_line_data calls torch.manual_seed with its seed argument"),),
 )
 
 SEED_IGNORED = Mistake(

@@ -30,11 +30,12 @@ import torch
 
 from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student,
                          Suspect, checks_for, describe, exercise, expect_code_shows, expect_tensor, expected, fail,
-                         gradient_signature, is_scaled, number_problem, twin, twin_generator, twin_random,
-                         unless_contradicted, needs_value)
+                         gradient_signature, is_scaled, number_problem, seed_judged, twin, twin_generator,
+                         twin_random, unless_contradicted, needs_value)
 from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, GRADIENTS_NOT_ZEROED, NOISE_IGNORED, NONZERO_START,
                                                      ONE_STEP_SHORT, ONE_STEP_TOO_MANY, RATE_TOO_HIGH,
-                                                     REBOUND_PARAMETERS, SEED_IGNORED, SHAPE_BROADCAST, SIGN_ERROR,
+                                                     REBOUND_PARAMETERS, SEED_IGNORED, SEED_NEVER_SET, SEED_SET_LATE,
+                                                     SHAPE_BROADCAST, SIGN_ERROR,
                                                      SOME_GRADIENTS_NOT_ZEROED, SUM_FOR_MEAN, TRY_IT)
 from graders.lesson01.quadratic_fit.drivers import fit_defaults
 
@@ -423,14 +424,17 @@ def _lost_its_leaves(student: Student, fit: Fit, message: str) -> bool:
 def test_make_quadratic_data_follows_recipe(student: Student, reference: ModuleType) -> None:
     if not twin():
         returned = student.call("make_quadratic_data", shown_as="make_quadratic_data()")
-        _expect_data(returned, reference.make_quadratic_data(), data_with_flat_noise(**_lesson_arguments()),
-                     _seed_42_data(reference, _lesson_arguments()))
+        with seed_judged(student, returned, "make_quadratic_data", late=SEED_SET_LATE, never=SEED_NEVER_SET):
+            _expect_data(returned, reference.make_quadratic_data(), data_with_flat_noise(**_lesson_arguments()),
+                         _seed_42_data(reference, _lesson_arguments()))
     else:
         arguments = {**_lesson_arguments(), "seed": twin_random().randrange(1, 10**6)}
         returned = student.call("make_quadratic_data", shown_as=f"make_quadratic_data(seed={arguments['seed']})",
                                 **arguments)
-        _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments),
-                     _seed_42_data(reference, arguments))
+        with seed_judged(student, returned, "make_quadratic_data", late=SEED_SET_LATE, never=SEED_NEVER_SET,
+                         **arguments):
+            _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments),
+                         _seed_42_data(reference, arguments))
     # The signature promises tuple[Tensor, Tensor]; the right data in a list is told here only.
     _expect_tuple(returned, "make_quadratic_data", "(X, y): a tuple of two float32 tensors of shape (n, 1)",
                   "End the function with `return X, y`: the comma makes the tuple.")
@@ -510,8 +514,9 @@ def test_make_quadratic_data_with_other_arguments(student: Student, reference: M
     returned = student.call("make_quadratic_data", shown_as=shown, **arguments)
     # The same call with the lesson's noise: what a recipe with 0.3 written in place of `noise` gives.
     _, lesson_noise_y = reference.make_quadratic_data(**{**arguments, "noise": LESSON_NOISE})
-    _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments),
-                 _seed_42_data(reference, arguments), lesson_noise_y)
+    with seed_judged(student, returned, "make_quadratic_data", late=SEED_SET_LATE, never=SEED_NEVER_SET, **arguments):
+        _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments),
+                     _seed_42_data(reference, arguments), lesson_noise_y)
 
 
 @check

@@ -259,13 +259,15 @@ def test_a_diverged_wrong_on_nan_and_elsewhere_is_named_as_the_last_loss_only_no
 
 
 def test_make_line_data_that_never_seeds_is_not_called_seed_ignored(grade) -> None:
-    # Unseeded draws are other numbers on every call, but not the seed-42 ones that name the mistake.
+    # Unseeded draws are other numbers on every call, not the seed-42 ones of "the seed argument ignored": a second
+    # call with the same seed tells it, and the name says the seed is never set.
     source = (ROOT / "reference/lesson01/learning_rate.py").read_text()
     assert source.count("    torch.manual_seed(seed)\n") == 1
     graded = grade({SLUG: source.replace("    torch.manual_seed(seed)\n", "")}, "-k", "make_line_data")
     assert graded.failed(SLUG) == {"make_line_data_matches_lesson", "make_line_data_other_seeds"}, graded.output
     for check in graded.checks(SLUG).values():
-        assert check["mistake"] is None, check["message"]
+        assert check["mistake"] in (None, "seed never set"), check["message"]
+    assert graded.checks(SLUG)["make_line_data_matches_lesson"]["mistake"] == "seed never set"
 
 
 # `<=` as the equal-target mistake has it, but the first loss is never looked at: wrong on another list too.
