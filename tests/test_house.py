@@ -230,6 +230,42 @@ def test_the_sandbox_says_nothing_to_the_student(module: str) -> None:
     assert not addressed, f"{module} words a sentence for the student (lines {addressed}): return a Fact instead"
 
 
+def _engine_phrases(words: Path = GRADERS / "engine" / "sandbox_words.py") -> set[str]:
+    """The fixed pieces of every sentence the engine writes of the sandbox's facts: its strings cut at their format
+    fields, each piece of three words or more (shorter ones, "unknown dtype", would be found in any code's name)."""
+    pieces = set()
+    for _, text in _strings_said(words):
+        for piece in re.split(r"\{[^}]*\}", text):
+            piece = piece.strip(" ;:,()")
+            if len(piece.split()) >= 3:
+                pieces.add(piece)
+    return pieces
+
+
+def _sandbox_phrases_of_the_engine(module: Path, phrases: set[str]) -> list[tuple[int, str]]:
+    return [(line, piece) for line, text in _strings_said(module) for piece in sorted(phrases) if piece in text]
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _floor(m) == "sandbox"))
+def test_the_sandbox_holds_none_of_the_engines_words(module: str) -> None:
+    # The rule above catches a sentence addressed to a student; this one catches a sentence the engine words from a
+    # fact (a refused message's reason, what confines a worker) written again in the sandbox, whoever it addresses.
+    found = _sandbox_phrases_of_the_engine(MODULES[module], _engine_phrases())
+    assert not found, (f"{module} writes what graders/engine/sandbox_words.py words (line, words): {found}: return "
+                       f"the fact (outcome.Fact, wire.Refusal, confinement.Confinement) and let the engine say it")
+
+
+def test_the_engines_words_rule_finds_a_sentence_written_back_in_the_sandbox(tmp_path: Path) -> None:
+    phrases = _engine_phrases()
+    assert {"the answer nests", "lists or dicts, over the limit of", "runs as root (no namespace view to switch to an "
+            "unprivileged user", "NOT CONFINED"} - phrases == {"NOT CONFINED"}, "the pieces the rule looks for moved"
+    wire = tmp_path / "wire.py"
+    wire.write_text('def unpack(n: int) -> None:\n    """The answer nests too deep: a docstring is no sentence."""\n'
+                    '    raise ValueError(f"the answer nests {n:,} lists or dicts, over the limit of {LIMIT:,}")\n')
+    assert sorted(_sandbox_phrases_of_the_engine(wire, phrases)) == [(3, "lists or dicts, over the limit of"),
+                                                                    (3, "the answer nests")]
+
+
 def test_an_outcome_carries_facts_not_sentences() -> None:
     from graders.sandbox import Outcome
 

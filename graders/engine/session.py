@@ -99,7 +99,7 @@ class GradingSession:
         if settings.in_process:
             return [f"graders: grading {where}", IN_PROCESS_BANNER]
         return [f"graders: grading {where}; limit {settings.budget.call_seconds:g} s per call; "
-                f"sandbox: {settings.plan.summary()}"]
+                f"sandbox: {confinement_summary(settings.plan)}"]
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         return exercise_file(file_path, parent)
