@@ -25,6 +25,7 @@ from graders.engine.points_table import PointsTable
 from graders.engine.recording import CACHE, LIVE, RECORD, RECORDING
 from graders.engine.results import SubmissionResult
 from graders.engine.run_settings import RUN_SETTINGS, RunSettings
+from graders.engine.sandbox_words import confinement_summary
 from graders.engine.students import STUDENTS, Students
 
 IN_PROCESS_BANNER = ("graders: --in-process: the submission runs inside pytest, without limits; "
