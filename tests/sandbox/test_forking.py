@@ -5,7 +5,6 @@ Real processes throughout."""
 from __future__ import annotations
 
 import os
-import resource
 import signal
 import socket
 import subprocess
