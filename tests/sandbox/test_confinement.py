@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from attacks import F_BODY, LEAK, ONLY_F, REFERENCE, SLUG, assert_earns_only_the_honest_part, attack, with_f
-from conftest import STUBS
 
 
 # ---------------------------------------------------------------- reading the answers
@@ -286,12 +285,6 @@ def test_a_run_that_requires_confinement_runs_no_student_code_without_it(grade, 
     message = graded.checks(SLUG)["f_on_lesson_grid"]["message"]
     assert "sandbox could not be set up" in message and "not your fault" in message
     assert not proof.exists()
-
-
-def test_an_unknown_sandbox_step_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_inprocess(str(STUBS / "lesson01" / f"{SLUG}.py"),
-                                          "--sandbox-without", "landlok")
-    result.stderr.fnmatch_lines(["*--sandbox-without 'landlok': unknown step landlok*"])
 
 
 def test_without_the_namespace_view_a_worker_still_cannot_open_the_graders_memory(grade) -> None:
