@@ -16,8 +16,6 @@ COORDINATOR = "coordinator's issue-44 work in progress"
 ENGINE: dict[str, str] = {
     "case_recipes": "one line of wiring: imports a lesson's cases.py and returns its RECIPES (drawn through "
                     "tests/engine/test_drawing.py and tests/engine/test_shipped_cases.py)",
-    "failure_reports": "a pytest hook of a few lines: a failed check's report is its feedback's text, which every "
-                       "failing check's message in tests/frontends/ and tests/lesson01/ shows",
     "manifests": "tested by name in tests/test_manifests.py, the house's test that graders new and docs/AUTHORING.md "
                  "run; a tests/engine/test_manifests.py would clash with it (pytest's default import mode takes "
                  "one test module per basename)",
