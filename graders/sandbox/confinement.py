@@ -122,16 +122,17 @@ class Confinement:
     def from_wire(cls, data: Any) -> "Confinement":
         """A worker's report, trusting nothing in it: a report that does not read is a gap of its own."""
         data = data if isinstance(data, dict) else {}
-        gaps = data.get("gaps")
-        known = set(Gap)
-        if type(gaps) is not list or not all(gap in known for gap in gaps) or data.get("user") not in set(WorkerUser):
+        gaps, user = data.get("gaps"), data.get("user")
+        known = {str(gap) for gap in Gap}
+        if (type(gaps) is not list or not all(type(gap) is str and gap in known for gap in gaps)
+                or type(user) is not str or user not in {str(u) for u in WorkerUser}):
             return cls(gaps=(Gap.UNREADABLE_REPORT,))
         capabilities = data.get("capabilities_left")
         pairs = tuple((name[:20], mask) for name, mask in (p for p in capabilities if type(p) is list and len(p) == 2)
                       if type(name) is str and type(mask) is int) if type(capabilities) is list else ()
         abi = data.get("landlock_abi")
         return cls(data.get("namespace_view") is True, abi if type(abi) is int and 0 <= abi < 100 else 0,
-                   data.get("seccomp") is True, WorkerUser(data["user"]), tuple(Gap(gap) for gap in gaps), pairs,
+                   data.get("seccomp") is True, WorkerUser(user), tuple(Gap(gap) for gap in gaps), pairs,
                    WallsHeld.from_wire(data.get("walls")))
 
 

@@ -170,7 +170,8 @@ def test_a_cgroup_a_worker_entered_is_worded_as_before() -> None:
 
 
 def test_a_report_that_does_not_read_is_no_confinement() -> None:
-    for forged in (None, {"gaps": "none"}, {"gaps": ["made up"], "user": "root"}, {"gaps": [], "user": "god"}):
+    for forged in (None, {"gaps": "none"}, {"gaps": ["made up"], "user": "root"}, {"gaps": [], "user": "god"},
+                   {"gaps": [{"a": 1}], "user": "root"}, {"gaps": [], "user": ["root"]}):
         confinement = Confinement.from_wire(forged)
         assert not confinement.confined and gap_words(confinement) == ["an unreadable report"]
 
