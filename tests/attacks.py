@@ -1,6 +1,7 @@
 """Attacks written as a student would hand them in: each goes in `f` of sin_exp_derivative, tries to get
 the answer (or to hurt the grader) and, failing that, returns zeros; the rest of the file is the
-reference. Shared by the sandbox's tests (test_confinement.py) and nbgrader's (test_nbgrader_attacks.py)."""
+reference. Shared by the sandbox's tests (test_confinement.py and the tests of each wall: test_landlock.py,
+test_syscall_filter.py, test_privileges.py) and nbgrader's (test_nbgrader_attacks.py)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,10 @@ def attack(code: str) -> str:
     body += ("    if found:\n        raise RuntimeError('" + LEAK + ": ' + str(found)[:300])\n"
              "    return answer if answer is not None else torch.zeros_like(x)\n")
     return with_f(body)
+
+
+def assert_earns_only_the_honest_part(graded) -> None:
+    """The attack got nothing: it costs f's own checks, and its message carries nothing it leaked."""
+    assert graded.failed(SLUG) == F_CHECKS, graded.output
+    message = graded.checks(SLUG)["f_on_lesson_grid"]["message"]
+    assert LEAK not in message, message

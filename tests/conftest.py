@@ -52,8 +52,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 LONGEST_FILES = ("frontends/test_batch.py", "test_mistakes.py", "frontends/test_nbgrader.py",
                  "frontends/test_nbgrader_attacks.py", "frontends/test_nbgrader_handins.py",
                  "frontends/test_handout.py", "frontends/test_dask.py", "sandbox/test_clean_workers.py",
-                 "frontends/test_browser.py", "frontends/test_gradescope.py", "sandbox/test_requests_ahead.py",
-                 "sandbox/test_walls.py", "sandbox/test_hostile.py", "frontends/test_unnamed_groups.py")
+                 "frontends/test_browser.py", "frontends/test_gradescope.py", "sandbox/test_ahead.py",
+                 "sandbox/test_cgroups.py", "sandbox/test_hostile.py", "frontends/test_unnamed_groups.py")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,8 +1,9 @@
 """The house's rules, read from the source: three floors that import one way (front ends -> engine
 -> sandbox), the sandbox entered through its door only, checks that import the kit alone, the batch's
 wings that import one way (grade/: floor -> lms -> intake -> term -> outputs -> run), no import cycle
-anywhere in graders/, counting every import (inside functions and relative ones too); and a sandbox that
-returns facts while the engine words what a student reads."""
+anywhere in graders/, counting every import (inside functions and relative ones too); a sandbox that
+returns facts while the engine words what a student reads; and tests that mirror the source, so that a
+module's tests are found by its name."""
 
 from __future__ import annotations
 
@@ -230,8 +231,122 @@ def test_the_sandbox_says_nothing_to_the_student(module: str) -> None:
     assert not addressed, f"{module} words a sentence for the student (lines {addressed}): return a Fact instead"
 
 
+def _engine_phrases(words: Path = GRADERS / "engine" / "sandbox_words.py") -> set[str]:
+    """The fixed pieces of every sentence the engine writes of the sandbox's facts: its strings cut at their format
+    fields, each piece of three words or more (shorter ones, "unknown dtype", would be found in any code's name)."""
+    pieces = set()
+    for _, text in _strings_said(words):
+        for piece in re.split(r"\{[^}]*\}", text):
+            piece = piece.strip(" ;:,()")
+            if len(piece.split()) >= 3:
+                pieces.add(piece)
+    return pieces
+
+
+def _sandbox_phrases_of_the_engine(module: Path, phrases: set[str]) -> list[tuple[int, str]]:
+    return [(line, piece) for line, text in _strings_said(module) for piece in sorted(phrases) if piece in text]
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _floor(m) == "sandbox"))
+def test_the_sandbox_holds_none_of_the_engines_words(module: str) -> None:
+    # The rule above catches a sentence addressed to a student; this one catches a sentence the engine words from a
+    # fact (a refused message's reason, what confines a worker) written again in the sandbox, whoever it addresses.
+    found = _sandbox_phrases_of_the_engine(MODULES[module], _engine_phrases())
+    assert not found, (f"{module} writes what graders/engine/sandbox_words.py words (line, words): {found}: return "
+                       f"the fact (outcome.Fact, wire.Refusal, confinement.Confinement) and let the engine say it")
+
+
+def test_the_engines_words_rule_finds_a_sentence_written_back_in_the_sandbox(tmp_path: Path) -> None:
+    phrases = _engine_phrases()
+    assert {"the answer nests", "lists or dicts, over the limit of", "runs as root (no namespace view to switch to an "
+            "unprivileged user", "NOT CONFINED"} - phrases == {"NOT CONFINED"}, "the pieces the rule looks for moved"
+    wire = tmp_path / "wire.py"
+    wire.write_text('def unpack(n: int) -> None:\n    """The answer nests too deep: a docstring is no sentence."""\n'
+                    '    raise ValueError(f"the answer nests {n:,} lists or dicts, over the limit of {LIMIT:,}")\n')
+    assert sorted(_sandbox_phrases_of_the_engine(wire, phrases)) == [(3, "lists or dicts, over the limit of"),
+                                                                    (3, "the answer nests")]
+
+
 def test_an_outcome_carries_facts_not_sentences() -> None:
     from graders.sandbox import Outcome
 
     texts = [field.name for field in dataclasses.fields(Outcome) if field.type in ("str", str)]
     assert texts == ["output"], f"Outcome has the text field(s) {texts}: only what the student's code printed is text"
+
+
+# ---------------------------------------------------------------- tests mirror the source
+
+# The floors whose modules must each have a test file of their own (graders/kit.py and graders/__main__.py, directly
+# in graders/, are always checked). "frontends" joins when its tests mirror it (issue 43, the frontends engineer).
+FLOORS_MIRRORED = ("engine", "sandbox")
+TESTS = course_config.ROOT / "tests"
+
+
+def _mirror_gaps(graders: Path, tests: Path, exemptions: dict[str, dict[str, str]],
+                 floors: tuple[str, ...] = FLOORS_MIRRORED) -> list[str]:
+    """Every module of the mirrored floors (and of graders/ itself) with neither a test file named after it nor an
+    exemption with a reason; and every exemption that is stale: its module gone, or its test file there now.
+    `exemptions` maps a floor ("" for graders/ itself) to its table, keyed by the module's dotted path below it.
+    A package's __init__ is its door (re-exports, tested through its modules) and the exercise rooms
+    (graders/<lesson>/) have their own tests (tests/<lesson>/<slug>/): neither is asked for one."""
+    found = []
+    seen: dict[str, set[str]] = {floor: set() for floor in ("", *floors)}
+    for path in sorted(graders.rglob("*.py")):
+        parts = path.relative_to(graders).with_suffix("").parts
+        floor = parts[0] if len(parts) > 1 else ""
+        if floor not in seen or parts[-1] == "__init__":
+            continue
+        key = ".".join(parts[1:] if floor else parts)
+        seen[floor].add(key)
+        home = tests / floor if floor else tests
+        wanted = f"test_{parts[-1]}.py"
+        # A module deep in a floor (frontends/grade/run/service.py) may have its test anywhere in the floor's tests.
+        has = (home / wanted).is_file() or (floor != "" and any(home.rglob(wanted)))
+        exempt = exemptions.get(floor, {})
+        if has and key in exempt:
+            found.append(f"{path.relative_to(graders.parent)} is exempt but has {wanted} now: take "
+                         f"{key!r} out of tests/test_mirror_exemptions.py")
+        elif not has and key not in exempt:
+            found.append(f"{path.relative_to(graders.parent)} has no tests: create "
+                         f"{(home / wanted).relative_to(tests.parent)}, or exempt {key!r} in "
+                         f"tests/test_mirror_exemptions.py with the reason it needs none")
+        elif key in exempt and not exempt[key].strip():
+            found.append(f"{key!r} is exempt in tests/test_mirror_exemptions.py without a reason")
+    for floor, keys in seen.items():
+        found += [f"tests/test_mirror_exemptions.py exempts {key!r} of {floor or 'graders/'}, which is no module "
+                  f"there now: take it out" for key in sorted(set(exemptions.get(floor, {})) - keys)]
+    return found
+
+
+def test_every_module_has_its_tests_by_name_or_a_reason_for_none() -> None:
+    import test_mirror_exemptions as table
+
+    exemptions = {"": table.HOUSE, "engine": table.ENGINE, "sandbox": table.SANDBOX, "frontends": table.FRONTENDS}
+    gaps = _mirror_gaps(GRADERS, TESTS, exemptions)
+    assert not gaps, "tests mirror the source (issue 43):\n" + "\n".join(gaps)
+
+
+def test_the_mirror_rule_names_the_file_to_create_and_every_stale_exemption(tmp_path: Path) -> None:
+    graders, tests = tmp_path / "graders", tmp_path / "tests"
+    for name in ("engine/__init__.py", "engine/tested.py", "engine/untested.py", "engine/wiring.py",
+                 "engine/now_tested.py", "frontends/grade/run/service.py", "lesson01/views/checks.py", "kit.py"):
+        (graders / name).parent.mkdir(parents=True, exist_ok=True)
+        (graders / name).write_text("")
+    for name in ("engine/test_tested.py", "engine/test_now_tested.py"):
+        (tests / name).parent.mkdir(parents=True, exist_ok=True)
+        (tests / name).write_text("")
+    exemptions = {"": {}, "engine": {"wiring": "two lines", "now_tested": "was wiring", "gone": "went"}}
+    assert _mirror_gaps(graders, tests, exemptions) == [
+        "graders/engine/now_tested.py is exempt but has test_now_tested.py now: take 'now_tested' out of "
+        "tests/test_mirror_exemptions.py",
+        "graders/engine/untested.py has no tests: create tests/engine/test_untested.py, or exempt 'untested' in "
+        "tests/test_mirror_exemptions.py with the reason it needs none",
+        "graders/kit.py has no tests: create tests/test_kit.py, or exempt 'kit' in tests/test_mirror_exemptions.py "
+        "with the reason it needs none",
+        "tests/test_mirror_exemptions.py exempts 'gone' of engine, which is no module there now: take it out",
+    ]
+    # A floor not yet mirrored is not read; once it is, a module deep in it may have its test anywhere in its tests.
+    assert not [gap for gap in _mirror_gaps(graders, tests, exemptions) if "frontends" in gap]
+    (tests / "frontends").mkdir()
+    (tests / "frontends" / "test_service.py").write_text("")
+    assert not [gap for gap in _mirror_gaps(graders, tests, exemptions, ("engine", "frontends")) if "frontends" in gap]

@@ -18,6 +18,7 @@ from graders.engine.feedback import CheckFailed, Feedback
 from graders.engine.mistakes import FORGOTTEN, Mistake, catalogued, concept_of
 from graders.engine.results import (CheckResult, ExerciseResult, SubmissionResult, hidden_text, mistake_told,
                                     tally)
+from graders.engine.sandbox_words import confinement_summary
 from graders.sandbox import Confinement
 
 DISTRUSTED = ("{file} holds code the grader cannot follow ({reach}), so what its process says of how your code works "
@@ -148,7 +149,7 @@ class CheckResults:
             exercise.seconds = seconds.get(exercise.slug, exercise.seconds)
         return SubmissionResult(where, self.lesson_number, sum(e.score for e in exercises),
                                 sum(e.max_score for e in exercises), trusted, complete, confinement.confined,
-                                confinement.summary(), exercises,
+                                confinement_summary(confinement), exercises,
                                 [f"{e.slug}: {line}" for e in exercises for line in e.integrity])
 
 

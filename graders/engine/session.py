@@ -25,6 +25,7 @@ from graders.engine.points_table import PointsTable
 from graders.engine.recording import CACHE, LIVE, RECORD, RECORDING
 from graders.engine.results import SubmissionResult
 from graders.engine.run_settings import RUN_SETTINGS, RunSettings
+from graders.engine.sandbox_words import confinement_summary
 from graders.engine.students import STUDENTS, Students
 
 IN_PROCESS_BANNER = ("graders: --in-process: the submission runs inside pytest, without limits; "
@@ -99,7 +100,7 @@ class GradingSession:
         if settings.in_process:
             return [f"graders: grading {where}", IN_PROCESS_BANNER]
         return [f"graders: grading {where}; limit {settings.budget.call_seconds:g} s per call; "
-                f"sandbox: {settings.plan.summary()}"]
+                f"sandbox: {confinement_summary(settings.plan)}"]
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         return exercise_file(file_path, parent)

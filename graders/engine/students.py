@@ -22,7 +22,7 @@ from graders.engine.collection import ExerciseModule
 from graders.engine.progress import holds_code
 from graders.engine.run_settings import RunSettings
 from graders.engine.student import Backend, Student
-from graders.sandbox import Confinement, InProcess, SubmissionWorker
+from graders.sandbox import Confinement, Gap, InProcess, SubmissionWorker, WorkerUser
 
 
 class Students:
@@ -142,7 +142,7 @@ class Students:
         """What confined this run's workers: the plan, or the weakest worker's report."""
         plan = self.settings.plan
         if self.settings.in_process:
-            return Confinement("none", "none", "the grader's own process", ("--in-process: no sandbox at all",))
+            return Confinement(user=WorkerUser.GRADER_PROCESS, gaps=(Gap.IN_PROCESS,))
         weaker = [report for report in self.reports if not report.confined]
         if weaker and plan.confined:
             return weaker[0]

@@ -20,10 +20,10 @@ _LAZY = {
     "Budget": "budget", "Outcome": "outcome", "Status": "outcome", "Stage": "outcome", "Fact": "outcome",
     "Kind": "outcome", "StudentError": "outcome", "outcome_from_reply": "outcome",
     "Settings": "process", "Worker": "process", "reap_killed": "process",
-    "Confinement": "confinement", "STEPS": "confinement", "plan": "confinement",
+    "Confinement": "confinement", "Gap": "confinement", "WallsHeld": "confinement", "WorkerUser": "confinement", "STEPS": "confinement", "plan": "confinement",
     "SubmissionWorker": "shared", "fork_or_close": "forking", "die_with_parent": "forking", "install_eager_dynamo": "eager_dynamo", "InProcess": "in_process",
     "make_scratch": "scratch", "sweep_scratch": "scratch", "nothing_of_the_grading": "zygote", "TraceEvent": "tracing",
-    "Scalar": "wire", "Unsupported": "wire", "WireError": "wire", "copy": "wire", "origin": "wire",
+    "Scalar": "wire", "Unsupported": "wire", "WireError": "wire", "Refusal": "wire", "copy": "wire", "origin": "wire",
     "pack": "wire", "tensor_bytes": "wire", "unpack": "wire",
 }
 
@@ -59,6 +59,6 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["Budget", "Confinement", "Fact", "Kind", "Stage", "Status", "die_with_parent", "fork_or_close", "InProcess", "make_scratch", "sweep_scratch", "Outcome", "STEPS", "Scalar", "Settings", "StudentError", "SubmissionWorker", "TraceEvent", "Unsupported",
+__all__ = ["Budget", "Confinement", "Fact", "Gap", "WallsHeld", "WorkerUser", "Kind", "Stage", "Status", "die_with_parent", "fork_or_close", "InProcess", "make_scratch", "sweep_scratch", "Outcome", "Refusal", "STEPS", "Scalar", "Settings", "StudentError", "SubmissionWorker", "TraceEvent", "Unsupported",
            "WireError", "Worker", "copy", "origin", "outcome_from_reply", "pack", "plan", "prepare", "reap_killed",
            "start_zygote", "tensor_bytes", "unpack", "zygote_died_since", "ZYGOTE", "install_eager_dynamo", "nothing_of_the_grading"]

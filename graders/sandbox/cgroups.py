@@ -87,9 +87,9 @@ class Groups:
             return f"no cgroups ({bases['memory'].parent} is not writable here)"
         return cls(version, bases)
 
-    def enter(self, name: str, walls: Walls) -> str:
+    def enter(self, name: str, walls: Walls) -> bool:
         """Make the calling (forked, not yet confined) process a group of its own with these walls;
-        returns what holds, in words ("" when nothing could be set)."""
+        returns whether it holds."""
         try:
             for controller, base in self.bases.items():
                 (base / name).mkdir(exist_ok=True)
@@ -100,9 +100,8 @@ class Groups:
             for base in set(self.bases.values()):
                 _write(base / name / "cgroup.procs", str(os.getpid()))
         except OSError:
-            return ""
-        return (f"cgroup v{self.version}: {walls.memory_bytes // 2**20} MiB of memory, {walls.tasks} tasks, "
-                f"{walls.cpus:g} CPU")
+            return False
+        return True
 
     def out_of_memory(self, name: str) -> bool:
         """Whether the kernel's OOM killer took a process of the group (read before `remove`)."""

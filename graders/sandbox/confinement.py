@@ -24,6 +24,7 @@ there, before the import. `--sandbox-without` leaves steps out, to test what rem
 from __future__ import annotations
 
 import dataclasses
+import enum
 import os
 import resource
 import shutil
@@ -47,37 +48,97 @@ _MAX_COPIED_BYTES = 8 * 2**20
 _MAX_FILE_BYTES = 16 * 2**20
 
 
+class Gap(enum.StrEnum):
+    """What keeps a worker from counting as confined (the engine words each: graders/engine/sandbox_words.py)."""
+
+    NO_LANDLOCK = "no_landlock"  # and no namespace view: files outside the sandbox are open to it
+    NO_NETWORK_RULES = "no_network_rules"  # no namespace view, and a Landlock ABI below 4
+    NO_SECCOMP = "no_seccomp"
+    STILL_ROOT = "still_root"  # root with no namespace view to switch to an unprivileged user
+    CAPABILITIES_LEFT = "capabilities_left"  # Confinement.capabilities_left says which
+    IN_PROCESS = "in_process"  # --in-process: no sandbox at all
+    UNREADABLE_REPORT = "unreadable_report"  # the worker's report could not be read
+
+
+class WorkerUser(enum.StrEnum):
+    """Whom a worker runs as."""
+
+    UNPRIVILEGED = "unprivileged"  # the worker user it switched to
+    ROOT = "root"
+    GRADER = "grader"  # the grader's own (unprivileged) user
+    GRADER_PROCESS = "grader_process"  # no worker: the grader's own process (--in-process)
+
+
+@dataclass(frozen=True)
+class WallsHeld:
+    """What counts a worker's resources: its cgroup, or the rlimits it falls back to, and its scratch folder."""
+
+    cgroup_version: int = 0  # 0: no cgroup of its own
+    no_cgroups: str = ""  # where cgroup_version is 0, why (cgroups.Groups.find's reason)
+    memory_mb: int = 0
+    tasks: int = 0
+    cpus: float = 0.0
+    own_user: bool = False  # no cgroup counts its tasks: a user of its own, whose RLIMIT_NPROC is its alone
+    scratch_tmpfs: bool = False  # its scratch folder is a size-capped tmpfs (a namespace view of its own)
+    scratch_mb: int = 0
+    max_file_mb: int = 0  # the largest file it may write, where scratch is not size-capped
+
+    def to_wire(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_wire(cls, data: Any) -> "WallsHeld | None":
+        if not isinstance(data, dict):
+            return None
+        kinds = {f.name: f.type for f in dataclasses.fields(cls)}
+        taken = {name: data[name] for name, kind in kinds.items() if name in data and _is(data[name], kind)}
+        return cls(**{**taken, "no_cgroups": str(taken.get("no_cgroups", ""))[:200]})
+
+
 @dataclass(frozen=True)
 class Confinement:
-    """What confines a worker, in words, and what is missing for it to count as confined."""
+    """What confines a worker, as facts (the walls up and what is missing for it to count as confined); the
+    engine words them (graders/engine/sandbox_words.py: confinement_summary)."""
 
-    filesystem: str  # e.g. "namespace view + Landlock ABI 7 (reads, writes, TCP, signals)"
-    processes: str  # e.g. "seccomp filter"
-    user: str  # e.g. "uid 65534, no capabilities"
-    missing: tuple[str, ...] = ()
-    # What counts its resources, e.g. "cgroup v1: 2048 MiB of memory, 64 tasks, 1 CPU; scratch: a 64 MiB
-    # tmpfs"; where a wall falls back to rlimits, it says so (a fallback, not a reason to refuse).
-    walls: str = ""
+    namespace_view: bool = False
+    landlock_abi: int = 0  # 0: no Landlock
+    seccomp: bool = False
+    user: WorkerUser = WorkerUser.GRADER
+    gaps: tuple[Gap, ...] = ()
+    capabilities_left: tuple[tuple[str, int], ...] = ()  # (the set, e.g. "CapEff", its mask), for CAPABILITIES_LEFT
+    walls: WallsHeld | None = None  # what counts its resources; None where no worker reported it (a plan)
 
     @property
     def confined(self) -> bool:
-        return not self.missing
-
-    def summary(self) -> str:
-        text = f"{self.filesystem}; {self.processes}; {self.user}" + (f"; {self.walls}" if self.walls else "")
-        return text if self.confined else f"NOT CONFINED ({'; '.join(self.missing)}): {text}"
+        return not self.gaps
 
     def to_wire(self) -> dict[str, Any]:
-        return {"filesystem": self.filesystem, "processes": self.processes, "user": self.user,
-                "missing": list(self.missing), "walls": self.walls}
+        return {"namespace_view": self.namespace_view, "landlock_abi": self.landlock_abi, "seccomp": self.seccomp,
+                "user": str(self.user), "gaps": [str(gap) for gap in self.gaps],
+                "capabilities_left": [list(pair) for pair in self.capabilities_left],
+                "walls": self.walls.to_wire() if self.walls else None}
 
     @classmethod
     def from_wire(cls, data: Any) -> "Confinement":
+        """A worker's report, trusting nothing in it: a report that does not read is a gap of its own."""
         data = data if isinstance(data, dict) else {}
-        missing = data.get("missing") if isinstance(data.get("missing"), list) else ["an unreadable report"]
-        return cls(str(data.get("filesystem", "?"))[:200], str(data.get("processes", "?"))[:200],
-                   str(data.get("user", "?"))[:200], tuple(str(m)[:200] for m in missing),
-                   str(data.get("walls", ""))[:400])
+        gaps, user = data.get("gaps"), data.get("user")
+        known = {str(gap) for gap in Gap}
+        if (type(gaps) is not list or not all(type(gap) is str and gap in known for gap in gaps)
+                or type(user) is not str or user not in {str(u) for u in WorkerUser}):
+            return cls(gaps=(Gap.UNREADABLE_REPORT,))
+        capabilities = data.get("capabilities_left")
+        pairs = tuple((name[:20], mask) for name, mask in (p for p in capabilities if type(p) is list and len(p) == 2)
+                      if type(name) is str and type(mask) is int) if type(capabilities) is list else ()
+        abi = data.get("landlock_abi")
+        return cls(data.get("namespace_view") is True, abi if type(abi) is int and 0 <= abi < 100 else 0,
+                   data.get("seccomp") is True, WorkerUser(user), tuple(Gap(gap) for gap in gaps), pairs,
+                   WallsHeld.from_wire(data.get("walls")))
+
+
+def _is(value: Any, kind: str) -> bool:
+    """Whether a value read off the wire is of a field's type (named, as annotations are here: PEP 563)."""
+    return type(value) in {"int": (int,), "str": (str,), "bool": (bool,), "float": (int, float)}[kind]
 
 
 def plan(without: frozenset[str] = frozenset()) -> Confinement:
@@ -92,23 +153,21 @@ def plan(without: frozenset[str] = frozenset()) -> Confinement:
 
 def _judge(*, view: bool, abi: int, seccomp: bool, root: bool, switched: bool,
            capabilities: dict[str, int]) -> Confinement:
-    missing = []
-    parts = (["namespace view"] if view else []) + ([f"Landlock ABI {abi}"] if abi else [])
+    gaps = []
     if not view and not abi:
-        missing.append("no Landlock on this kernel: files outside the sandbox can be read and written")
+        gaps.append(Gap.NO_LANDLOCK)
     elif not view and abi < 4:
-        missing.append(f"Landlock ABI {abi} has no network rules")
+        gaps.append(Gap.NO_NETWORK_RULES)
     if not seccomp:
-        missing.append("no seccomp filter: processes, signals and sockets are not restricted")
+        gaps.append(Gap.NO_SECCOMP)
     if root and not switched:
-        missing.append("runs as root (no namespace view to switch to an unprivileged user)")
-    kept = {k: v for k, v in capabilities.items() if k != "CapBnd" or root}
+        gaps.append(Gap.STILL_ROOT)
+    # The bounding set counts only for root: an unprivileged user cannot gain what it bounds.
+    kept = tuple(sorted((k, v) for k, v in capabilities.items() if k != "CapBnd" or root))
     if kept:
-        missing.append("capabilities left: " + ", ".join(f"{k}={v:x}" for k, v in sorted(kept.items())))
-    if abi >= 6:
-        parts.append("reads, writes, TCP, abstract sockets and signals limited")
-    user = ("an unprivileged user" if switched else "root" if root else "the grader's user") + ", no capabilities"
-    return Confinement(" + ".join(parts) or "none", "seccomp filter" if seccomp else "none", user, tuple(missing))
+        gaps.append(Gap.CAPABILITIES_LEFT)
+    user = WorkerUser.UNPRIVILEGED if switched else WorkerUser.ROOT if root else WorkerUser.GRADER
+    return Confinement(view, abi, seccomp, user, tuple(gaps), kept)
 
 
 # ---------------------------------------------------------------- the worker's side
@@ -146,7 +205,7 @@ def enter(channel: socket.socket, folder: WorkerFolder, code: Path, budget: Budg
     parent = os.getppid()
     if "cgroups" in without:
         groups = "no cgroups (left out by --sandbox-without)"
-    counted = groups.enter(f"w{number}", walls) if isinstance(groups, Groups) else ""
+    counted = groups.enter(f"w{number}", walls) if isinstance(groups, Groups) else False
     _first_to_go()
     os.setsid()
     _streams(channel, folder.scratch)
@@ -186,19 +245,16 @@ def enter(channel: socket.socket, folder: WorkerFolder, code: Path, budget: Budg
                                                             list(reach.devices))
     seccomp = "seccomp" not in without and syscall_filter.confine(os.getpid())
     held = _judge(view=view, abi=abi, seccomp=seccomp, root=root, switched=switched, capabilities=capabilities)
-    return dataclasses.replace(held, walls=_walls_text(counted, groups, walls, switched, view, budget.scratch_mb))
+    return dataclasses.replace(held, walls=_walls_held(counted, groups, walls, switched, view, budget.scratch_mb))
 
 
-def _walls_text(counted: str, groups: object, walls: Walls, own_user: bool, view: bool, scratch_mb: int) -> str:
-    """What counts this worker's resources, in words; each fallback named as one."""
-    tasks = (f"RLIMIT_NPROC {walls.tasks} for a user of its own" if own_user
-             else "RLIMIT_NPROC above its user's other tasks")
-    parts = [counted or f"{groups} (fallback: address space {walls.memory_bytes // 2**20} MiB over torch's, "
-                        f"{tasks}, no CPU cap but a lower priority)"]
-    parts.append(f"scratch: a {scratch_mb} MiB tmpfs" if view else
-                 f"scratch: not size-capped (no mount namespace without root; files of at most "
-                 f"{_MAX_FILE_BYTES // 2**20} MiB each)")
-    return "; ".join(parts) + "; memfd_create refused, at most 256 open files"
+def _walls_held(entered: bool, groups: object, walls: Walls, own_user: bool, view: bool,
+                scratch_mb: int) -> WallsHeld:
+    """What counts this worker's resources: its cgroup where it entered one, else the fallbacks (and why)."""
+    version = groups.version if entered and isinstance(groups, Groups) else 0
+    why = "" if version else (groups if isinstance(groups, str) else "no cgroups (its cgroup could not be made)")
+    return WallsHeld(version, why, walls.memory_bytes // 2**20, walls.tasks, walls.cpus, own_user, view, scratch_mb,
+                     _MAX_FILE_BYTES // 2**20)
 
 
 def _first_to_go() -> None:

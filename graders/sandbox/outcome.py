@@ -53,11 +53,11 @@ class Stage(enum.StrEnum):
 class Kind(enum.StrEnum):
     """The facts a failed request may carry; the fields of `Fact` each one fills are named beside it."""
 
-    UNCONFINED = "unconfined"  # names: the confinement steps that did not hold
+    UNCONFINED = "unconfined"  # confinement: what held, and the gaps that keep it from counting
     FORGED_ANSWER = "forged answer"  # an answer to another request than the one waited for
     ANSWER_TOO_LARGE = "answer too large"  # size_mb, limit_mb
     SLOW_DECODING = "slow decoding"  # the answer's decoding ran past the call's time
-    NOT_PLAIN_DATA = "not plain data"  # text: what the decoder found
+    NOT_PLAIN_DATA = "not plain data"  # refusal: why the decoder refused it; text, count, limit: what it found
     OUT_OF_MEMORY = "out of memory"  # stage, before, limit_mb
     ENDED = "ended"  # stage, before, and signal or exit_status (neither: it could not be waited for)
     NOT_LOADED_AGAIN = "not loaded again"  # status: how the module's second load ended
@@ -87,6 +87,10 @@ class Fact:
     text: str = ""
     status: Status | None = None
     cause: "Fact | None" = None
+    refusal: wire.Refusal | None = None  # NOT_PLAIN_DATA: why the message was refused
+    count: int = 0  # NOT_PLAIN_DATA: how many of what was refused the message held
+    limit: int = 0  # NOT_PLAIN_DATA: how many may be
+    confinement: Confinement | None = None  # UNCONFINED: what the worker reported
 
     def to_wire(self) -> dict[str, Any]:
         """How a worker sends one of its own kinds (THREAD_LEFT, ..., UNSENDABLE) in a reply."""
@@ -95,10 +99,19 @@ class Fact:
     @classmethod
     def from_wire(cls, data: Any) -> "Fact":
         if not isinstance(data, dict) or data.get("kind") not in _WORKER_KINDS:
-            raise wire.WireError("a worker's fact is a dict with a kind of its own")
+            raise wire.WireError(wire.Refusal.BAD_FACT)
         names = data.get("names", [])
         return cls(Kind(data["kind"]), names=tuple(str(n)[:60] for n in names if type(n) is str)
                    if isinstance(names, list) else (), text=str(data.get("text", ""))[:2000])
+
+
+def refused(error: BaseException) -> Fact:
+    """What the grader's side found in a message it could not rebuild: the decoder's refusal, or the Python
+    error that reading the reply met (its text as Python gave it)."""
+    if isinstance(error, wire.WireError):
+        return Fact(Kind.NOT_PLAIN_DATA, refusal=error.refusal, text=error.found, count=error.count,
+                    limit=error.limit)
+    return Fact(Kind.NOT_PLAIN_DATA, refusal=wire.Refusal.ERROR_RAISED, text=str(error))
 
 
 def ended(status: int | None, stage: Stage, before: bool = False) -> Fact:
@@ -169,12 +182,12 @@ class Outcome:
 
 def outcome_from_reply(reply: Any) -> Outcome:
     if not isinstance(reply, dict):
-        raise wire.WireError("an answer must be a dict")
+        raise wire.WireError(wire.Refusal.NOT_A_DICT)
     if reply.get("status") == Status.PRINTING:
         return Outcome(Status.PRINTING, written=reply["written"] if type(reply.get("written")) is int else 0)
     status = reply.get("status") or (Status.READY if reply.get("ready") is True else Status.IMPORT_FAILED)
     if status != Status.CONFINED and status not in ANSWERS:
-        raise wire.WireError(f"unknown status {str(status)[:40]}")
+        raise wire.WireError(wire.Refusal.UNKNOWN_STATUS, str(status)[:40])
     seconds = reply.get("seconds", 0.0)
     public = reply.get("public", [])
     return Outcome(

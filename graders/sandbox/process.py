@@ -23,7 +23,7 @@ from graders.sandbox import scratch
 from graders.sandbox import wire
 from graders.sandbox.budget import Budget
 from graders.sandbox.confinement import Confinement, WorkerFolder
-from graders.sandbox.outcome import ANSWERS, Fact, Kind, Outcome, Stage, Status, ended, outcome_from_reply
+from graders.sandbox.outcome import ANSWERS, Fact, Kind, Outcome, Stage, Status, ended, outcome_from_reply, refused
 from graders.sandbox.zygote import ZYGOTE
 
 SETUP_SECONDS = 60.0  # for the zygote's loading (torch._dynamo: ~3.5 s) and the sandbox's set-up, never student code
@@ -85,7 +85,7 @@ class Worker:
             self.confinement = report.confinement
             if self.settings.require_confinement and not report.confinement.confined:  # type: ignore[union-attr]
                 self.stop()
-                return Outcome(Status.UNCONFINED, fact=Fact(Kind.UNCONFINED, names=tuple(report.confinement.missing)))
+                return Outcome(Status.UNCONFINED, fact=Fact(Kind.UNCONFINED, confinement=report.confinement))
         reply = self._read(SETUP_SECONDS, Stage.SETUP)
         if reply.status == Status.READY:
             self.ready = reply
@@ -182,7 +182,7 @@ class Worker:
             return Outcome(Status.TIMEOUT, fact=Fact(Kind.SLOW_DECODING), seconds=deadline - time.monotonic())
         except (wire.WireError, ValueError, TypeError, KeyError, RecursionError) as error:
             self.stop()
-            return Outcome(Status.BROKEN, fact=Fact(Kind.NOT_PLAIN_DATA, text=str(error)))
+            return Outcome(Status.BROKEN, fact=refused(error))
 
     def _exactly(self, size: int, deadline: float) -> bytes | Outcome:
         assert self.sock is not None

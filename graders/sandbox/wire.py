@@ -10,6 +10,7 @@ a description that compares equal to nothing.
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import struct
@@ -37,11 +38,50 @@ _WORDS = frozenset((bool, str, type(None)))
 _IMMUTABLE = frozenset((bool, str, int, float, type(None)))
 
 
+class Refusal(enum.StrEnum):
+    """Why a message was refused, as data: the engine words it (graders/engine/sandbox_words.py)."""
+
+    SHORT_MESSAGE = "short_message"
+    HEADER_PAST_END = "header_past_end"
+    TOO_MANY_CONTAINERS = "too_many_containers"  # count: the lists and dicts found; limit: how many may be
+    NOT_JSON = "not_json"  # found: the JSON parser's error
+    TOO_DEEP = "too_deep"
+    UNEXPECTED_NODE = "unexpected_node"  # found: the node, cut short
+    UNKNOWN_NODE = "unknown_node"  # found: its first keys
+    UNKNOWN_DTYPE = "unknown_dtype"  # found: the dtype's name
+    UNKNOWN_TENSOR_DTYPE = "unknown_tensor_dtype"  # found: the dtype's name
+    SCALAR_NOT_NUMBER = "scalar_not_a_number"
+    TENSOR_SPEC_NOT_OBJECT = "tensor_spec_not_an_object"
+    GRAD_NOT_TENSOR = "grad_not_a_tensor"
+    BAD_NDARRAY_SPEC = "bad_ndarray_spec"
+    BLOB_OUT_OF_ORDER = "blob_out_of_order"
+    BLOB_PAST_END = "blob_past_end"
+    NOT_A_LIST = "not_a_list"
+    NOT_A_PAIR = "not_a_pair"
+    NOT_A_STRING = "not_a_string"
+    BAD_DIMENSION = "bad_dimension"
+    UNHASHABLE_KEY = "unhashable_key"
+    NOT_A_DICT = "not_a_dict"  # the reply itself
+    UNKNOWN_STATUS = "unknown_status"  # found: the status, cut short
+    BAD_FACT = "bad_fact"  # a worker's fact without a kind of its own
+    ERROR_RAISED = "error_raised"  # found: the Python error met rebuilding it ("KeyError: ...")
+
+
 class WireError(Exception):
-    """A message that does not follow the format: the worker is broken or hostile."""
+    """A message that does not follow the format: the worker is broken or hostile. It carries why, as data."""
+
+    def __init__(self, refusal: Refusal, found: str = "", *, count: int = 0, limit: int = 0) -> None:
+        super().__init__(refusal, found)
+        self.refusal = refusal
+        self.found = found
+        self.count = count
+        self.limit = limit
+
+    def __str__(self) -> str:  # for a log or a traceback: the refusal's code and what was found
+        return f"{self.refusal}: {self.found}" if self.found else str(self.refusal)
 
 
-class DecodeTimeout(WireError):
+class DecodeTimeout(Exception):
     """Rebuilding the message took past its deadline (an answer built to be slow to decode)."""
 
 
@@ -231,25 +271,25 @@ def unpack(message: bytes, deadline: float = math.inf) -> Any:
     """Rebuild a value from a message, trusting nothing in it; past `deadline` (time.monotonic)
     it stops with DecodeTimeout, so that decoding counts against the call's time limit."""
     if len(message) < 4:
-        raise WireError("message shorter than its header")
+        raise WireError(Refusal.SHORT_MESSAGE)
     (length,) = struct.unpack("!I", message[:4])
     if length > len(message) - 4:
-        raise WireError("header longer than the message")
+        raise WireError(Refusal.HEADER_PAST_END)
     header = message[4:4 + length]
     containers = header.count(b"[") + header.count(b"{")
     if containers > _MAX_CONTAINERS:
-        raise WireError(f"the answer nests {containers:,} lists or dicts, over the limit of {_MAX_CONTAINERS:,}")
+        raise WireError(Refusal.TOO_MANY_CONTAINERS, count=containers, limit=_MAX_CONTAINERS)
     try:
         tree = json.loads(header)
     except ValueError as error:
-        raise WireError(f"header is not JSON: {error}") from None
+        raise WireError(Refusal.NOT_JSON, str(error)) from None
     data = memoryview(message)[4 + length:]
     try:
         return _Decoder(data, deadline).decode(tree, 0)
-    except WireError:
+    except (WireError, DecodeTimeout):
         raise
     except Exception as error:  # RecursionError, a bad device name, an overflow...: all malformed input
-        raise WireError(f"{type(error).__name__}: {error}"[:200]) from None
+        raise WireError(Refusal.ERROR_RAISED, f"{type(error).__name__}: {error}"[:200]) from None
 
 
 class _Decoder:
@@ -261,10 +301,10 @@ class _Decoder:
 
     def decode(self, tree: Any, depth: int) -> Any:
         if depth > _MAX_DEPTH + 2:
-            raise WireError("nested too deep")
+            raise WireError(Refusal.TOO_DEEP)
         self.nodes += 1
         if self.nodes % _NODES_BETWEEN_CLOCK_READS == 0 and time.monotonic() > self.deadline:
-            raise DecodeTimeout("decoding the answer ran past the call's time limit")
+            raise DecodeTimeout()
         if tree is None or type(tree) in _PLAIN:
             return tree
         if type(tree) is list:
@@ -273,7 +313,7 @@ class _Decoder:
                 return tree
             return [self.decode(item, depth + 1) for item in tree]
         if type(tree) is not dict or len(tree) not in (1, 2, 3):
-            raise WireError(f"unexpected node {str(tree)[:80]}")
+            raise WireError(Refusal.UNEXPECTED_NODE, str(tree)[:80])
         if "tuple" in tree:
             items = self._list(tree["tuple"])
             if set(map(type, items)) <= _IMMUTABLE:  # a shape such as (3, 4): no call per item
@@ -304,26 +344,26 @@ class _Decoder:
         if "dtype" in tree:
             name = self._str(tree["dtype"])
             if name not in _DTYPES:
-                raise WireError(f"unknown dtype {name[:40]}")
+                raise WireError(Refusal.UNKNOWN_DTYPE, name[:40])
             return _DTYPES[name]
         if "device" in tree:
             return torch.device(self._str(tree["device"]))
         if "scalar" in tree:
             value = self.decode(tree["scalar"], depth + 1)
             if type(value) not in (int, float, bool, complex):
-                raise WireError("scalar that is not a number")
+                raise WireError(Refusal.SCALAR_NOT_NUMBER)
             return Scalar(value, self._str(tree.get("type", "?")))
         if "unsupported" in tree:
             return Unsupported(self._str(tree["unsupported"]), self._str(tree.get("text", "")),
                                tree.get("subclass_of") == "torch.Tensor")
-        raise WireError(f"unknown node {sorted(tree)[:3]}")
+        raise WireError(Refusal.UNKNOWN_NODE, str(sorted(tree)[:3]))
 
     def _tensor(self, spec: Any, depth: int) -> torch.Tensor:
         if type(spec) is not dict:
-            raise WireError("tensor spec is not an object")
+            raise WireError(Refusal.TENSOR_SPEC_NOT_OBJECT)
         name = self._str(spec.get("dtype"))
         if name not in _DTYPES:
-            raise WireError(f"unknown tensor dtype {name[:40]}")
+            raise WireError(Refusal.UNKNOWN_TENSOR_DTYPE, name[:40])
         dtype = _DTYPES[name]
         shape = [self._count(n) for n in self._list(spec.get("shape"))]
         blob = self._blob(spec.get("blob"), math.prod(shape) * dtype.itemsize)
@@ -334,7 +374,7 @@ class _Decoder:
         grad = spec.get("grad")
         grad_tensor = self.decode(grad, depth + 1) if grad is not None else None
         if grad_tensor is not None and type(grad_tensor) is not torch.Tensor:
-            raise WireError("grad that is not a tensor")
+            raise WireError(Refusal.GRAD_NOT_TENSOR)
         grad_fn = spec.get("grad_fn")
         _origins[tensor] = TensorOrigin(
             requires_grad=requires_grad,
@@ -347,7 +387,7 @@ class _Decoder:
 
     def _ndarray(self, spec: Any) -> np.ndarray:
         if type(spec) is not dict or self._str(spec.get("dtype")) not in _NUMPY_DTYPES:
-            raise WireError("bad ndarray spec")
+            raise WireError(Refusal.BAD_NDARRAY_SPEC)
         dtype = np.dtype(spec["dtype"])
         shape = [self._count(n) for n in self._list(spec.get("shape"))]
         blob = self._blob(spec.get("blob"), math.prod(shape) * dtype.itemsize)
@@ -356,38 +396,38 @@ class _Decoder:
     def _blob(self, index: Any, size: int) -> bytes:
         # Blobs are laid end to end in the order they are referenced.
         if type(index) is not int or index != len(self.offsets) - 1:
-            raise WireError("blob out of order")
+            raise WireError(Refusal.BLOB_OUT_OF_ORDER)
         start = self.offsets[-1]
         if start + size > len(self.data):
-            raise WireError("blob runs past the end of the message")
+            raise WireError(Refusal.BLOB_PAST_END)
         self.offsets.append(start + size)
         return bytes(self.data[start:start + size])
 
     # What a well-formed message holds where each is read; anything else is refused with the reason.
     @staticmethod
     def _list(value: Any) -> list:
-        return _expect(value, type(value) is list, "expected a list")
+        return _expect(value, type(value) is list, Refusal.NOT_A_LIST)
 
     @staticmethod
     def _pair(value: Any) -> list:
-        return _expect(value, type(value) is list and len(value) == 2, "expected a key-value pair")
+        return _expect(value, type(value) is list and len(value) == 2, Refusal.NOT_A_PAIR)
 
     @staticmethod
     def _str(value: Any) -> str:
-        return _expect(value, type(value) is str, "expected a string")
+        return _expect(value, type(value) is str, Refusal.NOT_A_STRING)
 
     @staticmethod
     def _count(value: Any) -> int:
-        return _expect(value, type(value) is int and 0 <= value <= 2**40, "bad dimension size")
+        return _expect(value, type(value) is int and 0 <= value <= 2**40, Refusal.BAD_DIMENSION)
 
     @staticmethod
     def _key(value: Any) -> Any:
         if type(value) not in (str, int, float, bool, tuple) and value is not None:
-            raise WireError("dict key of an unhashable kind")
+            raise WireError(Refusal.UNHASHABLE_KEY)
         return value
 
 
-def _expect(value: Any, well_formed: bool, problem: str) -> Any:
+def _expect(value: Any, well_formed: bool, problem: Refusal) -> Any:
     """`value`, if the decoder's test of it holds; else the message is refused, saying why."""
     if not well_formed:
         raise WireError(problem)

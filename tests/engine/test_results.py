@@ -1,6 +1,6 @@
 """The result model read back: what `--json` writes reads back as the same typed result, results written by the
-version before the typed reader (tests/engine/old_results/) still read, and data that is not a result is refused
-with a message that names the file and what is wrong in it."""
+version before the typed reader (tests/engine/old_results/) still read. Data that is not a result is refused by
+the reader: tests/engine/test_result_reading.py."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import course_config
-from graders.engine.results import CheckResult, ExerciseResult, NotAResult, SubmissionResult
+from graders.engine.results import CheckResult, ExerciseResult, SubmissionResult
 from graders.frontends.grade.store import StudentRecord, store, stored
 from mistake_catalogue import submission
 
@@ -105,23 +105,3 @@ def test_a_named_mistake_travels_as_fields_of_the_check(grade) -> None:
     assert not [c for c in views.checks if c.passed and (c.mistake_shown or c.meaning or c.hint or c.section)]
 
 
-@pytest.mark.parametrize(("text", "said"), [
-    ("not json {", "is not a result of the grader: it is not JSON"),
-    ("[1, 2]", "is a list, not an object of SubmissionResult's fields"),
-    ('{"student": "ann"}', "has no `score`, `max_score`, `exercises`: not a SubmissionResult"),
-    ('{"score": 1, "max_score": 2, "exercises": [{"slug": "views", "score": "1", "max_score": 2}]}',
-     "at exercises[0].score, is '1' (text), not a number"),
-    ('{"score": 1, "max_score": 2, "exercises": [{"slug": "views", "score": 1, "max_score": 2, "checks": '
-     '[{"id": "c", "points": 1, "score": 1, "passed": "yes"}]}]}',
-     "at exercises[0].checks[0].passed, is 'yes' (text), not true or false"),
-    ('{"score": 1, "max_score": 2, "exercises": {"views": 1}}', "at exercises, is an object, not a list"),
-    ('{"score": 1, "max_score": 2, "exercises": [{"slug": "views", "score": 1, "max_score": 2, "checks": '
-     '[{"id": "c", "points": 1, "score": 1}]}]}', "at exercises[0].checks[0], has no `passed`: not a CheckResult"),
-])
-def test_a_file_that_is_not_a_result_is_refused_naming_the_file_and_what_is_wrong(tmp_path: Path, text: str,
-                                                                                   said: str) -> None:
-    path = tmp_path / "result.json"
-    path.write_text(text)
-    with pytest.raises(NotAResult) as refused:
-        SubmissionResult.read(path)
-    assert str(refused.value).startswith(str(path)) and said in str(refused.value), str(refused.value)

@@ -7,8 +7,8 @@ started: in process after the same process graded the reference (pytest), after 
 parent read every classmate's answers and its grading processes loaded the expected values
 (batch), in a Gradescope run (which goes through the batch). It must find nothing but what it
 planted itself, which proves that the walk sees what it looks for. A student's own run, whose
-zygote is forked from the grader before anything of the grading is loaded, is tried too, with a
-secret in its environment. The notebooks' path is tested
+zygote is forked from the grader before anything of the grading is loaded, is tried with a secret
+in its environment in tests/sandbox/test_fork_server.py. The notebooks' path is tested
 with the other nbgrader attacks (tests/frontends/test_nbgrader_attacks.py).
 """
 
@@ -24,7 +24,6 @@ import pytest
 
 import course_config
 
-from conftest import STUBS
 from looting import (assert_found_only_the_planted, canary, digest, expected_needles, hidden_needles, looting_module,
                      zygote_kind)
 
@@ -46,32 +45,6 @@ def test_a_worker_holds_nothing_the_grading_process_held_before_it(grade, tmp_pa
     graded = grade({SLUG: source}, *WALK_SECONDS, "-k", "f_on_lesson_grid")
     message = graded.checks(SLUG)["f_on_lesson_grid"]["message"]
     assert zygote_kind(message) == "exec"  # this process held the grading: its zygote is a fresh interpreter
-    assert_found_only_the_planted(message, needles)
-
-
-def test_a_students_own_run_forks_a_zygote_with_nothing_of_the_grading_nor_of_the_environment(tmp_path: Path) -> None:
-    # A student's own `pytest exercises/` forks its zygote from the grader, right after torch is imported
-    # and before course_config.py, the checks or the reference are loaded (graders/sandbox/zygote.py).
-    recording = tmp_path / "expected.json"
-    target = str(STUBS / "lesson01" / f"{SLUG}.py")
-    recorded = subprocess.run([sys.executable, "-m", "pytest", target, "--submission", str(ROOT / "reference"),
-                               "--record-expected", str(recording), "-q", "-p", "no:cacheprovider"],
-                              capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert recording.is_file(), recorded.stdout[-2000:]
-    secret = canary()  # what the student's environment holds: the zygote sheds it before any fork
-    source, needles = looting_module({**hidden_needles(), **expected_needles(recording),
-                                      digest(secret): "the grader's environment"})
-    folder = tmp_path / "mine" / "lesson01"
-    folder.mkdir(parents=True)
-    (folder / f"{SLUG}.py").write_text(source)
-    result = tmp_path / "result.json"
-    run = subprocess.run([sys.executable, "-m", "pytest", target, "--submission", str(folder.parent), "--json",
-                          str(result), "-q", "-p", "no:cacheprovider", "-k", "f_on_lesson_grid", *WALK_SECONDS],
-                         capture_output=True, text=True, timeout=600, cwd=tmp_path,
-                         env={**os.environ, "GRADERS_TEST_SECRET": secret})
-    checks = {c["id"]: c for e in json.loads(result.read_text())["exercises"] for c in e["checks"]}
-    message = checks["f_on_lesson_grid"]["message"]
-    assert zygote_kind(message) == "forked", run.stdout[-2000:]
     assert_found_only_the_planted(message, needles)
 
 

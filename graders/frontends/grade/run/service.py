@@ -118,8 +118,10 @@ class Service:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     def _hello(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"course": self.digest, "confined": self.plan.confined, "missing": list(self.plan.missing),
-                "summary": self.plan.summary()}
+        from graders.engine.sandbox_words import confinement_summary, gap_words  # loaded after the zygote started
+
+        return {"course": self.digest, "confined": self.plan.confined, "missing": gap_words(self.plan),
+                "summary": confinement_summary(self.plan)}
 
     def _reference(self, request: dict[str, Any]) -> dict[str, Any]:
         import pytest

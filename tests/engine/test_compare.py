@@ -1,4 +1,4 @@
-"""Tolerances where the expected value is infinite: rtol x inf is an infinite tolerance, so a comparison
+"""How graders/engine/compare.py compares, where the expected value is infinite: rtol x inf is an infinite tolerance, so a comparison
 within `atol + rtol * |expected|` took any finite number (even -inf) for +inf. Only an equal answer may match
 an infinite expected value; nan matches nan; everything finite is compared as before."""
 

@@ -1,16 +1,21 @@
-"""A run's rooms' warm-ups are run by the zygote as soon as it has loaded, ahead of any worker, and
-nothing but a driver module's function is ever run there."""
+"""The zygote (graders/sandbox/zygote.py): a run's rooms' warm-ups are run by it as soon as it has loaded, ahead
+of any worker, and nothing but a driver module's function is ever run there; and it goes, its workers with it,
+when the grader that started it is killed."""
 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from graders.frontends.pytest_plugin import room_warm_ups
 
+from attacks import SLUG, with_f
 from conftest import ROOT, STUBS
+from process_tree import confined, family_once_a_worker_runs, running
 
 JVP_LOADED = "torch._decomp.decompositions_for_jvp"  # what forward_vs_reverse's warm_up loads on first use of jvp
 PROBE = """
@@ -71,3 +76,22 @@ def test_a_students_run_names_the_warm_ups_of_the_rooms_it_grades_and_only_those
     rooms_with_drivers = {p.parent.name for p in (ROOT / "graders" / "lesson01").glob("*/drivers.py")}
     named = room_warm_ups(sorted(exercises.glob("*.py")))
     assert {name.split(".")[2] for name in named} == rooms_with_drivers != set()
+
+
+def test_killing_the_grader_takes_its_zygote_and_workers_with_it(tmp_path: Path) -> None:
+    folder = tmp_path / "submission" / "lesson01"
+    folder.mkdir(parents=True)
+    (folder / f"{SLUG}.py").write_text(with_f("    while True:\n        pass\n"))
+    grader = subprocess.Popen([sys.executable, "-m", "pytest", str(STUBS / "lesson01" / f"{SLUG}.py"),
+                               "--submission", str(folder.parent), "-p", "no:cacheprovider", "-q"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        family = family_once_a_worker_runs(grader.pid, seconds=60)  # the zygote and the worker stuck in the loop
+        assert any(confined(pid) for pid in family), family
+    finally:
+        grader.send_signal(signal.SIGKILL)
+        grader.wait()
+    deadline = time.monotonic() + 10
+    while any(running(pid) for pid in family) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in family if running(pid)]

@@ -1,4 +1,4 @@
-"""One worker grades all of a submission's exercises, and what one module does costs only its own exercise."""
+"""One worker grades all of a submission's exercises (graders/sandbox/shared.py), and what one module does costs only its own exercise."""
 
 from __future__ import annotations
 

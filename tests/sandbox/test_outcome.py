@@ -1,4 +1,4 @@
-"""What the grader knows of a raised exception: the worker sends the qualified names of its class and bases, and
+"""What the grader knows of a raised exception (graders/sandbox/outcome.py's StudentError): the worker sends the qualified names of its class and bases, and
 the grader judges from them whether an `except ValueError` would catch it (worker._describe, StudentError.is_a)."""
 
 from __future__ import annotations

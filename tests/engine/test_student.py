@@ -1,4 +1,4 @@
-"""What a check's `student.call` gives, with a real worker: a call made with `reuse` runs once per
+"""What a check's `student.call` gives (graders/engine/student.py), with a real worker: a call made with `reuse` runs once per
 exercise and hands each later check a copy of its answer; any other call runs the student's code again."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Every resource has a wall: what a worker can take of memory, tasks, CPU and disk, tried as a student would.
+"""Every resource has a wall (graders/sandbox/cgroups.py, and the rlimits a worker falls back to without one): what
+a worker can take of memory, tasks, CPU and disk, tried as a student would.
 
 Each attack is f of sin_exp_derivative (the rest of the module the reference's): it takes as much as
 it can and reports, through the error it raises, how much it got. The walls: memfd_create refused
