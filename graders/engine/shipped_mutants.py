@@ -141,12 +141,12 @@ def checks_digest(lesson: str, slug: str) -> str:
 def write_inputs(lesson: str, noted: dict[str, dict[str, list[single_edits.Input]]]) -> None:
     """graders/<lesson>/mutant_inputs.bin: per exercise, each check's inputs (function, args, kwargs), which the
     grader asks a student's worker after a check stopped at a wrong answer. Exercises not regenerated keep theirs."""
-    from graders.sandbox import wire
+    from graders.sandbox import WireError, pack, unpack
 
     path = single_edits.inputs_path(lesson)
     try:
-        data = wire.unpack(path.read_bytes())
-    except (OSError, wire.WireError):
+        data = unpack(path.read_bytes())
+    except (OSError, WireError):
         data = {}
     if not isinstance(data, dict) or data.get("generator") != single_edits.generator_digest():
         data = {"generator": single_edits.generator_digest(), "exercises": {}}
@@ -155,7 +155,7 @@ def write_inputs(lesson: str, noted: dict[str, dict[str, list[single_edits.Input
         data["exercises"][slug] = {"reference": single_edits.source_digest(reference),
                                    "checks": {check: [(n.function, n.args, n.kwargs) for n in calls]
                                               for check, calls in sorted(checks.items())}}
-    path.write_bytes(wire.pack(data))
+    path.write_bytes(pack(data))
     single_edits.forget()
 
 

@@ -413,11 +413,11 @@ def inputs_path(lesson: str) -> Path:
 def shipped_inputs(lesson: str) -> dict[str, dict[str, list[tuple[str, tuple, dict]]]]:
     """Per exercise, per check id, the inputs the generator noted (function, args, kwargs), for the exercises the
     file holds of today's reference and generator; {} where there is none."""
-    from graders.sandbox import wire
+    from graders.sandbox import WireError, unpack
 
     try:
-        found = wire.unpack(inputs_path(lesson).read_bytes())
-    except (OSError, wire.WireError):
+        found = unpack(inputs_path(lesson).read_bytes())
+    except (OSError, WireError):
         return {}
     if not isinstance(found, dict) or found.get("generator") != generator_digest():
         return {}

@@ -171,35 +171,45 @@ def autograded(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 def _processes() -> set[int]:
     """Processes that grading may have started: workers (user nobody), zygotes and grading servers."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            owner = entry.stat().st_uid
-        except OSError:
-            continue
-        # A zygote counts when nothing that grades holds it any more (another pytest run's, which may run
-        # beside this one on a developer's machine, does not).
-        zygote = "fork_server" in command and "pytest" not in _command(_parent(entry))
-        if owner == 65534 or "server.py" in command or "graders.frontends.nbgrader.kernel" in command or zygote:
-            found.add(int(entry.name))
+    found = {int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit() and _grades(entry)}
     return {pid for pid in found if not _held_by_another_run(pid)}
 
 
+def _grades(entry: Path) -> bool:
+    """Whether a process is one grading starts: a worker (user nobody), a zygote, a grading server, a kernel."""
+    try:
+        command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        owner = entry.stat().st_uid
+    except OSError:
+        return False
+    return (owner == 65534 or "server.py" in command or "graders.frontends.nbgrader.kernel" in command
+            or "fork_server" in command)
+
+
 def _held_by_another_run(pid: int) -> bool:
-    """Whether a process belongs to another test run still going on this machine: one of its ancestors is a
-    pytest that is not this process (another pytest-xdist worker's tests, or another checkout's run, grade beside
-    this one). A process this test left behind descends from us, or has lost its ancestors (init adopted it)."""
+    """Whether a grading process belongs to another run still going on this machine (another pytest, a batch, a
+    benchmark, the generator of single edits): above its grading ancestors sits a live process that is neither this
+    test's process nor init. One this test left behind descends from us, or was adopted by init once the run that
+    started it ended (its grading ancestors lead straight to pid 1)."""
     ours = os.getpid()
     while pid > 1:
-        above = _parent(Path(f"/proc/{pid}"))
-        if pid == ours or above == ours:
+        if pid == ours:
             return False
-        if above > 1 and ("pytest" in _command(above) or "exec(eval(sys.stdin.readline()))" in _command(above)):
-            return True  # a pytest, or one of pytest-xdist's workers (python -c "...exec(eval(...))")
+        above = _parent(Path(f"/proc/{pid}"))
+        if above == ours:
+            return False
+        if above > 1 and not _grades(Path(f"/proc/{above}")):
+            # The grading ends here: what holds it is ours if we are above it, else another run's.
+            return not _descends_from(above, ours)
         pid = above
+    return False
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        pid = _parent(Path(f"/proc/{pid}"))
     return False
 
 
