@@ -30,7 +30,8 @@ from graders.engine.expect import (code_lines, expect_code_shows, expect_float_n
                                    expect_tensor, fail_with_mistake, seed_judged)
 from graders.engine.feedback import CheckFailed, fail
 from graders.engine.fresh import twin, twin_generator, twin_random
-from graders.engine.mistakes import (Contradiction, GradientSignature, Mistake, Suspect, code_binds_default,
+from graders.engine.mistakes import (DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, Contradiction, GradientSignature,
+                                     Mistake, Suspect, code_binds_default,
                                      code_passes, code_shows, contradiction, first_matching_variant,
                                      gradient_signature, is_scaled, own_answer, unless_contradicted)
 from graders.engine.plots import LossCurves
@@ -51,7 +52,7 @@ def exercise(lesson_folder: str, slug: str) -> course_config.Exercise:
     raise KeyError(f"the course has no lesson in folder {lesson_folder!r}")
 
 
-__all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "CheckFailed", "Exercise", "GradientSignature", "LossCurves",
+__all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "CheckFailed", "DTYPE_DIFFERS", "SHAPE_DIFFERS", "STILL_TRACKED", "Exercise", "GradientSignature", "LossCurves",
            "Meanwhile", "Mistake", "RECORD", "RECORDING", "Returned", "Scalar", "Student", "StudentError", "Suspect",
            "argument_changed", "seed_judged", "checks_for", "close", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
            "expect_float_not_tensor", "expect_number", "expect_tensor", "expected", "fail", "fail_with_mistake",

@@ -10,9 +10,10 @@ from typing import Any, Iterable, Iterator, Mapping
 import torch
 
 from graders.engine.compare import describe, number_problem, tensor_problem
+from graders.sandbox import origin
 from graders.engine.feedback import CheckFailed, fail
-from graders.engine.mistakes import (Mistake, Suspect, first_matching_variant, gradient_signature, is_scaled,
-                                     unless_contradicted)
+from graders.engine.mistakes import (DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, Mistake, Suspect,
+                                     first_matching_variant, gradient_signature, is_scaled, unless_contradicted)
 from graders.engine.student import Returned, Student
 
 
@@ -33,7 +34,23 @@ def expect_tensor(returned: Returned, expected: torch.Tensor, *, rtol: float, at
     if mistake is None and scaled and type(got) is torch.Tensor and got.shape == expected.shape:
         signature = gradient_signature(got, expected)
         mistake = next((m for factor, m in scaled.items() if is_scaled(signature, factor)), None)
-    _fail_with(returned, problem, describe(got), describe(expected), mistake, hint, section)
+    _fail_with(returned, problem, describe(got), describe(expected), mistake, hint, section,
+               otherwise=property_mistake(got, expected, requires_grad))
+
+
+def property_mistake(got: Any, expected: torch.Tensor, requires_grad: bool | None) -> Mistake | None:
+    """What differs in the result's own properties, in tensor_problem's order (shape, dtype, requires_grad), as a
+    mistake any exercise can make; None where only values differ (or it is no tensor)."""
+    if type(got) is not torch.Tensor:
+        return None
+    if got.shape != expected.shape:
+        return SHAPE_DIFFERS
+    if got.dtype != expected.dtype:
+        return DTYPE_DIFFERS
+    info = origin(got)
+    if requires_grad is False and info is not None and info.requires_grad:
+        return STILL_TRACKED
+    return None
 
 
 def expect_number(returned: Returned, expected: float, *, rtol: float, atol: float, section: str,
@@ -71,12 +88,14 @@ def fail_with_mistake(returned: Returned, summary: str, mistake: Mistake, got: A
 
 
 def _fail_with(returned: Returned, problem: str, got: str, expected: str, mistake: Mistake | None,
-               hint: str, section: str) -> None:
+               hint: str, section: str, otherwise: Mistake | None = None) -> None:
     __tracebackhide__ = True
     summary = f"{returned.call.split('(')[0]}: {problem}."
     if mistake is not None:
         fail(summary, call=returned.call, got=got, expected=expected, mistake=mistake)
-    fail(summary, call=returned.call, got=got, expected=expected, hint=hint, section=section)
+    if otherwise is not None:  # a property of the result differs: its own hint, not one written for wrong values
+        hint = section = ""
+    fail(summary, call=returned.call, got=got, expected=expected, hint=hint, section=section, otherwise=otherwise)
 
 
 CODE_SHOWS_NONE = "{function} must use {what}, and its code shows none."

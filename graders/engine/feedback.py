@@ -137,11 +137,20 @@ def _single_edit(parts: dict[str, object]) -> dict[str, object]:
 
 def fail(summary: str, **parts: object) -> NoReturn:
     """Fail the current check with a message in the standard shape. `mistake` may be a named mistake
-    (graders/engine/mistakes.py): its name, explanation, hint, section and concept fill the parts not given."""
+    (graders/engine/mistakes.py): its name, explanation, hint, section and concept fill the parts not given.
+    `otherwise`: a mistake named only where neither the check nor a single edit names one (a fact about the
+    result, such as its dtype, that holds whatever the cause)."""
     __tracebackhide__ = True
+    otherwise = parts.pop("otherwise", None)
     named = parts.get("mistake")
     if named is None and parts.get("got") and not parts.get("error") and not parts.get("cause"):
         parts = _single_edit(parts)
+    if parts.get("mistake") is None and otherwise is not None:
+        # Its own meaning; a hint or section the check gives for this very property stays, and an empty one is
+        # filled from the mistake.
+        parts = {key: value for key, value in parts.items()
+                 if key != "meaning" and not (key in ("hint", "section") and not value)}
+        named = parts["mistake"] = otherwise
     if named is not None and not isinstance(named, str):  # a Mistake (not imported here: it imports this module)
         parts = {"meaning": named.explanation, "hint": named.hint, "section": named.section,  # type: ignore[attr-defined]
                  "concept": named.concept, **parts,  # type: ignore[attr-defined]

@@ -175,7 +175,38 @@ MIXED_DTYPES = Mistake(
                   r"[Ff]ound dtype \w+ but expected \w+|expected both inputs to have same dtype",
     concept="dtypes",
 )
-ANY_EXERCISE = [MIXED_DTYPES]
+
+# What a tensor's own properties say when no mistake of the exercise explains it (feedback.fail's `otherwise`): facts
+# about the student's result against what was asked, true whatever the inputs, so that a hidden check may say them
+# (engine/expect.py's expect_tensor). Never named where a catalogued mistake or a single edit explains the answer.
+DTYPE_DIFFERS = Mistake(
+    "result in another dtype",
+    "Your result holds its numbers in another dtype than the one asked for (the checks compare dtypes as well as "
+    "values): float32 and float64 round differently, and a result made with torch's defaults is float32 whatever "
+    "the input was.",
+    "Print the result's dtype beside the input's. Make new tensors in the input's dtype (torch.zeros_like(x), "
+    "torch.eye(n, dtype=x.dtype), x.new_ones(...)) or convert with .to(x.dtype), as the docstring asks.",
+    '"Common pitfalls", "Mixing dtypes"',
+    concept="dtypes",
+)
+SHAPE_DIFFERS = Mistake(
+    "result in another shape",
+    "Your result has another shape than the one asked for (the checks compare shapes before values): a dimension "
+    "squeezed away or added, a reduction over the wrong dimension, or a (n, 1) column where (n,) belongs.",
+    "Print the result's shape for a small input and compare it with the docstring's; look at each squeeze, "
+    "unsqueeze, reshape, view, keepdim and reduction on the way.",
+    '"Common pitfalls", "Shape mismatches that broadcast silently"',
+    concept="broadcasting",
+)
+STILL_TRACKED = Mistake(
+    "result still attached to the graph",
+    "Your result still requires grad: it was computed from tensors that autograd tracks and never detached (a clone "
+    "copies the graph link too), so whoever uses it can backpropagate into your inputs.",
+    "Return result.detach() (or compute it inside torch.no_grad()) where the docstring asks for a plain tensor.",
+    '"Common pitfalls", "Calling .numpy() on a tracked tensor"',
+    concept="detach_and_no_grad",
+)
+ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED]
 
 
 def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:

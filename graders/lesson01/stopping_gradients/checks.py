@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from graders.kit import (CheckFailed, Mistake, Returned, Student, argument_changed, checks_for, code_lines, describe,
+from graders.kit import (DTYPE_DIFFERS, SHAPE_DIFFERS, CheckFailed, Mistake, Returned, Student, argument_changed, checks_for, code_lines, describe,
                          exercise, expect_code_shows, expect_tensor, expected, fail, fail_with_mistake, origin,
                          tensor_problem, twin, twin_random, unless_contradicted, needs_value)
 from graders.lesson01.stopping_gradients.mistakes import (DATA_USED, FLOAT32_TO_FLOAT64, GRADS_NOT_ZEROED,
@@ -320,17 +320,17 @@ def expect_array(returned: Returned, want: np.ndarray, what: str = "the result")
     """An exact numpy.ndarray of `want`'s shape, dtype and values."""
     __tracebackhide__ = True
     got = returned.value
-    problem = None
+    problem, otherwise = None, None
     # Each hint points to the clause of the docstring's Returns that the array breaks.
     hint = "t.detach().cpu().numpy() keeps the values and the dtype."
     if type(got) is not np.ndarray:
         problem = f"{what} should be a numpy.ndarray but is {describe(got)}"
     elif got.shape != want.shape:
-        problem = f"{what} has shape {got.shape}; expected {want.shape}"
+        problem, otherwise = f"{what} has shape {got.shape}; expected {want.shape}", SHAPE_DIFFERS
         hint = ("The docstring promises an array of the tensor's own shape: do not reshape, flatten or squeeze it "
                 "on the way out (a dimension of size 1 stays).")
     elif got.dtype != want.dtype:
-        problem = f"{what} has dtype {got.dtype}; expected {want.dtype} (the tensor's own)"
+        problem, otherwise = f"{what} has dtype {got.dtype}; expected {want.dtype} (the tensor's own)", DTYPE_DIFFERS
         hint = "The docstring promises the tensor's own dtype: no .astype(...) or dtype=... on the way out."
     elif not np.allclose(got, want, rtol=EXERCISE.tolerance("float64"), atol=0, equal_nan=True):
         problem = f"{what} holds {got.tolist()}; expected {want.tolist()}"
@@ -342,7 +342,7 @@ def expect_array(returned: Returned, want: np.ndarray, what: str = "the result")
              mistake=mistake)
     if problem is not None:
         fail(f"to_numpy: {problem}.", call=returned.call, got=repr(got)[:200], expected=repr(want)[:200],
-             hint=hint, section=TRIANGLE)
+             hint=hint, section=TRIANGLE, otherwise=otherwise)
 
 
 @check
