@@ -93,8 +93,6 @@ def _fail_with(returned: Returned, problem: str, got: str, expected: str, mistak
     summary = f"{returned.call.split('(')[0]}: {problem}."
     if mistake is not None:
         fail(summary, call=returned.call, got=got, expected=expected, mistake=mistake)
-    if otherwise is not None:  # a property of the result differs: its own hint, not one written for wrong values
-        hint = section = ""
     fail(summary, call=returned.call, got=got, expected=expected, hint=hint, section=section, otherwise=otherwise)
 
 
@@ -126,19 +124,22 @@ def code_lines(student: Student, returned: Returned, function: str, trace_names:
 @contextlib.contextmanager
 def seed_judged(student: Student, returned: Returned, function: str, *args: Any, late: Mistake, never: Mistake,
                 **kwargs: Any) -> Iterator[None]:
-    """Around the checks of a seeded function's answer: when they fail, the same call is made once more, and if it
-    gives another answer the seed decides nothing, which is then the mistake named (`never`, or `late` where the code
-    does pass its seed to torch.manual_seed: something was drawn before it). A passing answer costs no second call."""
+    """Around the checks of a seeded function's answer: when they fail, the same call is made once more, in a worker
+    of its own (Student.probe: it changes no verdict), and if it gives another answer the seed decides nothing, which
+    is then the mistake named (`never`, or `late` where the code does pass its seed to torch.manual_seed: something
+    was drawn before it). A passing answer costs no second call."""
     __tracebackhide__ = True
     try:
         yield
     except CheckFailed:
-        from graders.engine.single_edits import same  # equal values, containers and dtypes alike
+        from graders.engine.single_edits import same  # equal values (the same NaNs too), containers and dtypes alike
 
-        again = student.call(function, *args, shown_as=returned.call, allow_raise=True, **kwargs)
-        if again.error is None and not same(returned.value, again.value):
+        # Twice in a row in one fresh worker: a seed that decides nothing gives two answers there, whatever state
+        # torch's random stream starts from.
+        twice = student.probe([(function, args, kwargs)] * 2, 2 * student.budget.call_seconds)
+        if twice is not None and not same(twice[0], twice[1]):
             mistake = unless_contradicted(never, student) or late
             fail(f"{function} gives other numbers on a second call with the same arguments.", call=returned.call,
-                 got=f"{describe(returned.value)}, then {describe(again.value)}", got_as="returned twice",
+                 got=f"{describe(twice[0])}; called again: {describe(twice[1])}",
                  expected="the same numbers on every call with the same seed", mistake=mistake)
         raise

@@ -125,17 +125,10 @@ def exercise(lesson: str, slug: str, noted: dict[str, list[single_edits.Input]])
             if alike == {entry["family"]} and cost[check] <= BUDGET_SHARE * single_edits.SECONDS:
                 named.append(check)
         entry["named"] = named
-    return {"reference": single_edits.source_digest(text), "checks": checks_digest(lesson, slug),
+    return {"reference": single_edits.source_digest(text), "checks": single_edits.checks_digest(lesson, slug),
             "generated": len(every), "kept": kept, "slow": slow_ones,
             "inputs": {check: len(calls) for check, calls in sorted(checks.items())},
             "cpu_seconds": {check: round(spent, 3) for check, spent in sorted(cost.items())}}
-
-
-def checks_digest(lesson: str, slug: str) -> str:
-    """A digest of the exercise's room (its checks, catalogue and helpers): what `named` was proved against, so that
-    tests/engine/test_single_edits.py asks for the data file again when a check changes."""
-    room = course_config.ROOT / "graders" / lesson / slug
-    return single_edits.source_digest("".join(path.read_text(encoding="utf-8") for path in sorted(room.glob("*.py"))))
 
 
 def write_inputs(lesson: str, noted: dict[str, dict[str, list[single_edits.Input]]]) -> None:

@@ -47,9 +47,9 @@ FILE_NAME = "mutants.json"
 # built in the worker, as micrograd's Value): "driver <module>:<qualname>". A mutant runs the same driver on its module.
 DRIVER = "driver "
 INPUTS_FILE_NAME = "mutant_inputs.bin"
-# Wall seconds, per failed check, for asking the student's worker the check's inputs after the one it failed on: past
-# them nothing is named (a slow answer is asked no more than a quick one; the check's verdict is already made).
-PROBE_SECONDS = 2.0
+# Wall seconds, per failed check, for asking the student's code the check's inputs after the one it failed on, in a
+# worker of their own (its start and the module's import included): past them nothing is named.
+PROBE_SECONDS = 3.0
 # At most one student call's time (course_config.LIMITS), per failed check, to try the mutants: past it, nothing is
 # named. Counted in the grader's CPU seconds, not the clock's, so that a loaded machine names what a quiet one does.
 SECONDS = float(LIMITS.call_seconds.value)
@@ -73,9 +73,9 @@ class Input:
     student_value: Any
 
 
-# Asks the student's worker one more input for an explanation: (function, args, kwargs, seconds) -> an Outcome of
-# the sandbox, or None where it cannot be asked (engine/student.py's Student.probe).
-Probe = Callable[[str, tuple, dict, float], Any]
+# Asks the student's code more inputs for an explanation, in a worker of their own: ([(function, args, kwargs)],
+# seconds) -> the answers, or None where one gave none or they cannot be asked (engine/student.py's Student.probe).
+Probe = Callable[[list[tuple[str, tuple, dict]], float], "list[Any] | None"]
 
 
 @dataclass
@@ -170,13 +170,19 @@ def reference_module(lesson: str, slug: str) -> ModuleType | None:
 def same(first: Any, second: Any) -> bool:
     """Equal inputs: tensors of the same dtype, shape and values; containers alike; anything else by ==."""
     if type(first) is torch.Tensor or type(second) is torch.Tensor:
-        return (type(first) is type(second) and first.dtype == second.dtype and first.shape == second.shape
-                and bool(torch.equal(first.detach(), second.detach())))
+        if type(first) is not type(second) or first.dtype != second.dtype or first.shape != second.shape:
+            return False
+        a, b = first.detach(), second.detach()
+        # The same NaNs in the same places are the same answer (NaN == NaN is False for floats).
+        return bool(torch.equal(a, b)) or (a.is_floating_point() and bool(torch.isclose(
+            a, b, rtol=0, atol=0, equal_nan=True).all()))
     if type(first) in (list, tuple):
         return type(first) is type(second) and len(first) == len(second) and all(map(same, first, second))
     if type(first) is dict:
         return (type(second) is dict and first.keys() == second.keys()
                 and all(same(first[k], second[k]) for k in first))
+    if type(first) is float and type(second) is float and math.isnan(first) and math.isnan(second):
+        return True
     try:
         return bool(first == second)
     except Exception:  # noqa: BLE001 - what cannot be compared is not the same
@@ -196,7 +202,10 @@ def reproduces(got: Any, want: Any) -> bool:
     if type(want) is float or type(got) is float:
         if type(got) not in (int, float) or type(want) not in (int, float):
             return False
-        return (math.isnan(got) and math.isnan(want)) or math.isclose(got, want, rel_tol=RTOL, abs_tol=ATOL)
+        try:
+            return (math.isnan(got) and math.isnan(want)) or math.isclose(got, want, rel_tol=RTOL, abs_tol=ATOL)
+        except OverflowError:  # an int too large for a float (a hostile answer) reproduces no float
+            return False
     return same(got, want)
 
 
@@ -295,11 +304,23 @@ def reference_path(lesson: str, slug: str) -> Path:
 
 @functools.cache
 def _shipped(lesson: str) -> dict:
+    """The data file, with only the exercises whose room (checks, catalogue) is the one the edits were proved
+    against: a changed check may make other inputs, so its old counts could let an edit be named on some of them."""
     try:
         data = json.loads(data_path(lesson).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) and data.get("generator") == generator_digest() else {}
+    if not isinstance(data, dict) or data.get("generator") != generator_digest():
+        return {}
+    exercises = data.get("exercises", {})
+    return {**data, "exercises": {slug: entry for slug, entry in exercises.items()
+                                  if entry.get("checks") == checks_digest(lesson, slug)}}
+
+
+def checks_digest(lesson: str, slug: str) -> str:
+    """A digest of an exercise's room (its checks, catalogue and helpers): what its edits were proved against."""
+    room = _PACKAGE_FOLDER / lesson / slug
+    return source_digest("".join(path.read_text(encoding="utf-8") for path in sorted(room.glob("*.py"))))
 
 
 @functools.cache
@@ -352,6 +373,11 @@ def explain() -> Explanation | None:
         return None
     inputs = [(n.function, bound, n.student_value) for n in noted if n.slug == slug
               for bound in [arguments(reference, n)] if bound is not None]
+    # Only answers the reference does not give are explained (a check may fail for a value it does not note), and
+    # only where there are edits to try: nothing more is asked of the student's code otherwise.
+    if not inputs or not mutant_modules(lesson, slug) or all(
+            reproduces(value, run_mutant(reference, function, bound)) for function, bound, value in inputs):
+        return None
     # Every input of the check, not the first few: the check stopped at its first wrong answer, so the student's
     # answers to the inputs after it (those the generator noted for the check) are asked for the explanation alone.
     check_id = check.rsplit("::", 1)[-1].removeprefix("test_")
@@ -363,9 +389,6 @@ def explain() -> Explanation | None:
             return None
         inputs += rest
     deadline = time.process_time() + SECONDS
-    # Only answers the reference does not give are explained (a check may fail for a value it does not note).
-    if not inputs or all(reproduces(value, run_mutant(reference, function, bound)) for function, bound, value in inputs):
-        return None
     found = families(lesson, slug, inputs, deadline)
     if found is None or len(found) != 1:
         return None
@@ -381,8 +404,6 @@ def _asked_again(probe: Probe | None, reference: ModuleType, noted: list[Input],
                  shipped: list[tuple[str, tuple, dict]]) -> list[tuple[str, dict[str, Any], Any]] | None:
     """The student's answers to the check's inputs it did not meet (the generator's, but those it met), asked of its
     worker within PROBE_SECONDS; None when one is not an answer (raised, ran out of time) or cannot be asked."""
-    from graders.sandbox import Status
-
     if not shipped:
         return None  # the generator noted no input of this check: its inputs cannot all be met
     missing: list[tuple[str, tuple, dict, dict[str, Any]]] = []
@@ -393,16 +414,11 @@ def _asked_again(probe: Probe | None, reference: ModuleType, noted: list[Input],
             missing.append((function, args, kwargs, bound))
     if not missing:
         return []
-    if probe is None:
+    answers = probe([(function, args, kwargs) for function, args, kwargs, _ in missing], PROBE_SECONDS) \
+        if probe is not None else None
+    if answers is None:
         return None
-    deadline, answers = time.monotonic() + PROBE_SECONDS, []
-    for function, args, kwargs, bound in missing:
-        left = deadline - time.monotonic()
-        outcome = probe(function, args, kwargs, left) if left > 0 else None
-        if outcome is None or outcome.status != Status.RETURNED:
-            return None
-        answers.append((function, bound, outcome.value))
-    return answers
+    return [(function, bound, answer) for (function, _, _, bound), answer in zip(missing, answers)]
 
 
 def inputs_path(lesson: str) -> Path:
@@ -421,10 +437,10 @@ def shipped_inputs(lesson: str) -> dict[str, dict[str, list[tuple[str, tuple, di
         return {}
     if not isinstance(found, dict) or found.get("generator") != generator_digest():
         return {}
-    kept = {}
+    kept, proved = {}, _shipped(lesson).get("exercises", {})
     for slug, entry in found.get("exercises", {}).items():
         path = reference_path(lesson, slug)
-        if path.is_file() and entry.get("reference") == source_digest(path.read_text(encoding="utf-8")):
+        if slug in proved and path.is_file() and entry.get("reference") == source_digest(path.read_text(encoding="utf-8")):
             kept[slug] = {check: [tuple(call) for call in calls] for check, calls in entry["checks"].items()}
     return kept
 

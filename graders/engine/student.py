@@ -83,6 +83,9 @@ class Backend(Protocol):
 
     def request(self, message: dict, seconds: float | None = None) -> Outcome: ...
 
+    def probe(self, messages: list[dict], seconds: float) -> list[Outcome] | None:
+        """Requests for an explanation only, in a worker of their own (None where there is none)."""
+
     def stop(self) -> None: ...
 
     @property
@@ -212,22 +215,26 @@ class Student:
             note_student_call(self.module_path, function, args, kwargs, returned.value, self.probe)
         return returned
 
-    def probe(self, function: str, args: tuple, kwargs: dict, seconds: float) -> Outcome | None:
-        """`function(*args, **kwargs)` of the student's module for an explanation only (engine/single_edits.py): the
-        worker that answered the check's calls answers it, within `seconds`, and nothing of it reaches the check's
-        verdict or any later one: not the exercise's time allowance, not the functions that ran out of time, not what
-        was printed. None where there is no such worker, or it runs in the grader's own process (nothing may run
-        there that a check did not ask for)."""
-        backend = self._backend
-        if backend is None or not self._ready or not backend.alive or backend.shares_the_graders_process:
+    def probe(self, calls: list[tuple[str, tuple, dict]], seconds: float) -> list[Any] | None:
+        """The student's answers to `calls` (function, args, kwargs; a function `DRIVER` + name runs that driver),
+        for an explanation or a diagnosis only: asked of a worker of their own that loads the module afresh and is
+        stopped after them (the backend's `probe`), so that nothing of them reaches this check's verdict or a
+        later one: not the checks' worker, its state or plan, the time allowance, the functions that ran out of
+        time, what was printed. None where one of them gave no value (it raised, ran out of `seconds` in all, the
+        worker could not be started) or the code runs in the grader's own process."""
+        messages = []
+        for function, args, kwargs in calls:
+            if function.startswith(DRIVER):
+                messages.append({"op": "run", "driver": function.removeprefix(DRIVER), "args": list(args),
+                                 "kwargs": kwargs, "trace": False})
+            else:
+                messages.append({"op": "call", "function": function, "args": list(args), "kwargs": kwargs,
+                                 "trace": False, "return_args": False})
+        backend = self._backend  # its worker is left alone: the backend only lends its module and its sandbox
+        outcomes = backend.probe(messages, seconds) if backend is not None and self._ready else None
+        if outcomes is None or len(outcomes) < len(messages) or any(o.status != Status.RETURNED for o in outcomes):
             return None
-        if function.startswith(DRIVER):
-            message = {"op": "run", "driver": function.removeprefix(DRIVER), "args": list(args), "kwargs": kwargs,
-                       "trace": False}
-        else:
-            message = {"op": "call", "function": function, "args": list(args), "kwargs": kwargs,
-                       "trace": False, "return_args": False}
-        return backend.request(message, seconds)
+        return [outcome.value for outcome in outcomes]
 
     def run(self, driver: Callable, *args: Any, shown_as: str, trace: bool = False,
             allow_raise: bool = False, runs: str | None = None, meanwhile: Meanwhile | None = None,

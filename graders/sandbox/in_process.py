@@ -59,6 +59,10 @@ class InProcess:
                                 "fact": Fact(Kind.UNSENDABLE, text=f"{type(error).__name__}: {error}").to_wire()})
         return outcome_from_reply(wire.unpack(packed))
 
+    def probe(self, messages: list[dict], seconds: float) -> None:
+        """No request for an explanation alone: in the grader's own process it could not be kept from the checks."""
+        return None
+
     def stop(self) -> None:
         sys.modules.pop(f"student_{self.module_path.stem}", None)
         self.alive = False

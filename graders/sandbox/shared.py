@@ -157,6 +157,31 @@ class Lease:
         self.shared.ahead.send(self.worker)
         return outcome
 
+    def probe(self, messages: list[dict], seconds: float) -> list[Outcome] | None:
+        """Requests made for an explanation only, answered by a worker of their own: forked for them, the module
+        loaded in it, stopped after them. Nothing of it reaches the checks' worker, its plan or what is asked again
+        of a fresh one, so no verdict can depend on it. The answers in order, up to the first that is not a value,
+        within `seconds` in all; None where the worker could not be set up or load the module in time."""
+        deadline = time.monotonic() + seconds
+        shared = self.shared
+        worker = Worker(shared.code_folder, shared.budget, shared.settings, tuple(shared.warm_ups))
+        try:
+            worker.spawn()
+            if worker.start().status != Status.READY or worker.load(self.module_path).status != Status.READY:
+                return None
+            outcomes: list[Outcome] = []
+            for message in messages:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                outcome = worker.request({**message, "module": self.name}, left)
+                outcomes.append(outcome)
+                if outcome.status != Status.RETURNED:
+                    break
+            return outcomes
+        finally:
+            worker.stop()
+
     def stop(self) -> None:
         """This exercise is done with the worker; the next one loads its module over it (the plan's next load and
         requests go ahead now)."""

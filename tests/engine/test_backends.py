@@ -25,7 +25,7 @@ def _backends(folder: Path) -> dict[str, object]:
 
 
 def test_the_protocol_names_what_a_student_uses() -> None:
-    assert MEMBERS == ["alive", "confinement", "replay_seconds", "request", "shares_the_graders_process", "spawn",
+    assert MEMBERS == ["alive", "confinement", "probe", "replay_seconds", "request", "shares_the_graders_process", "spawn",
                        "start", "stop"]
 
 

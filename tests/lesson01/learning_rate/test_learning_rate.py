@@ -312,3 +312,14 @@ def test_steps_0_records_no_loss_and_makes_no_update(grade) -> None:
     graded = grade({SLUG: at_least_one}, "-k", SLUG)
     assert graded.failed(SLUG) == {"train_line_on_fresh_data"}, graded.output
     assert "steps=0" in graded.checks(SLUG)["train_line_on_fresh_data"]["message"]
+
+
+def test_data_that_repeat_with_their_nans_are_not_called_unseeded(grade) -> None:
+    # The same NaNs on every call are the same data: a second call that matches them says nothing about the seed.
+    source = (ROOT / "reference/lesson01/learning_rate.py").read_text()
+    assert source.count("0.3 * torch.randn(n, 1)") == 1
+    graded = grade({SLUG: source.replace("0.3 * torch.randn(n, 1)", "0.3 * torch.randn(n, 1).sqrt()")},
+                   "-k", "make_line_data")
+    assert "make_line_data_matches_lesson" in graded.failed(SLUG), graded.output
+    for check in graded.checks(SLUG).values():
+        assert check["mistake"] not in ("seed never set", "seed set after something random was drawn"), check["message"]
