@@ -8,33 +8,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import course_config
 from graders.engine.results import HIDDEN_OUTCOME
 from graders.frontends.grade.outputs.feedback_html import feedback_html
 from graders.frontends.grade.outputs.html_page import escape
 from graders.frontends.grade.term.standing import Person, Standing
 from graders.frontends.grade.store import StudentRecord
 
-LESSON = course_config.LESSON_01
-HOSTILE = '<img src=x onerror="alert(1)">'
-ESCAPED = "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
-
-
-def _record(student: str, **fields: Any) -> StudentRecord:
-    return StudentRecord.from_dict({"student": student, "score": 0.0, "max_score": LESSON.points, "exercises": [],
-                                    "problems": [], "error": "", **fields})
-
-
-def _exercise(slug: str, failed: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A stored exercise result: every check passed but those in `failed` (check id -> the failure's fields)."""
-    checks = []
-    for check in LESSON.exercise(slug).checks:
-        failure = (failed or {}).get(check.id)
-        checks.append({"id": check.id, "points": check.points, "passed": failure is None, "hidden": check.hidden,
-                       "score": check.points if failure is None else 0.0, "message": "" if failure is None else "no",
-                       "mistake": None, "not_implemented": False, "files": [], **(failure or {})})
-    return {"slug": slug, "score": sum(c["score"] for c in checks), "max_score": LESSON.exercise(slug).points,
-            "checks": checks}
+# The stored records and exercises the report's tests build, shared rather than written twice.
+from test_outputs_report import ESCAPED, HOSTILE, LESSON, _exercise, _record  # noqa: E402
 
 
 def _standing(student: str, raw: float, **fields: Any) -> Standing:

@@ -3,22 +3,13 @@ the stored scores; who and why kept for the instructor; the roster's students wh
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 from graders.frontends.grade.term.decisions import Decision
 from graders.frontends.grade.term.standing import Person, build_standings
-from graders.frontends.grade.term.term import LatePolicy
-from graders.frontends.grade.store import StudentRecord
 
-UTC = timezone.utc
-DUE = datetime(2026, 12, 1, 23, 59, tzinfo=timezone(timedelta(hours=1)))
-POLICY = LatePolicy(due=DUE, grace=timedelta(minutes=15), percent_per_day=10, max_percent=30, zero_after_days=7)
-
-
-def _record(student: str, **scores: float) -> StudentRecord:
-    exercises = [{"slug": slug, "score": points, "max_score": 10.0, "checks": []} for slug, points in scores.items()]
-    return StudentRecord.from_dict({"student": student, "score": sum(scores.values()), "max_score": 20.0,
-                                    "exercises": exercises, "problems": [], "error": ""})
+# The term's dates, policy and records, as term.py's own tests build them.
+from test_term import DUE, POLICY, UTC, _record  # noqa: E402
 
 
 def test_standings_apply_overrides_then_the_penalty_and_list_roster_students_who_handed_nothing_in() -> None:
