@@ -14,7 +14,8 @@ from typing import Any
 
 import torch
 
-from graders.kit import (AUTOGRAD_IN_CODE, Mistake, Returned, Student, Suspect, checks_for, code_lines,
+from graders.kit import (AUTOGRAD_IN_CODE, Mistake, Returned, Student, Suspect, argument_changed, checks_for,
+                         code_lines,
                          collect_mistakes, describe, exercise, expect_tensor, expected, fail, origin, tensor_problem,
                          twin, twin_random, values_problem, needs_value)
 from graders.lesson01.neuron_chain_rule.mistakes import (AUTOGRAD, CHAIN_RULE, FORGOT_ONE_MINUS_SIGMA, GRAPH_CUT,
@@ -234,9 +235,23 @@ def test_neuron_keeps_the_graph(student: Student, reference: ModuleType) -> None
 @check
 def test_grad_by_hand_on_lesson_case(student: Student, reference: ModuleType) -> None:
     w, inp = lesson_case()
-    returned = student.call("neuron_grad_by_hand", w, inp,
+    returned = student.call("neuron_grad_by_hand", w, inp, return_args=True,
                             shown_as=f"neuron_grad_by_hand(w, inp) with {case_text(w, inp)}")
     expect_hand_gradient(student, returned, reference, w, inp)
+    expect_arguments_kept(returned, w, inp)
+
+
+def expect_arguments_kept(returned: Returned, w: torch.Tensor, inp: torch.Tensor) -> None:
+    """The caller's w and inp come back as they were given: a gradient worked out in place (inp.mul_(...)) is right
+    once and leaves the caller's inputs overwritten."""
+    __tracebackhide__ = True
+    for name, given, after in zip(("w", "inp"), (w, inp), returned.args or (w, inp)):
+        if argument_changed(given, after):
+            fail(f"neuron_grad_by_hand changed the {name} it was given.", call=returned.call,
+                 got=describe(returned.value), changed=f"{name} = {describe(after)}",
+                 expected=f"{name} left as it was: {describe(given)}",
+                 hint=f"Compute into a new tensor ({name} * factor), not in place ({name}.mul_(...), {name} *= ...): "
+                      "the caller's tensors are not the function's to overwrite.", section=CHAIN_RULE)
 
 
 @check

@@ -138,3 +138,17 @@ def test_a_lost_dtype_or_shape_is_hinted_at_as_such_not_as_calculus(grade) -> No
     graded = grade({"neuron_chain_rule": unsqueezed}, "-k", "grad_by_hand_on_lesson_case")
     message = graded.checks("neuron_chain_rule")["grad_by_hand_on_lesson_case"]["message"]
     assert "shape (3,)" in message and "Chain the two" not in message, message
+
+
+def test_a_gradient_worked_out_in_the_callers_inp_loses_the_lesson_case(grade) -> None:
+    # Right values, but the caller's inp is overwritten with them: the lesson's check says so, no other check moves.
+    from pathlib import Path
+
+    source = Path(reference.__file__).read_text()
+    line = "    return s * (1 - s) * inp\n"
+    assert source.count(line) == 1
+    graded = grade({"neuron_chain_rule": source.replace(line, "    return inp.mul_(s * (1 - s))\n")},
+                   "-k", "neuron_chain_rule")
+    assert graded.failed("neuron_chain_rule") == {"grad_by_hand_on_lesson_case"}, graded.output
+    message = graded.checks("neuron_chain_rule")["grad_by_hand_on_lesson_case"]["message"]
+    assert "changed the inp it was given" in message and "not in place" in message, message
