@@ -259,7 +259,9 @@ def test_the_sandbox_holds_none_of_the_engines_words(module: str) -> None:
 def test_the_engines_words_rule_finds_a_sentence_written_back_in_the_sandbox(tmp_path: Path) -> None:
     phrases = _engine_phrases()
     assert {"the answer nests", "lists or dicts, over the limit of", "runs as root (no namespace view to switch to an "
-            "unprivileged user", "NOT CONFINED"} - phrases == {"NOT CONFINED"}, "the pieces the rule looks for moved"
+            "unprivileged user", "NOT CONFINED", "no cgroups (the grader is not root", "is not writable here",
+            "no cgroups (no memory, pids and cpu controllers mounted here"} - phrases == {"NOT CONFINED"}, (
+        "the pieces the rule looks for moved")
     wire = tmp_path / "wire.py"
     wire.write_text('def unpack(n: int) -> None:\n    """The answer nests too deep: a docstring is no sentence."""\n'
                     '    raise ValueError(f"the answer nests {n:,} lists or dicts, over the limit of {LIMIT:,}")\n')

@@ -7,7 +7,8 @@ feedback, and the sandbox stays free to change how it finds things without chang
 
 from __future__ import annotations
 
-from graders.sandbox import Confinement, Fact, Gap, Kind, Refusal, Stage, WallsHeld, WorkerUser
+from graders.sandbox import (Confinement, Fact, Gap, Kind, NoCgroups, NoCgroupsReason, Refusal, Stage, WallsHeld,
+                             WorkerUser)
 
 UNCONFINED = ("the sandbox could not be set up on this machine, so your code was not run (not your fault; "
               "your instructor has been told): {missing}")
@@ -128,6 +129,17 @@ GAPS = {
 USERS = {WorkerUser.UNPRIVILEGED: "an unprivileged user, no capabilities", WorkerUser.ROOT: "root, no capabilities",
          WorkerUser.GRADER: "the grader's user, no capabilities", WorkerUser.GRADER_PROCESS: "the grader's own process"}
 NOT_CONFINED = "NOT CONFINED ({gaps}): {held}"
+# Why a worker has no cgroup of its own (graders/sandbox/cgroups.py's NoCgroups), in the words the sandbox wrote itself
+# before it returned the fact: {path} is where the groups would go, {error} the error met making them.
+NO_CGROUPS = {
+    NoCgroupsReason.NOT_ROOT: "no cgroups (the grader is not root)",
+    NoCgroupsReason.NO_CONTROLLERS: "no cgroups (no memory, pids and cpu controllers mounted here)",
+    NoCgroupsReason.NOT_WRITABLE: "no cgroups ({path} is not writable here)",
+    NoCgroupsReason.MAKING_FAILED: "no cgroups ({error} making {path})",
+    NoCgroupsReason.LEFT_OUT: "no cgroups (left out by --sandbox-without)",
+    NoCgroupsReason.NOT_ENTERED: "no cgroups (its cgroup could not be made)",
+    NoCgroupsReason.NOT_LOOKED_FOR: "no cgroups (not looked for yet)",
+}
 # Landlock's ABI 6 adds abstract sockets and signals to the reads, writes and TCP of the ABIs before it.
 FULL_LANDLOCK_ABI = 6
 
@@ -157,9 +169,15 @@ def walls_words(walls: WallsHeld) -> str:
     else:
         tasks = (f"RLIMIT_NPROC {walls.tasks} for a user of its own" if walls.own_user
                  else "RLIMIT_NPROC above its user's other tasks")
-        counted = (f"{walls.no_cgroups} (fallback: address space {walls.memory_mb} MiB over torch's, {tasks}, "
-                   f"no CPU cap but a lower priority)")
+        counted = (f"{no_cgroups_words(walls.no_cgroups)} (fallback: address space {walls.memory_mb} MiB over "
+                   f"torch's, {tasks}, no CPU cap but a lower priority)")
     scratch = (f"scratch: a {walls.scratch_mb} MiB tmpfs" if walls.scratch_tmpfs else
                f"scratch: not size-capped (no mount namespace without root; files of at most {walls.max_file_mb} "
                f"MiB each)")
     return f"{counted}; {scratch}; memfd_create refused, at most 256 open files"
+
+
+def no_cgroups_words(why: NoCgroups | None) -> str:
+    """Why a worker has no cgroup of its own, in words (walls that give no reason: its cgroup could not be made)."""
+    why = why or NoCgroups(NoCgroupsReason.NOT_ENTERED)
+    return NO_CGROUPS[why.reason].format(path=why.path, error=why.error)

@@ -21,6 +21,7 @@ _LAZY = {
     "Kind": "outcome", "StudentError": "outcome", "outcome_from_reply": "outcome",
     "Settings": "process", "Worker": "process", "reap_killed": "process",
     "Confinement": "confinement", "Gap": "confinement", "WallsHeld": "confinement", "WorkerUser": "confinement", "STEPS": "confinement", "plan": "confinement",
+    "NoCgroups": "cgroups", "NoCgroupsReason": "cgroups",
     "SubmissionWorker": "shared", "fork_or_close": "forking", "die_with_parent": "forking", "install_eager_dynamo": "eager_dynamo", "InProcess": "in_process",
     "make_scratch": "scratch", "sweep_scratch": "scratch", "nothing_of_the_grading": "zygote", "TraceEvent": "tracing",
     "Scalar": "wire", "Unsupported": "wire", "WireError": "wire", "Refusal": "wire", "copy": "wire", "origin": "wire",

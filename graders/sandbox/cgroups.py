@@ -14,12 +14,15 @@ slowed every classmate thirtyfold). A cgroup counts all of it. Where the grader 
 The groups live under the zygote's own group (so a machine's or a container's limit still covers
 them), in a folder per zygote that it removes when it goes; a folder left by a killed zygote is
 removed by the next one. Elsewhere (not root; cgroup v2 whose controllers cannot be delegated to
-us), `Groups.find` says why and the worker keeps to the rlimits of confinement.py.
+us), `Groups.find` returns why as a fact (`NoCgroups`: a reason code, the path and the error it
+met), which the engine words (graders/engine/sandbox_words.py), and the worker keeps to the rlimits
+of confinement.py.
 """
 
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import re
 import signal
@@ -30,6 +33,27 @@ from pathlib import Path
 CONTROLLERS = ("memory", "pids", "cpu")
 _OWNED = re.compile(r"^graders-(?P<pid>\d+)$")
 _PERIOD_US = 100_000
+
+
+class NoCgroupsReason(enum.StrEnum):
+    """Why a worker has no cgroup of its own (the engine words each: graders/engine/sandbox_words.py)."""
+
+    NOT_ROOT = "not_root"  # only root may make cgroups
+    NO_CONTROLLERS = "no_controllers"  # no memory, pids and cpu controllers mounted (v1) or delegable (v2)
+    NOT_WRITABLE = "not_writable"  # NoCgroups.path, where the groups would go, may not be written
+    MAKING_FAILED = "making_failed"  # making NoCgroups.path failed with NoCgroups.error (the strerror)
+    LEFT_OUT = "left_out"  # --sandbox-without cgroups
+    NOT_ENTERED = "not_entered"  # the zygote had groups, but the worker's own could not be made
+    NOT_LOOKED_FOR = "not_looked_for"  # the zygote had not looked for them yet
+
+
+@dataclass(frozen=True)
+class NoCgroups:
+    """Why there can be no cgroups here, as a fact: a reason, and the path and error that go with it."""
+
+    reason: NoCgroupsReason
+    path: str = ""
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -49,10 +73,10 @@ class Groups:
     bases: dict[str, Path]  # controller -> this zygote's folder (v2: the same folder for all three)
 
     @classmethod
-    def find(cls, owner: int) -> "Groups | str":
-        """This zygote's groups, made now; or why there can be none here (in words)."""
+    def find(cls, owner: int) -> "Groups | NoCgroups":
+        """This zygote's groups, made now; or why there can be none here."""
         found = cls.locate(owner)
-        if isinstance(found, str):
+        if isinstance(found, NoCgroups):
             return found
         for base in set(found.bases.values()):
             _sweep(base.parent)
@@ -63,14 +87,14 @@ class Groups:
                 _write(found.bases["memory"].parent / "cgroup.subtree_control", "+memory +pids +cpu")
                 _write(found.bases["memory"] / "cgroup.subtree_control", "+memory +pids +cpu")
         except OSError as error:
-            return f"no cgroups ({error.strerror or error} making {found.bases['memory']})"
+            return NoCgroups(NoCgroupsReason.MAKING_FAILED, str(found.bases["memory"]), str(error.strerror or error))
         return found
 
     @classmethod
-    def locate(cls, owner: int) -> "Groups | str":
+    def locate(cls, owner: int) -> "Groups | NoCgroups":
         """Where this zygote's groups would go, making nothing; or why there can be none here."""
         if os.geteuid() != 0:
-            return "no cgroups (the grader is not root)"
+            return NoCgroups(NoCgroupsReason.NOT_ROOT)
         mounts = _mounts()
         unified = mounts.get("cgroup2")
         if all(c in mounts for c in CONTROLLERS):
@@ -82,9 +106,9 @@ class Groups:
             bases = {c: unified / f"graders-{owner}" for c in CONTROLLERS}
             version = 2
         else:
-            return "no cgroups (no memory, pids and cpu controllers mounted here)"
+            return NoCgroups(NoCgroupsReason.NO_CONTROLLERS)
         if not all(os.access(base.parent, os.W_OK) for base in bases.values()):
-            return f"no cgroups ({bases['memory'].parent} is not writable here)"
+            return NoCgroups(NoCgroupsReason.NOT_WRITABLE, str(bases["memory"].parent))
         return cls(version, bases)
 
     def enter(self, name: str, walls: Walls) -> bool:

@@ -36,7 +36,7 @@ from typing import Any
 
 from graders.sandbox import landlock, namespace_view, privileges, syscall_filter
 from graders.sandbox.budget import Budget
-from graders.sandbox.cgroups import Groups, Walls
+from graders.sandbox.cgroups import Groups, NoCgroups, NoCgroupsReason, Walls
 from graders.sandbox.reach import installation, worker_reach
 
 STEPS = ("namespace", "landlock", "seccomp", "user", "cgroups")  # what --sandbox-without may leave out
@@ -74,7 +74,7 @@ class WallsHeld:
     """What counts a worker's resources: its cgroup, or the rlimits it falls back to, and its scratch folder."""
 
     cgroup_version: int = 0  # 0: no cgroup of its own
-    no_cgroups: str = ""  # where cgroup_version is 0, why (cgroups.Groups.find's reason)
+    no_cgroups: NoCgroups | None = None  # where cgroup_version is 0, why (the fact cgroups.Groups.find returned)
     memory_mb: int = 0
     tasks: int = 0
     cpus: float = 0.0
@@ -84,15 +84,27 @@ class WallsHeld:
     max_file_mb: int = 0  # the largest file it may write, where scratch is not size-capped
 
     def to_wire(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        why = self.no_cgroups
+        return {**dataclasses.asdict(self), "no_cgroups": None if why is None else
+                {"reason": str(why.reason), "path": why.path, "error": why.error}}
 
     @classmethod
     def from_wire(cls, data: Any) -> "WallsHeld | None":
+        """Walls read off the wire; None where they do not read (not a dict, or a reason that is not plain strings
+        of a known code): a worker's report is trusted for nothing."""
         if not isinstance(data, dict):
             return None
-        kinds = {f.name: f.type for f in dataclasses.fields(cls)}
+        kinds = {f.name: f.type for f in dataclasses.fields(cls) if f.name != "no_cgroups"}
         taken = {name: data[name] for name, kind in kinds.items() if name in data and _is(data[name], kind)}
-        return cls(**{**taken, "no_cgroups": str(taken.get("no_cgroups", ""))[:200]})
+        why = data.get("no_cgroups")
+        if why is None:
+            return cls(**taken)
+        fields = ("reason", "path", "error")
+        if (type(why) is not dict or not all(type(why.get(name, "")) is str for name in fields)
+                or why.get("reason") not in {str(reason) for reason in NoCgroupsReason}):
+            return None
+        return cls(**taken, no_cgroups=NoCgroups(NoCgroupsReason(why["reason"]), why.get("path", "")[:200],
+                                                 why.get("error", "")[:200]))
 
 
 @dataclass(frozen=True)
@@ -200,11 +212,11 @@ def enter(channel: socket.socket, folder: WorkerFolder, code: Path, budget: Budg
           groups: object, number: int) -> Confinement:
     """Confine this (forked, single-threaded) process for good, able to read the submission's
     folder `code`, within `budget`; returns what holds. `groups` is where its cgroup may be made
-    (cgroups.Groups), or why not: then its walls fall back to rlimits and a user of its own."""
+    (cgroups.Groups), or why not (cgroups.NoCgroups): then its walls fall back to rlimits and a user of its own."""
     walls = Walls(budget.memory_mb * 2**20, budget.tasks, budget.cpus)
     parent = os.getppid()
     if "cgroups" in without:
-        groups = "no cgroups (left out by --sandbox-without)"
+        groups = NoCgroups(NoCgroupsReason.LEFT_OUT)
     counted = groups.enter(f"w{number}", walls) if isinstance(groups, Groups) else False
     _first_to_go()
     os.setsid()
@@ -250,9 +262,9 @@ def enter(channel: socket.socket, folder: WorkerFolder, code: Path, budget: Budg
 
 def _walls_held(entered: bool, groups: object, walls: Walls, own_user: bool, view: bool,
                 scratch_mb: int) -> WallsHeld:
-    """What counts this worker's resources: its cgroup where it entered one, else the fallbacks (and why)."""
+    """What counts this worker's resources: its cgroup where it entered one, else the fallbacks (and why, as a fact)."""
     version = groups.version if entered and isinstance(groups, Groups) else 0
-    why = "" if version else (groups if isinstance(groups, str) else "no cgroups (its cgroup could not be made)")
+    why = None if version else (groups if isinstance(groups, NoCgroups) else NoCgroups(NoCgroupsReason.NOT_ENTERED))
     return WallsHeld(version, why, walls.memory_bytes // 2**20, walls.tasks, walls.cpus, own_user, view, scratch_mb,
                      _MAX_FILE_BYTES // 2**20)
 

@@ -30,9 +30,12 @@ import traceback
 from pathlib import Path
 from typing import NoReturn
 
+from graders.sandbox.cgroups import NoCgroups, NoCgroupsReason
+
 MESSAGE_BYTES = 1 << 16
 _warmed: set[str] = set()  # the warm-ups this zygote has run (see _warm)
-_groups: object = "no cgroups (not looked for yet)"  # cgroups.Groups where this zygote may make them, else why not
+# cgroups.Groups where this zygote may make them, else why not (cgroups.NoCgroups)
+_groups: object = NoCgroups(NoCgroupsReason.NOT_LOOKED_FOR)
 
 
 def main(control_fd: int, parent: int) -> NoReturn:
@@ -59,7 +62,7 @@ def main(control_fd: int, parent: int) -> NoReturn:
     except BaseException:  # noqa: BLE001 - the zygote must end here, whatever happened
         pass
     with contextlib.suppress(BaseException):
-        if not isinstance(_groups, str):
+        if not isinstance(_groups, NoCgroups):
             _groups.close()  # type: ignore[attr-defined]
     os._exit(0)
 
@@ -217,7 +220,7 @@ def _reap(children: dict[int, int], control: socket.socket) -> None:
         number = children.pop(pid, None)
         if number is not None:
             oom = False
-            if not isinstance(_groups, str):  # the worker's group: read how it ended, then remove it
+            if not isinstance(_groups, NoCgroups):  # the worker's group: read how it ended, then remove it
                 oom = _groups.out_of_memory(f"w{number}")  # type: ignore[attr-defined]
                 _groups.remove(f"w{number}")  # type: ignore[attr-defined]
             control.send(json.dumps({"number": number, "status": status, "oom": oom}).encode())

@@ -30,6 +30,7 @@ import torch
 from graders.sandbox import confinement, wire
 from graders.sandbox.baseline import Baseline
 from graders.sandbox.budget import Budget
+from graders.sandbox.cgroups import NoCgroups, NoCgroupsReason
 from graders.sandbox.outcome import Fact, Kind, Status
 from graders.sandbox.tracing import Recorder
 
@@ -40,11 +41,12 @@ EXIT_UNCONFINED = 71  # required to be confined, and it could not be
 _DRIVERS = re.compile(rf"{__name__.split('.')[0]}\.lesson\d+\.\w+\.drivers")
 
 
-def run(sock: socket.socket, request: dict[str, Any], groups: object = "no cgroups") -> NoReturn:
+def run(sock: socket.socket, request: dict[str, Any],
+        groups: object = NoCgroups(NoCgroupsReason.NOT_LOOKED_FOR)) -> NoReturn:
     """The whole life of a forked worker; it never returns into the zygote's code.
 
     `request` says how to confine (process.Worker writes it); `groups` is where the zygote may
-    make this worker's cgroup (cgroups.Groups), or why it may not. The worker then loads one of
+    make this worker's cgroup (cgroups.Groups), or why it may not (cgroups.NoCgroups). The worker then loads one of
     the submission's exercise modules after another, as the grader asks (shared.py)."""
     try:
         code = Path(request["code_folder"])

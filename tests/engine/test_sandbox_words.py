@@ -11,10 +11,10 @@ import struct
 
 import pytest
 
-from graders.engine.sandbox_words import confinement_summary, gap_words, worded
+from graders.engine.sandbox_words import confinement_summary, gap_words, no_cgroups_words, walls_words, worded
 from graders.sandbox import Confinement, Fact, Gap, Kind, Refusal, Stage, Status, WireError, WorkerUser, unpack
-from graders.sandbox.cgroups import Walls
-from graders.sandbox.confinement import _judge, _walls_held
+from graders.sandbox.cgroups import NoCgroups, NoCgroupsReason, Walls
+from graders.sandbox.confinement import WallsHeld, _judge, _walls_held
 from graders.sandbox.outcome import ended, outcome_from_reply, refused
 
 
@@ -134,6 +134,7 @@ def test_a_confinement_is_summed_up_as_the_sandbox_once_wrote_it(judged: dict, s
 
 
 WALLS = Walls(2048 * 2**20, 64, 1.0)
+NOT_ROOT = NoCgroups(NoCgroupsReason.NOT_ROOT)
 
 
 class _Groups:
@@ -141,15 +142,15 @@ class _Groups:
 
 
 @pytest.mark.parametrize("held, words", [
-    (_walls_held(True, "no cgroups (the grader is not root)", WALLS, True, True, 64),
+    (_walls_held(True, NOT_ROOT, WALLS, True, True, 64),
      "no cgroups (the grader is not root) (fallback: address space 2048 MiB over torch's, RLIMIT_NPROC 64 for a user "
      "of its own, no CPU cap but a lower priority); scratch: a 64 MiB tmpfs; memfd_create refused, at most 256 open "
      "files"),
-    (_walls_held(False, "no cgroups (the grader is not root)", WALLS, True, False, 64),
+    (_walls_held(False, NOT_ROOT, WALLS, True, False, 64),
      "no cgroups (the grader is not root) (fallback: address space 2048 MiB over torch's, RLIMIT_NPROC 64 for a user "
      "of its own, no CPU cap but a lower priority); scratch: not size-capped (no mount namespace without root; files "
      "of at most 16 MiB each); memfd_create refused, at most 256 open files"),
-    (_walls_held(False, "no cgroups (the grader is not root)", WALLS, False, False, 64),
+    (_walls_held(False, NOT_ROOT, WALLS, False, False, 64),
      "no cgroups (the grader is not root) (fallback: address space 2048 MiB over torch's, RLIMIT_NPROC above its "
      "user's other tasks, no CPU cap but a lower priority); scratch: not size-capped (no mount namespace without "
      "root; files of at most 16 MiB each); memfd_create refused, at most 256 open files"),
@@ -167,6 +168,43 @@ def test_a_cgroup_a_worker_entered_is_worded_as_before() -> None:
     assert confinement_summary(Confinement(walls=held)).endswith(
         "; cgroup v2: 2048 MiB of memory, 64 tasks, 1 CPU; scratch: a 64 MiB tmpfs; memfd_create refused, at most "
         "256 open files")
+
+
+@pytest.mark.parametrize("why, words", [
+    (NoCgroups(NoCgroupsReason.NOT_ROOT), "no cgroups (the grader is not root)"),
+    (NoCgroups(NoCgroupsReason.NO_CONTROLLERS), "no cgroups (no memory, pids and cpu controllers mounted here)"),
+    (NoCgroups(NoCgroupsReason.NOT_WRITABLE, "/sys/fs/cgroup/memory/grading"),
+     "no cgroups (/sys/fs/cgroup/memory/grading is not writable here)"),
+    (NoCgroups(NoCgroupsReason.MAKING_FAILED, "/sys/fs/cgroup/graders-41", "Device or resource busy"),
+     "no cgroups (Device or resource busy making /sys/fs/cgroup/graders-41)"),
+    (NoCgroups(NoCgroupsReason.LEFT_OUT), "no cgroups (left out by --sandbox-without)"),
+    (NoCgroups(NoCgroupsReason.NOT_ENTERED), "no cgroups (its cgroup could not be made)"),
+    (NoCgroups(NoCgroupsReason.NOT_LOOKED_FOR), "no cgroups (not looked for yet)"),
+], ids=[str(reason) for reason in NoCgroupsReason])
+def test_why_there_are_no_cgroups_is_worded_as_the_sandbox_once_wrote_it(why: NoCgroups, words: str) -> None:
+    assert no_cgroups_words(why) == words
+    held = _walls_held(False, why, WALLS, True, True, 64)
+    assert walls_words(held).startswith(words + " (fallback: address space 2048 MiB over torch's")
+    # The reason travels as plain strings, and reads back as the same fact.
+    wire = json.loads(json.dumps(held.to_wire()))
+    assert wire["no_cgroups"] == {"reason": str(why.reason), "path": why.path, "error": why.error}
+    assert WallsHeld.from_wire(wire) == held
+
+
+def test_a_worker_that_was_given_no_groups_says_its_cgroup_could_not_be_made() -> None:
+    assert _walls_held(False, None, WALLS, True, True, 64).no_cgroups == NoCgroups(NoCgroupsReason.NOT_ENTERED)
+    assert no_cgroups_words(None) == "no cgroups (its cgroup could not be made)"
+
+
+def test_walls_whose_reason_does_not_read_are_no_walls() -> None:
+    wire = _walls_held(False, NOT_ROOT, WALLS, True, True, 64).to_wire()
+    for forged in ("no cgroups (the grader is not root)", ["not_root"], {"reason": "made_up"}, {"reason": 3},
+                   {"reason": "not_writable", "path": ["/"]}, {"reason": "making_failed", "error": {"a": 1}}, {}):
+        assert WallsHeld.from_wire({**wire, "no_cgroups": forged}) is None, forged
+        report = {**Confinement().to_wire(), "walls": {**wire, "no_cgroups": forged}}
+        assert Confinement.from_wire(report).walls is None
+    long = WallsHeld.from_wire({**wire, "no_cgroups": {"reason": "not_writable", "path": "/x" * 500}})
+    assert long is not None and long.no_cgroups == NoCgroups(NoCgroupsReason.NOT_WRITABLE, ("/x" * 100))
 
 
 def test_a_report_that_does_not_read_is_no_confinement() -> None:
