@@ -58,3 +58,14 @@ def test_no_single_edit_is_tried_where_a_mistake_is_named_or_the_code_raised(mon
     with pytest.raises(CheckFailed):
         fail("f: wrong.", got="1")
     assert tried == [1]  # a wrong value nothing names: the one place single edits are asked
+
+
+def test_an_explanation_that_fails_leaves_the_checks_own_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A hostile answer the explanation cannot handle must not turn the check's failure into the grader's traceback.
+    def broken() -> None:
+        raise OverflowError("int too large to convert to float")
+
+    monkeypatch.setattr(single_edits, "explain", broken)
+    with pytest.raises(CheckFailed) as raised:
+        fail("f: wrong.", got="10**400", expected="0.72", hint="the check's hint")
+    assert raised.value.feedback.mistake is None and raised.value.feedback.hint == "the check's hint"
