@@ -30,7 +30,10 @@ FAMILIES: dict[str, tuple[str, str, str]] = {
                    "Look at each count and bound: where it starts, where it stops, whether the boundary is in or out."),
     "reduction": ("another reduction", "another reduction (a sum for a mean, or a mean for a sum)",
                   "Check how the values are reduced to one: a sum and a mean differ by a factor."),
-    "axis": ("another axis", "a reduction along another axis", "Check the dimension each reduction runs along."),
+    # A size read along another dimension (X.shape[1] for X.shape[0]) is this family too: the index of a dimension is
+    # not a count, and "a whole number off by one" would send the student looking at counts and bounds.
+    "axis": ("another dimension", "another dimension (a reduction along it, or a size read along it)",
+             "Check the dimension each reduction runs along and each size is read along."),
     "order_statistic": ("another order statistic", "another of the values taken (the smallest for the largest, or "
                                                    "the other way)",
                         "Check which of the values is taken: the largest, the smallest, or another."),
@@ -49,6 +52,7 @@ FAMILIES: dict[str, tuple[str, str, str]] = {
 _SPOKEN_CHARS = 32  # past this, a piece of code is not spoken in words: the description stays general
 _MATH = {"sin", "cos", "tan", "tanh", "sigmoid", "log", "sqrt", "abs", "relu"}
 _OPS = {ast.Add: "+", ast.Sub: "−", ast.Mult: "·", ast.Div: "/", ast.Pow: "^", ast.MatMult: "@"}
+_COMPARISONS = {ast.Lt: "<", ast.LtE: "≤", ast.Gt: ">", ast.GtE: "≥", ast.Eq: "=", ast.NotEq: "≠"}
 _SWAPPED_FUNCTIONS = {"sin": "cos", "cos": "sin"}
 _REDUCTIONS = {"sum": "mean", "mean": "sum"}
 _ORDER = {"max": "min", "min": "max", "argmax": "argmin", "argmin": "argmax", "amax": "amin", "amin": "amax"}
@@ -69,6 +73,9 @@ class Mutant:
     family: str  # a key of FAMILIES
     edit: str  # what the edit does, in words: "the sign of one term flipped: the term with sin x"
     source: str  # the whole edited module
+    # A case left out (family dropped_branch): its condition as `case_text` reads it, so that the grader can see
+    # whether a student's function tests that very case (then "one case left out" is not what it does); else "".
+    case: str = ""
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,7 @@ class _Edit:
     make: Callable[[ast.AST], ast.AST]  # the edited node, from a copy of the original
     family: str
     edit: str
+    case: str = ""
 
 
 def spoken(node: ast.AST) -> str | None:
@@ -107,7 +115,54 @@ def _speak(node: ast.AST) -> str | None:
             return f"e^({argument})"
         if name in _MATH and argument is not None:
             return f"{name} {argument}" if isinstance(node.args[0], ast.Name) else f"{name}({argument})"
+    if isinstance(node, ast.Call):
+        return _speak_call(node)
+    if isinstance(node, ast.Subscript) and _simple(node.slice):
+        inner, index = _speak(node.value), _speak_simple(node.slice)
+        return None if inner is None or index is None else f"{inner}[{index}]"
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARISONS:
+        left, right = _speak(node.left), _speak(node.comparators[0])
+        if left is None or right is None:
+            return None
+        return f"{left} {_COMPARISONS[type(node.ops[0])]} {right}"
     return None
+
+
+def _simple(node: ast.AST) -> bool:
+    """An argument or index short enough to say as it is: a name, a number, a short string, an attribute of a name,
+    a negative number (`-1`), `x.shape[0]`; never a call (a call within a call is no longer short to say)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float, bool) or node.value is None or (
+            type(node.value) is str and len(node.value) <= 12)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float)
+    if isinstance(node, ast.Attribute):
+        return _simple(node.value) and not isinstance(node.value, ast.Constant)
+    if isinstance(node, ast.Subscript):
+        return _simple(node.value) and _simple(node.slice)
+    return isinstance(node, ast.Name)
+
+
+def _speak_call(call: ast.Call) -> str | None:
+    """A short call as it is written (`value.to(device)`, `X.size(1)`, `cuda.is_available()`), torch's prefix left
+    out as for attributes; None where an argument is not simple (`_simple`) or is unpacked."""
+    if not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return None
+    if not all(_simple(a) for a in call.args) or not all(k.arg and _simple(k.value) for k in call.keywords):
+        return None
+    func = _speak(call.func)
+    pieces = [*(_speak_simple(a) for a in call.args), *(f"{k.arg}={_speak_simple(k.value)}" for k in call.keywords)]
+    if func is None or any(piece is None for piece in pieces):
+        return None
+    return f"{func}({', '.join(pieces)})"  # type: ignore[arg-type]
+
+
+def _speak_simple(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and type(node.value) is str:
+        return f'"{node.value}"'
+    if isinstance(node, ast.Constant) and (type(node.value) is bool or node.value is None):
+        return str(node.value)
+    return _speak(node)
 
 
 def _grouped(node: ast.AST, text: str) -> str:
@@ -160,9 +215,78 @@ def _node_edits(node: ast.AST) -> Iterator[tuple[Callable[[ast.AST], ast.AST], s
             yield (lambda n, s=swap: ast.Compare(n.left, [s()], n.comparators), "off_by_one",
                    "the boundary case of one comparison counted on the wrong side")
     if isinstance(node, ast.IfExp):
-        yield (lambda n: n.orelse, "dropped_branch", "one case left out: one of two values always taken")
+        yield lambda n: n.orelse, "dropped_branch", _one_value_always(node)
     if isinstance(node, ast.Call):
         yield from _call_edits(node)
+
+
+def _one_value_always(node: ast.IfExp) -> str:
+    """The words of `body if test else orelse` become `orelse`: which value is always taken, which never, and the
+    case that no longer makes the difference, as far as each is short to say."""
+    kept, lost, when = spoken(node.orelse), spoken(node.body), spoken(node.test)
+    if kept and lost:
+        said = f"{kept} always taken, never {lost}" + (f", not even when {when}" if when else "")
+    elif kept:
+        said = f"{kept} always taken" + (f", even when {when}" if when else "")
+    elif lost:
+        said = f"{lost} never taken" + (f", not even when {when}" if when else "")
+    else:
+        return "one case left out: one of two values always taken"
+    return f"one case left out: {said}"
+
+
+def _dimension_indices(function: ast.AST) -> dict[int, tuple[int, str | None] | None]:
+    """The whole numbers of a function that index a dimension (`X.shape[0]`, `X.size(0)`, `dim=0`), by id of their
+    node: (the index, the size's code with {k} for the index, or None where it is long to say), or None for a number
+    whose own edits are left out (the `1` of `-1`, a `dim=` keyword's, which `_call_edits` edits as an axis)."""
+    found: dict[int, tuple[int, str | None] | None] = {}
+
+    def index(node: ast.AST, code: str | None) -> None:
+        value = _whole(node)
+        if value is None:
+            return
+        found[id(node)] = value, code
+        if isinstance(node, ast.UnaryOp):
+            found[id(node.operand)] = None
+
+    for node in ast.walk(function):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            owner = spoken(node.value.value)
+            index(node.slice, None if owner is None else f"{owner}.shape[{{k}}]")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+                and len(node.args) == 1 and not node.keywords:
+            owner = spoken(node.func.value)
+            index(node.args[0], None if owner is None else f"{owner}.size({{k}})")
+        if isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                if keyword.arg == "dim" and _whole(keyword.value) is not None:
+                    found[id(keyword.value)] = None
+                    if isinstance(keyword.value, ast.UnaryOp):
+                        found[id(keyword.value.operand)] = None
+    return found
+
+
+def _whole(node: ast.AST) -> int | None:
+    """The whole number a node writes (`0`, `-1`), or None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and type(node.operand.value) is int:
+        return -node.operand.value
+    return None
+
+
+def _dimension(k: int) -> str:
+    return {-1: "the last dimension", -2: "the second-to-last dimension"}.get(k, f"dimension {k}")
+
+
+def _dimension_edits(value: int, code: str | None) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
+    """An index of a dimension one off, said as a dimension: the size along another one, not a count off by one."""
+    for changed in (value + 1, value - 1):
+        size = None if code is None else code.format(k=f"{changed}".replace("-", "−"))
+        shown = f" ({size})" if size is not None and len(size) <= _SPOKEN_CHARS else ""
+        yield (lambda n, v=changed: ast.Constant(v), "axis",
+               f"the size along {_dimension(changed)}{shown} taken where {_dimension(value)}'s belongs")
 
 
 def _constant_edits(value: int | float) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
@@ -291,11 +415,19 @@ def _edits(tree: ast.Module) -> Iterator[tuple[str, _Edit]]:
     for name, function, root in _functions(tree):
         # A method's edit says where it is: the check's call names only the function the student's code was run by.
         where = f" (in {name})" if "." in name else ""
+        dimensions, local = _dimension_indices(function), _local_names(function)
         for path, node in _walk(function, root):
             if _is_docstring(node) or path[-1][0] in ("annotation", "returns"):
                 continue
-            for make, family, words in _node_edits(node):
-                yield name, _Edit(path, make, family, words + where)
+            if id(node) in dimensions:
+                index = dimensions[id(node)]
+                own = () if index is None else _dimension_edits(*index)
+            else:
+                own = _node_edits(node)
+            for make, family, words in own:
+                case = case_text(node.test, local) if isinstance(node, ast.IfExp) and family == "dropped_branch" \
+                    else ""
+                yield name, _Edit(path, make, family, words + where, case)
             if isinstance(node, ast.For):
                 for make, family, words in _loop_edits(node):
                     yield name, _Edit(path, make, family, words + where)
@@ -304,8 +436,52 @@ def _edits(tree: ast.Module) -> Iterator[tuple[str, _Edit]]:
                 block = getattr(node, field, None)
                 if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
                     for index in range(len(block)):
+                        statement = block[index]
                         for make, family, words in _statement_edits(block, index, each if field == "body" else None):
-                            yield name, _Edit((*path, (field, index)), make, family, words + where)
+                            case = case_text(statement.test, local) if isinstance(statement, ast.If) \
+                                and family == "dropped_branch" else ""
+                            yield name, _Edit((*path, (field, index)), make, family, words + where, case)
+
+
+def _local_names(function: ast.AST) -> set[str]:
+    """The names a function binds but its parameters: what its author may call anything (the parameters are the
+    stub's, the same in the reference and in every student's code)."""
+    parameters = {a.arg for a in ast.walk(function) if isinstance(a, ast.arg)}
+    bound = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return bound - parameters
+
+
+def case_text(test: ast.expr, local: set[str]) -> str:
+    """A condition as the same test reads whatever its author names things: each of the function's own names is
+    `_`, and a name taken from torch, NumPy or math is its last part (`torch.Tensor` and `Tensor` alike)."""
+    class Plain(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return ast.Name("_" if node.id in local else node.id, ast.Load())
+
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            if isinstance(node.value, ast.Name) and node.value.id in ("torch", "np", "numpy", "math") \
+                    and node.value.id not in local:
+                return ast.Name(node.attr, ast.Load())
+            return ast.Attribute(self.visit(node.value), node.attr, ast.Load())
+
+    return ast.dump(Plain().visit(copy.deepcopy(test)), include_attributes=False)
+
+
+def tested_cases(source: str, function: str) -> set[str] | None:
+    """The conditions (`case_text`) that the function `function` ("name" or "Class.method") of a module tests in an
+    `if`, a conditional expression, a `while` or a comprehension's `if`; None where the source does not parse or has
+    no such function (nothing is known of it)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    found = next((node for name, node, _ in _functions(tree) if name == function), None)
+    if found is None:
+        return None
+    local = _local_names(found)
+    tests = [n.test for n in ast.walk(found) if isinstance(n, (ast.If, ast.IfExp, ast.While))]
+    tests += [t for n in ast.walk(found) if isinstance(n, ast.comprehension) for t in n.ifs]
+    return {case_text(test, local) for test in tests}
 
 
 def _loop_names(node: ast.AST) -> tuple[str, str] | None:
@@ -357,5 +533,5 @@ def mutants(source: str) -> list[Mutant]:
     for index, (function, edit) in enumerate(_edits(tree)):
         edited = _applied(tree, edit)
         if edited != plain:
-            found.append(Mutant(index, function, edit.family, edit.edit, edited))
+            found.append(Mutant(index, function, edit.family, edit.edit, edited, edit.case))
     return found

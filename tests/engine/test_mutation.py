@@ -53,3 +53,73 @@ def test_a_classes_methods_are_edited_and_the_words_say_which() -> None:
         namespace: dict = {}
         exec(compile(mutant.source, "<mutant>", "exec"), namespace)  # noqa: S102 - an edit of the text above
         assert isinstance(namespace["Value"], type)
+
+
+def _edits(source: str, family: str) -> list[mutation.Mutant]:
+    return [m for m in mutation.mutants(source) if m.family == family]
+
+
+def test_short_calls_subscripts_and_comparisons_are_spoken_within_the_limit() -> None:
+    said = {code: mutation.spoken(ast.parse(code, mode="eval").body) for code in (
+        "value.to(device)", "x.shape[0]", "X.size(1)", "torch.cuda.is_available()", "self.data > 0", "i <= len(a)",
+        "x.shape[-1]", "f(g(x))", "a[-i]", "torch.backends.mps.is_available(some_long_argument_name)")}
+    assert said == {"value.to(device)": "value.to(device)", "x.shape[0]": "x.shape[0]", "X.size(1)": "X.size(1)",
+                    "torch.cuda.is_available()": "cuda.is_available()", "self.data > 0": "self.data > 0",
+                    "i <= len(a)": "i ≤ len(a)", "x.shape[-1]": "x.shape[−1]",
+                    # a call within a call, an index that is not a number or a name, past 32 characters: not spoken
+                    "f(g(x))": None, "a[-i]": None, "torch.backends.mps.is_available(some_long_argument_name)": None}
+
+
+def test_a_value_always_taken_says_which_value_and_which_is_never_taken() -> None:
+    source = ("def move(batch, device):\n"
+              "    return {k: value.to(device) if isinstance(value, Tensor) else value for k, value in batch.items()}\n")
+    (edit,) = _edits(source, "dropped_branch")
+    assert edit.edit == ("one case left out: value always taken, never value.to(device), "
+                         "not even when isinstance(value, Tensor)")
+    long = "def f(x):\n    return some_function(x, 1, 2, 3, 4, 5, 6, 7) if x.numel() > 0 else another_function(x, 1, 2, 3, 4, 5)\n"
+    # Neither value short to say: the general words, never a long piece of code.
+    assert [m.edit for m in _edits(long, "dropped_branch")] == ["one case left out: one of two values always taken"]
+
+
+def test_an_index_of_a_dimension_is_said_as_a_dimension_not_a_whole_number_off_by_one() -> None:
+    source = "def f(X, y):\n    rows = X.shape[0]\n    cols = y.size(1)\n    return X.sum(dim=0) / rows + cols\n"
+    axis = [m.edit for m in _edits(source, "axis")]
+    assert axis == ["the size along dimension 1 (X.shape[1]) taken where dimension 0's belongs",
+                    "the size along the last dimension (X.shape[−1]) taken where dimension 0's belongs",
+                    "the size along dimension 2 (y.size(2)) taken where dimension 1's belongs",
+                    "the size along dimension 0 (y.size(0)) taken where dimension 1's belongs",
+                    "the sum taken along dimension 1 instead of 0"]
+    # No number indexing a dimension is also "a whole number off by one": one edit, one family.
+    assert _edits(source, "off_by_one") == []
+    last = "def f(X):\n    return X.shape[-1]\n"
+    assert [m.edit for m in mutation.mutants(last)] == [
+        "the size along dimension 0 (X.shape[0]) taken where the last dimension's belongs",
+        "the size along the second-to-last dimension (X.shape[−2]) taken where the last dimension's belongs"]
+
+
+def test_a_case_left_out_knows_its_condition_and_a_function_that_tests_it_is_seen() -> None:
+    reference = ("def move(batch, device):\n"
+                 "    return {k: value.to(device) if isinstance(value, Tensor) else value for k, value in batch.items()}\n"
+                 "\n\ndef pick():\n    if torch.cuda.is_available():\n        return 'cuda'\n    return 'cpu'\n")
+    case_of = {m.function: m.case for m in _edits(reference, "dropped_branch")}
+    assert set(case_of) == {"move", "pick"} and all(case_of.values())
+    # The same test, whatever the student calls its own variables, and torch.Tensor for Tensor.
+    loop = ("def move(batch, device):\n    out = {}\n    for name, v in batch.items():\n"
+            "        if isinstance(v, torch.Tensor):\n            out[name] = v.to('cpu')\n"
+            "        else:\n            out[name] = v\n    return out\n")
+    assert case_of["move"] in mutation.tested_cases(loop, "move")
+    # A parameter is the stub's: another parameter tested is another case.
+    assert case_of["move"] not in mutation.tested_cases(loop.replace("isinstance(v,", "isinstance(device,"), "move")
+    assert case_of["pick"] not in mutation.tested_cases("def pick():\n    return 'cpu'\n", "pick")
+    assert mutation.tested_cases("def pick(:\n", "pick") is None
+    assert mutation.tested_cases("def other():\n    pass\n", "pick") is None
+    # Its mutant has the case no more: as a student's code, it is not contradicted.
+    for mutant in _edits(reference, "dropped_branch"):
+        assert mutant.case not in mutation.tested_cases(mutant.source, mutant.function), mutant
+
+
+def test_a_value_always_taken_says_what_it_can_of_the_other_value_and_of_the_case() -> None:
+    source = "def f(a, i):\n    return a[-i] if i <= len(a) else 1\n"
+    assert [m.edit for m in _edits(source, "dropped_branch")] == ["one case left out: 1 always taken, even when i ≤ len(a)"]
+    source = "def f(a, i):\n    return a if i == 1 else a[-i]\n"
+    assert [m.edit for m in _edits(source, "dropped_branch")] == ["one case left out: a never taken, not even when i = 1"]
