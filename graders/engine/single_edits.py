@@ -17,6 +17,11 @@ Every input of the check: a check stops at its first wrong answer, so the inputs
 worker for the explanation alone (`Student.probe`: nothing of it counts towards any verdict), from the inputs the
 generator noted for that check (graders/<lesson>/mutant_inputs.bin, in the wire's format: instructor side only, as
 the reference is). An edit is named only when it gives the student's answers on all of them.
+
+What is said: the one edit's words; where a few edits of the family give the answers (X.shape[1] and X.shape[-1] for
+X.shape[0]), each of them, up to three, so that the words stay true of what the code may do; past three, the
+family's general words. And no word the code contradicts where the grader sees it in the student's source itself: a
+case left out is not said of a function that tests that very case (mutation.tested_cases).
 """
 
 from __future__ import annotations
@@ -56,6 +61,9 @@ SECONDS = float(LIMITS.call_seconds.value)
 CALL_SECONDS = 1.0  # one mutant's call past this many CPU seconds is stopped (a loop whose bound an edit moved)
 RTOL, ATOL = 1e-4, 1e-6  # a mutant's answer reproduces the student's: same code, so equal up to rounding
 MEANING = "Your result is the right one with {edit}."
+# Past this many edits of one family that all give the answers, the family's general words: a list stays readable.
+SAID_AT_MOST = 3
+SOURCE_BYTES = 1 << 20  # of the student's module, read for what its code does: a module is far smaller
 _PACKAGE_FOLDER = Path(__file__).resolve().parents[1]
 _ROOT = _PACKAGE_FOLDER.parent
 
@@ -83,6 +91,7 @@ class _Notes:
     check: str = ""
     inputs: list[Input] = field(default_factory=list)
     probe: Probe | None = None  # the worker that answered the current check's last call
+    path: Path | None = None  # the student's module that answered it: its source is read for what the code does
     kept: dict[str, list[Input]] = field(default_factory=dict)  # collecting (the generator): every check's inputs
     collecting: bool = False
 
@@ -109,7 +118,7 @@ def forget_calls() -> None:
     with _LOCK:
         if NOTES.collecting and NOTES.check:
             NOTES.kept.setdefault(NOTES.check, []).extend(NOTES.inputs)
-        NOTES.check, NOTES.inputs, NOTES.probe = "", [], None
+        NOTES.check, NOTES.inputs, NOTES.probe, NOTES.path = "", [], None, None
 
 
 def collected() -> dict[str, list[Input]]:
@@ -135,7 +144,7 @@ def note_student_call(module_path: Path, function: str, args: tuple, kwargs: dic
                 NOTES.kept.setdefault(NOTES.check, []).extend(NOTES.inputs)
             NOTES.check, NOTES.inputs = check, []
         NOTES.inputs.append(Input(module_path.parent.name, module_path.stem, function, args, kwargs, value))
-        NOTES.probe = probe
+        NOTES.probe, NOTES.path = probe, module_path
 
 
 def arguments(reference: ModuleType, noted: Input) -> dict[str, Any] | None:
@@ -364,7 +373,7 @@ def explain() -> Explanation | None:
     with _LOCK:
         if not check or NOTES.check != check or not NOTES.inputs:
             return None
-        noted, probe = list(NOTES.inputs), NOTES.probe
+        noted, probe, path = list(NOTES.inputs), NOTES.probe, NOTES.path
     if threading.current_thread() is not threading.main_thread():
         return None  # the time limit of a mutant's call needs the main thread's signal
     lesson, slug = noted[-1].lesson, noted[-1].slug  # the exercise of the check's last call
@@ -392,12 +401,41 @@ def explain() -> Explanation | None:
     found = families(lesson, slug, inputs, deadline)
     if found is None or len(found) != 1:
         return None
-    from graders.engine.mutation import FAMILIES
+    from graders.engine.mutation import FAMILIES, tested_cases
 
     family, edits = next(iter(found.items()))
+    # A case left out is not what a function does that tests that very case (it treats it apart, wrongly): such an
+    # edit still counts above (its family gives the answers too), but its words are not said.
+    source = _student_source(path)
+    if source is not None:
+        tested = {function: tested_cases(source, function) or set() for function in {m.function for m in edits}}
+        edits = [m for m in edits if not (m.case and m.case in tested[m.function])]
+    if not edits:
+        return None
     name, generic, hint = FAMILIES[family]
-    edit = next(iter(edits)) if len(edits) == 1 else generic
-    return Explanation(name, MEANING.format(edit=edit), hint)
+    return Explanation(name, MEANING.format(edit=said(edits, generic)), hint)
+
+
+def said(edits: list[Any], generic: str) -> str:
+    """The edits of one family that give the answers (mutation.Mutant, in their order), in words: the one edit, or
+    each of at most `SAID_AT_MOST` ("one of these edits: A; or B"), so that the words name what the code may do;
+    past them, the family's general words."""
+    words = list(dict.fromkeys(m.edit for m in edits))  # two edits may read alike (two calls of one function)
+    if len(words) == 1:
+        return words[0]
+    return f"one of these edits: {'; or '.join(words)}" if len(words) <= SAID_AT_MOST else generic
+
+
+def _student_source(path: Path | None) -> str | None:
+    """The text of the student's module, read by the grader itself as a regular file (never through a symlink), or
+    None where there is none to read."""
+    if path is None or path.is_symlink() or not path.is_file():
+        return None
+    try:
+        with path.open("rb") as handle:
+            return handle.read(SOURCE_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def _asked_again(probe: Probe | None, reference: ModuleType, noted: list[Input],
@@ -446,10 +484,10 @@ def shipped_inputs(lesson: str) -> dict[str, dict[str, list[tuple[str, tuple, di
 
 
 def families(lesson: str, slug: str, inputs: list[tuple[str, dict[str, Any], Any]],
-             deadline: float) -> dict[str, set[str]] | None:
-    """family -> the edits of it whose mutants give the student's answer on every input (function, arguments,
-    answer); None when time ran out."""
-    found: dict[str, set[str]] = {}
+             deadline: float) -> dict[str, list[Any]] | None:
+    """family -> the edits of it (mutation.Mutant, in their order) whose mutants give the student's answer on every
+    input (function, arguments, answer); None when time ran out."""
+    found: dict[str, list[Any]] = {}
     for mutant, module in mutant_modules(lesson, slug).values():
         for function, bound, value in inputs:
             if time.process_time() > deadline:
@@ -458,5 +496,5 @@ def families(lesson: str, slug: str, inputs: list[tuple[str, dict[str, Any], Any
             if answer is _UNSET or not reproduces(value, answer):
                 break
         else:
-            found.setdefault(mutant.family, set()).add(mutant.edit)
+            found.setdefault(mutant.family, []).append(mutant)
     return found

@@ -84,7 +84,9 @@ def test_each_shipped_explanation_names_its_mutant_submitted_as_a_student(grade,
         assert check["mistake"] == name, (kept, check_id, check["message"], f"not named: run `{REWRITE}`")
         message = graded.explained(slug, check_id)
         said = single_edits.MEANING.format(edit=kept["edit"]), single_edits.MEANING.format(edit=general)
-        assert any(sentence in message for sentence in said), (kept, message)
+        # Or among the few edits of its family that give the same answers, each named ("one of these edits: ...").
+        among = "one of these edits: " in message and kept["edit"] in message
+        assert among or any(sentence in message for sentence in said), (kept, message)
         assert not any(line in message for line in lines), (kept, message)
     for check_id, check in checks.items():  # never another family's name: that would mislead
         assert check["mistake"] not in NAMES - {name}, (kept, check_id, check["message"])
@@ -149,3 +151,54 @@ def test_asking_the_inputs_after_a_wrong_answer_changes_no_verdict(grade, monkey
     failed = asked["relative_error_on_fixed_cases"]
     assert not failed["passed"] and failed["mistake"] not in NAMES and "time" not in failed["message"], failed
     assert not any("ran out of time" in r["message"] for r in asked.values())
+
+
+def test_the_few_edits_of_one_family_that_give_the_answers_are_each_named() -> None:
+    edits = [mutation.Mutant(i, "f", "sign", words, "") for i, words in enumerate(("A", "B", "A", "C", "D"))]
+    assert single_edits.said(edits[:1], "general") == "A"
+    assert single_edits.said(edits[:3], "general") == "one of these edits: A; or B"  # the same words once
+    assert single_edits.said(edits[:4], "general") == "one of these edits: A; or B; or C"
+    assert single_edits.said(edits, "general") == "general"  # past three, a list is no longer read
+
+
+def test_a_size_read_along_another_dimension_is_told_as_such_end_to_end(grade) -> None:
+    # X.shape[1] for X.shape[0]: X.shape[-1] gives the same answers, so both edits are named, never "a whole number
+    # off by one" (no count or bound is off).
+    source = _source("grad_accumulation").replace("rows = X.shape[0]", "rows = X.shape[1]")
+    assert source != _source("grad_accumulation")
+    graded = grade({"grad_accumulation": source}, "--no-expected-cache")
+    check = graded.checks("grad_accumulation")["accumulated_gradient_even_split"]
+    assert check["mistake"] == mutation.FAMILIES["axis"][0] == "another dimension", check["message"]
+    message = graded.explained("grad_accumulation", "accumulated_gradient_even_split")
+    assert ("one of these edits: the size along dimension 1 (X.shape[1]) taken where dimension 0's belongs; or the "
+            "size along the last dimension (X.shape[−1]) taken where dimension 0's belongs.") in message, message
+
+
+def test_a_value_always_taken_is_told_which_end_to_end(grade) -> None:
+    source = _source("dtypes_and_devices").replace("value.to(device) if isinstance(value, Tensor) else value", "value")
+    assert source != _source("dtypes_and_devices")
+    graded = grade({"dtypes_and_devices": source}, "--no-expected-cache")
+    check = graded.checks("dtypes_and_devices")["move_batch_moves_every_tensor"]
+    assert check["mistake"] == "one case left out", check["message"]
+    assert "value always taken, never value.to(device), not even when isinstance(value, Tensor)" in check["message"]
+
+
+def test_a_case_left_out_is_not_told_to_code_that_tests_that_very_case(grade) -> None:
+    # Tensors moved to pick_device(), not to `device`: on this machine the same answers as `value` always taken, but
+    # the code treats tensors apart (isinstance) and leaves out no case: "one case left out" would mislead.
+    source = _source("dtypes_and_devices").replace(
+        "    return {key: value.to(device) if isinstance(value, Tensor) else value for key, value in batch.items()}\n",
+        "    moved = {}\n    for name, item in batch.items():\n        if isinstance(item, torch.Tensor):\n"
+        "            moved[name] = item.to(pick_device())\n        else:\n            moved[name] = item\n"
+        "    return moved\n")
+    assert source != _source("dtypes_and_devices")
+    checks = grade({"dtypes_and_devices": source}, "--no-expected-cache").checks("dtypes_and_devices")
+    failed = [c for c in checks.values() if not c["passed"]]
+    assert failed and all(c["mistake"] not in NAMES for c in failed), [c["message"] for c in failed]
+    # The same answers from code that tests no case are still told (the rule reads the code, not the answers).
+    plain = source.replace("        if isinstance(item, torch.Tensor):\n            moved[name] = item.to(pick_device())\n"
+                           "        else:\n            moved[name] = item\n", "        moved[name] = item\n")
+    assert plain != source
+    check = grade({"dtypes_and_devices": plain}, "--no-expected-cache").checks("dtypes_and_devices")[
+        "move_batch_moves_every_tensor"]
+    assert check["mistake"] == "one case left out", check["message"]
