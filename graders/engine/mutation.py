@@ -203,8 +203,9 @@ def _node_edits(node: ast.AST) -> Iterator[tuple[Callable[[ast.AST], ast.AST], s
                _with(spoken(node.left), "a power computed as a product", "{term} multiplied, not raised"))
     if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)):
         flipped = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+        # Which update: a loop may update several things alike (w and b), and one of them alone is flipped.
         yield (lambda n, o=flipped: ast.AugAssign(n.target, o, n.value), "sign",
-               "the sign of one update flipped: it goes the other way")
+               _with(spoken(node.target), "the sign of one update flipped", "{term} goes the other way"))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         yield (lambda n: n.operand, "sign", _with(spoken(node.operand), "a minus sign dropped", "the one before {term}"))
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
@@ -212,8 +213,10 @@ def _node_edits(node: ast.AST) -> Iterator[tuple[Callable[[ast.AST], ast.AST], s
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         swap = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}.get(type(node.ops[0]))
         if swap is not None:
+            edited = ast.Compare(node.left, [swap()], node.comparators)
+            both = f"{spoken(edited)} where {spoken(node)} belongs" if spoken(node) else None
             yield (lambda n, s=swap: ast.Compare(n.left, [s()], n.comparators), "off_by_one",
-                   "the boundary case of one comparison counted on the wrong side")
+                   _with(both, "the boundary case of one comparison counted on the wrong side", "{term}"))
     if isinstance(node, ast.IfExp):
         yield lambda n: n.orelse, "dropped_branch", _one_value_always(node)
     if isinstance(node, ast.Call):

@@ -123,3 +123,11 @@ def test_a_value_always_taken_says_what_it_can_of_the_other_value_and_of_the_cas
     assert [m.edit for m in _edits(source, "dropped_branch")] == ["one case left out: 1 always taken, even when i ≤ len(a)"]
     source = "def f(a, i):\n    return a if i == 1 else a[-i]\n"
     assert [m.edit for m in _edits(source, "dropped_branch")] == ["one case left out: a never taken, not even when i = 1"]
+
+
+def test_an_update_and_a_comparison_say_which() -> None:
+    source = "def f(w, b, lr, i, n):\n    w -= lr\n    b -= lr\n    return w if i <= n else b\n"
+    assert [m.edit for m in mutation.mutants(source) if m.family == "sign"] == [
+        "the sign of one update flipped: w goes the other way", "the sign of one update flipped: b goes the other way"]
+    assert [m.edit for m in _edits(source, "off_by_one")] == [
+        "the boundary case of one comparison counted on the wrong side: i < n where i ≤ n belongs"]

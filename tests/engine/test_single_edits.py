@@ -202,3 +202,14 @@ def test_a_case_left_out_is_not_told_to_code_that_tests_that_very_case(grade) ->
     check = grade({"dtypes_and_devices": plain}, "--no-expected-cache").checks("dtypes_and_devices")[
         "move_batch_moves_every_tensor"]
     assert check["mistake"] == "one case left out", check["message"]
+
+
+def test_an_update_whose_sign_flipped_is_told_whose_end_to_end(grade) -> None:
+    # b's update alone goes uphill: on one step from zero, a flipped sign before b in the model gives the same answers,
+    # so the two edits are named, the update by its parameter (w's is right: "one update" would not say which).
+    source = _source("learning_rate").replace("b -= lr * b.grad", "b += lr * b.grad")
+    assert source != _source("learning_rate")
+    graded = grade({"learning_rate": source}, "--no-expected-cache")
+    check = graded.checks("learning_rate")["first_update_matches_lesson"]
+    assert check["mistake"] == "one sign flipped", check["message"]
+    assert "the sign of one update flipped: b goes the other way" in check["message"], check["message"]
