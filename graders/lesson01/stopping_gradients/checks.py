@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from graders.kit import (DTYPE_DIFFERS, SHAPE_DIFFERS, CheckFailed, Mistake, Returned, Student, argument_changed, checks_for, code_lines, describe,
+from graders.kit import (DTYPE_DIFFERS, CheckFailed, shape_fact, Mistake, Returned, Student, argument_changed, checks_for, code_lines, describe,
                          exercise, expect_code_shows, expect_tensor, expected, fail, fail_with_mistake, origin,
                          tensor_problem, twin, twin_random, unless_contradicted, needs_value)
 from graders.lesson01.stopping_gradients.mistakes import (DATA_USED, FLOAT32_TO_FLOAT64, GRADS_NOT_ZEROED,
@@ -326,7 +326,7 @@ def expect_array(returned: Returned, want: np.ndarray, what: str = "the result")
     if type(got) is not np.ndarray:
         problem = f"{what} should be a numpy.ndarray but is {describe(got)}"
     elif got.shape != want.shape:
-        problem, otherwise = f"{what} has shape {got.shape}; expected {want.shape}", SHAPE_DIFFERS
+        problem, otherwise = f"{what} has shape {got.shape}; expected {want.shape}", shape_fact(got.shape, want.shape)
         hint = ("The docstring promises an array of the tensor's own shape: do not reshape, flatten or squeeze it "
                 "on the way out (a dimension of size 1 stays).")
     elif got.dtype != want.dtype:
