@@ -93,8 +93,8 @@ def _fail_with(returned: Returned, problem: str, got: str, expected: str, mistak
                hint: str, section: str, otherwise: Mistake | None = None) -> None:
     __tracebackhide__ = True
     summary = f"{returned.call.split('(')[0]}: {problem}."
-    if mistake is not None:
-        fail(summary, call=returned.call, got=got, expected=expected, mistake=mistake)
+    if mistake is not None:  # its fact too, for a name the student's own code rules out (registration.py's net)
+        fail(summary, call=returned.call, got=got, expected=expected, mistake=mistake, otherwise=otherwise)
     fail(summary, call=returned.call, got=got, expected=expected, hint=hint, section=section, otherwise=otherwise)
 
 
