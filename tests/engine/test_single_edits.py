@@ -149,3 +149,19 @@ def test_asking_the_inputs_after_a_wrong_answer_changes_no_verdict(grade, monkey
     failed = asked["relative_error_on_fixed_cases"]
     assert not failed["passed"] and failed["mistake"] not in NAMES and "time" not in failed["message"], failed
     assert not any("ran out of time" in r["message"] for r in asked.values())
+
+
+def test_an_edit_the_earlier_checks_answers_rule_out_is_not_named(grade, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A ceiling where the floor belongs: every ratio is its gap over 1e-8. On gradient_check's inputs (gaps near
+    # 1e-11, gradients far from 0) that is what the sign of |num| flipped in the scale gives too, but
+    # relative_error's own check, which ran first, met answers that edit does not give: so it is not the student's.
+    source = _source("finite_differences").replace("(a.abs() + b.abs()).clamp(min=1e-8)",
+                                                   "(a.abs() + b.abs()).clamp(max=1e-8)")
+    assert source != _source("finite_differences")
+    check_id = "gradient_check_is_small_for_smooth_functions"
+    check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
+    assert not check["passed"] and check["mistake"] not in NAMES, check["message"]
+    # The control: without the earlier answers, that coincidence would be named.
+    monkeypatch.setattr(single_edits, "agreeing_with_earlier", lambda lesson, slug, found, *rest: found)
+    check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
+    assert check["mistake"] in NAMES, check["message"]
