@@ -37,7 +37,7 @@ def needs_value() -> Iterator[None]:
     try:
         yield
     except CheckFailed as failure:
-        raise CheckFailed(dataclasses.replace(failure.feedback, needs_value=True)) from None
+        raise CheckFailed(dataclasses.replace(failure.feedback, needs_value=True), otherwise=failure.otherwise) from None
 
 
 def cause_of(feedback: Feedback) -> str:

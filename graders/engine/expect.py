@@ -12,7 +12,8 @@ import torch
 from graders.engine.compare import describe, number_problem, tensor_problem
 from graders.sandbox import origin
 from graders.engine.feedback import CheckFailed, fail
-from graders.engine.mistakes import (DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, Mistake, Suspect,
+from graders.engine.answer_facts import dtype_fact, order_fact, shape_fact
+from graders.engine.mistakes import (STILL_TRACKED, Mistake, Suspect,
                                      first_matching_variant, gradient_signature, is_scaled, unless_contradicted)
 from graders.engine.student import Returned, Student
 
@@ -40,17 +41,18 @@ def expect_tensor(returned: Returned, expected: torch.Tensor, *, rtol: float, at
 
 def property_mistake(got: Any, expected: torch.Tensor, requires_grad: bool | None) -> Mistake | None:
     """What differs in the result's own properties, in tensor_problem's order (shape, dtype, requires_grad), as a
-    mistake any exercise can make; None where only values differ (or it is no tensor)."""
+    mistake any exercise can make, its meaning saying how (answer_facts.py); where only values differ, the right
+    values in another order; None otherwise (or where it is no tensor)."""
     if type(got) is not torch.Tensor:
         return None
     if got.shape != expected.shape:
-        return SHAPE_DIFFERS
+        return shape_fact(got.shape, expected.shape)
     if got.dtype != expected.dtype:
-        return DTYPE_DIFFERS
+        return dtype_fact(got.dtype, expected.dtype)
     info = origin(got)
     if requires_grad is False and info is not None and info.requires_grad:
         return STILL_TRACKED
-    return None
+    return order_fact(got, expected)
 
 
 def expect_number(returned: Returned, expected: float, *, rtol: float, atol: float, section: str,
@@ -91,8 +93,8 @@ def _fail_with(returned: Returned, problem: str, got: str, expected: str, mistak
                hint: str, section: str, otherwise: Mistake | None = None) -> None:
     __tracebackhide__ = True
     summary = f"{returned.call.split('(')[0]}: {problem}."
-    if mistake is not None:
-        fail(summary, call=returned.call, got=got, expected=expected, mistake=mistake)
+    if mistake is not None:  # its fact too, for a name the student's own code rules out (registration.py's net)
+        fail(summary, call=returned.call, got=got, expected=expected, mistake=mistake, otherwise=otherwise)
     fail(summary, call=returned.call, got=got, expected=expected, hint=hint, section=section, otherwise=otherwise)
 
 

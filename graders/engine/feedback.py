@@ -117,9 +117,12 @@ def _labelled(label: str, value: str) -> str:
 class CheckFailed(AssertionError):
     """Raised by a check; pytest shows `feedback.text()` instead of a traceback into the grader."""
 
-    def __init__(self, feedback: Feedback) -> None:
+    def __init__(self, feedback: Feedback, otherwise: object = None) -> None:
         super().__init__(feedback.text())
         self.feedback = feedback
+        # A fact about the result (fail's `otherwise`, a Mistake) that the check's own name came before: named in its
+        # place where the student's own facts rule that name out (registration.py's net).
+        self.otherwise = otherwise
 
 
 def _single_edit(parts: dict[str, object]) -> dict[str, object]:
@@ -158,4 +161,5 @@ def fail(summary: str, **parts: object) -> NoReturn:
         parts = {"meaning": named.explanation, "hint": named.hint, "section": named.section,  # type: ignore[attr-defined]
                  "concept": named.concept, **parts,  # type: ignore[attr-defined]
                  "mistake": named.name}  # type: ignore[attr-defined]
-    raise CheckFailed(Feedback(summary, **parts))  # type: ignore[arg-type]
+    raise CheckFailed(Feedback(summary, **parts),  # type: ignore[arg-type]
+                      otherwise=otherwise if otherwise is not None and named is not otherwise else None)

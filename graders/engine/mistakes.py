@@ -206,7 +206,15 @@ STILL_TRACKED = Mistake(
     '"Common pitfalls", "Calling .numpy() on a tracked tensor"',
     concept="detach_and_no_grad",
 )
-ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED]
+VALUES_REORDERED = Mistake(
+    "the right values in another order",
+    "Your result holds exactly the expected values, in another order.",
+    "Print your result beside x.tolist() for a small input: torch lists and fills elements row by row (the last "
+    "dimension fastest); look at each transpose, permute, sort and index on the way.",
+    '"Operations, broadcasting and reshaping", and the companion\'s "Reshape vs. View vs. Contiguous"',
+    concept="views",
+)
+ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED]
 
 
 def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:

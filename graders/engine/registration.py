@@ -60,7 +60,8 @@ def _published_then_fresh(test: F, exercise: course_config.Exercise, check_id: s
                 test(*args, **kwargs)
             except CheckFailed as failure:
                 feedback = failure.feedback
-                raise CheckFailed(dataclasses.replace(feedback, summary=f"{TWIN_NOTE} {feedback.summary}")) from None
+                raise CheckFailed(dataclasses.replace(feedback, summary=f"{TWIN_NOTE} {feedback.summary}"),
+                                  otherwise=failure.otherwise) from None
 
     return both_runs  # type: ignore[return-value]
 
@@ -68,7 +69,8 @@ def _published_then_fresh(test: F, exercise: course_config.Exercise, check_id: s
 def _named_only_where_not_contradicted(test: F) -> F:
     """A failure that names a mistake the student's own facts rule out (its source, its answers to other calls)
     keeps its values and loses the name, the meaning and the hint: a hint that asks for what the code already
-    does misleads more than none. Checks that can tell the right name instead do so themselves; this is the net."""
+    does misleads more than none. Where the check had a fact about the result to tell (a dtype, a shape), that fact
+    takes the name's place. Checks that can tell the right name instead do so themselves; this is the net."""
     room = test.__module__.rpartition(".")[0]
 
     @functools.wraps(test)
@@ -85,6 +87,11 @@ def _named_only_where_not_contradicted(test: F) -> F:
             mistake = catalogued(feedback.mistake, collect_mistakes(importlib.import_module(f"{room}.mistakes")))
             if not contradiction(mistake, kwargs.get("student")):
                 raise
+            fact = failure.otherwise  # a fact about the result, true whatever the cause: named in the name's place
+            if fact is not None:
+                raise CheckFailed(dataclasses.replace(feedback, mistake=fact.name, meaning=fact.explanation,
+                                                      hint=fact.hint, section=fact.section,
+                                                      concept=fact.concept)) from None
             raise CheckFailed(dataclasses.replace(feedback, mistake=None, meaning="", hint="", concept="")) from None
 
     return named_truly  # type: ignore[return-value]

@@ -92,6 +92,10 @@ class _Notes:
     inputs: list[Input] = field(default_factory=list)
     probe: Probe | None = None  # the worker that answered the current check's last call
     path: Path | None = None  # the student's module that answered it: its source is read for what the code does
+    earlier: list[Input] = field(default_factory=list)  # the calls of this run's checks before the current one
+    # The answers asked after a wrong one, for an explanation (slug, function, bound arguments, answer): evidence for
+    # the later checks' explanations too.
+    asked: list[tuple[str, str, dict[str, Any], Any]] = field(default_factory=list)
     kept: dict[str, list[Input]] = field(default_factory=dict)  # collecting (the generator): every check's inputs
     collecting: bool = False
 
@@ -109,7 +113,7 @@ def _current_check() -> str:
 
 def collecting() -> None:
     """Keep every check's inputs, not the current one's alone (the generator, shipped_mutants.py)."""
-    NOTES.collecting, NOTES.kept, NOTES.check, NOTES.inputs = True, {}, "", []
+    NOTES.collecting, NOTES.kept, NOTES.check, NOTES.inputs, NOTES.earlier, NOTES.asked = True, {}, "", [], [], []
 
 
 def forget_calls() -> None:
@@ -118,7 +122,7 @@ def forget_calls() -> None:
     with _LOCK:
         if NOTES.collecting and NOTES.check:
             NOTES.kept.setdefault(NOTES.check, []).extend(NOTES.inputs)
-        NOTES.check, NOTES.inputs, NOTES.probe, NOTES.path = "", [], None, None
+        NOTES.check, NOTES.inputs, NOTES.probe, NOTES.path, NOTES.earlier, NOTES.asked = "", [], None, None, [], []
 
 
 def collected() -> dict[str, list[Input]]:
@@ -142,6 +146,7 @@ def note_student_call(module_path: Path, function: str, args: tuple, kwargs: dic
         if NOTES.check != check:
             if NOTES.collecting and NOTES.check:
                 NOTES.kept.setdefault(NOTES.check, []).extend(NOTES.inputs)
+            NOTES.earlier.extend(NOTES.inputs)
             NOTES.check, NOTES.inputs = check, []
         NOTES.inputs.append(Input(module_path.parent.name, module_path.stem, function, args, kwargs, value))
         NOTES.probe, NOTES.path = probe, module_path
@@ -374,6 +379,7 @@ def explain() -> Explanation | None:
         if not check or NOTES.check != check or not NOTES.inputs:
             return None
         noted, probe, path = list(NOTES.inputs), NOTES.probe, NOTES.path
+        earlier, asked = list(NOTES.earlier), list(NOTES.asked)
     if threading.current_thread() is not threading.main_thread():
         return None  # the time limit of a mutant's call needs the main thread's signal
     lesson, slug = noted[-1].lesson, noted[-1].slug  # the exercise of the check's last call
@@ -397,8 +403,16 @@ def explain() -> Explanation | None:
         if rest is None:
             return None
         inputs += rest
+        with _LOCK:
+            NOTES.asked.extend((slug, function, bound, answer) for function, bound, answer in rest)
     deadline = time.process_time() + SECONDS
     found = families(lesson, slug, inputs, deadline)
+    if found:
+        found = agreeing_with_earlier(lesson, slug, found, reference,
+                                      [(n.function, bound, n.student_value) for n in earlier if n.slug == slug
+                                       for bound in [arguments(reference, n)] if bound is not None]
+                                      + [(function, bound, answer) for where, function, bound, answer in asked
+                                         if where == slug], deadline)
     if found is None or len(found) != 1:
         return None
     from graders.engine.mutation import FAMILIES, tested_cases
@@ -480,6 +494,36 @@ def shipped_inputs(lesson: str) -> dict[str, dict[str, list[tuple[str, tuple, di
         path = reference_path(lesson, slug)
         if slug in proved and path.is_file() and entry.get("reference") == source_digest(path.read_text(encoding="utf-8")):
             kept[slug] = {check: [tuple(call) for call in calls] for check, calls in entry["checks"].items()}
+    return kept
+
+
+def agreeing_with_earlier(lesson: str, slug: str, found: dict[str, list[Any]], reference: ModuleType,
+                          earlier: list[tuple[str, dict[str, Any], Any]], deadline: float) -> dict[str, list[Any]] | None:
+    """`found` (family -> edits, as families() gives them), but the edits the run's earlier calls refute: an edit that
+    changes the reference's answer to an earlier call must give the student's answer there too (an edit that fits
+    one check's inputs by coincidence, and that another check's answers rule out, is not the student's). A family
+    left with no edit is left out. None when time ran out."""
+    if not earlier:
+        return found
+    references: list[Any] = []
+    for function, bound, _ in earlier:
+        if time.process_time() > deadline:
+            return None
+        references.append(run_mutant(reference, function, bound))
+    modules = mutant_modules(lesson, slug)
+    kept: dict[str, list[Any]] = {}
+    for family, edits in found.items():
+        for mutant in edits:
+            module = modules[mutant.index][1]
+            for (function, bound, value), right in zip(earlier, references):
+                if time.process_time() > deadline:
+                    return None
+                answer = run_mutant(module, function, bound)
+                # An edit that raised or ran out of time here is not refuted: what it would answer is not known.
+                if answer is not _UNSET and not reproduces(answer, right) and not reproduces(value, answer):
+                    break  # the edit changes this answer, and not into the student's
+            else:
+                kept.setdefault(family, []).append(mutant)
     return kept
 
 

@@ -109,6 +109,8 @@ _FOLLOWED_DUNDERS = frozenset({
     "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__",
     "__rmatmul__", "__and__", "__or__", "__xor__", "__invert__", "__round__", "__file__", "__version__"})
 _OUR_NAMES = ("graders", "nbchecks", "course_config")
+# Methods that change a tensor's values in place by arithmetic (SourceEvidence.updates_in_place).
+_IN_PLACE_ARITHMETIC = frozenset({"sub_", "add_", "mul_", "div_", "copy_", "addcmul_", "addcdiv_", "lerp_"})
 
 
 @dataclass(frozen=True)
@@ -219,6 +221,20 @@ class SourceEvidence:
                     isinstance(argument, ast.Name) and argument.id == name
                     for argument in [*inner.args, *(keyword.value for keyword in inner.keywords)]):
                 return True
+        return False
+
+    def updates_in_place(self, function: str) -> bool:
+        """Whether `function`, or a function of the module it calls, changes a tensor's values in place: an
+        augmented assignment (`p -= lr * p.grad`) or an in-place arithmetic method (`p.sub_(...)`, `p.copy_(...)`),
+        on anything but a `.grad` (clearing a gradient, `p.grad.zero_()`, updates no parameter)."""
+        self._index()
+        for node in self._closure(function):
+            for inner in ast.walk(node):
+                target = (inner.target if isinstance(inner, ast.AugAssign) else inner.func.value
+                          if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                          and inner.func.attr in _IN_PLACE_ARITHMETIC else None)
+                if target is not None and not (isinstance(target, ast.Attribute) and target.attr == "grad"):
+                    return True
         return False
 
     def defaults(self, function: str) -> dict[str, str]:

@@ -69,3 +69,17 @@ def test_an_explanation_that_fails_leaves_the_checks_own_words(monkeypatch: pyte
     with pytest.raises(CheckFailed) as raised:
         fail("f: wrong.", got="10**400", expected="0.72", hint="the check's hint")
     assert raised.value.feedback.mistake is None and raised.value.feedback.hint == "the check's hint"
+
+
+def test_a_failure_that_names_a_mistake_keeps_its_fact_about_the_result_for_the_net() -> None:
+    """registration.py's net names the fact where the student's own code rules the name out: fail carries it."""
+    from graders.engine.feedback import CheckFailed, fail
+    from graders.engine.mistakes import DTYPE_DIFFERS, Mistake
+
+    named = Mistake("a named slip", "What it did.", "What to change.", "A section", concept="dtypes")
+    with pytest.raises(CheckFailed) as failed:
+        fail("f: wrong.", call="f(x)", got="1", expected="2", mistake=named, otherwise=DTYPE_DIFFERS)
+    assert failed.value.feedback.mistake == named.name and failed.value.otherwise is DTYPE_DIFFERS
+    with pytest.raises(CheckFailed) as failed:
+        fail("f: wrong.", call="f(x)", got="1", expected="2", otherwise=DTYPE_DIFFERS)
+    assert failed.value.feedback.mistake == DTYPE_DIFFERS.name and failed.value.otherwise is None

@@ -213,3 +213,19 @@ def test_an_update_whose_sign_flipped_is_told_whose_end_to_end(grade) -> None:
     check = graded.checks("learning_rate")["first_update_matches_lesson"]
     assert check["mistake"] == "one sign flipped", check["message"]
     assert "the sign of one update flipped: b goes the other way" in check["message"], check["message"]
+
+
+def test_an_edit_the_earlier_checks_answers_rule_out_is_not_named(grade, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A ceiling where the floor belongs: every ratio is its gap over 1e-8. On gradient_check's inputs (gaps near
+    # 1e-11, gradients far from 0) that is what the sign of |num| flipped in the scale gives too, but
+    # relative_error's own check, which ran first, met answers that edit does not give: so it is not the student's.
+    source = _source("finite_differences").replace("(a.abs() + b.abs()).clamp(min=1e-8)",
+                                                   "(a.abs() + b.abs()).clamp(max=1e-8)")
+    assert source != _source("finite_differences")
+    check_id = "gradient_check_is_small_for_smooth_functions"
+    check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
+    assert not check["passed"] and check["mistake"] not in NAMES, check["message"]
+    # The control: without the earlier answers, that coincidence would be named.
+    monkeypatch.setattr(single_edits, "agreeing_with_earlier", lambda lesson, slug, found, *rest: found)
+    check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
+    assert check["mistake"] in NAMES, check["message"]

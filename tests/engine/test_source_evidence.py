@@ -192,3 +192,16 @@ def test_the_students_own_modules_beside_it_are_followed() -> None:
     source = "import torch\nimport helpers\nfrom helpers import twice\n"
     assert SourceEvidence.read(source, own_modules=["helpers"]).reaches == []
     assert [r.line for r in SourceEvidence.read(source).reaches] == [2, 3]  # unknown: not followed
+
+
+@pytest.mark.parametrize("body, in_place", [
+    ("for p in params:\n        p -= lr * p.grad", True),
+    ("for p in params:\n        p.sub_(lr * p.grad)", True),
+    ("for p in params:\n        p.copy_(p - lr * p.grad)", True),
+    ("for p in params:\n        p = p - lr * p.grad\n        p.grad.zero_()", False),  # a rebinding; only .grad cleared
+    ("for p in params:\n        p.grad -= p.grad", False),  # a gradient changed, no parameter
+])
+def test_an_update_in_place_is_an_augmented_assignment_or_an_in_place_arithmetic_method_on_no_grad(
+        body: str, in_place: bool) -> None:
+    evidence = SourceEvidence.read(f"def sgd_step(params, lr):\n    {body}\n")
+    assert evidence.updates_in_place("sgd_step") is in_place

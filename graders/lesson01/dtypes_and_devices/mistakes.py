@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake
+from graders.kit import Mistake, code_shows
 
 
 TENSORS = '"Tensors", the three attributes every tensor has (dtype and device)'
@@ -23,6 +23,9 @@ FLOAT64_KEPT = Mistake(
     "Cast after converting: torch.from_numpy(a).float().",
     PITFALLS,
     concept="dtypes",
+    # Code that asks for float64 itself (dtype=torch.float64, .double()) did not keep it from the array: the result's
+    # dtype is then told as the fact it is.
+    contradicted_by=(code_shows("to_features", ("float64", "double"), "to_features asks for float64 itself"),),
 )
 
 FLOAT_LABELS = Mistake(

@@ -150,12 +150,12 @@ LR_IGNORED = Mistake(
 
 FLAT_TARGET = Mistake(
     "(100, 1) vs (100,) broadcast in the loss",
-    "Your losses are what the loop gives when the prediction X * w + b, of shape (100, 1), is compared with a "
-    "flattened y of shape (100,): the difference broadcasts to (100, 100), every prediction against every "
-    "target, with no error. The mean of that table is smallest for the line through the mean of y, so w "
-    "goes to about 0 instead of 3.",
-    "Keep y of shape (100, 1), as make_line_data returns it: do not flatten or squeeze it, and print "
-    "(X * w + b).shape and y.shape once before the loop.",
+    "Your losses are what the loop gives when one side of prediction − target is a (100, 1) column and the other "
+    "a flattened (100,) vector (a flattened y, or a prediction made from a flattened X): the difference "
+    "broadcasts to (100, 100), every prediction against every target, with no error. The mean of that table is "
+    "smallest for the line through the mean of y, so w goes to about 0 instead of 3.",
+    "Keep X, y and the prediction X * w + b all of shape (100, 1), as make_line_data returns them: flatten or "
+    "squeeze neither, and print the prediction's shape and y.shape once before the loop.",
     '"Common pitfalls", on shape mismatches that broadcast silently',
     concept="broadcasting",
 )

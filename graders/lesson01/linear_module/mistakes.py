@@ -163,13 +163,13 @@ SUM_FOR_MEAN = Mistake(
 
 TARGETS_BROADCAST = Mistake(
     "(100, 1) vs (100,) broadcast",
-    "Your run is the one whose targets have shape (100,) (y flattened, squeezed or viewed as a vector) while the "
-    "layer's output has shape (100, 1). The two broadcast to (100, 100) with no error, so the loss compares each "
+    "Your run is the one where the loss meets a (100, 1) column and a (100,) vector (y, or the layer's output, "
+    "flattened, squeezed or viewed as a vector). The two broadcast to (100, 100) with no error, so the loss compares each "
     "prediction with all 100 targets: the best fit is then a flat line at the targets' mean, a weight near 0 "
     "instead of 2.965, and the loss stays high (about 12 instead of 0.0597). nn.MSELoss only warns: \"Using a "
     "target size (torch.Size([100])) that is different to the input size\".",
-    "Keep y of shape (100, 1), like X and the layer's output: do not flatten or squeeze it, and print pred.shape "
-    "and y.shape once before computing the loss.",
+    "Keep y and the layer's output both of shape (100, 1), like X: flatten or squeeze neither, and print "
+    "pred.shape and y.shape once before computing the loss.",
     '"Common pitfalls", on shape mismatches that broadcast silently',
     concept="broadcasting",
 )

@@ -19,11 +19,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from graders.kit import (DTYPE_DIFFERS, SHAPE_DIFFERS, CheckFailed, Mistake, Returned, Student, argument_changed, checks_for, code_lines, describe,
+from graders.kit import (DTYPE_DIFFERS, CheckFailed, shape_fact, Mistake, Returned, Student, argument_changed, checks_for, code_lines, describe,
                          exercise, expect_code_shows, expect_tensor, expected, fail, fail_with_mistake, origin,
                          tensor_problem, twin, twin_random, unless_contradicted, needs_value)
 from graders.lesson01.stopping_gradients.mistakes import (DATA_USED, FLOAT32_TO_FLOAT64, GRADS_NOT_ZEROED,
-                                                          NO_GRAD_MISSING_IN_PREDICT, PART_OUTSIDE_NO_GRAD, REBOUND,
+                                                          NO_GRAD_MISSING_IN_PREDICT, NOT_REACHED, PART_OUTSIDE_NO_GRAD,
+                                                          REBOUND,
                                                           REQUIRES_GRAD_TURNED_OFF, TRIANGLE, WEIGHT_NOT_TRANSPOSED,
                                                           ZEROED_BEFORE_UPDATE, ZEROING)
 from graders.lesson01.stopping_gradients.drivers import apply_step, changed_in_place, to_numpy_on_a_gpu
@@ -125,7 +126,8 @@ def _unchanged_mistake(student: Student, returned: Returned, values: list, grads
     if diagnosis.error is not None or type(flags) is not list or len(flags) != len(values):
         return None
     if flags[index] is False:
-        return REBOUND
+        # Code that changes tensors in place did not rebind this one: the update never reached it.
+        return NOT_REACHED if student.evidence.updates_in_place("sgd_step") else REBOUND
     info = origin(returned.value[index])
     if flags[index] is True and info is not None and (info.grad is None or not bool(info.grad.ne(0).any())):
         return ZEROED_BEFORE_UPDATE
@@ -326,7 +328,7 @@ def expect_array(returned: Returned, want: np.ndarray, what: str = "the result")
     if type(got) is not np.ndarray:
         problem = f"{what} should be a numpy.ndarray but is {describe(got)}"
     elif got.shape != want.shape:
-        problem, otherwise = f"{what} has shape {got.shape}; expected {want.shape}", SHAPE_DIFFERS
+        problem, otherwise = f"{what} has shape {got.shape}; expected {want.shape}", shape_fact(got.shape, want.shape)
         hint = ("The docstring promises an array of the tensor's own shape: do not reshape, flatten or squeeze it "
                 "on the way out (a dimension of size 1 stays).")
     elif got.dtype != want.dtype:

@@ -56,8 +56,24 @@ NO_GRAD_MISSING_IN_PREDICT = Mistake(
 REBOUND = Mistake(
     "rebound instead of updating in place",
     "The parameters you were given still hold their old values. `p = p - lr * p.grad` makes a new tensor "
-    "and points the loop variable at it; the tensor in the list (the model's parameter) never changes.",
+    "and points the loop variable at it; the tensor in the list (the model's parameter) never changes (and the new "
+    "one has no .grad to clear).",
     "Change the tensor itself with an in-place operation: p -= lr * p.grad (inside torch.no_grad()).",
+    WORKED,
+    # The new tensor a rebinding makes has no gradient, so clearing it next raises.
+    error_pattern=r"AttributeError: 'NoneType' object has no attribute 'zero_'",
+    concept="training_loop",
+    contradicted_by=(lambda student: "sgd_step changes its tensors in place"
+                     if student.evidence.updates_in_place("sgd_step") else "",),
+)
+
+NOT_REACHED = Mistake(
+    "some parameters never reached by the update",
+    "Some of the parameters you were given still hold their old values while others changed: your sgd_step "
+    "updates in place, but not every tensor in the list gets its update (a return or break inside the loop ends "
+    "it early, or the loop runs over part of the list).",
+    "Update every tensor of params: for p in params: p -= lr * p.grad (inside torch.no_grad()), with nothing in "
+    "the loop that ends it before the last one.",
     WORKED,
     concept="training_loop",
 )

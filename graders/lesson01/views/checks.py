@@ -51,6 +51,9 @@ PAIRS: dict[str, Callable[[int], tuple[Steps, Steps]]] = {
     "x, torch.arange({n})": lambda r: ([], [["arange"]]),
     "x[::2], x[1::2]": lambda r: ([["slice", 0, None, None, 2]], [["slice", 0, 1, None, 2]]),
     "x, x.detach()": lambda r: ([], [["detach"]]),
+    # The same bytes read as another dtype of the same size (float64 as int64, int32 as float32): a view, so one
+    # storage, whatever the two dtypes.
+    "x, x viewed as another dtype": lambda r: ([], [["as_dtype"]]),
 }
 LESSON_PAIRS = tuple(list(PAIRS)[:7])
 ARANGE_PAIR, EQUAL_VALUES = "x, torch.arange({n})", "x, torch.tensor(x.tolist())"
@@ -248,6 +251,8 @@ def test_as_grid_and_flatten_on_fresh_tensors(student: Student, reference: Modul
     expect_view(student, reference, "flatten", ("x[2:]", (5, 3), "int32", seed + 3), must_share=True)
     expect_view(student, reference, "flatten", ("x.permute(2, 0, 1)", (2, 3, 4), "int64", seed + 4), must_share=False)
     expect_view(student, reference, "flatten", ("x[:, 1:3]", (4, 5), "float64", seed + 5), must_share=False)
+    # One element: still a 1-D tensor of one element, not a 0-d one (a squeeze would drop its only dimension).
+    expect_view(student, reference, "flatten", ("x", (1, 1), "float32", seed + 6), must_share=True)
 
 
 @check

@@ -18,6 +18,9 @@ import torch
 
 MISSING = "<function missing>"  # in place of an answer when the student's file has no such function
 Steps = list  # of [name, *arguments], applied in order (see `apply`)
+# For the step "as_dtype": another dtype whose elements take as many bytes, so that the view keeps x's shape.
+_SAME_SIZE = {torch.float64: torch.int64, torch.int64: torch.float64, torch.float32: torch.int32,
+              torch.int32: torch.float32}
 
 
 def apply(x: torch.Tensor, steps: Steps) -> torch.Tensor:
@@ -36,6 +39,8 @@ def apply(x: torch.Tensor, steps: Steps) -> torch.Tensor:
             x = torch.tensor(x.tolist())
         elif name == "arange":  # the values of torch.arange, whatever x holds
             x = torch.arange(x.numel()).to(x.dtype)
+        elif name == "as_dtype":  # the same memory read as another dtype of the same element size
+            x = x.view(_SAME_SIZE[x.dtype])
         else:
             raise ValueError(f"unknown step {name!r}")
     return x

@@ -164,3 +164,14 @@ def test_a_list_is_named_only_where_the_code_goes_through_one(grade) -> None:
     """An int64 tensor from an integer array is the list's default only if the code calls .tolist()."""
     graded = grade({SLUG: submission(SLUG, "integer_left_integer")}, "-k", SLUG)
     assert graded.checks(SLUG)["features_are_float32"]["mistake"] == "integer array left integer", graded.output
+
+
+def test_features_asked_for_in_float64_are_told_the_dtype_fact_not_a_float64_kept_from_numpy(grade) -> None:
+    """The code says dtype=torch.float64 itself: "kept from the NumPy array" and its hint would name a cause it does
+    not have, so the result's dtype is told as the fact it is (registration.py's net, the check's `otherwise`)."""
+    source = (ROOT / "reference" / "lesson01" / f"{SLUG}.py").read_text().replace(
+        "return torch.from_numpy(a).float()", "return torch.as_tensor(a, dtype=torch.float64)")
+    check = grade({SLUG: source}, "-k", SLUG).checks(SLUG)["features_are_float32"]
+    assert not check["passed"] and check["mistake"] == "result in another dtype", check["message"]
+    assert "float64 where float32 belongs" in check["message"] and "kept from the NumPy" not in check["message"]
+    assert submission(SLUG, "float64_kept")  # the catalogued slip, which keeps its own name (tests/test_mistakes.py)

@@ -1,0 +1,111 @@
+"""Facts about a wrong tensor, read from it and the expected one alone, told where nothing else names the mistake.
+
+A result of another shape, another dtype, or the right values in another order is a fact about the answer, true
+whatever the code did. The general mistakes (mistakes.py: SHAPE_DIFFERS, DTYPE_DIFFERS, VALUES_REORDERED) keep
+their names, so that results and the class report group them; their meaning here says which shapes, which dtypes or
+which order, and so which kinds of step give exactly that, rather than a menu of every way a shape can go wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import torch
+
+from graders.engine.mistakes import DTYPE_DIFFERS, SHAPE_DIFFERS, VALUES_REORDERED, Mistake
+
+_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+_WHOLE = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
+
+
+def shape_fact(got: tuple[int, ...], expected: tuple[int, ...]) -> Mistake:
+    """SHAPE_DIFFERS, its meaning saying how `got` stands to `expected` (both torch.Size or tuples)."""
+    return dataclasses.replace(SHAPE_DIFFERS, explanation=f"{_shape_words(tuple(got), tuple(expected))} The checks "
+                                                          "compare shapes before values.")
+
+
+def _shape_words(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
+    shown = f"Your result has shape {got} where {expected} belongs"
+    unit_free = [size for size in got if size != 1] == [size for size in expected if size != 1]
+    if not got and len(expected) == 1:
+        return (f"Your result is a single number (a 0-d tensor) where a 1-D tensor of {expected[0]} belongs: its "
+                "only dimension was squeezed or reduced away, or an element was indexed out.")
+    if unit_free and len(got) < len(expected):
+        return f"{shown}: a dimension of size 1 is missing (a squeeze, an index where a slice belongs, or a reshape)."
+    if unit_free and len(got) > len(expected):
+        return (f"{shown}: it has a dimension of size 1 too many (an unsqueeze, keepdim=True, or a (n, 1) column "
+                "where a 1-D tensor belongs).")
+    if len(expected) == 1 and got == (expected[0], expected[0]):
+        return (f"{shown}: an n × n square where n values belong, what a (n, 1) column and a (n,) vector make when "
+                "they meet in one operation (broadcasting pairs every element of one with every element of the "
+                "other).")
+    if len(got) == len(expected) == 2 and got == expected[::-1]:
+        return f"{shown}: rows and columns swapped (a transpose, or a view with its sizes the other way round)."
+    dropped = [axis for axis in range(len(expected)) if got == expected[:axis] + expected[axis + 1:]]
+    if dropped and math.prod(got) < math.prod(expected):
+        return (f"{shown}: dimension {dropped[0]} was reduced away (a sum, mean or max over it, where the result "
+                "keeps it).")
+    added = [axis for axis in range(len(got)) if expected == got[:axis] + got[axis + 1:]]
+    if added and math.prod(got) > math.prod(expected):
+        return (f"{shown}: it has dimension {added[0]} of size {got[added[0]]} too many (a reduction over it left "
+                "out, or two tensors that broadcast against each other).")
+    if math.prod(got) == math.prod(expected):
+        return f"{shown}: the right number of elements, arranged in another shape (a view or reshape's sizes)."
+    return f"{shown}."
+
+
+def dtype_fact(got: torch.dtype, expected: torch.dtype) -> Mistake:
+    """DTYPE_DIFFERS, its meaning saying which dtype stands for which, and which steps give that one."""
+    return dataclasses.replace(DTYPE_DIFFERS, explanation=_dtype_words(got, expected))
+
+
+def _dtype_words(got: torch.dtype, expected: torch.dtype) -> str:
+    shown = f"Your result is {_name(got)} where {_name(expected)} belongs"
+    if got == torch.float32 and expected == torch.float64:
+        return (f"{shown}: a tensor made on the way with torch's default dtype (torch.tensor of Python floats, "
+                "torch.zeros or torch.eye with no dtype=) or converted with .float() carries float32 into the result.")
+    if got == torch.float64 and expected == torch.float32:
+        return (f"{shown}: float64 came in on the way, NumPy's default (torch.from_numpy keeps the array's dtype), "
+                "a .double(), or a dtype= of float64.")
+    if got in _WHOLE and expected in _FLOATS:
+        return (f"{shown}: whole numbers where floats belong, from a tensor made of Python ints (torch.tensor([1, "
+                "2]), torch.arange(n) with no dtype=) or an integer conversion, never made float.")
+    if got in _FLOATS and expected in _WHOLE:
+        return (f"{shown}: floats where whole numbers belong (class labels and counts are int64); convert with "
+                ".long(), or keep the integers' own dtype.")
+    if got in _WHOLE and expected in _WHOLE:
+        return f"{shown}: another integer type; class labels and indices are int64 in torch (.long())."
+    return f"{shown}: the checks compare dtypes as well as values."
+
+
+def _name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def order_fact(got: torch.Tensor, expected: torch.Tensor) -> Mistake | None:
+    """VALUES_REORDERED where `got` (same shape and dtype as `expected`, other values) holds exactly the expected
+    values in another order, its meaning saying which order where it is a simple one; None otherwise."""
+    if got.shape != expected.shape or got.dtype != expected.dtype or got.numel() < 2 or got.is_complex():
+        return None
+    flat_got, flat_expected = got.detach().reshape(-1), expected.detach().reshape(-1)
+    if torch.equal(flat_got, flat_expected) or not torch.equal(flat_got.sort().values, flat_expected.sort().values):
+        return None
+    return dataclasses.replace(VALUES_REORDERED, explanation=_order_words(got.detach(), expected.detach()))
+
+
+def _order_words(got: torch.Tensor, expected: torch.Tensor) -> str:
+    shown = "Your result holds exactly the expected values, in another order"
+    flat_got, flat_expected = got.reshape(-1), expected.reshape(-1)
+    if torch.equal(flat_got, flat_expected.flip(0)):
+        return f"{shown}: the whole order reversed."
+    if got.dim() == 2 and torch.equal(got.T.reshape(-1), flat_expected):
+        return (f"{shown}: the grid filled column by column where row by row belongs (torch fills and lists "
+                "elements row by row, the last dimension fastest).")
+    n = flat_got.numel()
+    for rows in range(2, n):
+        if n % rows == 0 and torch.equal(flat_got, flat_expected.reshape(rows, n // rows).T.reshape(-1)):
+            return (f"{shown}: listed column by column (as of a {rows} × {n // rows} grid) where row by row belongs "
+                    "(torch lists elements row by row, the last dimension fastest; a transposed tensor is a view "
+                    "whose memory is in the other order).")
+    return f"{shown}: look at each transpose, permute, sort and index on the way."

@@ -1,0 +1,82 @@
+"""Facts about a wrong tensor told where nothing else names the mistake (graders/engine/answer_facts.py): each
+says how the result stands to the expected one (which shapes, which dtypes, which order), is read from the two
+values alone, and keeps the general mistake's name; an answer with other values is never called reordered."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from graders.engine.answer_facts import dtype_fact, order_fact, shape_fact
+from graders.engine.expect import expect_tensor
+from graders.engine.feedback import CheckFailed
+from graders.engine.mistakes import DTYPE_DIFFERS, SHAPE_DIFFERS, VALUES_REORDERED
+from graders.engine.student import Returned
+
+
+@pytest.mark.parametrize("got, expected, words", [
+    ((), (5,), "a single number (a 0-d tensor) where a 1-D tensor of 5 belongs"),
+    ((3,), (3, 1), "a dimension of size 1 is missing"),
+    ((3, 1), (3,), "a dimension of size 1 too many"),
+    ((100, 100), (100,), "an n × n square where n values belong"),
+    ((3, 4), (4, 3), "rows and columns swapped"),
+    ((4,), (4, 3), "dimension 1 was reduced away"),
+    ((4, 3, 2), (4, 2), "it has dimension 1 of size 3 too many"),
+    ((2, 6), (4, 3), "the right number of elements, arranged in another shape"),
+    ((7,), (4, 3), "Your result has shape (7,) where (4, 3) belongs."),
+])
+def test_a_shape_fact_says_how_the_shapes_differ_under_the_general_name(got, expected, words) -> None:
+    fact = shape_fact(torch.Size(got), torch.Size(expected))
+    assert fact.name == SHAPE_DIFFERS.name and fact.concept == SHAPE_DIFFERS.concept
+    assert words in fact.explanation, fact.explanation
+
+
+@pytest.mark.parametrize("got, expected, words", [
+    (torch.float32, torch.float64, "float32 where float64 belongs: a tensor made on the way with torch's default"),
+    (torch.float64, torch.float32, "float64 where float32 belongs: float64 came in on the way, NumPy's default"),
+    (torch.int64, torch.float32, "whole numbers where floats belong"),
+    (torch.float32, torch.int64, "floats where whole numbers belong"),
+    (torch.int32, torch.int64, "another integer type"),
+    (torch.float16, torch.float64, "the checks compare dtypes as well as values"),
+])
+def test_a_dtype_fact_names_both_dtypes_and_the_steps_that_give_the_one_found(got, expected, words) -> None:
+    fact = dtype_fact(got, expected)
+    assert fact.name == DTYPE_DIFFERS.name and words in fact.explanation, fact.explanation
+
+
+def test_the_right_values_in_another_order_are_told_which_order() -> None:
+    grid = torch.arange(12.0).reshape(3, 4)
+    filled_by_columns = torch.arange(12.0).reshape(4, 3).T
+    assert "filled column by column" in order_fact(filled_by_columns, grid).explanation
+    flat = grid.reshape(-1)
+    assert "listed column by column (as of a 3 × 4 grid)" in order_fact(grid.T.reshape(-1), flat).explanation
+    assert "reversed" in order_fact(flat.flip(0), flat).explanation
+    shuffled = flat[torch.tensor([1, 0, *range(2, 12)])]
+    fact = order_fact(shuffled, flat)
+    assert fact.name == VALUES_REORDERED.name and fact.explanation.endswith("sort and index on the way.")
+
+
+@pytest.mark.parametrize("got", [
+    torch.arange(12.0) + 1,  # other values
+    torch.arange(12.0),  # the same (not wrong at all)
+    torch.arange(12.0).to(torch.float64),  # another dtype: the dtype fact's, not this one's
+    torch.arange(12.0).reshape(3, 4),  # another shape
+    torch.tensor([0.0] * 12),  # one value repeated: not a reordering
+])
+def test_values_that_are_not_the_expected_ones_reordered_are_never_called_so(got) -> None:
+    assert order_fact(got, torch.arange(12.0)) is None
+
+
+def test_expect_tensor_names_the_fact_only_where_nothing_else_does() -> None:
+    expected = torch.arange(6.0).reshape(2, 3)
+    with pytest.raises(CheckFailed) as failed:
+        expect_tensor(Returned("as_grid(x, 2)", torch.arange(6.0).reshape(3, 2).T), expected, rtol=0, atol=0,
+                      section="Views", requires_grad=None)
+    feedback = failed.value.feedback
+    assert feedback.mistake == VALUES_REORDERED.name and "filled column by column" in feedback.meaning
+    with pytest.raises(CheckFailed) as failed:
+        expect_tensor(Returned("f(x)", torch.zeros(2, 3, dtype=torch.int64)), expected, rtol=0, atol=0,
+                      section="Tensors", hint="The check's own hint.")
+    feedback = failed.value.feedback
+    assert feedback.mistake == DTYPE_DIFFERS.name and "int64 where float32 belongs" in feedback.meaning
+    assert feedback.hint == "The check's own hint."
