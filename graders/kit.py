@@ -22,7 +22,7 @@ the student's call, computed in the grader while the worker runs that call: `stu
 from __future__ import annotations
 
 import course_config
-from graders.engine.answer_facts import dtype_fact, order_fact, shape_fact
+from graders.engine.answer_facts import dtype_fact, order_fact, scale_fact, shape_fact
 from graders.engine.causes import needs_value
 from graders.engine.collect import collect_mistakes
 from graders.engine.compare import argument_changed, close, describe, number_problem, tensor_problem, values_problem
@@ -31,7 +31,7 @@ from graders.engine.expect import (code_lines, expect_code_shows, expect_float_n
                                    expect_tensor, fail_with_mistake, seed_judged)
 from graders.engine.feedback import CheckFailed, fail
 from graders.engine.fresh import twin, twin_generator, twin_random
-from graders.engine.mistakes import (DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED, Contradiction, GradientSignature,
+from graders.engine.mistakes import (DTYPE_DIFFERS, SCALED_RESULT, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED, Contradiction, GradientSignature,
                                      Mistake, Suspect, code_binds_default,
                                      code_passes, code_shows, contradiction, first_matching_variant,
                                      gradient_signature, is_scaled, own_answer, unless_contradicted)
@@ -53,9 +53,9 @@ def exercise(lesson_folder: str, slug: str) -> course_config.Exercise:
     raise KeyError(f"the course has no lesson in folder {lesson_folder!r}")
 
 
-__all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "CheckFailed", "DTYPE_DIFFERS", "SHAPE_DIFFERS", "STILL_TRACKED", "VALUES_REORDERED", "Exercise", "GradientSignature", "LossCurves",
+__all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "CheckFailed", "DTYPE_DIFFERS", "SHAPE_DIFFERS", "SCALED_RESULT", "STILL_TRACKED", "VALUES_REORDERED", "Exercise", "GradientSignature", "LossCurves",
            "Meanwhile", "Mistake", "RECORD", "RECORDING", "Returned", "Scalar", "Student", "StudentError", "Suspect",
-           "argument_changed", "dtype_fact", "order_fact", "seed_judged", "shape_fact", "checks_for", "close", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
+           "argument_changed", "dtype_fact", "order_fact", "scale_fact", "seed_judged", "shape_fact", "checks_for", "close", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
            "expect_float_not_tensor", "expect_number", "expect_tensor", "expected", "fail", "fail_with_mistake",
            "first_matching_variant", "gradient_signature", "is_scaled", "number_problem", "origin", "tensor_problem",
            "twin", "twin_generator", "twin_random", "values_problem"]

@@ -1,7 +1,8 @@
 """Facts about a wrong tensor, read from it and the expected one alone, told where nothing else names the mistake.
 
-A result of another shape, another dtype, or the right values in another order is a fact about the answer, true
-whatever the code did. The general mistakes (mistakes.py: SHAPE_DIFFERS, DTYPE_DIFFERS, VALUES_REORDERED) keep
+A result of another shape, another dtype, the right values in another order, or the right ones times one factor is a
+fact about the answer, true whatever the code did. The general mistakes (mistakes.py: SHAPE_DIFFERS, DTYPE_DIFFERS,
+VALUES_REORDERED, SCALED_RESULT) keep
 their names, so that results and the class report group them; their meaning here says which shapes, which dtypes or
 which order, and so which kinds of step give exactly that, rather than a menu of every way a shape can go wrong.
 """
@@ -13,7 +14,7 @@ import math
 
 import torch
 
-from graders.engine.mistakes import DTYPE_DIFFERS, SHAPE_DIFFERS, VALUES_REORDERED, Mistake
+from graders.engine.mistakes import DTYPE_DIFFERS, SCALED_RESULT, SHAPE_DIFFERS, VALUES_REORDERED, Mistake
 
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 _WHOLE = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
@@ -109,3 +110,48 @@ def _order_words(got: torch.Tensor, expected: torch.Tensor) -> str:
                     "(torch lists elements row by row, the last dimension fastest; a transposed tensor is a view "
                     "whose memory is in the other order).")
     return f"{shown}: look at each transpose, permute, sort and index on the way."
+
+
+def scale_fact(got: object, expected: object) -> Mistake | None:
+    """SCALED_RESULT where the tensor `got` is the expected one times one constant other than 1 (same shape and dtype,
+    zero where the expected one is, one ratio on at least two values), its meaning saying which; None otherwise."""
+    # A tensor only, with two values at least to agree on the factor: any wrong number is some multiple of the right
+    # one, which says nothing.
+    if type(got) is torch.Tensor and type(expected) is torch.Tensor:
+        if got.shape != expected.shape or got.dtype != expected.dtype or got.is_complex() or got.numel() == 0:
+            return None
+        g, e = got.detach().to(torch.float64).reshape(-1), expected.detach().to(torch.float64).reshape(-1)
+        if not (bool(torch.isfinite(g).all()) and bool(torch.isfinite(e).all())):
+            return None
+        nonzero = e != 0
+        if int(nonzero.sum()) < 2 or bool((g[~nonzero] != 0).any()):
+            return None
+        ratios = g[nonzero] / e[nonzero]
+        ratio = float(ratios[0])
+        if not bool(torch.isclose(ratios, torch.full_like(ratios, ratio), rtol=_SAME_RATIO, atol=0).all()):
+            return None
+    else:
+        return None
+    if ratio == 0 or math.isclose(ratio, 1.0, rel_tol=_SAME_RATIO):
+        return None
+    return dataclasses.replace(SCALED_RESULT, explanation=_scale_words(ratio))
+
+
+_SAME_RATIO = 1e-6  # one factor everywhere, up to rounding
+_A_COUNT = 1000  # up to this, a whole factor may be a count of values (a sum for a mean); past it, a factor alone
+
+
+def _scale_words(ratio: float) -> str:
+    shown = "Your result is the expected one"
+    if math.isclose(ratio, -1.0, rel_tol=_SAME_RATIO):
+        return f"{shown} with every sign flipped (−1 times it): a minus sign too many or too few, for the whole result."
+    whole, inverse = round(ratio), round(1 / ratio)
+    if not 2 <= max(abs(whole), abs(inverse)) <= _A_COUNT:
+        return f"{shown} times {ratio:.6g}, everywhere: one factor of the formula is off."
+    if abs(whole) >= 2 and math.isclose(ratio, whole, rel_tol=_SAME_RATIO):
+        return (f"{shown} times {whole}, everywhere: a sum of {abs(whole)} values where their mean belongs, or a "
+                f"factor of {abs(whole)} too many (a 2 of a derivative counted twice, a count not divided out).")
+    if abs(inverse) >= 2 and math.isclose(1 / ratio, inverse, rel_tol=_SAME_RATIO):
+        return (f"{shown} divided by {inverse}, everywhere: a mean of {abs(inverse)} values where their sum belongs, "
+                f"or a division by {abs(inverse)} too many (a factor of a derivative left out).")
+    return f"{shown} times {ratio:.6g}, everywhere: one factor of the formula is off."

@@ -214,7 +214,15 @@ VALUES_REORDERED = Mistake(
     '"Operations, broadcasting and reshaping", and the companion\'s "Reshape vs. View vs. Contiguous"',
     concept="views",
 )
-ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED]
+SCALED_RESULT = Mistake(
+    "the right result times one factor",
+    "Your result is the expected one times one factor, everywhere.",
+    "Look for the one factor your formula has more or less than the docstring's: a sum where a mean belongs (or the "
+    "other way), a count not divided out, a constant of a derivative, a minus sign for the whole result.",
+    '"Common pitfalls"',
+    concept="chain_rule",
+)
+ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED, SCALED_RESULT]
 
 
 def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:

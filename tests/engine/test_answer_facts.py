@@ -80,3 +80,32 @@ def test_expect_tensor_names_the_fact_only_where_nothing_else_does() -> None:
     feedback = failed.value.feedback
     assert feedback.mistake == DTYPE_DIFFERS.name and "int64 where float32 belongs" in feedback.meaning
     assert feedback.hint == "The check's own hint."
+
+
+@pytest.mark.parametrize("factor, words", [
+    (100.0, "times 100, everywhere: a sum of 100 values where their mean belongs"),
+    (0.5, "divided by 2, everywhere: a mean of 2 values where their sum belongs"),
+    (-1.0, "every sign flipped"),
+    (1.25, "times 1.25, everywhere: one factor of the formula is off"),
+])
+def test_the_right_result_times_one_factor_is_told_which_factor(factor: float, words: str) -> None:
+    from graders.engine.answer_facts import scale_fact
+    from graders.engine.mistakes import SCALED_RESULT
+
+    expected = torch.tensor([[1.0, -2.0], [0.0, 4.0]])
+    fact = scale_fact(expected * factor, expected)
+    assert fact is not None and fact.name == SCALED_RESULT.name and words in fact.explanation, fact
+
+
+@pytest.mark.parametrize("got, expected", [
+    (torch.tensor([2.0, 4.0, 7.0]), torch.tensor([1.0, 2.0, 3.0])),  # no one factor
+    (torch.tensor([2.0, 4.0, 1.0]), torch.tensor([1.0, 2.0, 0.0])),  # a value where the expected one is 0
+    (torch.tensor([2.0]), torch.tensor([1.0])),  # one value: any wrong number is some multiple of the right one
+    (torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0])),  # the same
+    (torch.tensor([2.0, 4.0], dtype=torch.float64), torch.tensor([1.0, 2.0])),  # another dtype: its own fact
+    (torch.tensor([float("inf"), 2.0]), torch.tensor([1.0, 1.0])),
+])
+def test_a_result_that_is_not_the_right_one_times_one_factor_is_never_called_so(got, expected) -> None:
+    from graders.engine.answer_facts import scale_fact
+
+    assert scale_fact(got, expected) is None

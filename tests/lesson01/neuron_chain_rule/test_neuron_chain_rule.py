@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from graders.engine.mistakes import SCALED_RESULT
 from graders.engine.fresh import twin_run
 from graders.lesson01.neuron_chain_rule import checks
 from reference.lesson01 import neuron_chain_rule as reference
@@ -86,7 +87,7 @@ def test_a_constant_slope_is_told_from_a_slope_computed_and_rounded(grade) -> No
     graded = grade({"neuron_chain_rule": rounded}, "-k", "grad_by_hand_on_lesson_case")
     check = graded.checks("neuron_chain_rule")["grad_by_hand_on_lesson_case"]
     assert not check["passed"] and "0.1356 instead of 0.1355" in check["message"], check["message"]
-    assert check["mistake"] is None, check["message"]
+    assert check["mistake"] == SCALED_RESULT.name, check["message"]  # the rounded slope: a factor, true
     assert round(checks.LESSON_SLOPE, 4) == 0.0452
 
 
@@ -111,7 +112,7 @@ def test_a_square_in_the_wrong_place_is_not_called_one_minus_sigma(grade) -> Non
                                     "    return torch.exp(-z) / (1 + torch.exp(-z) ** 2) * inp\n")
     graded = grade({"neuron_chain_rule": misplaced}, "-k", "grad_by_hand_on_lesson_case")
     check = graded.checks("neuron_chain_rule")["grad_by_hand_on_lesson_case"]
-    assert not check["passed"] and check["mistake"] is None, check["message"]
+    assert not check["passed"] and check["mistake"] == SCALED_RESULT.name, check["message"]  # σ' off: a factor
 
 
 def test_expit_of_a_dot_product_and_the_slope_as_sigma_of_minus_z_earn_full_marks(grade) -> None:
