@@ -57,8 +57,12 @@ def _shape_words(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
 
 
 def dtype_fact(got: torch.dtype, expected: torch.dtype) -> Mistake:
-    """DTYPE_DIFFERS, its meaning saying which dtype stands for which, and which steps give that one."""
-    return dataclasses.replace(DTYPE_DIFFERS, explanation=_dtype_words(got, expected))
+    """DTYPE_DIFFERS, its meaning saying which dtype stands for which, and which steps give that one; its hint the
+    dtype the result must have (the check's, so true whatever the input's dtype was)."""
+    return dataclasses.replace(DTYPE_DIFFERS, explanation=_dtype_words(got, expected),
+                               hint=f"The result must be {_name(expected)}: make it in that dtype, or convert it with "
+                                    f".to(torch.{_name(expected)}), as the docstring asks; print the dtype of each "
+                                    "tensor on the way to see where it changes.")
 
 
 def _dtype_words(got: torch.dtype, expected: torch.dtype) -> str:

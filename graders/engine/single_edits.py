@@ -83,7 +83,7 @@ class Input:
 
 # Asks the student's code more inputs for an explanation, in a worker of their own: ([(function, args, kwargs)],
 # seconds) -> the answers, or None where one gave none or they cannot be asked (engine/student.py's Student.probe).
-Probe = Callable[[list[tuple[str, tuple, dict]], float], "list[Any] | None"]
+Probe = Callable[[list[tuple[str, tuple, dict]], float, bool], "list[Any] | None"]
 
 
 @dataclass
@@ -398,13 +398,11 @@ def explain() -> Explanation | None:
     check_id = check.rsplit("::", 1)[-1].removeprefix("test_")
     expected_inputs = _shipped(lesson).get("exercises", {}).get(slug, {}).get("inputs", {})
     if len(inputs) < expected_inputs.get(check_id, 1 << 30):
-        rest = _asked_again(probe, reference, [n for n in noted if n.slug == slug],
+        rest = _asked_again(probe, reference, slug, [n for n in noted if n.slug == slug],
                             shipped_inputs(lesson).get(slug, {}).get(check_id, []))
         if rest is None:
             return None
         inputs += rest
-        with _LOCK:
-            NOTES.asked.extend((slug, function, bound, answer) for function, bound, answer in rest)
     deadline = time.process_time() + SECONDS
     found = families(lesson, slug, inputs, deadline)
     if found:
@@ -452,10 +450,11 @@ def _student_source(path: Path | None) -> str | None:
         return None
 
 
-def _asked_again(probe: Probe | None, reference: ModuleType, noted: list[Input],
+def _asked_again(probe: Probe | None, reference: ModuleType, slug: str, noted: list[Input],
                  shipped: list[tuple[str, tuple, dict]]) -> list[tuple[str, dict[str, Any], Any]] | None:
     """The student's answers to the check's inputs it did not meet (the generator's, but those it met), asked of its
-    worker within PROBE_SECONDS; None when one is not an answer (raised, ran out of time) or cannot be asked."""
+    worker within PROBE_SECONDS; None when one is not an answer (raised, ran out of time) or cannot be asked. The
+    answers it gets are kept (NOTES.asked) for the later checks' explanations, also where another gave none."""
     if not shipped:
         return None  # the generator noted no input of this check: its inputs cannot all be met
     missing: list[tuple[str, tuple, dict, dict[str, Any]]] = []
@@ -466,11 +465,17 @@ def _asked_again(probe: Probe | None, reference: ModuleType, noted: list[Input],
             missing.append((function, args, kwargs, bound))
     if not missing:
         return []
-    answers = probe([(function, args, kwargs) for function, args, kwargs, _ in missing], PROBE_SECONDS) \
+    from graders.engine.student import NO_ANSWER
+
+    answers = probe([(function, args, kwargs) for function, args, kwargs, _ in missing], PROBE_SECONDS, True) \
         if probe is not None else None
     if answers is None:
         return None
-    return [(function, bound, answer) for (function, _, _, bound), answer in zip(missing, answers)]
+    got = [(function, bound, answer) for (function, _, _, bound), answer in zip(missing, answers)
+           if answer is not NO_ANSWER]
+    with _LOCK:
+        NOTES.asked.extend((slug, function, bound, answer) for function, bound, answer in got)
+    return got if len(got) == len(missing) else None
 
 
 def inputs_path(lesson: str) -> Path:

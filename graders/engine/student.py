@@ -65,6 +65,9 @@ UNCONFINED_HINT = ("Instructor: grade on a Linux machine with Landlock (kernel 5
                    "or not, or pass --allow-unconfined to accept a weaker sandbox.")
 
 
+# In Student.probe(..., each=True)'s answers, for a call that gave no value (raised, ran out of time).
+NO_ANSWER = object()
+
 class Backend(Protocol):
     """Where a `Student`'s module runs: a lease on the submission's worker (sandbox.shared.Lease), or the grader's
     own process (sandbox.InProcess). Every backend has all of it; nothing here asks which one it is."""
@@ -215,13 +218,14 @@ class Student:
             note_student_call(self.module_path, function, args, kwargs, returned.value, self.probe)
         return returned
 
-    def probe(self, calls: list[tuple[str, tuple, dict]], seconds: float) -> list[Any] | None:
+    def probe(self, calls: list[tuple[str, tuple, dict]], seconds: float, each: bool = False) -> list[Any] | None:
         """The student's answers to `calls` (function, args, kwargs; a function `DRIVER` + name runs that driver),
         for an explanation or a diagnosis only: asked of a worker of their own that loads the module afresh and is
         stopped after them (the backend's `probe`), so that nothing of them reaches this check's verdict or a
         later one: not the checks' worker, its state or plan, the time allowance, the functions that ran out of
         time, what was printed. None where one of them gave no value (it raised, ran out of `seconds` in all, the
-        worker could not be started) or the code runs in the grader's own process."""
+        worker could not be started) or the code runs in the grader's own process; with `each`, NO_ANSWER in the
+        place of each call that gave none, None only where none could be asked."""
         messages = []
         for function, args, kwargs in calls:
             if function.startswith(DRIVER):
@@ -232,9 +236,11 @@ class Student:
                                  "trace": False, "return_args": False})
         backend = self._backend  # its worker is left alone: the backend only lends its module and its sandbox
         outcomes = backend.probe(messages, seconds) if backend is not None and self._ready else None
-        if outcomes is None or len(outcomes) < len(messages) or any(o.status != Status.RETURNED for o in outcomes):
+        if outcomes is None:
             return None
-        return [outcome.value for outcome in outcomes]
+        answers = [o.value if o.status == Status.RETURNED else NO_ANSWER for o in outcomes]
+        answers += [NO_ANSWER] * (len(messages) - len(answers))
+        return answers if each or NO_ANSWER not in answers else None
 
     def run(self, driver: Callable, *args: Any, shown_as: str, trace: bool = False,
             allow_raise: bool = False, runs: str | None = None, meanwhile: Meanwhile | None = None,

@@ -160,8 +160,9 @@ class Lease:
     def probe(self, messages: list[dict], seconds: float) -> list[Outcome] | None:
         """Requests made for an explanation only, answered by a worker of their own: forked for them, the module
         loaded in it, stopped after them. Nothing of it reaches the checks' worker, its plan or what is asked again
-        of a fresh one, so no verdict can depend on it. The answers in order, up to the first that is not a value,
-        within `seconds` in all; None where the worker could not be set up or load the module in time."""
+        of a fresh one, so no verdict can depend on it. The answers in order, past a call that raised (the worker goes on)
+        up to the first that ended the worker (a timeout, a death), within `seconds` in all; None where the worker
+        could not be set up or load the module in time."""
         deadline = time.monotonic() + seconds
         shared = self.shared
         worker = Worker(shared.code_folder, shared.budget, shared.settings, tuple(shared.warm_ups))
@@ -176,7 +177,7 @@ class Lease:
                     break
                 outcome = worker.request({**message, "module": self.name}, left)
                 outcomes.append(outcome)
-                if outcome.status != Status.RETURNED:
+                if outcome.status not in (Status.RETURNED, Status.RAISED):
                     break
             return outcomes
         finally:

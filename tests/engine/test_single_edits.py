@@ -229,3 +229,20 @@ def test_an_edit_the_earlier_checks_answers_rule_out_is_not_named(grade, monkeyp
     monkeypatch.setattr(single_edits, "agreeing_with_earlier", lambda lesson, slug, found, *rest: found)
     check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
     assert check["mistake"] in NAMES, check["message"]
+
+
+def test_answers_asked_where_another_raised_still_rule_an_edit_out_later(grade, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The ceiling again, in plain Python, which divides by zero where both values are 0: relative_error's check asks
+    # its other inputs, one raises, so nothing is named there, but the answers it did get still rule the sign edit
+    # out for gradient_check's check.
+    source = _source("finite_differences").replace(
+        "    gap = (a - b).abs()\n    scale = (a.abs() + b.abs()).clamp(min=1e-8)\n    return (gap / scale).max().item()",
+        "    pairs = zip(a.flatten().tolist(), b.flatten().tolist())\n"
+        "    return max(abs(u - v) / min(1e-8, abs(u) + abs(v)) for u, v in pairs)")
+    assert source != _source("finite_differences")
+    check_id = "gradient_check_is_small_for_smooth_functions"
+    check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
+    assert not check["passed"] and check["mistake"] not in NAMES, check["message"]
+    monkeypatch.setattr(single_edits, "agreeing_with_earlier", lambda lesson, slug, found, *rest: found)
+    check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
+    assert check["mistake"] in NAMES, check["message"]

@@ -291,8 +291,9 @@ def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) 
         "a = b = [0, 0] (both zero)": ([0.0, 0.0], [0.0, 0.0]),
         "a = [1e-9, 0, -4], b = [-1e-9, 0, -4] (tiny values)": ([1e-9, 0.0, -4.0], [-1e-9, 0.0, -4.0]),
         "a = [[2, -1], [0.5, 8]], b = [[1, -1], [0.5, 7]]": ([[2.0, -1.0], [0.5, 8.0]], [[1.0, -1.0], [0.5, 7.0]]),
-        # Opposite signs: |a| + |b| is 1 where |a + b| is 0, so the ratio is 1, never the floor's 1e8.
-        "a = [0.5, 3], b = [-0.5, 3] (opposite signs)": ([0.5, 3.0], [-0.5, 3.0]),
+        # Opposite signs: |a| + |b| = 3 where |a + b| = 1, so the largest ratio is 1, not 3 (and neither |a| + b nor
+        # a + |b| gives it either).
+        "a = [-2, 1], b = [1, 3] (opposite signs)": ([-2.0, 1.0], [1.0, 3.0]),
     }
     tol = EXERCISE.tolerance("relative_error")
     for text, (a, b) in cases.items():
