@@ -25,7 +25,7 @@ from graders.engine.feedback import CheckFailed, Feedback, cut, fail
 from graders.engine.mistakes import ANY_EXERCISE, Mistake
 from graders.engine.printed import without_foreign_warnings
 from graders.engine.sandbox_words import worded
-from graders.engine.single_edits import DRIVER, note_student_call
+from graders.engine.single_edits import DRIVER, NO_ANSWER, note_student_call
 from graders.engine.source_evidence import SourceEvidence
 from graders.sandbox import Budget, Confinement, Outcome, Status, StudentError
 from graders.sandbox import TraceEvent, copy, pack
@@ -64,9 +64,6 @@ _OWN_MODULE_BYTES = 2 * 2**20
 UNCONFINED_HINT = ("Instructor: grade on a Linux machine with Landlock (kernel 5.13 or later) and seccomp, as root "
                    "or not, or pass --allow-unconfined to accept a weaker sandbox.")
 
-
-# In Student.probe(..., each=True)'s answers, for a call that gave no value (raised, ran out of time).
-NO_ANSWER = object()
 
 class Backend(Protocol):
     """Where a `Student`'s module runs: a lease on the submission's worker (sandbox.shared.Lease), or the grader's

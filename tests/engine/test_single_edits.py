@@ -246,3 +246,26 @@ def test_answers_asked_where_another_raised_still_rule_an_edit_out_later(grade, 
     monkeypatch.setattr(single_edits, "agreeing_with_earlier", lambda lesson, slug, found, *rest: found)
     check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
     assert check["mistake"] in NAMES, check["message"]
+
+
+def test_an_operation_swapped_for_another_is_not_said_to_code_that_calls_neither(
+        grade, monkeypatch: pytest.MonkeyPatch) -> None:
+    # zip() over the shapes from the right stops at the shorter one: the answers are those of min(len) taken where
+    # max(len) belongs, but the code takes neither, so "another order statistic" would name a cause it has not.
+    source = _source("shape_bugs")
+    start = source.index("    rank = max(len(a), len(b))")
+    end = source.index("    return tuple(reversed(result))\n")
+    zipped = source[:start] + (
+        "    result = []\n    for x, y in zip(reversed(a), reversed(b)):\n"
+        "        if x != y and x != 1 and y != 1:\n            raise ValueError(f\"shapes {a} and {b} do not broadcast\")\n"
+        "        result.append(y if x == 1 else x)\n") + source[end:]
+    assert "max(" not in zipped.split("def broadcast_shape", 1)[1].split("\ndef ", 1)[0]
+    checks = grade({"shape_bugs": zipped}).checks("shape_bugs")
+    failed = [c for c in checks.values() if not c["passed"]]
+    assert failed and all(c["mistake"] != mutation.FAMILIES["order_statistic"][0] for c in failed), [
+        c["message"] for c in failed]
+    assert set(single_edits.NEEDS_IN_CODE) <= set(mutation.FAMILIES)
+    # The control: without the rule, the answers alone name it.
+    monkeypatch.setattr(single_edits, "NEEDS_IN_CODE", {})
+    check = grade({"shape_bugs": zipped}).checks("shape_bugs")["broadcast_shape_lesson_cases"]
+    assert check["mistake"] == mutation.FAMILIES["order_statistic"][0], check["message"]
