@@ -215,37 +215,33 @@ def test_an_update_whose_sign_flipped_is_told_whose_end_to_end(grade) -> None:
     assert "the sign of one update flipped: b goes the other way" in check["message"], check["message"]
 
 
-def test_an_edit_the_earlier_checks_answers_rule_out_is_not_named(grade, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A ceiling where the floor belongs: every ratio is its gap over 1e-8. On gradient_check's inputs (gaps near
-    # 1e-11, gradients far from 0) that is what the sign of |num| flipped in the scale gives too, but
-    # relative_error's own check, which ran first, met answers that edit does not give: so it is not the student's.
-    source = _source("finite_differences").replace("(a.abs() + b.abs()).clamp(min=1e-8)",
-                                                   "(a.abs() + b.abs()).clamp(max=1e-8)")
+def _ruled_out_by_earlier_answers(grade, monkeypatch: pytest.MonkeyPatch, source: str) -> None:
+    """gradient_check's failure names no single edit, and names one (the coincidence) without the earlier answers."""
     assert source != _source("finite_differences")
     check_id = "gradient_check_is_small_for_smooth_functions"
     check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
     assert not check["passed"] and check["mistake"] not in NAMES, check["message"]
-    # The control: without the earlier answers, that coincidence would be named.
     monkeypatch.setattr(single_edits, "agreeing_with_earlier", lambda lesson, slug, found, *rest: found)
     check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
     assert check["mistake"] in NAMES, check["message"]
+
+
+def test_an_edit_the_earlier_checks_answers_rule_out_is_not_named(grade, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A ceiling where the floor belongs: every ratio is its gap over 1e-8. On gradient_check's inputs (gaps near
+    # 1e-11, gradients far from 0) that is what the sign of |num| flipped in the scale gives too, but
+    # relative_error's own check, which ran first, met answers that edit does not give: so it is not the student's.
+    _ruled_out_by_earlier_answers(grade, monkeypatch, _source("finite_differences").replace(
+        "(a.abs() + b.abs()).clamp(min=1e-8)", "(a.abs() + b.abs()).clamp(max=1e-8)"))
 
 
 def test_answers_asked_where_another_raised_still_rule_an_edit_out_later(grade, monkeypatch: pytest.MonkeyPatch) -> None:
     # The ceiling again, in plain Python, which divides by zero where both values are 0: relative_error's check asks
     # its other inputs, one raises, so nothing is named there, but the answers it did get still rule the sign edit
     # out for gradient_check's check.
-    source = _source("finite_differences").replace(
+    _ruled_out_by_earlier_answers(grade, monkeypatch, _source("finite_differences").replace(
         "    gap = (a - b).abs()\n    scale = (a.abs() + b.abs()).clamp(min=1e-8)\n    return (gap / scale).max().item()",
         "    pairs = zip(a.flatten().tolist(), b.flatten().tolist())\n"
-        "    return max(abs(u - v) / min(1e-8, abs(u) + abs(v)) for u, v in pairs)")
-    assert source != _source("finite_differences")
-    check_id = "gradient_check_is_small_for_smooth_functions"
-    check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
-    assert not check["passed"] and check["mistake"] not in NAMES, check["message"]
-    monkeypatch.setattr(single_edits, "agreeing_with_earlier", lambda lesson, slug, found, *rest: found)
-    check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
-    assert check["mistake"] in NAMES, check["message"]
+        "    return max(abs(u - v) / min(1e-8, abs(u) + abs(v)) for u, v in pairs)"))
 
 
 def test_an_operation_swapped_for_another_is_not_said_to_code_that_calls_neither(
