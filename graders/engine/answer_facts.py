@@ -14,6 +14,7 @@ import math
 
 import torch
 
+from graders.engine.compare import dtype_name
 from graders.engine.mistakes import DTYPE_DIFFERS, SCALED_RESULT, SHAPE_DIFFERS, VALUES_REORDERED, Mistake
 
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
@@ -59,14 +60,15 @@ def _shape_words(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
 def dtype_fact(got: torch.dtype, expected: torch.dtype) -> Mistake:
     """DTYPE_DIFFERS, its meaning saying which dtype stands for which, and which steps give that one; its hint the
     dtype the result must have (the check's, so true whatever the input's dtype was)."""
+    wanted = dtype_name(expected)
     return dataclasses.replace(DTYPE_DIFFERS, explanation=_dtype_words(got, expected),
-                               hint=f"The result must be {_name(expected)}: make it in that dtype, or convert it with "
-                                    f".to(torch.{_name(expected)}), as the docstring asks; print the dtype of each "
-                                    "tensor on the way to see where it changes.")
+                               hint=f"The result must be {wanted}: make it in that dtype, or convert it with "
+                                    f".to(torch.{wanted}), as the docstring asks; print the dtype of each tensor on "
+                                    "the way to see where it changes.")
 
 
 def _dtype_words(got: torch.dtype, expected: torch.dtype) -> str:
-    shown = f"Your result is {_name(got)} where {_name(expected)} belongs"
+    shown = f"Your result is {dtype_name(got)} where {dtype_name(expected)} belongs"
     if got == torch.float32 and expected == torch.float64:
         return (f"{shown}: a tensor made on the way with torch's default dtype (torch.tensor of Python floats, "
                 "torch.zeros or torch.eye with no dtype=) or converted with .float() carries float32 into the result.")
@@ -82,10 +84,6 @@ def _dtype_words(got: torch.dtype, expected: torch.dtype) -> str:
     if got in _WHOLE and expected in _WHOLE:
         return f"{shown}: another integer type; class labels and indices are int64 in torch (.long())."
     return f"{shown}: the checks compare dtypes as well as values."
-
-
-def _name(dtype: torch.dtype) -> str:
-    return str(dtype).removeprefix("torch.")
 
 
 def order_fact(got: torch.Tensor, expected: torch.Tensor) -> Mistake | None:

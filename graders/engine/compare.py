@@ -18,7 +18,7 @@ def describe(value: Any, limit: int = 6) -> str:
     if type(value) is torch.Tensor:
         info = origin(value)
         grad = ", requires_grad=True" if value.requires_grad or (info and info.requires_grad) else ""
-        return f"tensor of shape {tuple(value.shape)}, {_dtype(value.dtype)}{grad}: {_preview(value, limit)}"
+        return f"tensor of shape {tuple(value.shape)}, {dtype_name(value.dtype)}{grad}: {_preview(value, limit)}"
     if isinstance(value, Unsupported):
         kind = "a Tensor subclass" if value.tensor_subclass else "an object"
         shown = f" {value.text}" if value.text else ""
@@ -41,7 +41,8 @@ def describe(value: Any, limit: int = 6) -> str:
     return cut(repr(value))
 
 
-def _dtype(dtype: torch.dtype) -> str:
+def dtype_name(dtype: torch.dtype) -> str:
+    """A dtype as a message writes it: float32, not torch.float32."""
     return str(dtype).removeprefix("torch.")
 
 
@@ -76,7 +77,7 @@ def tensor_problem(got: Any, expected: torch.Tensor, *, rtol: float, atol: float
     if got.shape != expected.shape:
         return f"{what} has shape {tuple(got.shape)}; expected {tuple(expected.shape)}"
     if got.dtype != expected.dtype:
-        return f"{what} has dtype {_dtype(got.dtype)}; expected {_dtype(expected.dtype)}"
+        return f"{what} has dtype {dtype_name(got.dtype)}; expected {dtype_name(expected.dtype)}"
     info = origin(got)
     if requires_grad is not None and info is not None and info.requires_grad != requires_grad:
         if info.requires_grad:
