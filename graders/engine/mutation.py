@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -39,6 +40,9 @@ FAMILIES: dict[str, tuple[str, str, str]] = {
                         "Check which of the values is taken: the largest, the smallest, or another."),
     "missing_call": ("one call left out", "one call left out", "Look for the one step of the recipe that your code "
                                                                "does not take."),
+    # Things a loop treats alike (the parameters a, b and c) where one of them misses a step: the others are right.
+    "left_out_for_one": ("one of them left out", "one of the things treated alike left out of a step",
+                         "Check that each of the things treated alike gets every step, not all of them but one."),
     "swapped": ("two things swapped", "two things in the wrong order", "Check the order of the two things named: "
                                                                        "which comes first."),
     "dropped_branch": ("one case left out", "one case left out", "Look for the case your code does not treat apart."),
@@ -47,13 +51,18 @@ FAMILIES: dict[str, tuple[str, str, str]] = {
                      "is normal."),
     "function": ("another function", "one function of the formula replaced by another",
                  "Check each function of the formula against the lesson's."),
+    # Brackets the formula has that the code left out: `s * 1 - s * x` for `s * (1 - s) * x`.
+    "brackets": ("brackets left out", "the brackets around one part of the formula left out",
+                 "Check the order of operations: * and / bind before + and −, so a sum or difference that a factor "
+                 "multiplies needs its brackets."),
 }
 
 _SPOKEN_CHARS = 32  # past this, a piece of code is not spoken in words: the description stays general
 _MATH = {"sin", "cos", "tan", "tanh", "sigmoid", "log", "sqrt", "abs", "relu"}
 _OPS = {ast.Add: "+", ast.Sub: "−", ast.Mult: "·", ast.Div: "/", ast.Pow: "^", ast.MatMult: "@"}
 _COMPARISONS = {ast.Lt: "<", ast.LtE: "≤", ast.Gt: ">", ast.GtE: "≥", ast.Eq: "=", ast.NotEq: "≠"}
-_SWAPPED_FUNCTIONS = {"sin": "cos", "cos": "sin"}
+# One function for another of its kind: the two trigonometric ones, the two squashing activations of the lesson.
+_SWAPPED_FUNCTIONS = {"sin": "cos", "cos": "sin", "sigmoid": "tanh", "tanh": "sigmoid"}
 _REDUCTIONS = {"sum": "mean", "mean": "sum"}
 _ORDER = {"max": "min", "min": "max", "argmax": "argmin", "argmin": "argmax", "amax": "amin", "amin": "amax"}
 _DISTRIBUTIONS = {"rand": "randn", "randn": "rand", "rand_like": "randn_like", "randn_like": "rand_like",
@@ -201,11 +210,28 @@ def _node_edits(node: ast.AST) -> Iterator[tuple[Callable[[ast.AST], ast.AST], s
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
         yield (lambda n: ast.BinOp(n.left, ast.Mult(), n.right), "operator",
                _with(spoken(node.left), "a power computed as a product", "{term} multiplied, not raised"))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) \
+            and node.right.value == 2:
+        # A square's sibling: the size of an error measured by its absolute value (an L1 for an L2).
+        yield (lambda n: ast.Call(ast.Name("abs", ast.Load()), [n.left], []), "function",
+               f"the absolute value of {spoken(node.left)} taken where its square belongs" if spoken(node.left)
+               else "an absolute value taken where a square belongs")
     if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)):
         flipped = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
         # Which update: a loop may update several things alike (w and b), and one of them alone is flipped.
         yield (lambda n, o=flipped: ast.AugAssign(n.target, o, n.value), "sign",
                _with(spoken(node.target), "the sign of one update flipped", "{term} goes the other way"))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _is_count(node.right):
+        for op, sign in ((ast.Sub(), "−"), (ast.Add(), "+")):
+            yield (lambda n, o=op: ast.BinOp(n.left, n.op, ast.BinOp(n.right, o, ast.Constant(1))), "off_by_one",
+                   _with(spoken(node.right), "a division by a count off by one",
+                         f"divided by {{term}} {sign} 1 where {{term}} belongs"))
+    if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+        for op, sign in ((ast.Add(), "+"), (ast.Sub(), "−")):
+            yield (lambda n, o=op: ast.Return(ast.BinOp(n.value, o, ast.Constant(1))), "off_by_one",
+                   f"{node.value.id} {sign} 1 returned where {node.value.id} belongs")
+    if isinstance(node, (ast.Return, ast.Assign, ast.AugAssign)) and node.value is not None:
+        yield from _bracket_edits(node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         yield (lambda n: n.operand, "sign", _with(spoken(node.operand), "a minus sign dropped", "the one before {term}"))
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
@@ -221,6 +247,46 @@ def _node_edits(node: ast.AST) -> Iterator[tuple[Callable[[ast.AST], ast.AST], s
         yield lambda n: n.orelse, "dropped_branch", _one_value_always(node)
     if isinstance(node, ast.Call):
         yield from _call_edits(node)
+
+
+def _is_count(node: ast.AST) -> bool:
+    """A name, or a size read (`len(x)`, `x.numel()`, `x.shape[0]`, `x.size(0)`): what a count divides by."""
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Call):
+        return _called(node) in ("len", "numel", "size")
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+
+
+# An opening bracket that groups, not one that calls or indexes (`f(a + b)`, `x[(i + 1)]` keep theirs).
+_GROUPING = r"(?<![\w\)\]])\("
+
+
+def _bracket_edits(value: ast.expr) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
+    """The expression with the brackets around one of its parts left out, read again as Python reads it:
+    `s * (1 - s) * x` becomes `s * 1 - s * x`."""
+    text = ast.unparse(value)
+    for part in ast.walk(value):
+        if not isinstance(part, ast.BinOp):
+            continue
+        inner = ast.unparse(part)
+        found = re.search(_GROUPING + re.escape(inner) + r"\)", text)
+        if found is None:
+            continue
+        try:
+            dropped = ast.parse(text[:found.start()] + inner + text[found.end():], mode="eval").body
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        if ast.dump(dropped) != ast.dump(value):
+            said = spoken(part)
+            yield (lambda n, d=dropped: _with_value(n, d), "brackets",
+                   f"the brackets around {said} left out" if said else "the brackets around one part left out")
+
+
+def _with_value(statement: ast.AST, value: ast.expr) -> ast.AST:
+    edited = copy.copy(statement)
+    edited.value = copy.deepcopy(value)  # type: ignore[attr-defined]
+    return edited
 
 
 def _one_value_always(node: ast.IfExp) -> str:
@@ -326,6 +392,21 @@ def _call_edits(node: ast.Call) -> Iterator[tuple[Callable[[ast.AST], ast.AST], 
     if len(node.args) >= 2 and not any(isinstance(a, ast.Starred) for a in node.args[:2]):
         yield (lambda n: ast.Call(n.func, [n.args[1], n.args[0], *n.args[2:]], n.keywords), "swapped",
                f"the first two arguments of {name or 'one call'} swapped")
+    if isinstance(func, ast.Name) and name == "range" and len(node.args) == 1 and not node.keywords \
+            and not isinstance(node.args[0], (ast.Constant, ast.Starred)):
+        yield from _bound_edits(node.args[0])
+
+
+def _bound_edits(stop: ast.expr) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
+    """A loop's `range(stop)` off by one pass: one fewer, one more, or started at 1 (a number's own edits are the
+    constant's)."""
+    said = spoken(stop)
+    yield (lambda n: ast.Call(n.func, [ast.BinOp(n.args[0], ast.Sub(), ast.Constant(1))], []), "off_by_one",
+           _with(said, "a loop that runs one pass fewer", "{term} − 1 passes where {term} belong"))
+    yield (lambda n: ast.Call(n.func, [ast.BinOp(n.args[0], ast.Add(), ast.Constant(1))], []), "off_by_one",
+           _with(said, "a loop that runs one pass more", "{term} + 1 passes where {term} belong"))
+    yield (lambda n: ast.Call(n.func, [ast.Constant(1), n.args[0]], []), "off_by_one",
+           "a loop that starts at 1 where it starts at 0 (its first pass left out)")
 
 
 def _word(name: str) -> str:
@@ -378,11 +459,20 @@ def _left_out(call: ast.Call) -> str:
 
 
 def _loop_edits(loop: ast.For) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
-    """A loop over a few named things (`for p in (a, b, c)`) whose one call is skipped for one of them."""
+    """A loop over a few named things (`for p in (a, b, c)`) whose one call or one update is skipped for one of them,
+    or whose one update goes the other way for one of them: code that writes a step per thing slips on one alone."""
     if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, (ast.Tuple, ast.List))
             and all(isinstance(e, ast.Name) for e in loop.iter.elts)):
         return
     for position, statement in enumerate(loop.body):
+        if _updates(statement, loop.target.id):
+            for element in loop.iter.elts:
+                yield (lambda n, p=position, name=element.id: _skipping(n, p, name), "left_out_for_one",
+                       f"{element.id} never updated: the update left out for {element.id} alone")
+                verbs = "adds where it should subtract" if isinstance(statement.op, ast.Sub) else \
+                    "subtracts where it should add"
+                yield (lambda n, p=position, name=element.id: _flipping(n, p, name), "sign",
+                       f"{element.id} alone moved the other way: its update {verbs}, the others' do not")
         if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
             continue
         for element in loop.iter.elts:
@@ -394,10 +484,25 @@ def _loop_edits(loop: ast.For) -> Iterator[tuple[Callable[[ast.AST], ast.AST], s
             yield (lambda n, p=position, name=element.id: _skipping(n, p, name), "missing_call", words)
 
 
+def _updates(statement: ast.stmt, name: str) -> bool:
+    """`name += ...` or `name -= ...`: an in-place update of the loop's own name."""
+    return (isinstance(statement, ast.AugAssign) and isinstance(statement.op, (ast.Add, ast.Sub))
+            and isinstance(statement.target, ast.Name) and statement.target.id == name)
+
+
 def _skipping(loop: ast.For, position: int, name: str) -> ast.For:
     body = list(loop.body)
     guard = ast.Compare(ast.Name(loop.target.id, ast.Load()), [ast.IsNot()], [ast.Name(name, ast.Load())])
     body[position] = ast.If(guard, [body[position]], [])
+    return ast.For(loop.target, loop.iter, body, loop.orelse)
+
+
+def _flipping(loop: ast.For, position: int, name: str) -> ast.For:
+    body = list(loop.body)
+    update = body[position]
+    flipped = ast.AugAssign(update.target, ast.Sub() if isinstance(update.op, ast.Add) else ast.Add(), update.value)
+    guard = ast.Compare(ast.Name(loop.target.id, ast.Load()), [ast.IsNot()], [ast.Name(name, ast.Load())])
+    body[position] = ast.If(guard, [update], [flipped])
     return ast.For(loop.target, loop.iter, body, loop.orelse)
 
 

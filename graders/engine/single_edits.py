@@ -115,7 +115,7 @@ _UNSET = object()  # a call that raised or ran out of time: no answer
 NO_ANSWER = object()
 
 
-def _current_check() -> str:
+def current_check() -> str:
     # pytest names the running test in this variable for its whole run: the notes of one check start afresh when
     # another check begins, with no hook in the session.
     return os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
@@ -149,7 +149,7 @@ def note_student_call(module_path: Path, function: str, args: tuple, kwargs: dic
     """The student's answer to `function(*args, **kwargs)` of their module at `module_path`
     (<somewhere>/<lesson>/<slug>.py); `probe` asks the same worker more (for an explanation only). Only kept: nothing
     is looked up or run here, so a passing run pays no more."""
-    check = _current_check()
+    check = current_check()
     if not check:
         return
     with _LOCK:
@@ -223,6 +223,8 @@ def reproduces(got: Any, want: Any) -> bool:
         return bool(torch.isclose(g, w, rtol=RTOL, atol=ATOL, equal_nan=True).all())
     if type(want) in (list, tuple):
         return type(got) is type(want) and len(got) == len(want) and all(map(reproduces, got, want))
+    if type(want) is dict:  # a driver's answer (the parameters after an in-place step): each value up to rounding
+        return type(got) is dict and got.keys() == want.keys() and all(reproduces(got[k], want[k]) for k in want)
     if type(want) is float or type(got) is float:
         if type(got) not in (int, float) or type(want) not in (int, float):
             return False
@@ -384,7 +386,7 @@ def load(mutant: Any, name: str) -> ModuleType:
 def explain() -> Explanation | None:
     """The one family of single edits that reproduces the student's answers on every input of the current check,
     or None: no such family, two or more, no input, or no time left to try them all."""
-    check = _current_check()
+    check = current_check()
     with _LOCK:
         if not check or NOTES.check != check or not NOTES.inputs:
             return None
@@ -428,7 +430,7 @@ def explain() -> Explanation | None:
     family, edits = next(iter(found.items()))
     # A case left out is not what a function does that tests that very case (it treats it apart, wrongly): such an
     # edit still counts above (its family gives the answers too), but its words are not said.
-    source = _student_source(path)
+    source = student_source(path)
     if source is not None:
         tested = {function: tested_cases(source, function) or set() for function in {m.function for m in edits}}
         edits = [m for m in edits if not (m.case and m.case in tested[m.function])]
@@ -452,7 +454,7 @@ def said(edits: list[Any], generic: str) -> str:
     return f"one of these edits: {'; or '.join(words)}" if len(words) <= SAID_AT_MOST else generic
 
 
-def _student_source(path: Path | None) -> str | None:
+def student_source(path: Path | None) -> str | None:
     """The text of the student's module, read by the grader itself as a regular file (never through a symlink), or
     None where there is none to read."""
     if path is None or path.is_symlink() or not path.is_file():

@@ -89,8 +89,11 @@ def test_an_index_of_a_dimension_is_said_as_a_dimension_not_a_whole_number_off_b
                     "the size along dimension 2 (y.size(2)) taken where dimension 1's belongs",
                     "the size along dimension 0 (y.size(0)) taken where dimension 1's belongs",
                     "the sum taken along dimension 1 instead of 0"]
-    # No number indexing a dimension is also "a whole number off by one": one edit, one family.
-    assert _edits(source, "off_by_one") == []
+    # No number indexing a dimension is also "a whole number off by one": one edit, one family. (The count the sum
+    # is divided by may be off by one: that edit is of the division, not of the index.)
+    assert [m.edit for m in _edits(source, "off_by_one")] == [
+        "a division by a count off by one: divided by rows − 1 where rows belongs",
+        "a division by a count off by one: divided by rows + 1 where rows belongs"]
     last = "def f(X):\n    return X.shape[-1]\n"
     assert [m.edit for m in mutation.mutants(last)] == [
         "the size along dimension 0 (X.shape[0]) taken where the last dimension's belongs",
@@ -131,3 +134,61 @@ def test_an_update_and_a_comparison_say_which() -> None:
         "the sign of one update flipped: w goes the other way", "the sign of one update flipped: b goes the other way"]
     assert [m.edit for m in _edits(source, "off_by_one")] == [
         "the boundary case of one comparison counted on the wrong side: i < n where i ≤ n belongs"]
+
+
+
+class _Param:
+    """A parameter that an in-place update changes, as a tensor's `-=` does."""
+
+    def __init__(self) -> None:
+        self.value, self.grad = 1.0, 2.0
+
+    def __isub__(self, step: float) -> "_Param":
+        self.value -= step
+        return self
+
+    def __iadd__(self, step: float) -> "_Param":
+        self.value += step
+        return self
+
+
+def test_an_update_a_loop_makes_for_several_things_is_left_out_or_reversed_for_one_alone() -> None:
+    # fit_quadratic's loop over (a, b, c): a student who writes one update per parameter slips on one, not on all.
+    source = "def fit(a, b, lr):\n    for p in (a, b):\n        p -= lr * p.grad\n    return a.value, b.value\n"
+    found = {m.edit: m for m in mutation.mutants(source)}
+    left_out = found["b never updated: the update left out for b alone"]
+    reversed_ = found["a alone moved the other way: its update adds where it should subtract, the others' do not"]
+    assert (left_out.family, reversed_.family) == ("left_out_for_one", "sign")
+
+    def run(mutant: mutation.Mutant) -> tuple[float, float]:
+        namespace: dict = {}
+        exec(compile(mutant.source, "<mutant>", "exec"), namespace)  # noqa: S102 - an edit of the text above
+        return namespace["fit"](_Param(), _Param(), 0.5)
+
+    assert run(left_out) == (0.0, 1.0)  # a stepped down, b never moved
+    assert run(reversed_) == (2.0, 0.0)  # a stepped up, b down as it should
+
+
+def test_a_loops_bound_a_square_and_an_activation_have_their_siblings() -> None:
+    source = ("import torch\n\ndef f(x, n):\n    total = 0\n    for i in range(n):\n        total = total + i\n"
+              "    return torch.sigmoid(x) + ((x - 1) ** 2).mean() + total\n")
+    edits = {m.edit: m.family for m in mutation.mutants(source)}
+    assert edits["a loop that runs one pass fewer: n − 1 passes where n belong"] == "off_by_one"
+    assert edits["a loop that runs one pass more: n + 1 passes where n belong"] == "off_by_one"
+    assert edits["a loop that starts at 1 where it starts at 0 (its first pass left out)"] == "off_by_one"
+    assert edits["the absolute value of x − 1 taken where its square belongs"] == "function"
+    assert edits["tanh in place of sigmoid"] == "function"
+    # A bound that is a number is the constant's to edit (the whole number off by one), not the loop's twice over.
+    assert not any("passes" in m.edit for m in mutation.mutants("def g():\n    for i in range(3):\n        pass\n"))
+
+
+def test_brackets_a_divisor_and_a_returned_count_have_their_slips() -> None:
+    source = ("def f(s, x, rows, n):\n    total = s * (1 - s) * x / rows\n    g = h(s + x)\n    return n\n\n"
+              "def h(v):\n    return v\n")
+    edits = {m.edit: m for m in mutation.mutants(source)}
+    dropped = edits["the brackets around 1 − s left out"]
+    assert dropped.family == "brackets" and "s * 1 - s * x / rows" in dropped.source
+    assert edits["a division by a count off by one: divided by rows − 1 where rows belongs"].family == "off_by_one"
+    assert edits["n + 1 returned where n belongs"].family == "off_by_one"
+    # A call's own brackets are not grouping ones: h(s + x) keeps them.
+    assert not any("s + x" in words for words in edits if "brackets" in words), sorted(edits)

@@ -10,6 +10,7 @@ import importlib
 import json
 
 import pytest
+import torch
 
 import course_config
 from graders.engine import mutation, shipped_mutants, single_edits
@@ -265,3 +266,22 @@ def test_an_operation_swapped_for_another_is_not_said_to_code_that_calls_neither
     monkeypatch.setattr(single_edits, "NEEDS_IN_CODE", {})
     check = grade({"shape_bugs": zipped}).checks("shape_bugs")["broadcast_shape_lesson_cases"]
     assert check["mistake"] == mutation.FAMILIES["order_statistic"][0], check["message"]
+
+
+def test_a_drivers_answer_is_reproduced_up_to_rounding() -> None:
+    # sgd_step changes its parameters in place: its driver answers a dict of them. `p.add_(p.grad, alpha=lr)` and
+    # `p += lr * p.grad` differ in the last bit; the edit that gives one still reproduces the other.
+    want = {"params": [torch.tensor([0.1 * 3.0])], "returned": None}
+    got = {"params": [torch.tensor([0.1 * 3.0]).nextafter(torch.tensor([1.0]))], "returned": None}
+    assert not single_edits.same(got, want) and single_edits.reproduces(got, want)
+    assert not single_edits.reproduces({**got, "returned": "list"}, want)
+    assert not single_edits.reproduces({"params": got["params"]}, want)
+
+
+def test_an_ascent_written_another_way_is_named_as_the_update_that_goes_the_other_way(grade) -> None:
+    source = _source("stopping_gradients").replace("p -= lr * p.grad", "p.add_(p.grad, alpha=lr)")
+    assert source != _source("stopping_gradients")
+    check = grade({"stopping_gradients": source}, "--no-expected-cache").checks(
+        "stopping_gradients")["sgd_step_updates_in_place"]
+    assert check["mistake"] == mutation.FAMILIES["sign"][0], check["message"]
+    assert "p goes the other way" in check["message"], check["message"]
