@@ -22,8 +22,9 @@ the student's call, computed in the grader while the worker runs that call: `stu
 from __future__ import annotations
 
 import course_config
-from graders.engine.answer_facts import dtype_fact, order_fact, scale_fact, shape_fact
+from graders.engine.answer_facts import dtype_fact, none_fact, order_fact, scale_fact, shape_fact
 from graders.engine.causes import needs_value
+from graders.engine.changed_defaults import defaults_told
 from graders.engine.collect import collect_mistakes
 from graders.engine.compare import argument_changed, close, describe, number_problem, tensor_problem, values_problem
 from graders.engine.drawing import distinct, drawn
@@ -53,9 +54,9 @@ def exercise(lesson_folder: str, slug: str) -> course_config.Exercise:
     raise KeyError(f"the course has no lesson in folder {lesson_folder!r}")
 
 
-__all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "CheckFailed", "DTYPE_DIFFERS", "SHAPE_DIFFERS", "SCALED_RESULT", "STILL_TRACKED", "VALUES_REORDERED", "Exercise", "GradientSignature", "LossCurves",
+__all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "CheckFailed", "DTYPE_DIFFERS", "SHAPE_DIFFERS", "SCALED_RESULT", "STILL_TRACKED", "VALUES_REORDERED", "Exercise", "GradientSignature", "defaults_told", "LossCurves",
            "Meanwhile", "Mistake", "RECORD", "RECORDING", "Returned", "Scalar", "Student", "StudentError", "Suspect",
-           "argument_changed", "dtype_fact", "order_fact", "scale_fact", "seed_judged", "shape_fact", "checks_for", "close", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
+           "argument_changed", "dtype_fact", "none_fact", "order_fact", "scale_fact", "seed_judged", "shape_fact", "checks_for", "close", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
            "expect_float_not_tensor", "expect_number", "expect_tensor", "expected", "fail", "fail_with_mistake",
            "first_matching_variant", "gradient_signature", "is_scaled", "number_problem", "origin", "tensor_problem",
            "twin", "twin_generator", "twin_random", "values_problem"]

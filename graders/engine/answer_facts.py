@@ -1,8 +1,8 @@
 """Facts about a wrong tensor, read from it and the expected one alone, told where nothing else names the mistake.
 
-A result of another shape, another dtype, the right values in another order, or the right ones times one factor is a
-fact about the answer, true whatever the code did. The general mistakes (mistakes.py: SHAPE_DIFFERS, DTYPE_DIFFERS,
-VALUES_REORDERED, SCALED_RESULT) keep
+A result of another shape, another dtype, the right values in another order, the right ones times one factor, or nan
+where the right result is a number is a fact about the answer, true whatever the code did. The general mistakes (mistakes.py: SHAPE_DIFFERS, DTYPE_DIFFERS,
+VALUES_REORDERED, SCALED_RESULT, NAN_WHERE_FINITE) keep
 their names, so that results and the class report group them; their meaning here says which shapes, which dtypes or
 which order, and so which kinds of step give exactly that, rather than a menu of every way a shape can go wrong.
 """
@@ -15,7 +15,8 @@ import math
 import torch
 
 from graders.engine.compare import dtype_name
-from graders.engine.mistakes import DTYPE_DIFFERS, SCALED_RESULT, SHAPE_DIFFERS, VALUES_REORDERED, Mistake
+from graders.engine.mistakes import (DTYPE_DIFFERS, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, SCALED_RESULT, SHAPE_DIFFERS,
+                                     VALUES_REORDERED, Mistake)
 
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 _WHOLE = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
@@ -157,3 +158,48 @@ def _scale_words(ratio: float) -> str:
         return (f"{shown} divided by {inverse}, everywhere: a mean of {abs(inverse)} values where their sum belongs, "
                 f"or a division by {abs(inverse)} too many (a factor of a derivative left out).")
     return f"{shown} times {ratio:.6g}, everywhere: one factor of the formula is off."
+
+
+def nan_fact(got: object, expected: object) -> Mistake | None:
+    """NAN_WHERE_FINITE where `got` (a tensor of the expected shape, or a Python float) holds nan in places where the
+    expected one is finite, its meaning saying how many and, where every such place expects 0, that 0/0 is the likely
+    source."""
+    if type(got) is float and type(expected) in (int, float):
+        got, expected = torch.tensor(got, dtype=torch.float64), torch.tensor(float(expected), dtype=torch.float64)
+    if type(got) is not torch.Tensor or type(expected) is not torch.Tensor or got.shape != expected.shape:
+        return None
+    if not (got.is_floating_point() and expected.is_floating_point()):
+        return None
+    g, e = got.detach().to(torch.float64), expected.detach().to(torch.float64)
+    places = torch.isnan(g) & torch.isfinite(e)
+    count = int(places.sum())
+    if count == 0:
+        return None
+    zero = bool((e[places] == 0).all())
+    if g.numel() == 1:
+        words = f"Your result is nan where the right one is {float(e.reshape(-1)[0]):g}"
+    else:
+        words = f"Your result holds nan in {count} of {g.numel()} places where the right one is a number" + (
+            ", each where the right one is 0" if zero else "")
+    words += (": a 0/0 there (zero divided by zero); a floor on the denominator, or a guard for that case, keeps it "
+              "out." if zero else ": some step makes 0/0, inf − inf, 0 × inf, or the root or log of a negative number.")
+    return dataclasses.replace(NAN_WHERE_FINITE, explanation=words)
+
+
+# The values a function may return for "no answer" in place of None: each is also an answer some caller may take.
+_STAND_INS = (-1, 0, False, "", float("inf"), float("-inf"))
+
+
+def none_fact(got: object, expected: object) -> Mistake | None:
+    """NOT_NONE_FOR_NONE where `expected` is None and `got` is a stand-in for it (-1, 0, False, an empty string or
+    list, infinity, nan), its meaning saying which; None otherwise."""
+    if expected is not None:
+        return None
+    stand_in = (type(got) in (int, float, bool, str) and got in _STAND_INS) or (type(got) in (list, tuple) and not got)
+    if type(got) is float and math.isnan(got):
+        stand_in = True
+    if not stand_in:
+        return None
+    return dataclasses.replace(NOT_NONE_FOR_NONE, explanation=(
+        f"Your function returns {got!r} where the docstring asks for None (there is no answer for this input): None "
+        "is what says so, while a caller may take " + repr(got) + " for an answer."))

@@ -167,7 +167,10 @@ def _distrust(check: CheckResult, report: pytest.TestReport, reaches: list[str],
 def _in_catalogue_words(feedback: Feedback, catalogue: list[Mistake]) -> Feedback:
     """A failure with its named mistake's meaning and hint as the catalogue words them: a check may reword them for
     the case at hand, with values of its inputs, which a hidden check does not show. Without a catalogued mistake,
-    neither (the hint of an unnamed failure may be fitted to the values too)."""
+    neither (the hint of an unnamed failure may be fitted to the values too), but where they speak of the code alone
+    (Feedback.about_the_code)."""
+    if feedback.about_the_code:
+        return feedback
     mistake = catalogued(feedback.mistake, catalogue)
     if mistake is None:
         return dataclasses.replace(feedback, meaning="", hint="")

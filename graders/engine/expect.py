@@ -12,7 +12,7 @@ import torch
 from graders.engine.compare import describe, number_problem, tensor_problem
 from graders.sandbox import origin
 from graders.engine.feedback import CheckFailed, fail
-from graders.engine.answer_facts import dtype_fact, order_fact, scale_fact, shape_fact
+from graders.engine.answer_facts import dtype_fact, nan_fact, order_fact, scale_fact, shape_fact
 from graders.engine.mistakes import (STILL_TRACKED, Mistake, Suspect,
                                      first_matching_variant, gradient_signature, is_scaled, unless_contradicted)
 from graders.engine.student import Returned, Student
@@ -42,7 +42,7 @@ def expect_tensor(returned: Returned, expected: torch.Tensor, *, rtol: float, at
 def property_mistake(got: Any, expected: torch.Tensor, requires_grad: bool | None) -> Mistake | None:
     """What differs in the result's own properties, in tensor_problem's order (shape, dtype, requires_grad), as a
     mistake any exercise can make, its meaning saying how (answer_facts.py); where only values differ, the right
-    values in another order or times one factor; None otherwise (or where it is no tensor)."""
+    values in another order or times one factor, or nan where a number belongs; None otherwise (or where it is no tensor)."""
     if type(got) is not torch.Tensor:
         return None
     if got.shape != expected.shape:
@@ -52,7 +52,7 @@ def property_mistake(got: Any, expected: torch.Tensor, requires_grad: bool | Non
     info = origin(got)
     if requires_grad is False and info is not None and info.requires_grad:
         return STILL_TRACKED
-    return order_fact(got, expected) or scale_fact(got, expected)
+    return nan_fact(got, expected) or order_fact(got, expected) or scale_fact(got, expected)
 
 
 def expect_number(returned: Returned, expected: float, *, rtol: float, atol: float, section: str,
@@ -68,7 +68,8 @@ def expect_number(returned: Returned, expected: float, *, rtol: float, atol: flo
         if number_problem(got, float(suspect.value), rtol=rtol, atol=atol) is None:
             mistake = suspect.mistake
             break
-    _fail_with(returned, problem, describe(got), describe(expected), mistake, hint, section)
+    _fail_with(returned, problem, describe(got), describe(expected), mistake, hint, section,
+               otherwise=nan_fact(got, expected))
 
 
 def expect_float_not_tensor(returned: Returned, right: float, mistake: Mistake, *, rtol: float, atol: float,

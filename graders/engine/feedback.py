@@ -83,6 +83,9 @@ class Feedback:
     # It failed on a value it needs before it can judge its own property (engine/causes.py, needs_value): where an
     # earlier check failed for the same cause, it says it was not judged and points there.
     needs_value: bool = False
+    # Its meaning and hint speak of the student's code alone (a changed default, a single edit of the reference), never
+    # of a check's inputs or values: a hidden check may show them beside the mistake's name.
+    about_the_code: bool = False
 
     def text(self) -> str:
         # Every part is cut to a readable size: a student's value or message may be megabytes.
@@ -126,19 +129,22 @@ class CheckFailed(AssertionError):
 
 
 def _single_edit(parts: dict[str, object]) -> dict[str, object]:
-    """A value no catalogued mistake names, named by the one family of the reference's single edits that gives it
-    on every input of the check, when there is one (graders/engine/single_edits.py): the edit in words, never code."""
-    from graders.engine.single_edits import explain  # imports torch: only once a value is wrong
+    """A value no catalogued mistake names, named by a default the student changed that the check's calls relied on
+    (graders/engine/changed_defaults.py), or by the one family of the reference's single edits that gives it on
+    every input of the check, when there is one (graders/engine/single_edits.py): the edit in words, never code."""
+    # A changed default first: where a call relied on it, no edit of the reference's body is the cause.
+    from graders.engine import changed_defaults, single_edits  # import torch: only once a value is wrong
 
     try:
-        found = explain()
+        found = changed_defaults.explain() or single_edits.explain()
     except Exception:  # noqa: BLE001 - an explanation is extra: an answer it cannot handle keeps the check's own words
         return parts
     if found is None:
         return parts
     meaning = f"{found.meaning} {parts['meaning']}" if parts.get("meaning") else found.meaning
     # The edit's own hint: the check's may ask for what the code already does (it was written for any wrong value).
-    return {**parts, "mistake": found.name, "meaning": meaning, "hint": found.hint}
+    return {**parts, "mistake": found.name, "meaning": meaning, "hint": found.hint,
+            "about_the_code": not parts.get("meaning")}
 
 
 def fail(summary: str, **parts: object) -> NoReturn:

@@ -26,6 +26,7 @@ import torch
 
 from course_config import CONCEPTS, FORGET_MISTAKES_VARIABLE
 from graders.engine.compare import tensor_problem
+from graders.engine.raised_causes import backward_of_unrecorded, divides
 
 # The test switch of course_config.FORGET_MISTAKES_VARIABLE: these mistakes are graded as if unknown.
 FORGOTTEN = frozenset(name.strip() for name in os.environ.get(FORGET_MISTAKES_VARIABLE, "").split(",") if name.strip())
@@ -222,7 +223,50 @@ SCALED_RESULT = Mistake(
     '"Common pitfalls"',
     concept="chain_rule",
 )
-ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED, SCALED_RESULT]
+NAN_WHERE_FINITE = Mistake(
+    "nan where a number belongs",
+    "Your result holds nan (not a number) where the right one is a finite number.",
+    "nan comes from 0/0, inf − inf, 0 × inf, or the square root or log of a negative number: find the case your "
+    "formula meets it (both values zero, say) and guard it as the docstring asks (a floor on a denominator, "
+    "clamp(min=...)).",
+    '"Common pitfalls"',
+    concept="gradient_checking",
+)
+NOT_NONE_FOR_NONE = Mistake(
+    "another value for 'none'",
+    "Your function returns a stand-in value where the docstring asks for None.",
+    "Return None itself where there is no answer: a caller tests `is None`, and a number such as -1 or 0 may be "
+    "taken for an answer.",
+    '"Try it yourself"',
+    concept="learning_rate",
+)
+# Errors whose cause the student's source shows (raised_causes.py): named only where it does.
+FLOAT_FOR_WHOLE = Mistake(
+    "a float where a whole number belongs",
+    "Your code hands a float to something that takes whole numbers only (a size, a count, an index, range()): in "
+    "Python 3 `/` always gives a float, even 12 / 4 = 3.0.",
+    "Use // where a division must give a whole number (a size, a count, an index), or int(...) where a float is "
+    "whole by design.",
+    '"Operations, broadcasting and reshaping"',
+    error_pattern=r"(tuple of ints, ?but got float|tuple of ints, not float|'float' object cannot be interpreted as an "
+                  r"integer|invalid combination of arguments - got \([^)]*float|\(got float\)|not float$)",
+    concept="views",
+    contradicted_by=(lambda student: "" if divides(student.evidence.source) else "the code divides nowhere with /",),
+)
+FORWARD_UNDER_NO_GRAD = Mistake(
+    "forward pass under torch.no_grad()",
+    "The value your backward() starts from is computed inside `with torch.no_grad():`, where autograd records "
+    "nothing, so there is no graph for backward() to go back through.",
+    "Compute the prediction and the loss outside the no_grad block; keep only what must not be recorded (the "
+    "parameter update, inference) inside it.",
+    '"Autograd: gradients for free"',
+    error_pattern=r"does not require grad and does not have a grad_fn",
+    concept="detach_and_no_grad",
+    contradicted_by=(lambda student: "" if backward_of_unrecorded(student.evidence.source)
+                     else "no backward() of a value computed under no_grad in the code",),
+)
+ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED, SCALED_RESULT,
+                NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD]
 
 
 def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:

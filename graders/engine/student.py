@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, NoReturn, Protocol
 from graders.engine.allowance import SPENT_HINT, Allowance
 from graders.engine.error_hints import hint_for, missing_module_hint
 from graders.engine.feedback import CheckFailed, Feedback, cut, fail
-from graders.engine.mistakes import ANY_EXERCISE, Mistake
+from graders.engine.mistakes import ANY_EXERCISE, Mistake, contradiction
 from graders.engine.printed import without_foreign_warnings
 from graders.engine.sandbox_words import worded
 from graders.engine.single_edits import DRIVER, NO_ANSWER, note_student_call
@@ -484,7 +484,8 @@ class Student:
         culprit = error.frames[-1][2] if error.frames else function  # the student's function, not a driver
         told = f"{culprit}: {error.type}: {error.message}"  # the same exception from the same function: one cause
         for mistake in (*self.mistakes, *ANY_EXERCISE):
-            if mistake.matches_error(error.type, error.message):
+            # A cause the student's own code rules out is not named: the next one, or the error's hint, is told.
+            if mistake.matches_error(error.type, error.message) and not contradiction(mistake, self):
                 fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
                      mistake=mistake, error=told)
         fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),

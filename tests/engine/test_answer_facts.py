@@ -7,10 +7,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from graders.engine.answer_facts import dtype_fact, order_fact, shape_fact
+import course_config
+
+from graders.engine import single_edits
+from graders.engine.answer_facts import dtype_fact, nan_fact, none_fact, order_fact, shape_fact
 from graders.engine.expect import expect_tensor
 from graders.engine.feedback import CheckFailed
-from graders.engine.mistakes import DTYPE_DIFFERS, SHAPE_DIFFERS, VALUES_REORDERED
+from graders.engine.mistakes import DTYPE_DIFFERS, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, SHAPE_DIFFERS, VALUES_REORDERED
 from graders.engine.student import Returned
 
 
@@ -109,3 +112,57 @@ def test_a_result_that_is_not_the_right_one_times_one_factor_is_never_called_so(
     from graders.engine.answer_facts import scale_fact
 
     assert scale_fact(got, expected) is None
+
+
+def test_nan_where_the_right_result_is_a_number_is_told_where_and_why() -> None:
+    many = nan_fact(torch.tensor([0.5, float("nan"), float("nan")]), torch.tensor([0.5, 0.0, 0.0]))
+    assert many is not None and many.name == NAN_WHERE_FINITE.name
+    assert "nan in 2 of 3 places where the right one is a number, each where the right one is 0: a 0/0" in \
+        many.explanation, many.explanation
+    one = nan_fact(float("nan"), 0.0)  # a Python float, as relative_error returns
+    assert one is not None and "Your result is nan where the right one is 0: a 0/0" in one.explanation
+    other = nan_fact(torch.tensor([float("nan")]), torch.tensor([2.0]))
+    assert other is not None and "inf − inf" in other.explanation and "0/0 there" not in other.explanation
+
+
+@pytest.mark.parametrize("got, expected", [
+    (torch.tensor([1.0, 2.0]), torch.tensor([1.0, 3.0])),  # wrong, but no nan
+    (torch.tensor([float("nan")]), torch.tensor([float("nan")])),  # nan where nan belongs
+    (torch.tensor([float("nan"), 1.0]), torch.tensor([1.0])),  # another shape: the shape fact's to tell
+    (float("nan"), float("inf")),
+    ("nan", 0.0),
+])
+def test_no_nan_fact_where_no_nan_stands_for_a_number(got, expected) -> None:
+    assert nan_fact(got, expected) is None
+
+
+def test_a_relative_error_without_its_floor_is_told_it_divides_zero_by_zero(grade) -> None:
+    # A check of a Python number (expect_number) tells it too.
+    reference = single_edits.reference_path(course_config.LESSON_01.folder, "finite_differences").read_text()
+    source = reference.replace("(a.abs() + b.abs()).clamp(min=1e-8)", "a.abs() + b.abs()")
+    assert source != reference
+    check = grade({"finite_differences": source}, "--no-expected-cache").checks(
+        "finite_differences")["relative_error_on_fixed_cases"]
+    assert check["mistake"] == "nan where a number belongs", check["message"]
+    assert "a 0/0 there" in check["message"], check["message"]
+
+
+@pytest.mark.parametrize("got", [-1, 0, False, "", [], float("inf"), float("nan")])
+def test_a_stand_in_for_none_is_told_as_such(got) -> None:
+    fact = none_fact(got, None)
+    assert fact is not None and fact.name == NOT_NONE_FOR_NONE.name
+    assert f"returns {got!r} where the docstring asks for None" in fact.explanation
+
+
+@pytest.mark.parametrize("got, expected", [(3, None), (None, None), (-1, 4), ([0], None), (True, None)])
+def test_an_answer_that_is_no_stand_in_for_none_is_not_called_one(got, expected) -> None:
+    assert none_fact(got, expected) is None
+
+
+def test_steps_to_reach_with_minus_one_for_none_is_told_so(grade) -> None:
+    reference = single_edits.reference_path(course_config.LESSON_01.folder, "learning_rate").read_text()
+    source = reference.replace("if loss < target), None)", "if loss < target), -1)")
+    assert source != reference
+    checks = grade({"learning_rate": source}, "--no-expected-cache").checks("learning_rate")
+    failed = [c for c in checks.values() if not c["passed"]]
+    assert failed and all(c["mistake"] == NOT_NONE_FOR_NONE.name for c in failed), [c["message"] for c in failed]

@@ -26,7 +26,7 @@ import torch
 from graders.kit import (LossCurves, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student, Suspect, checks_for,
                          collect_mistakes, describe, exercise, expect_code_shows, expect_number, expect_tensor,
                          expected, fail, fail_with_mistake, first_matching_variant, gradient_signature, is_scaled,
-                         origin, seed_judged, twin, twin_random, needs_value)
+                         none_fact, origin, seed_judged, twin, twin_random, needs_value)
 from graders.lesson01.learning_rate.mistakes import (EMPTY_LOSSES, EQUAL_COUNTS_AS_BELOW, FLAT_TARGET,
                                                      GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,
                                                      HESSIAN_SUMS, LAST_LOSS_ONLY, LOSSES_AS_TENSORS,
@@ -525,7 +525,7 @@ def _expect_exactly(returned: Returned, want: Any, hint: str, suspects: Iterable
         mistake = first_matching_variant(got, suspects, rtol=0, atol=0)
         if mistake is not None:
             fail(summary, mistake=mistake, **parts)
-        fail(summary, hint=hint, section=TRY_IT, **parts)
+        fail(summary, hint=hint, section=TRY_IT, otherwise=none_fact(got, want), **parts)
 
 
 @check

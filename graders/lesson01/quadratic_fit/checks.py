@@ -29,9 +29,9 @@ import numpy as np
 import torch
 
 from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student,
-                         Suspect, checks_for, describe, exercise, expect_code_shows, expect_tensor, expected, fail,
-                         gradient_signature, is_scaled, number_problem, seed_judged, twin, twin_generator,
-                         twin_random, unless_contradicted, needs_value)
+                         Suspect, checks_for, defaults_told, describe, exercise, expect_code_shows, expect_tensor,
+                         expected, fail, gradient_signature, is_scaled, number_problem, seed_judged, twin,
+                         twin_generator, twin_random, unless_contradicted, needs_value)
 from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, GRADIENTS_NOT_ZEROED, NOISE_IGNORED, NONZERO_START,
                                                      ONE_STEP_SHORT, ONE_STEP_TOO_MANY, RATE_TOO_HIGH,
                                                      REBOUND_PARAMETERS, SEED_IGNORED, SEED_NEVER_SET, SEED_SET_LATE,
@@ -551,7 +551,8 @@ def test_fit_quadratic_follows_lr_and_steps(student: Student, reference: ModuleT
     returned = student.run(fit_defaults, runs="fit_quadratic", shown_as="the defaults of fit_quadratic's signature")
     if returned.value != SIGNATURE_DEFAULTS:
         fail("fit_quadratic's signature gives other defaults than the stub's.", call=returned.call,
-             got=describe(returned.value), expected=describe(SIGNATURE_DEFAULTS),
-             hint="Keep the stub's signature as it is: def fit_quadratic(X, y, lr=0.1, steps=500).", section=TRY_IT)
+             got=describe(returned.value), expected=describe(SIGNATURE_DEFAULTS), section=TRY_IT,
+             **{**defaults_told("fit_quadratic", returned.value, SIGNATURE_DEFAULTS),
+                "hint": "Keep the stub's signature as it is: def fit_quadratic(X, y, lr=0.1, steps=500)."})
 
 

@@ -1,0 +1,68 @@
+"""What the student's source shows about an error it raised: the grader reads the code (never runs it) for the one
+construct that makes the error, so that the error's cause is named only where the code has it.
+
+An error message alone fits many causes ("does not require grad" follows a no_grad block, a detach, an .item(), a
+leaf made without requires_grad...). Each predicate here says whether the source has one of them; a source that does
+not parse, or that the grader cannot follow, shows nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+
+# Blocks under which autograd records nothing.
+_NOT_RECORDING = {"no_grad", "inference_mode"}
+
+
+def _parsed(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def divides(source: str) -> bool:
+    """Whether the code divides with `/` anywhere (a true division always gives a float in Python 3)."""
+    tree = _parsed(source)
+    return tree is not None and any(isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.Div)
+                                    for node in ast.walk(tree))
+
+
+def _not_recording(block: ast.With) -> bool:
+    for item in block.items:
+        call = item.context_expr
+        if isinstance(call, ast.Call):
+            func = call.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in _NOT_RECORDING:
+                return True
+    return False
+
+
+def backward_of_unrecorded(source: str) -> bool:
+    """Whether a function calls `x.backward()` where x was computed inside a `with torch.no_grad():` (or
+    inference_mode) block of that same function, or calls backward() inside such a block."""
+    tree = _parsed(source)
+    if tree is None:
+        return False
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        unrecorded: set[str] = set()
+        inside: set[int] = set()  # the ids of the nodes under such a block
+        for block in ast.walk(function):
+            if isinstance(block, ast.With) and _not_recording(block):
+                for statement in block.body:
+                    for node in ast.walk(statement):
+                        inside.add(id(node))
+                        if isinstance(node, ast.Assign):
+                            unrecorded |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        # A name also assigned outside such a block may hold a recorded value when backward() runs: not followed.
+        unrecorded -= {t.id for node in ast.walk(function) if isinstance(node, ast.Assign) and id(node) not in inside
+                       for t in node.targets if isinstance(t, ast.Name)}
+        for call in ast.walk(function):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "backward":
+                receiver = call.func.value
+                if id(call) in inside or (isinstance(receiver, ast.Name) and receiver.id in unrecorded):
+                    return True
+    return False

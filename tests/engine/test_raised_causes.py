@@ -1,0 +1,62 @@
+"""Errors whose cause the student's source shows (graders/engine/raised_causes.py, and the two mistakes of
+graders/engine/mistakes.py that use it): named where the code has the construct that makes the error, and only
+there; the same error from another cause keeps the general hint."""
+
+from __future__ import annotations
+
+import course_config
+from graders.engine import single_edits
+from graders.engine.mistakes import FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD
+from graders.engine.raised_causes import backward_of_unrecorded, divides
+
+LESSON = course_config.LESSON_01.folder
+UNRECORDED_LOSS = ("        with torch.no_grad():\n            pred = model(X)\n            loss = loss_fn(pred, y)\n"
+                   "        loss.backward()\n")
+RECORDED_LOSS = "        pred = model(X)\n        loss = loss_fn(pred, y)\n        loss.backward()\n"
+
+
+def _source(slug: str) -> str:
+    return single_edits.reference_path(LESSON, slug).read_text(encoding="utf-8")
+
+
+def test_a_true_division_is_seen_where_it_is_written() -> None:
+    assert divides("def f(x):\n    return x.view(2, len(x) / 2)\n")
+    assert divides("def f(n):\n    n /= 2\n    return n\n")
+    assert not divides("def f(x):\n    return x.view(2, len(x) // 2)\n")
+    assert not divides("def f(:\n")
+
+
+def test_a_backward_of_a_value_computed_under_no_grad_is_seen_and_nothing_else() -> None:
+    unrecorded = "import torch\ndef f(w):\n    with torch.no_grad():\n        loss = (w * 2).sum()\n    loss.backward()\n"
+    assert backward_of_unrecorded(unrecorded)
+    inside = "import torch\ndef f(w):\n    with torch.inference_mode():\n        (w * 2).sum().backward()\n"
+    assert backward_of_unrecorded(inside)
+    # Computed again outside the block before backward(): the grader does not follow which one runs last.
+    again = unrecorded.replace("    loss.backward()", "    loss = (w * 3).sum()\n    loss.backward()")
+    assert not backward_of_unrecorded(again)
+    assert not backward_of_unrecorded("def f(w):\n    loss = w.detach().sum()\n    loss.backward()\n")
+    assert not backward_of_unrecorded("def f(:\n")
+
+
+def test_a_size_divided_with_a_slash_is_named_a_float_where_a_whole_number_belongs(grade) -> None:
+    source = _source("views").replace("    return x.view(rows, -1)\n", "    return x.view(rows, len(x) / rows)\n")
+    assert source != _source("views")
+    checks = grade({"views": source}, "--no-expected-cache").checks("views")
+    failed = [c for c in checks.values() if not c["passed"] and not c["same_cause_as"]]
+    assert failed and failed[0]["mistake"] == FLOAT_FOR_WHOLE.name, [c["message"] for c in failed]
+    assert "Use //" in failed[0]["message"]
+
+
+def test_a_loss_computed_under_no_grad_is_named_and_a_detached_one_is_not(grade) -> None:
+    reference = _source("linear_module")
+    assert RECORDED_LOSS in reference
+    unrecorded = grade({"linear_module": reference.replace(RECORDED_LOSS, UNRECORDED_LOSS)}, "--no-expected-cache")
+    named = {c["mistake"] for c in unrecorded.checks("linear_module").values() if not c["passed"]}
+    assert named == {FORWARD_UNDER_NO_GRAD.name}, named
+    # The same RuntimeError from a detach: not this cause, so not this name (the error's own hint is told).
+    detached = reference.replace("        loss = loss_fn(pred, y)\n", "        loss = loss_fn(pred, y).detach()\n")
+    assert detached != reference
+    checks = grade({"linear_module": detached}, "--no-expected-cache").checks("linear_module")
+    failed = [c for c in checks.values() if not c["passed"]]
+    assert failed and all(c["mistake"] != FORWARD_UNDER_NO_GRAD.name for c in failed), [c["message"] for c in failed]
+    assert any("does not require grad" in c["message"] for c in failed)
