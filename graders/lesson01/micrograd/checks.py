@@ -25,6 +25,7 @@ they use, expected values replaced by recorded data); a helper module would be r
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import deque
 from typing import Any, Callable
@@ -32,9 +33,10 @@ from typing import Any, Callable
 import torch
 
 from graders.kit import Meanwhile, Mistake, RECORD, RECORDING, Student, checks_for, drawn, exercise, expected, fail
-from graders.lesson01.micrograd.mistakes import (ASSIGNED, CHAIN_RULE, EXP_DERIVATIVE, NOT_SEEDED,
+from graders.lesson01.micrograd.mistakes import (ASSIGNED, CHAIN_RULE, EXP_DERIVATIVE, NOT_SEEDED, UNLINKED_RESULT,
                                                  NO_TOPOLOGICAL_ORDER, POWER_RULE, REFLECTED_SWAPPED, RELU_AT_ZERO,
                                                  SCRATCH, STEP_MISTAKES, TANH_DERIVATIVE, VISITED_TWICE)
+from graders.lesson01.micrograd import class_build
 from graders.lesson01.micrograd import micrograd_steps as steps
 from graders.lesson01.micrograd.drivers import read_fresh_value, run_graphs
 from graders.lesson01.micrograd.expression_graphs import BINARY, Graph, operands, path_counts, values
@@ -405,11 +407,16 @@ def _partial_shares(grads: list, slots: list[list]) -> bool:
 
 
 def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], truths: list[dict],
-              wrongs: list[dict], rules: Callable[[], list[dict]] | None = None) -> Mistake | None:
+              wrongs: list[dict], rules: Callable[[], list[dict]] | None = None,
+              build: class_build.ClassBuild = class_build.UNKNOWN) -> Mistake | None:
     """The one catalogued mistake that explains every failing graph, if any; `rules` gives `step_rules` of the
-    graphs (by default asked of `graphs` as one list)."""
+    graphs (by default asked of `graphs` as one list); `build`, how the student's class builds `-`, `/` and unary
+    minus, as its source shows."""
     if all(all(g == 0 for g in results[i]["grad"]) for i in failing):
         return NOT_SEEDED
+    unlinked = _unlinked(build, [graphs[i] for i in failing])
+    if unlinked is not None:
+        return unlinked
     # A recursion that runs a node's step as it reaches it, without a visited set, also runs it once per path;
     # but it hands gradients on before they are complete: that is the missing order, tried first. A variant
     # must give every node's grad, not only the leaves' (a wrong `+` can give relu's wrong leaf grads at 0),
@@ -422,7 +429,7 @@ def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], trut
     # Then one operation's step that slipped in a known way: it fits every node of every graph, where the
     # partial sums of `=` in place of `+=` may fit one graph by chance (a share of -1 and one of +1 cancel).
     evidence = steps.Evidence(graphs, [r["grad"] for r in results], [t["slots"] for t in truths], failing, _close,
-                              STEP_MISTAKES, _called)
+                              STEP_MISTAKES, _called, build.allows)
     slipped = steps.known_slip(evidence, rules or (lambda: step_rules(graphs)))
     if slipped is not None:
         return slipped
@@ -430,6 +437,24 @@ def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], trut
         return ASSIGNED
     # Last, one operation's step wrong in some other way: which one the grads of every node show wrong.
     return steps.wrong_operation(evidence)
+
+
+# The written operation of each method class_build reads, and the operations a class may build from it.
+_WRITTEN = {"neg": "-a", "sub": "a - b", "div": "a / b"}
+
+
+def _unlinked(build: class_build.ClassBuild, failing: list[Graph]) -> Mistake | None:
+    """UNLINKED_RESULT where the source shows an operation that returns a leaf and every failing graph goes through
+    it: written, or in an operation the source shows is built from it (a - b as a + (-b))."""
+    for kind in build.unlinked:
+        through = {kind} | ({"sub"} if kind == "neg" and build.sub and build.rsub else set())
+        if failing and all(any(spec[0] in through for spec in graph) for graph in failing):
+            built = " (and a - b, which your class builds from it)" if through != {kind} else ""
+            return dataclasses.replace(UNLINKED_RESULT, explanation=(
+                f"Your {_WRITTEN[kind]} returns a new Value made from a number alone, with no operands recorded and "
+                f"no backward step: the graph ends there, so what it was computed from never receives a "
+                f"gradient{built}. Every expression that fails goes through it."))
+    return None
 
 
 def _number(x: Any) -> str:
@@ -507,9 +532,10 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
     i = failing[0]
     summary = f"After out.backward() the leaf grads are wrong in {len(failing)} of {len(graphs)} expressions."
     got, want = _leaf_grads(graphs[i], results[i]["grad"]), _leaf_grads(graphs[i], truths[i]["grad"])
-    mistake = _diagnose(failing, graphs, results, truths, wrong_results(graphs))
+    build = class_build.read(student.evidence.source)
+    mistake = _diagnose(failing, graphs, results, truths, wrong_results(graphs), build=build)
     if mistake is None or mistake in (NO_TOPOLOGICAL_ORDER, VISITED_TWICE):
-        mistake = _order_or_step(student, mistake, failing, graphs, results, truths)
+        mistake = _order_or_step(student, mistake, failing, graphs, results, truths, build)
     if mistake is not None:
         fail(summary, call=call(i), got=got, expected=want, mistake=mistake)
     fail(summary, call=call(i), got=got, expected=want, section=CHAIN_RULE,
@@ -518,7 +544,7 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
 
 
 def _order_or_step(student: Student, mistake: Mistake | None, failing: list[int], graphs: list[Graph],
-                   results: list[dict], truths: list[dict]) -> Mistake | None:
+                   results: list[dict], truths: list[dict], build: class_build.ClassBuild) -> Mistake | None:
     """An order mistake (or none), unless a graph of one operation goes wrong too: then a step is, and the
     diagnosis is made again with those graphs beside the check's own.
 
@@ -540,7 +566,7 @@ def _order_or_step(student: Student, mistake: Mistake | None, failing: list[int]
     # Failing ones of the check first: the message shows the first.
     return _diagnose(failing + [n + j for j in wrong], graphs + ONE_STEP_GRAPHS, results + got, truths + probe_truths,
                      wrong_results(graphs) + wrong_results(ONE_STEP_GRAPHS),
-                     rules=lambda: step_rules(graphs) + step_rules(ONE_STEP_GRAPHS))
+                     rules=lambda: step_rules(graphs) + step_rules(ONE_STEP_GRAPHS), build=build)
 
 
 def _expect_inner_grads(graphs: list[Graph], results: list[dict], truths: list[dict], by_size: list[int],

@@ -352,6 +352,9 @@ class Evidence:
     close: Close
     catalogue: dict[str, Mistake]  # kind -> its entry, from `mistakes`
     name: Callable[[Graph, int], str]
+    # Whether the student's class builds a graph the way one of `BUILDS` says, as its source shows (class_build.py):
+    # a way the source rules out is not tried, whatever grads it would fit.
+    allows: Callable[[tuple[bool, bool, bool], Graph], bool] = lambda build, graph: True
 
     def wrong_steps(self) -> list[list[WrongStep]] | None:
         """The wrong steps of each failing graph; None if some failing graph's seed is wrong (no step is)."""
@@ -375,7 +378,8 @@ def known_slip(evidence: Evidence, tables: Callable[[], list[dict]]) -> Mistake 
         if slip == "never run" and not single_step:
             continue
         fits = [_fits(e.grads[i], tried[i], f"{kind}: {slip}", e.slots[i], e.close) for i in range(len(e.graphs))]
-        builds = [b for b in range(len(BUILDS)) if all(fit[b] for fit in fits)]
+        builds = [b for b in range(len(BUILDS))
+                  if all(fit[b] and e.allows(BUILDS[b], graph) for fit, graph in zip(fits, e.graphs))]
         if builds:
             fitting[(kind, slip)] = max(BUILDS[b] for b in builds)  # a - b composed counts first, -a last
     if not fitting:

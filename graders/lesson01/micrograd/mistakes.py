@@ -112,6 +112,17 @@ REFLECTED_SWAPPED = Mistake(
     concept=CONCEPT,
 )
 
+UNLINKED_RESULT = Mistake(
+    "an operation that returns a new leaf",
+    "One of your operations returns a new Value made from a number alone, with no operands recorded and no backward "
+    "step: the graph ends there, so nothing it was computed from receives a gradient, and neither does anything "
+    "below an operation built from it.",
+    "Return a node, not a leaf: Value(data, (self,), ...) with a backward step that hands its operand its share "
+    "(for -a: self.grad += -out.grad), or build it from operations that have one (return self * -1).",
+    SCRATCH,
+    concept=CONCEPT,
+)
+
 # One operation's backward step wrong ("backward step of a * b wrong", ...): told by which step the grads
 # of every node show wrong, and how it slipped where that is known (micrograd_steps.py). Such a step hands on
 # the wrong local derivative, or drops out.grad: a slip of the chain rule, whichever operation it is.

@@ -332,3 +332,53 @@ def test_one_operation_graphs_have_no_order_to_get_wrong() -> None:
         for name in (checks.NO_TOPOLOGICAL_ORDER.name, checks.VISITED_TWICE.name):
             for grads in wrong[name]:
                 assert all(abs(g - t) < 1e-12 for g, t in zip(grads, truth["grad"])), (graph, name)
+
+
+# ---------------------------------------------------------------- how the class builds -, / and unary minus
+
+def _own_sub(reflected: str) -> str:
+    """The reference with a `-` of its own whose step loses the minus sign, and __rsub__ as given."""
+    own = ("        other = other if isinstance(other, Value) else Value(other)\n"
+           "        out = Value(self.data - other.data, (self, other), \"-\")\n\n"
+           "        def _backward() -> None:\n            self.grad += out.grad\n            other.grad += out.grad\n\n"
+           "        out._backward = _backward\n        return out\n")
+    return REFERENCE.replace("        return self + (-other)\n", own).replace(
+        "        return (-self) + other\n", f"        return {reflected}\n")
+
+
+def test_the_class_build_is_read_from_the_source_where_it_can_be_followed() -> None:
+    from graders.lesson01.micrograd import class_build
+
+    reference = class_build.read(REFERENCE)
+    assert (reference.sub, reference.rsub, reference.div, reference.rdiv, reference.negated_by_mul) == \
+        (True, True, True, True, True) and reference.unlinked == ()
+    # A `-` of its own; 1 - v handed to it (Value(other) - self) is built as it is; / stays composed.
+    own = class_build.read(_own_sub("Value(other) - self"))
+    assert (own.sub, own.rsub, own.div) == (False, False, True)
+    # A leaf from -a; and what cannot be followed (two classes named Value, no class, no source) assumes nothing.
+    leaf = class_build.read(REFERENCE.replace("        return self * -1\n", "        return Value(-self.data)\n"))
+    assert leaf.unlinked == ("neg",) and leaf.negated_by_mul is False
+    for unknown in (REFERENCE + "\n\nclass Value:\n    pass\n", "x = 1\n", "", None, "def (:\n"):
+        assert class_build.read(unknown) == class_build.UNKNOWN
+
+
+def test_a_build_is_allowed_only_where_the_source_builds_each_operation_of_the_graph_so() -> None:
+    from graders.lesson01.micrograd import class_build
+
+    own = class_build.read(_own_sub("Value(other) - self"))  # - of its own, / composed
+    sub = checks.expression("a - b", a=0.5, b=-1.0)
+    div = checks.expression("a / b", a=0.5, b=-1.0)
+    assert own.allows((False, False, True), sub) and not own.allows((True, False, True), sub)
+    assert own.allows((True, False, True), div) and not own.allows((False, False, True), div)
+    assert not own.allows((False, False, False), sub)  # -a is a * -1 in this class
+    assert class_build.UNKNOWN.allows((True, True, False), sub)
+
+
+def test_a_minus_of_its_own_is_never_told_as_built_from_unary_minus(grade) -> None:
+    # b - (a * b) gives the grads a slip of -a would give in a class that builds a - b as a + (-b); this class has
+    # a step of its own for -, so every check that names the cause names the step of a - b.
+    graded = grade({"micrograd": _own_sub("Value(other) - self")}, "--no-expected-cache")
+    failed = [c for c in graded.checks("micrograd").values() if not c["passed"]]
+    named = {c["mistake"] for c in failed if c["mistake"]}
+    assert named == {"backward step of a - b wrong"}, [c["message"] for c in failed]
+    assert not any("built as a + (-b)" in graded.explained("micrograd", c["id"]) for c in failed)

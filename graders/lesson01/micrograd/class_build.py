@@ -1,0 +1,128 @@
+"""How the student's Value class builds `-`, `/` and unary minus, read from its source (never run).
+
+A class may give `a - b` a backward step of its own or build it as `a + (-b)`; the grads of one expression often
+fit a slip of either (micrograd_steps.BUILDS), and guessing from them alone told a student that a `-` of their own
+was "built as a + (-b)". Where the source says which, only that way is tried. Where it cannot be followed (a helper,
+a loop, anything but the plain shapes below), nothing is assumed: every way stays open, as before.
+
+It also reads an operation that returns a new Value made from a number alone (`return Value(-self.data)`): a leaf with
+no link to its operand, through which no gradient can flow.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+CLASS = "Value"  # the class the stub asks for
+OWN, COMPOSED, UNLINKED, DELEGATED = "own", "composed", "unlinked", "delegated"
+# The operation each method builds, as micrograd_steps names them.
+METHODS = {"__sub__": "sub", "__rsub__": "sub", "__truediv__": "div", "__rtruediv__": "div", "__neg__": "neg"}
+# The operator of the operation itself: a method whose result uses it (`Value(other) - self`) hands the work to
+# another method of the same operation, not to other operations.
+_OPERATOR = {"sub": ast.Sub, "div": ast.Div, "neg": ast.USub}
+# A reflected method that hands the work to the plain one is built as that one is.
+_REFLECTED = {"__rsub__": "__sub__", "__rtruediv__": "__truediv__"}
+
+
+@dataclass(frozen=True)
+class ClassBuild:
+    """Whether each of `a - b`, `1 - v`, `a / b` and `2 / v` is composed from other operations (True), has a node of
+    its own (False), or cannot be told (None); whether -a is built as a * -1; and the operations whose method returns
+    a leaf with no link to its operands."""
+
+    sub: bool | None = None
+    rsub: bool | None = None
+    div: bool | None = None
+    rdiv: bool | None = None
+    negated_by_mul: bool | None = None
+    unlinked: tuple[str, ...] = ()
+
+    def allows(self, build: tuple[bool, bool, bool], graph: list[tuple]) -> bool:
+        """Whether a class built the way `build` (one of micrograd_steps.BUILDS) builds `graph` as this one does.
+        BUILDS has one flag for `-` and `/` alike: a class that composes one and not the other is this way for a
+        graph of only one of them, and no way for a graph of both."""
+        composed, reflected, by_mul = build
+        if self.negated_by_mul is not None and self.negated_by_mul != by_mul:
+            return False
+        for spec in graph:
+            if spec[0] in ("sub", "div"):
+                is_reflected = type(spec[1]) is float  # ("sub", 1.0, 0) is 1 - a: Python calls __rsub__
+                known = getattr(self, ("r" if is_reflected else "") + spec[0])
+                if known is not None and known != (reflected if is_reflected else composed):
+                    return False
+        return True
+
+
+UNKNOWN = ClassBuild()
+
+
+def read(source: str | None) -> ClassBuild:
+    """The build of the module's one class named Value; UNKNOWN where there is none, two, or no source."""
+    if not source:
+        return UNKNOWN
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return UNKNOWN
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == CLASS]
+    if len(classes) != 1:
+        return UNKNOWN
+    methods = {node.name: node for node in classes[0].body if isinstance(node, ast.FunctionDef)}
+    kinds = {name: _kind(methods[name], _OPERATOR[METHODS[name]]) for name in METHODS if name in methods}
+    for reflected, plain in _REFLECTED.items():
+        if kinds.get(reflected) == DELEGATED:
+            kinds[reflected] = kinds.get(plain) if kinds.get(plain) != DELEGATED else None
+    composed = {name: None if kinds.get(name) in (None, DELEGATED) else kinds[name] == COMPOSED for name in METHODS}
+    return ClassBuild(sub=composed["__sub__"], rsub=composed["__rsub__"], div=composed["__truediv__"],
+                      rdiv=composed["__rtruediv__"],
+                      negated_by_mul=_negated_by_mul(methods.get("__neg__"), kinds.get("__neg__")),
+                      unlinked=tuple(dict.fromkeys(METHODS[name] for name, kind in kinds.items() if kind == UNLINKED)))
+
+
+def _negated_by_mul(method: ast.FunctionDef | None, kind: str | None) -> bool | None:
+    if kind in (OWN, UNLINKED):
+        return False
+    if kind == COMPOSED and method is not None:
+        returned = _returned(method)
+        if isinstance(returned, ast.BinOp) and isinstance(returned.op, ast.Mult) and any(
+                _minus_one(side) for side in (returned.left, returned.right)):
+            return True
+    return None  # built some other way (0 - a, a * Value(-1.0) ...): not one BUILDS knows
+
+
+def _kind(method: ast.FunctionDef, operator: type) -> str | None:
+    """OWN: a node of its own (a nested function or lambda, a `_backward` set, or `Value(data, children)` returned);
+    UNLINKED: it returns `Value(number)`, a leaf; COMPOSED: it returns an expression of other operations; DELEGATED:
+    an expression that uses its own operator (another method does the work); None: anything else."""
+    inner = [node for node in ast.walk(method) if node is not method]
+    if any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) for node in inner) or any(
+            isinstance(node, ast.Attribute) and node.attr == "_backward" and isinstance(node.ctx, ast.Store)
+            for node in inner):
+        return OWN
+    returns = [node for node in inner if isinstance(node, ast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return None
+    returned = returns[0].value
+    if isinstance(returned, ast.Call) and isinstance(returned.func, ast.Name) and returned.func.id == CLASS:
+        # Value(number) is a leaf; Value(number, (self, ...)) a node of its own, whatever its step.
+        return UNLINKED if len(returned.args) == 1 and not returned.keywords else OWN
+    if isinstance(returned, (ast.BinOp, ast.UnaryOp)):
+        # A negative number (`self * -1`) is written with a unary minus too, but on a number, not on a Value.
+        uses_itself = any(isinstance(node, (ast.BinOp, ast.UnaryOp)) and isinstance(node.op, operator)
+                          and not (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
+                          for node in ast.walk(returned))
+        return DELEGATED if uses_itself else COMPOSED
+    return None
+
+
+def _returned(method: ast.FunctionDef) -> ast.expr | None:
+    returns = [node for node in ast.walk(method) if isinstance(node, ast.Return)]
+    return returns[0].value if len(returns) == 1 else None
+
+
+def _minus_one(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant) and node.value in (-1, -1.0) and type(node.value) is not bool:
+        return True
+    return (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
+            and node.operand.value in (1, 1.0) and type(node.operand.value) is not bool)
