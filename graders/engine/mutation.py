@@ -65,6 +65,8 @@ _COMPARISONS = {ast.Lt: "<", ast.LtE: "≤", ast.Gt: ">", ast.GtE: "≥", ast.Eq
 _SWAPPED_FUNCTIONS = {"sin": "cos", "cos": "sin", "sigmoid": "tanh", "tanh": "sigmoid"}
 _REDUCTIONS = {"sum": "mean", "mean": "sum"}
 _ORDER = {"max": "min", "min": "max", "argmax": "argmin", "argmin": "argmax", "amax": "amin", "amin": "amax"}
+# A value's position for the value: the index of the largest where the largest belongs.
+_POSITION = {"max": "argmax", "min": "argmin", "amax": "argmax", "amin": "argmin"}
 _DISTRIBUTIONS = {"rand": "randn", "randn": "rand", "rand_like": "randn_like", "randn_like": "rand_like",
                   "uniform_": "normal_", "normal_": "uniform_"}
 _DRAWS = {"rand": "uniformly from [0, 1)", "randn": "from the normal distribution", "rand_like": "uniformly from [0, 1)",
@@ -221,6 +223,21 @@ def _node_edits(node: ast.AST) -> Iterator[tuple[Callable[[ast.AST], ast.AST], s
         # Which update: a loop may update several things alike (w and b), and one of them alone is flipped.
         yield (lambda n, o=flipped: ast.AugAssign(n.target, o, n.value), "sign",
                _with(spoken(node.target), "the sign of one update flipped", "{term} goes the other way"))
+    if isinstance(node, ast.Call) and _called(node) in ("clamp", "clip") and len(node.keywords) == 1 \
+            and node.keywords[0].arg in ("min", "max"):
+        bound, other = node.keywords[0].arg, {"min": "max", "max": "min"}[node.keywords[0].arg]
+        said = spoken(node.keywords[0].value)
+        words = {"min": "a floor", "max": "a ceiling"}
+        yield (lambda n, o=other: ast.Call(n.func, n.args, [ast.keyword(o, n.keywords[0].value)]), "order_statistic",
+               f"{words[other]} ({other}={said}) where {words[bound]} ({bound}={said}) belongs" if said else
+               f"{words[other]} where {words[bound]} belongs")
+    if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and 2 <= len(node.value.elts) <= 4:
+        for i in range(len(node.value.elts) - 1):
+            first, second = spoken(node.value.elts[i]), spoken(node.value.elts[i + 1])
+            yield (lambda n, i=i: ast.Return(ast.Tuple([*n.value.elts[:i], n.value.elts[i + 1], n.value.elts[i],
+                                                        *n.value.elts[i + 2:]], ast.Load())), "swapped",
+                   f"{first} and {second} returned in each other's place" if first and second else
+                   "two of the results returned in each other's place")
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _is_count(node.right):
         for op, sign in ((ast.Sub(), "−"), (ast.Add(), "+")):
             yield (lambda n, o=op: ast.BinOp(n.left, n.op, ast.BinOp(n.right, o, ast.Constant(1))), "off_by_one",
@@ -373,6 +390,7 @@ def _call_edits(node: ast.Call) -> Iterator[tuple[Callable[[ast.AST], ast.AST], 
     renames = ((_SWAPPED_FUNCTIONS, "function", "{new} in place of {old}"),
                (_REDUCTIONS, "reduction", "a {new} taken where a {old} belongs"),
                (_ORDER, "order_statistic", "the {new} taken where the {old} belongs"),
+               (_POSITION, "order_statistic", "the {new} taken where the {old} belongs"),
                (_DISTRIBUTIONS, "distribution", "numbers drawn {new_draw} where numbers drawn {old_draw} belong"))
     for table, family, template in renames:
         if name in table and (isinstance(func, ast.Attribute) or isinstance(func, ast.Name)):

@@ -192,3 +192,12 @@ def test_brackets_a_divisor_and_a_returned_count_have_their_slips() -> None:
     assert edits["n + 1 returned where n belongs"].family == "off_by_one"
     # A call's own brackets are not grouping ones: h(s + x) keeps them.
     assert not any("s + x" in words for words in edits if "brackets" in words), sorted(edits)
+
+
+def test_a_floor_a_position_and_two_results_have_their_siblings() -> None:
+    source = ("def f(a, w, b):\n    scale = a.abs().clamp(min=1e-08)\n    top = (a / scale).max()\n"
+              "    return w.item(), b.item()\n")
+    edits = {m.edit: m.family for m in mutation.mutants(source)}
+    assert edits["a ceiling (max=1e-08) where a floor (min=1e-08) belongs"] == "order_statistic"
+    assert edits["the position of the largest taken where the largest belongs"] == "order_statistic"
+    assert edits["w.item() and b.item() returned in each other's place"] == "swapped"

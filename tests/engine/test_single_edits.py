@@ -217,20 +217,24 @@ def test_an_update_whose_sign_flipped_is_told_whose_end_to_end(grade) -> None:
 
 
 def _ruled_out_by_earlier_answers(grade, monkeypatch: pytest.MonkeyPatch, source: str) -> None:
-    """gradient_check's failure names no single edit, and names one (the coincidence) without the earlier answers."""
+    """gradient_check's failure is named by the student's own edit, a ceiling where the floor belongs; without the
+    earlier answers a coincidence (one sign flipped) fits its inputs too, and two families name nothing."""
     assert source != _source("finite_differences")
     check_id = "gradient_check_is_small_for_smooth_functions"
-    check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
-    assert not check["passed"] and check["mistake"] not in NAMES, check["message"]
+    graded = grade({"finite_differences": source})
+    check = graded.checks("finite_differences")[check_id]
+    assert not check["passed"] and check["mistake"] == mutation.FAMILIES["order_statistic"][0], check["message"]
+    explained = graded.explained("finite_differences", check_id)  # relative_error's check may have said it first
+    assert "a ceiling (max=1e-08) where a floor (min=1e-08) belongs" in explained, explained
     monkeypatch.setattr(single_edits, "agreeing_with_earlier", lambda lesson, slug, found, *rest: found)
     check = grade({"finite_differences": source}).checks("finite_differences")[check_id]
-    assert check["mistake"] in NAMES, check["message"]
+    assert check["mistake"] not in NAMES, check["message"]
 
 
 def test_an_edit_the_earlier_checks_answers_rule_out_is_not_named(grade, monkeypatch: pytest.MonkeyPatch) -> None:
     # A ceiling where the floor belongs: every ratio is its gap over 1e-8. On gradient_check's inputs (gaps near
     # 1e-11, gradients far from 0) that is what the sign of |num| flipped in the scale gives too, but
-    # relative_error's own check, which ran first, met answers that edit does not give: so it is not the student's.
+    # relative_error's own check, which ran first, met answers that edit does not give: so only the ceiling is named.
     _ruled_out_by_earlier_answers(grade, monkeypatch, _source("finite_differences").replace(
         "(a.abs() + b.abs()).clamp(min=1e-8)", "(a.abs() + b.abs()).clamp(max=1e-8)"))
 
@@ -238,7 +242,7 @@ def test_an_edit_the_earlier_checks_answers_rule_out_is_not_named(grade, monkeyp
 def test_answers_asked_where_another_raised_still_rule_an_edit_out_later(grade, monkeypatch: pytest.MonkeyPatch) -> None:
     # The ceiling again, in plain Python, which divides by zero where both values are 0: relative_error's check asks
     # its other inputs, one raises, so nothing is named there, but the answers it did get still rule the sign edit
-    # out for gradient_check's check.
+    # out for gradient_check's check, which names the ceiling.
     _ruled_out_by_earlier_answers(grade, monkeypatch, _source("finite_differences").replace(
         "    gap = (a - b).abs()\n    scale = (a.abs() + b.abs()).clamp(min=1e-8)\n    return (gap / scale).max().item()",
         "    pairs = zip(a.flatten().tolist(), b.flatten().tolist())\n"
