@@ -61,7 +61,8 @@ NEEDS_IN_CODE: dict[str, tuple[str, ...]] = {
 }
 INPUTS_FILE_NAME = "mutant_inputs.bin"
 # Wall seconds, per failed check, for asking the student's code the check's inputs after the one it failed on, in a
-# worker of their own (its start and the module's import included): past them nothing is named.
+# worker of their own (counted once it has imported the module: its start has the sandbox's own limits): past them
+# nothing is named.
 PROBE_SECONDS = 3.0
 # At most one student call's time (course_config.LIMITS), per failed check, to try the mutants: past it, nothing is
 # named. Counted in the grader's CPU seconds, not the clock's, so that a loaded machine names what a quiet one does.

@@ -161,15 +161,16 @@ class Lease:
         """Requests made for an explanation only, answered by a worker of their own: forked for them, the module
         loaded in it, stopped after them. Nothing of it reaches the checks' worker, its plan or what is asked again
         of a fresh one, so no verdict can depend on it. The answers in order, past a call that raised (the worker goes on)
-        up to the first that ended the worker (a timeout, a death), within `seconds` in all; None where the worker
-        could not be set up or load the module in time."""
-        deadline = time.monotonic() + seconds
+        up to the first that ended the worker (a timeout, a death), within `seconds` in all, counted once the module
+        is loaded (the start and the load have the sandbox's own limits: on a loaded machine they may take most of a
+        few seconds, which the calls would lose); None where the worker could not be set up or load the module."""
         shared = self.shared
         worker = Worker(shared.code_folder, shared.budget, shared.settings, tuple(shared.warm_ups))
         try:
             worker.spawn()
             if worker.start().status != Status.READY or worker.load(self.module_path).status != Status.READY:
                 return None
+            deadline = time.monotonic() + seconds
             outcomes: list[Outcome] = []
             for message in messages:
                 left = deadline - time.monotonic()
