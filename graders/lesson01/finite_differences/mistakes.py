@@ -62,11 +62,11 @@ ALL_AT_ONCE = Mistake(
 )
 
 DETACH_SHARES_MEMORY = Mistake(
-    "nudged x in place (detach shares memory)",
-    "Your estimate is about half the slope: (f(x + h·e_i) − f(x)) / (2h). x.detach() is not a copy: it shares "
-    "x's numbers, so adding h to it at i moved x itself; the second detach() then started from that moved x, "
-    "and subtracting h only brought it back to x. So you measured f(x + h·e_i) − f(x), not "
-    "f(x + h·e_i) − f(x − h·e_i).",
+    "nudged x in place (no copy made)",
+    "Your estimate is about half the slope: (f(x + h·e_i) − f(x)) / (2h). The point you nudged up was no copy of "
+    "x but x's own numbers (a plain `x_plus = x`, x.detach() and a view all share them), so adding h to it at i "
+    "moved x itself; the point nudged down then started from that moved x, and subtracting h only brought it back "
+    "to x. So you measured f(x + h·e_i) − f(x), not f(x + h·e_i) − f(x − h·e_i).",
     "Make real copies with x.detach().clone(), or build the two points as x + step and x - step (new tensors).",
     '"The Detach / no_grad / .data Triangle" in the companion text (x.detach() shares the same data)',
     concept="views",

@@ -15,8 +15,9 @@ from typing import Any, Iterator
 import torch
 
 from graders.kit import (RECORD, RECORDING, Returned, Student, Suspect, argument_changed, checks_for, collect_mistakes,
-                         describe, exercise, expect_code_shows, expect_tensor, expected, fail, number_problem, origin,
-                         tensor_problem, twin, twin_generator, twin_random, needs_value)
+                         describe, exercise, expect_code_shows, expect_tensor, expected, fail, first_matching_variant,
+                         gradient_signature, is_scaled, number_problem, origin, tensor_problem, twin, twin_generator,
+                         twin_random, needs_value)
 from graders.lesson01.grad_accumulation.mistakes import (CLEARED_BETWEEN_CALLS, COMPANION, COPY_NOT_DETACHED,
                                                          DIVIDED_TWICE, KEPT_GRAD_TENSOR, LESSON_GRADS, MEAN_OF_MEANS,
                                                          MODIFIED_W, NOT_SCALED, WORKED, ZEROED_BETWEEN_MICRO_BATCHES)
@@ -142,15 +143,41 @@ def _tolerance(t: torch.Tensor) -> dict[str, float]:
     return {"rtol": value, "atol": value}
 
 
-def expect_gradient(returned: Returned, w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> None:
+def expect_gradient(returned: Returned, w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int,
+                    named: bool = True) -> None:
+    """`named`: a wrong gradient may be named by the wrong variants (a check of several inputs passes False where
+    the name of this one does not hold on the others, `_name_holds`)."""
     __tracebackhide__ = True
     if RECORDING.mode == RECORD:  # the wrong gradients name a mistake only, but a recording must hold them for replay
         wrong_gradients(w, X, y, k)
     expect_tensor(returned, full_batch_gradient(w, X, y), **_tolerance(w), requires_grad=None,
-                  suspects=_suspects(w, X, y, k),
-                  scaled={float(k): NOT_SCALED} if k > 1 else None, section=COMPANION, what="the gradient",
+                  suspects=_suspects(w, X, y, k) if named else (),
+                  scaled={float(k): NOT_SCALED} if k > 1 and named else None, section=COMPANION, what="the gradient",
                   hint="With micro_batches=1 your function must give the ordinary full-batch gradient; check "
                        "that first, then split.")
+
+
+def _variant_named(returned: Returned, w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> str | None:
+    """The name expect_gradient would give this answer from the wrong variants; "" for a right answer; None for
+    a wrong one no variant names (or no answer)."""
+    got = returned.value
+    if returned.error is not None or type(got) is not torch.Tensor:
+        return None
+    right = full_batch_gradient(w, X, y)
+    if tensor_problem(got, right, **_tolerance(w), requires_grad=None) is None:
+        return ""
+    found = first_matching_variant(got, _suspects(w, X, y, k), **_tolerance(w))
+    if found is None and k > 1 and got.shape == right.shape and is_scaled(gradient_signature(got, right), float(k)):
+        found = NOT_SCALED
+    return found.name if found is not None else None
+
+
+def _name_holds(answers: list[tuple[Returned, torch.Tensor, torch.Tensor, torch.Tensor, int]], index: int) -> bool:
+    """Whether the name the variants give answer `index` is theirs for every other wrong answer of the check too: a
+    variant may fit one input by chance (rows / features equal to the number of micro-batches makes X.shape[1] for
+    X.shape[0] look like unscaled micro-batch losses), never every input."""
+    name = _variant_named(*answers[index])
+    return bool(name) and all(_variant_named(*other) in ("", name) for other in answers if other is not answers[index])
 
 
 def _suspects(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> Iterator[Suspect]:
@@ -317,6 +344,7 @@ def test_repeated_backward_grads_at_fresh_points(student: Student, reference: Mo
 @check
 def test_accumulated_gradient_on_fresh_data(student: Student) -> None:
     generator = torch.Generator().manual_seed(EXERCISE.seed("fresh_data"))
+    answers: list[tuple[Returned, torch.Tensor, torch.Tensor, torch.Tensor, int]] = []
     # (rows, features, micro_batches, dtype): even first, then uneven, then one row per micro-batch, then
     # micro_batches=1, the docstring's other end, where a single group must still be divided by N.
     for rows, features, k, dtype in ((12, 3, 4, torch.float64), (50, 5, 7, torch.float64),
@@ -326,7 +354,9 @@ def test_accumulated_gradient_on_fresh_data(student: Student) -> None:
             rows, generator=generator, dtype=dtype)
         w = torch.randn(features, generator=generator, dtype=dtype)
         text = str(dtype).removeprefix("torch.")
-        returned = student.call("accumulated_gradient", w, X, y, k,
-                                shown_as=f"accumulated_gradient(w, X, y, micro_batches={k}) with {rows} random "
-                                         f"{text} rows of {features} features and a random w")
-        expect_gradient(returned, w, X, y, k)
+        answers.append((student.call("accumulated_gradient", w, X, y, k,
+                                     shown_as=f"accumulated_gradient(w, X, y, micro_batches={k}) with {rows} random "
+                                              f"{text} rows of {features} features and a random w"), w, X, y, k))
+    # Every input is asked first: a name is given only where it holds on all of them.
+    for index, answer in enumerate(answers):
+        expect_gradient(*answer, named=_name_holds(answers, index))

@@ -86,11 +86,11 @@ MODIFIED_W = Mistake(
 )
 
 COPY_NOT_DETACHED = Mistake(
-    "copy of w not detached",
-    "Given a w that requires grad, as a model's weights do, your copy of w is not a leaf: w.clone() (or any "
-    "arithmetic on w) stays in w's graph, so each backward() carries the gradient on into w.grad, and your "
-    "copy's own .grad stays None.",
-    "Cut the copy from the graph first: leaf = w.detach().clone().requires_grad_(True).",
+    "caller's w reached (no detached leaf)",
+    "Given a w that requires grad, as a model's weights do, the leaf your backward() fills is not one of your own: "
+    "w itself, or a copy still in w's graph (w.clone(), any arithmetic on w), so each backward() carries the "
+    "gradient into the caller's w.grad (added to what it held), and a copy's own .grad stays None.",
+    "Differentiate a leaf of your own, cut from w's graph: leaf = w.detach().clone().requires_grad_(True).",
     COMPANION,
     concept="requires_grad",
 )

@@ -423,6 +423,11 @@ def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], trut
     # and fit the graphs that pass too (a direct `/` that slipped is no power rule where `a ** -1` is right).
     for mistake in (TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE, NO_TOPOLOGICAL_ORDER,
                     VISITED_TWICE):
+        # A slip of one operation's derivative must be on the way of every failing graph, as the class builds it:
+        # a `/` with a step of its own does not go through `**`, whatever grads a power-rule slip would give.
+        operation = _OPERATION_OF.get(mistake.name)
+        if operation is not None and not all(_goes_through(graphs[i], operation, build) for i in failing):
+            continue
         if all(any(_all_match(results[i]["grad"], w) for w in wrongs[i][mistake.name])
                or (i not in failing and not wrongs[i][mistake.name]) for i in range(len(graphs))):
             return mistake
@@ -437,6 +442,26 @@ def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], trut
         return ASSIGNED
     # Last, one operation's step wrong in some other way: which one the grads of every node show wrong.
     return steps.wrong_operation(evidence)
+
+
+# The operation whose local derivative each of these mistakes gets wrong.
+_OPERATION_OF = {TANH_DERIVATIVE.name: "tanh", RELU_AT_ZERO.name: "relu", POWER_RULE.name: "pow",
+                 EXP_DERIVATIVE.name: "exp"}
+# An operation a class may build from another: `/` from `**` (a * b ** -1), `-` from unary minus (a + (-b)).
+_BUILT_FROM_IT = {"pow": "div", "neg": "sub"}
+
+
+def _goes_through(graph: Graph, operation: str, build: class_build.ClassBuild) -> bool:
+    """Whether `graph` has a node of `operation`, or of one the class may build from it (where its source does not
+    show the build otherwise)."""
+    for spec in graph:
+        if spec[0] == operation:
+            return True
+        if spec[0] == _BUILT_FROM_IT.get(operation):
+            composed = getattr(build, ("r" if type(spec[1]) is float else "") + spec[0])
+            if composed is not False:
+                return True
+    return False
 
 
 # The written operation of each method class_build reads, and the operations a class may build from it.

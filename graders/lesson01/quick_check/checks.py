@@ -226,18 +226,33 @@ def _check_pair(student: Student, questions: tuple[int, ...]) -> None:
     chosen = _chosen(returned, questions, keys_judged=False)
     wrong = _wrong(_as_form_a(chosen))
     if wrong:
-        _fail_if_form_a_letters(student, returned, f"{len(wrong)} of questions {' and '.join(map(str, questions))}")
+        _fail_if_form_a_letters(student, returned, f"{len(wrong)} of questions {' and '.join(map(str, questions))}",
+                                wrong)
         _fail_if_other_form(student, returned, "B")
         _fail_wrong(returned, wrong, chosen, "B")
 
 
-def _fail_if_form_a_letters(student: Student, returned: Returned, how_many: str) -> None:
-    """Form B answered wrong with the very letters of form A: say that, rather than each option's misconception."""
+def _fail_if_form_a_letters(student: Student, returned: Returned, how_many: str,
+                            wrong: list[tuple[int, Mistake | None]] = ()) -> None:
+    """Form B answered wrong with the very letters of form A: say that, rather than each option's misconception.
+    So too where every question wrong in form B (`wrong`) has form A's letter for it, right in form A: a letter
+    copied from one form to the other, not the misconception the option it lands on stands for."""
     __tracebackhide__ = True
     form_a = student.call("answers", shown_as="answers()", allow_raise=True)
     if form_a.error is None and form_a.value == returned.value:
         fail(f'Form B: {how_many} are not answered right, and answers("B") gives the same letters as answers().',
              call=returned.call, got=describe(returned.value), mistake=FORM_LETTERS_REUSED)
+    letters_a, letters_b = (_all_letters(form_a.value) if form_a.error is None else None), _all_letters(returned.value)
+    if not wrong or letters_a is None or letters_b is None:
+        return
+    copied = [q for q, _ in wrong if letters_b[q] == letters_a[q] and not _wrong({q: letters_a[q]})]
+    if len(copied) == len(wrong):
+        which = ", ".join(f"question {q} ({letters_b[q]})" for q in copied)
+        fail(f"Form B: {how_many} are not answered right, each with the letter your form A gives it.",
+             call=returned.call, got=describe(returned.value), mistake=FORM_LETTERS_REUSED.name,
+             meaning=f"In form B, {which} has the letter of your right answer in form A; but form B lists the options "
+                     "of each question in another order, so that letter points at another option.",
+             hint=FORM_LETTERS_REUSED.hint, section=FORM_LETTERS_REUSED.section)
 
 
 # ---------------------------------------------------------------- public checks
@@ -296,6 +311,6 @@ def test_answers_form_b(student: Student) -> None:
     wrong = _wrong(_as_form_a(chosen))
     if not wrong:
         return
-    _fail_if_form_a_letters(student, returned, f"{len(wrong)} of the 10 questions")
+    _fail_if_form_a_letters(student, returned, f"{len(wrong)} of the 10 questions", wrong)
     _fail_if_other_form(student, returned, "B")
     _fail_wrong(returned, wrong, chosen, "B")

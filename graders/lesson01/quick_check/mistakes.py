@@ -237,8 +237,8 @@ RATE_BLAMED = Mistake(
 
 FORM_LETTERS_REUSED = Mistake(
     "form A letters reused for form B",
-    "answers(\"B\") gave the same letters as answers(\"A\"), but form B lists each question's options in another "
-    "order, so the same letters point at other options.",
+    "Where answers(\"B\") is wrong, it gives the letters answers(\"A\") gives (rightly, for form A); but form B lists "
+    "each question's options in another order, so the same letters point at other options.",
     "Answer form B from what its options say, in the \"Form B\" part of the docstring, not from form A's letters.",
     f'the "Form B" part of the docstring in {STUB}',
     concept="seeds_and_arguments",

@@ -55,11 +55,11 @@ ONLY_SECOND_STRETCHED = Mistake(
 
 ANY_STRETCH_SILENT = Mistake(
     "any stretch counted as silent",
-    "Your function says True whenever the two shapes differ and broadcast. But a target that is only stretched "
-    "to pred's shape, like (4,) against (3, 4), gives pred - target the shape of pred, (3, 4): nothing goes "
-    "wrong there. The pitfall is only a result of a new shape, like (100, 1) against (100,) giving (100, 100).",
-    "Keep returning False when broadcast_shape raises, and otherwise compare its result with pred_shape: "
-    "`return result != tuple(pred_shape)`, not `tuple(target_shape) != tuple(pred_shape)`.",
+    "Your function says True for a target that is only stretched to pred's shape. But such a target, like (4,) "
+    "against (3, 4), gives pred - target the shape of pred, (3, 4): nothing goes wrong there. The pitfall is only "
+    "a result of a new shape, one that is not pred's, like (100, 1) against (100,) giving (100, 100).",
+    "Keep returning False when broadcast_shape raises, and otherwise compare its result with pred_shape "
+    "(`return result != tuple(pred_shape)`), not with target_shape, and not the two shapes with each other.",
     PITFALL,
     concept=CONCEPT,
 )

@@ -129,10 +129,10 @@ REQUIRES_GRAD_TURNED_OFF = Mistake(
 
 FLOAT32_TO_FLOAT64 = Mistake(
     "float32 turned into float64",
-    "Your array holds the right numbers but as float64, while the tensor was float32. Going through Python "
-    "numbers does this: t.tolist() gives Python floats, and np.array makes float64 from Python floats, so the "
-    "tensor's own dtype is lost on the way (and the array takes twice the memory).",
-    "Convert the tensor directly, which keeps its dtype: return t.detach().cpu().numpy().",
+    "Your array holds the right numbers but as float64, while the tensor was float32: a step on the way made "
+    "float64 (Python floats from t.tolist() put into np.array, a cast such as .astype(float), dtype=float), so the "
+    "tensor's own dtype is lost (and the array takes twice the memory).",
+    "Convert the tensor directly and keep its dtype, with no cast after it: return t.detach().cpu().numpy().",
     '"Tensors", the NumPy round trip',
     concept="dtypes",
 )

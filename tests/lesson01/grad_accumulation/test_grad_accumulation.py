@@ -161,3 +161,15 @@ def test_one_micro_batch_divided_by_one_not_n_loses_a_hidden_point(grade) -> Non
     graded = grade({"grad_accumulation": source.replace(old, "    rows = X.shape[0] if micro_batches > 1 else 1")},
                    "-k", "grad_accumulation")
     assert graded.failed("grad_accumulation") == {"accumulated_gradient_on_fresh_data"}, graded.output
+
+
+def test_a_name_that_fits_one_fresh_input_by_chance_is_not_given(grade) -> None:
+    # Dividing by X.shape[1] (features) for X.shape[0] (rows): on fresh data of 12 rows and 3 features in 4
+    # micro-batches that is 4 times the gradient, what unscaled micro-batch losses give, but on no other input.
+    from conftest import ROOT
+
+    reference = (ROOT / "reference" / "lesson01" / "grad_accumulation.py").read_text()
+    source = reference.replace("rows = X.shape[0]", "rows = X.shape[1]")
+    assert source != reference
+    check = grade({"grad_accumulation": source}).checks("grad_accumulation")["accumulated_gradient_on_fresh_data"]
+    assert not check["passed"] and check["mistake"] != checks.NOT_SCALED.name, check["message"]

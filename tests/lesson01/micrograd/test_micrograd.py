@@ -382,3 +382,19 @@ def test_a_minus_of_its_own_is_never_told_as_built_from_unary_minus(grade) -> No
     named = {c["mistake"] for c in failed if c["mistake"]}
     assert named == {"backward step of a - b wrong"}, [c["message"] for c in failed]
     assert not any("built as a + (-b)" in graded.explained("micrograd", c["id"]) for c in failed)
+
+
+def test_a_division_with_a_step_of_its_own_is_never_told_as_a_slip_of_the_power_rule(grade) -> None:
+    # d(a/b)/db written as -a/b (not -a/b**2) in a `/` of its own: `**` is right, so "power rule slipped" would
+    # send the student to the one method that is not wrong.
+    own = ("        other = other if isinstance(other, Value) else Value(other)\n"
+           "        out = Value(self.data / other.data, (self, other), \"/\")\n\n"
+           "        def _backward() -> None:\n            self.grad += out.grad / other.data\n"
+           "            other.grad += -self.data / other.data * out.grad\n\n"
+           "        out._backward = _backward\n        return out\n")
+    source = REFERENCE.replace("        return self * other ** -1\n", own, 1)
+    assert source != REFERENCE
+    graded = grade({"micrograd": source}, "--no-expected-cache")
+    failed = [c for c in graded.checks("micrograd").values() if not c["passed"]]
+    assert failed and all(c["mistake"] != checks.POWER_RULE.name for c in failed), [c["message"] for c in failed]
+    assert "backward step of a / b wrong" in {c["mistake"] for c in failed}

@@ -225,3 +225,15 @@ def test_every_letter_right_under_string_keys_loses_only_the_check_of_keys(grade
     assert graded.exercise("quick_check")["score"] == graded.exercise("quick_check")["max_score"], graded.output
     told = graded.checks("quick_check")["answers_well_formed"]["message"]
     assert "your key '1' is a string: use the int 1" in told, told
+
+
+def test_one_form_a_letter_copied_into_form_b_is_named_as_a_copy_not_a_misconception(grade) -> None:
+    reference = _reference()
+    form_a, form_b = reference.answers("A"), reference.answers("B")
+    question = next(q for q in form_b if form_b[q] != form_a[q])
+    copied = {**form_b, question: form_a[question]}  # form A's right letter, which points elsewhere in form B
+    source = f"def answers(form='A'):\n    return {form_a!r} if form == 'A' else {copied!r}\n"
+    graded = grade({"quick_check": source}, "-k", "quick_check")
+    failed = [c for c in graded.checks("quick_check").values() if not c["passed"]]
+    assert failed and {c["mistake"] for c in failed} == {"form A letters reused for form B"}, \
+        [c["message"] for c in failed]
