@@ -289,3 +289,17 @@ def test_an_ascent_written_another_way_is_named_as_the_update_that_goes_the_othe
         "stopping_gradients")["sgd_step_updates_in_place"]
     assert check["mistake"] == mutation.FAMILIES["sign"][0], check["message"]
     assert "p goes the other way" in check["message"], check["message"]
+
+
+def test_a_hidden_check_tells_a_single_edits_words_which_speak_of_the_code_only(grade) -> None:
+    # fit_quadratic's loop over (a, b, c) with c left out of the update: a hidden check's inputs stay hidden, but the
+    # edit is a fact about the code, so its words and hint are shown beside its name.
+    source = _source("quadratic_fit").replace("for parameter in (a, b, c):", "for parameter in (a, b):")
+    assert source != _source("quadratic_fit")
+    checks = grade({"quadratic_fit": source}, "--no-expected-cache").checks("quadratic_fit")
+    hidden = checks["fit_quadratic_on_other_coefficients"]
+    assert hidden["hidden"] and hidden["mistake"] == mutation.FAMILIES["left_out_for_one"][0], hidden
+    # Told above by the public check, so the hidden one points there; its meaning travels as the result's field.
+    assert "c never updated: the update left out for c alone" in hidden["meaning"], hidden
+    assert hidden["mistake_shown"] and hidden["hint"] == mutation.FAMILIES["left_out_for_one"][2], hidden
+    assert "expected" not in hidden["shown"] and "returned" not in hidden["shown"], hidden["shown"]
