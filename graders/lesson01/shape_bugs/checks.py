@@ -32,7 +32,8 @@ from graders.kit import (Mistake, RECORD, RECORDING, Returned, Student, StudentE
                          exercise, expect_tensor, expected, fail)
 from graders.lesson01.shape_bugs.mistakes import (ANY_DIFFERENCE_SILENT, ANY_STRETCH_SILENT, CLASH_COUNTED_SILENT,
                                                   DIVIDED_BY_BATCH, LEFT_TO_RIGHT, LOSS_BROADCASTS, LOSS_RESHAPES,
-                                                  MISSING_AS_INCOMPATIBLE, ONLY_SECOND_STRETCHED, PITFALL, RULES,
+                                                  MISSING_AS_INCOMPATIBLE, ONLY_SECOND_STRETCHED, PITFALL,
+                                                  RANKS_COMPARED, RULES,
                                                   SIZE_ZERO, SUM_FOR_MEAN, UNCAUGHT_VALUE_ERROR, WORKED)
 from graders.lesson01.shape_bugs.drivers import broadcast_many, loss_probe, silently_many, torch_shape
 
@@ -49,8 +50,10 @@ LESSON_PAIRS: list[Pair] = [((3, 4), (4,)), ((100, 1), (100,)), ((1, 1, 8, 8), (
                             ((32, 3, 224, 224), (3, 1, 1))]
 # Every wrong variant above also refuses these, so this check grades the error alone.
 ERROR_PAIRS: list[Pair] = [((3, 4), (2, 4)), ((5, 1, 4), (3, 5))]
+# The lesson's pitfall both ways, equal shapes, a target stretched from another rank and from the same rank (which
+# tells "any stretch" from "another number of dimensions"), and a pair that does not broadcast.
 SILENT_PAIRS: list[Pair] = [((100, 1), (100,)), ((100,), (100, 1)), ((100, 1), (100, 1)), ((100,), (100,)),
-                            ((3, 4), (4,)), ((3, 4), (3,))]
+                            ((3, 4), (4,)), ((3, 4), (1, 4)), ((3, 4), (3,))]
 LOSS_SHAPES = ("pred.shape", "target.shape")  # how mse_loss's hints name the two shapes
 
 
@@ -126,6 +129,13 @@ def silent_answers(pairs: list[Pair]) -> list[bool]:
 def stretch_answers(pairs: list[Pair]) -> list[bool]:
     """silently_broadcasts with ANY_STRETCH_SILENT: True for every pair that broadcasts and differs."""
     return [_torch_or_none(a, b) is not None and tuple(a) != tuple(b) for a, b in pairs]
+
+
+@expected
+def rank_answers(pairs: list[Pair]) -> list[bool]:
+    """silently_broadcasts with RANKS_COMPARED: True for every pair that broadcasts with another number of
+    dimensions."""
+    return [_torch_or_none(a, b) is not None and len(a) != len(b) for a, b in pairs]
 
 
 @expected
@@ -309,7 +319,7 @@ def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
     __tracebackhide__ = True
     answers = _answers(returned, len(pairs))
     truth = silent_answers(pairs)
-    variants = (stretch_answers, difference_answers, clash_answers)
+    variants = (stretch_answers, difference_answers, clash_answers, rank_answers)
     if RECORDING.mode == RECORD:  # the variants name a mistake only, but a recording must hold them for replay
         for variant in variants:
             variant(pairs)
@@ -318,9 +328,9 @@ def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
     if not wrong:
         return
     shown = wrong[:3]
-    stretched, differ, clashing = (variant(pairs) for variant in variants)
+    stretched, differ, clashing, ranks = (variant(pairs) for variant in variants)
     mistake = (ANY_STRETCH_SILENT if gave == stretched else ANY_DIFFERENCE_SILENT if gave == differ
-               else CLASH_COUNTED_SILENT if gave == clashing
+               else CLASH_COUNTED_SILENT if gave == clashing else RANKS_COMPARED if gave == ranks
                else UNCAUGHT_VALUE_ERROR if _let_through(answers, pairs, truth) else None)
     advice = _named(mistake) if mistake else {
         "hint": "Broadcast the two shapes; the answer is True only when they broadcast and the result "

@@ -64,6 +64,17 @@ ANY_STRETCH_SILENT = Mistake(
     concept=CONCEPT,
 )
 
+RANKS_COMPARED = Mistake(
+    "number of dimensions compared",
+    "Your function says True exactly when the two shapes broadcast with a different number of dimensions. But a "
+    "target of another rank may leave pred's shape alone, like (4,) against (3, 4), and one of the same rank may "
+    "be stretched into a new shape, like (3, 1) against (1, 3) giving (3, 3): the rank does not tell.",
+    "Keep returning False when broadcast_shape raises, and otherwise compare its result with pred_shape: "
+    "`return result != tuple(pred_shape)`.",
+    PITFALL,
+    concept=CONCEPT,
+)
+
 ANY_DIFFERENCE_SILENT = Mistake(
     "any difference in shape counted as silent",
     "Your function says True whenever the two shapes differ, without broadcasting them. Shapes that do not "

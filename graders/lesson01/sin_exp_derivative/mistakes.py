@@ -26,9 +26,11 @@ PRODUCT_RULE_MISSED = Mistake(
 
 SIGN_ERROR = Mistake(
     "sign error",
-    "Your derivative equals e^(−x)·(cos x + sin x). The derivative of e^(−x) is −e^(−x), "
-    "so the sin x term enters with a minus sign.",
-    "Check the chain rule on e^(−x): the inner function −x has derivative −1.",
+    "Your derivative equals e^(−x)·(cos x + sin x), where e^(−x)·(cos x − sin x) belongs: the sin x term has the "
+    "wrong sign. It gets its minus from the derivative of e^(−x), which is −e^(−x) (in a closed form such as "
+    "√2·e^(−x)·cos(x + π/4), from the sign of the phase).",
+    "Check the chain rule on e^(−x), whose inner function −x has derivative −1, and where you wrote the result in "
+    "another form, that it still equals e^(−x)·(cos x − sin x).",
     TRY_IT,
     concept="chain_rule",
 )
