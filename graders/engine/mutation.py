@@ -51,6 +51,13 @@ FAMILIES: dict[str, tuple[str, str, str]] = {
                      "is normal."),
     "function": ("another function", "one function of the formula replaced by another",
                  "Check each function of the formula against the lesson's."),
+    # A term of a sum the code does not have: `X @ weight.T` for `X @ weight.T + bias`.
+    "term": ("one term left out", "one term of a sum left out",
+             "Compare the terms of your formula with the docstring's: one of them is missing."),
+    # An argument the code never reads: the default stands in for whatever the caller gives.
+    "ignored_argument": ("an argument ignored", "one argument ignored (its default always used)",
+                         "Check that each argument is used where the docstring says: a call with another value must "
+                         "change the result."),
     # Brackets the formula has that the code left out: `s * 1 - s * x` for `s * (1 - s) * x`.
     "brackets": ("brackets left out", "the brackets around one part of the formula left out",
                  "Check the order of operations: * and / bind before + and −, so a sum or difference that a factor "
@@ -196,6 +203,8 @@ def _node_edits(node: ast.AST) -> Iterator[tuple[Callable[[ast.AST], ast.AST], s
         flipped = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
         yield (lambda n, o=flipped: ast.BinOp(n.left, o, n.right), "sign",
                _with(spoken(node.right), "the sign of one term flipped", "the term with {term}"))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and spoken(node.right):
+        yield lambda n: n.left, "term", f"the term {spoken(node.right)} left out"
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Sub, ast.Div)):
         left, right = spoken(node.left), spoken(node.right)
         what = "subtraction" if isinstance(node.op, ast.Sub) else "division"
@@ -231,6 +240,9 @@ def _node_edits(node: ast.AST) -> Iterator[tuple[Callable[[ast.AST], ast.AST], s
         yield (lambda n, o=other: ast.Call(n.func, n.args, [ast.keyword(o, n.keywords[0].value)]), "order_statistic",
                f"{words[other]} ({other}={said}) where {words[bound]} ({bound}={said}) belongs" if said else
                f"{words[other]} where {words[bound]} belongs")
+    if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and 3 <= len(node.value.elts) <= 4:
+        yield (lambda n: ast.Return(ast.Tuple(list(reversed(n.value.elts)), ast.Load())), "swapped",
+               "the results returned in reverse order")
     if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and 2 <= len(node.value.elts) <= 4:
         for i in range(len(node.value.elts) - 1):
             first, second = spoken(node.value.elts[i]), spoken(node.value.elts[i + 1])
@@ -557,16 +569,83 @@ def _edits(tree: ast.Module) -> Iterator[tuple[str, _Edit]]:
             if isinstance(node, ast.For):
                 for make, family, words in _loop_edits(node):
                     yield name, _Edit(path, make, family, words + where)
+            if node is function:
+                for make, family, words in _ignored_arguments(function):
+                    yield name, _Edit(path, make, family, words + where)
             each = _loop_names(node)
             for field in ("body", "orelse"):
                 block = getattr(node, field, None)
                 if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                    for make, family, words in _order_edits(block, field):
+                        yield name, _Edit(path, make, family, words + where)
                     for index in range(len(block)):
                         statement = block[index]
                         for make, family, words in _statement_edits(block, index, each if field == "body" else None):
                             case = case_text(statement.test, local) if isinstance(statement, ast.If) \
                                 and family == "dropped_branch" else ""
                             yield name, _Edit((*path, (field, index)), make, family, words + where, case)
+
+
+def _step(statement: ast.stmt) -> str | None:
+    """A simple statement in words, for the order of two steps: a call by what it does (never as written: a whole
+    line of the reference), an update or an assignment by what it sets."""
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        return _done_by(statement.value)
+    if isinstance(statement, ast.AugAssign) and spoken(statement.target):
+        return f"the update of {spoken(statement.target)}"
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and spoken(statement.targets[0]):
+        return f"{spoken(statement.targets[0])} = ..."
+    return None
+
+
+def _done_by(call: ast.Call) -> str:
+    name = _called(call)
+    func = call.func
+    owner = spoken(func.value) if isinstance(func, ast.Attribute) else None
+    if name == "zero_" and owner and owner.endswith(".grad"):
+        return f"the clearing of {owner.removesuffix('.grad')}'s gradient"
+    return {"zero_grad": "the clearing of the gradients", "backward": "backward()", "step": "the optimiser's step",
+            "manual_seed": "the seeding"}.get(name, f"the call to {name}()" if name else "one call")
+
+
+def _order_edits(block: list[ast.stmt], field: str) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
+    """Two steps next to each other done in the other order (the gradients cleared before the update that needs
+    them): an edit of the block's owner, which gets the block with the two swapped."""
+    for index in range(len(block) - 1):
+        first, second = _step(block[index]), _step(block[index + 1])
+        if first and second and first != second:
+            yield (lambda n, i=index: _with_block(n, field, i), "swapped",
+                   f"{second} done before {first}, where it comes after")
+
+
+def _with_block(owner: ast.AST, field: str, index: int) -> ast.AST:
+    edited = copy.copy(owner)
+    block = list(getattr(owner, field))
+    block[index], block[index + 1] = block[index + 1], block[index]
+    setattr(edited, field, block)
+    return edited
+
+
+def _ignored_arguments(function: ast.FunctionDef) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
+    """Each argument with a number for its default, never read: every use of it in the body reads the default."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    pairs = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
+             *((a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)]
+    for argument, default in pairs:
+        if isinstance(default, ast.Constant) and type(default.value) in (int, float):
+            yield (lambda n, a=argument.arg, d=default.value: _reading_default(n, a, d), "ignored_argument",
+                   f"the argument {argument.arg} ignored: its default {default.value!r} always used")
+
+
+def _reading_default(function: ast.AST, name: str, value: int | float) -> ast.AST:
+    class Reading(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return ast.Constant(value) if node.id == name and isinstance(node.ctx, ast.Load) else node
+
+    edited = copy.deepcopy(function)
+    edited.body = [Reading().visit(statement) for statement in edited.body]  # type: ignore[attr-defined]
+    return edited
 
 
 def _local_names(function: ast.AST) -> set[str]:

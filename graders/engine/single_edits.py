@@ -44,6 +44,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator
 
+import numpy as np
 import torch
 
 from course_config import LIMITS
@@ -62,8 +63,9 @@ NEEDS_IN_CODE: dict[str, tuple[str, ...]] = {
 INPUTS_FILE_NAME = "mutant_inputs.bin"
 # Wall seconds, per failed check, for asking the student's code the check's inputs after the one it failed on, in a
 # worker of their own (counted once it has imported the module: its start has the sandbox's own limits): past them
-# nothing is named.
-PROBE_SECONDS = 3.0
+# nothing is named. Five, not three: a check's few inputs take well under a second on a quiet machine, but a batch on
+# every core (or this project's tests on three processes) has left a single edit unnamed at three.
+PROBE_SECONDS = 5.0
 # At most one student call's time (course_config.LIMITS), per failed check, to try the mutants: past it, nothing is
 # named. Counted in the grader's CPU seconds, not the clock's, so that a loaded machine names what a quiet one does.
 SECONDS = float(LIMITS.call_seconds.value)
@@ -203,6 +205,9 @@ def same(first: Any, second: Any) -> bool:
             a, b, rtol=0, atol=0, equal_nan=True).all()))
     if type(first) in (list, tuple):
         return type(first) is type(second) and len(first) == len(second) and all(map(same, first, second))
+    if type(first) is np.ndarray or type(second) is np.ndarray:  # to_numpy's answers: == gives an array, not a bool
+        return (type(first) is type(second) and first.dtype == second.dtype and first.shape == second.shape
+                and bool(np.array_equal(first, second, equal_nan=first.dtype.kind in "fc")))
     if type(first) is dict:
         return (type(second) is dict and first.keys() == second.keys()
                 and all(same(first[k], second[k]) for k in first))
@@ -553,12 +558,18 @@ def families(lesson: str, slug: str, inputs: list[tuple[str, dict[str, Any], Any
     input (function, arguments, answer); None when time ran out."""
     found: dict[str, list[Any]] = {}
     for mutant, module in mutant_modules(lesson, slug).values():
+        answers = []
         for function, bound, value in inputs:
             if time.process_time() > deadline:
                 return None
             answer = run_mutant(module, function, bound)
             if answer is _UNSET or not reproduces(value, answer):
                 break
+            answers.append(answer)
         else:
-            found.setdefault(mutant.family, []).append(mutant)
+            # Asked again, an edit must answer the same: one that leaves memory unwritten (a loop one pass short
+            # over torch.empty_like) gives whatever the memory held, and fits an answer by chance, not by cause.
+            if all(time.process_time() <= deadline and same(run_mutant(module, function, bound), answer)
+                   for (function, bound, _), answer in zip(inputs, answers)):
+                found.setdefault(mutant.family, []).append(mutant)
     return found

@@ -201,3 +201,16 @@ def test_a_floor_a_position_and_two_results_have_their_siblings() -> None:
     assert edits["a ceiling (max=1e-08) where a floor (min=1e-08) belongs"] == "order_statistic"
     assert edits["the position of the largest taken where the largest belongs"] == "order_statistic"
     assert edits["w.item() and b.item() returned in each other's place"] == "swapped"
+
+
+def test_a_term_an_argument_and_the_order_of_two_steps_have_their_slips() -> None:
+    source = ("def predict(X, w, b, scale=2.0):\n    return X @ w + b * scale\n\n"
+              "def step(p, lr):\n    p -= lr * p.grad\n    p.grad.zero_()\n\n"
+              "def fit(a, b, c):\n    return a, b, c\n")
+    edits = {m.edit: m for m in mutation.mutants(source)}
+    assert edits["the term b · scale left out"].family == "term"
+    ignored = edits["the argument scale ignored: its default 2.0 always used"]
+    assert ignored.family == "ignored_argument" and "b * 2.0" in ignored.source
+    order = edits["the clearing of p's gradient done before the update of p, where it comes after"]
+    assert order.family == "swapped" and order.source.index("p.grad.zero_()") < order.source.index("p -= lr")
+    assert edits["the results returned in reverse order"].source.endswith("return (c, b, a)")

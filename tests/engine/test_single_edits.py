@@ -303,3 +303,33 @@ def test_a_hidden_check_tells_a_single_edits_words_which_speak_of_the_code_only(
     assert "c never updated: the update left out for c alone" in hidden["meaning"], hidden
     assert hidden["mistake_shown"] and hidden["hint"] == mutation.FAMILIES["left_out_for_one"][2], hidden
     assert "expected" not in hidden["shown"] and "returned" not in hidden["shown"], hidden["shown"]
+
+
+def test_an_edit_that_answers_otherwise_when_asked_again_is_not_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As an edit that leaves torch.empty_like's memory unwritten: its answer is whatever the memory held, so it may
+    # fit a student's answer once, by chance. Asked again, it answers otherwise, and is not the student's.
+    import itertools
+    import time
+    import types
+
+    counter = itertools.count(1)
+    drifting = types.ModuleType("drifting")
+    drifting.f = lambda: next(counter)  # type: ignore[attr-defined]
+    steady = types.ModuleType("steady")
+    steady.f = lambda: 1  # type: ignore[attr-defined]
+    edits = {0: (mutation.Mutant(0, "f", "sign", "drifting", ""), drifting),
+             1: (mutation.Mutant(1, "f", "constant", "steady", ""), steady)}
+    monkeypatch.setattr(single_edits, "mutant_modules", lambda lesson, slug: edits)
+    found = single_edits.families(LESSON, "any", [("f", {}, 1)], time.process_time() + 5)
+    assert found is not None and set(found) == {"constant"}, found
+
+
+def test_numpy_answers_are_compared_as_arrays() -> None:
+    # to_numpy answers a NumPy array, whose == gives an array: compared whole, an edit's array reproduces the
+    # student's, and an edit asked again is seen to answer the same.
+    import numpy as np
+
+    assert single_edits.same(np.array([1.0, float("nan")]), np.array([1.0, float("nan")]))
+    assert not single_edits.same(np.array([1, 2]), np.array([1.0, 2.0]))  # another dtype is another answer
+    assert single_edits.reproduces(np.array([0.5, 2.0]), np.array([0.5, 2.0]))
+    assert not single_edits.reproduces(np.array([0.5, 2.0]), [0.5, 2.0])

@@ -33,7 +33,8 @@ from typing import Any, Callable
 import torch
 
 from graders.kit import Meanwhile, Mistake, RECORD, RECORDING, Student, checks_for, drawn, exercise, expected, fail
-from graders.lesson01.micrograd.mistakes import (ASSIGNED, CHAIN_RULE, EXP_DERIVATIVE, NOT_SEEDED, UNLINKED_RESULT,
+from graders.lesson01.micrograd.mistakes import (ASSIGNED, BUILT_IN_A_CIRCLE, CHAIN_RULE, EXP_DERIVATIVE, NOT_SEEDED,
+                                                 UNLINKED_RESULT,
                                                  NO_TOPOLOGICAL_ORDER, POWER_RULE, REFLECTED_SWAPPED, RELU_AT_ZERO,
                                                  SCRATCH, STEP_MISTAKES, TANH_DERIVATIVE, VISITED_TWICE)
 from graders.lesson01.micrograd import class_build
@@ -533,8 +534,15 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
         i, got = broken[0], results[broken[0]]
         stage = {"build": f"Building {_node_text(graphs[i], got['at'])}", "backward": "Calling out.backward()",
                  "read": "Reading .data and .grad"}[got["stage"]]
-        fail(f"{stage} raised an error, in {len(broken)} of {len(graphs)} expressions.", call=call(i),
-             got="\n".join([got["error"], *got["frames"]]), hint=_error_hint(got["error"], stage), section=SCRATCH)
+        parts = dict(call=call(i), got="\n".join([got["error"], *got["frames"]]))
+        circle = class_build.circle(student.evidence.source) if got["error"].startswith("RecursionError") else ()
+        if circle:
+            methods = " -> ".join((*circle, circle[0]))
+            fail(f"{stage} raised an error, in {len(broken)} of {len(graphs)} expressions.", **parts,
+                 mistake=BUILT_IN_A_CIRCLE.name, hint=BUILT_IN_A_CIRCLE.hint, section=BUILT_IN_A_CIRCLE.section,
+                 meaning=f"{BUILT_IN_A_CIRCLE.explanation} In your class: {methods}.")
+        fail(f"{stage} raised an error, in {len(broken)} of {len(graphs)} expressions.", **parts,
+             hint=_error_hint(got["error"], stage), section=SCRATCH)
 
     for i in by_size:
         wrong = next((j for j, want in enumerate(truths[i]["data"]) if not _close(results[i]["data"][j], want)), None)

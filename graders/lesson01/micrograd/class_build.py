@@ -126,3 +126,59 @@ def _minus_one(node: ast.expr) -> bool:
         return True
     return (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
             and node.operand.value in (1, 1.0) and type(node.operand.value) is not bool)
+
+
+# The method Python calls for an operator: its own with a Value on the left, the reflected one with a number there.
+_CALLS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.Pow: "pow"}
+
+
+def circle(source: str | None) -> tuple[str, ...]:
+    """Operator methods of the class Value that are built from each other in a circle, none with a step of its own
+    (`__neg__` as `0 - self` and `__rsub__` as `other + (-self)`): each calls the next, without end. Empty where
+    there is none, or the source cannot be followed."""
+    if not source:
+        return ()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == CLASS]
+    if len(classes) != 1:
+        return ()
+    calls: dict[str, set[str]] = {}
+    for method in classes[0].body:
+        if isinstance(method, ast.FunctionDef) and method.name.startswith("__") and _returned(method) is not None \
+                and _kind(method, type(None)) != OWN:
+            calls[method.name] = _called_methods(method)
+    for start in sorted(calls):
+        path = _path_back(start, start, calls, [])
+        if path:
+            return tuple(path)
+    return ()
+
+
+def _called_methods(method: ast.FunctionDef) -> set[str]:
+    """The operator methods the expression `method` returns calls: `-x` calls __neg__; `a - b` calls __sub__, or
+    __rsub__ where a is a number (a literal, or the number argument of a reflected method)."""
+    number = method.args.args[1].arg if method.name.startswith("__r") and len(method.args.args) > 1 else None
+    called = set()
+    for node in ast.walk(_returned(method)):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and not isinstance(node.operand,
+                                                                                              ast.Constant):
+            called.add("__neg__")
+        elif isinstance(node, ast.BinOp) and type(node.op) in _CALLS:
+            left_is_number = isinstance(node.left, ast.Constant) or (isinstance(node.left, ast.Name)
+                                                                      and node.left.id == number)
+            called.add(f"__{'r' if left_is_number else ''}{_CALLS[type(node.op)]}__")
+    return called
+
+
+def _path_back(start: str, at: str, calls: dict[str, set[str]], seen: list[str]) -> list[str]:
+    for nxt in sorted(calls.get(at, ())):
+        if nxt == start:
+            return [*seen, at]
+        if nxt not in seen and nxt != at and nxt in calls:
+            found = _path_back(start, nxt, calls, [*seen, at])
+            if found:
+                return found
+    return []

@@ -123,6 +123,16 @@ UNLINKED_RESULT = Mistake(
     concept=CONCEPT,
 )
 
+BUILT_IN_A_CIRCLE = Mistake(
+    "operations built from each other in a circle",
+    "Some of your operations are built from each other in a circle, none with a backward step of its own: each "
+    "calls the next, and the last calls the first again, until Python's recursion limit stops it.",
+    "Give one of them a node of its own (Value(data, (self,), ...) with a backward step), or build it from an "
+    "operation that does not lead back: -a as self * -1, and 1 - v as (-v) + 1.",
+    SCRATCH,
+    concept=CONCEPT,
+)
+
 # One operation's backward step wrong ("backward step of a * b wrong", ...): told by which step the grads
 # of every node show wrong, and how it slipped where that is known (micrograd_steps.py). Such a step hands on
 # the wrong local derivative, or drops out.grad: a slip of the chain rule, whichever operation it is.

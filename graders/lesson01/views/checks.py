@@ -20,7 +20,7 @@ from typing import Any, Callable
 import torch
 
 from graders.kit import (Returned, Student, Suspect, checks_for, describe, exercise, expect_tensor, expected, fail,
-                         fail_with_mistake, twin, twin_random)
+                         fail_with_mistake, twin, twin_random, unless_contradicted)
 from graders.lesson01.views.mistakes import (ALWAYS_COPYING, BASE_COMPARED, COPIED_A_STRIDED_VIEW, DATA_PTR_COMPARED,
                                              FLAT_COLUMN, ROWS_AND_COLUMNS_SWAPPED, VIEWS)
 from graders.lesson01.views.drivers import MISSING, Steps, apply, make_input, observe, pair_answers
@@ -203,7 +203,9 @@ def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: i
         if answer != right:
             summary = f"shares_memory({text.split(' where ')[0]}) returned {answer}; expected {right}."
             for wrong, mistake in ((wrong_ptr, DATA_PTR_COMPARED), (wrong_base, BASE_COMPARED)):
-                if got == wrong:  # every answer, not only this one, as that comparison gives
+                # Every answer, not only this one, as that comparison gives; and not a comparison the student's
+                # code rules out (it compares the storages, and something more): then the meaning below is told.
+                if got == wrong and unless_contradicted(mistake, student) is not None:
                     fail_with_mistake(replace(returned, call=call), summary, mistake, answer)
             fail(summary, call=call, got=repr(answer), expected=repr(right),
                  meaning="Two tensors share memory when they use the same storage, whatever their shapes, "

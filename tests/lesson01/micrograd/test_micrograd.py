@@ -398,3 +398,17 @@ def test_a_division_with_a_step_of_its_own_is_never_told_as_a_slip_of_the_power_
     failed = [c for c in graded.checks("micrograd").values() if not c["passed"]]
     assert failed and all(c["mistake"] != checks.POWER_RULE.name for c in failed), [c["message"] for c in failed]
     assert "backward step of a / b wrong" in {c["mistake"] for c in failed}
+
+
+def test_operations_built_from_each_other_in_a_circle_are_found_and_a_plain_class_has_none() -> None:
+    from graders.lesson01.micrograd import class_build
+
+    assert class_build.circle(REFERENCE) == ()
+    # -a as 0 - a calls __rsub__, which the reference builds as (-self) + other: back to __neg__.
+    assert class_build.circle(REFERENCE.replace("        return self * -1\n", "        return 0 - self\n")) == (
+        "__neg__", "__rsub__")
+    # With a step of its own, __neg__ ends the circle.
+    own = ("        out = Value(-self.data, (self,), \"neg\")\n\n        def _backward() -> None:\n"
+           "            self.grad += -out.grad\n\n        out._backward = _backward\n        return out\n")
+    assert class_build.circle(REFERENCE.replace("        return self * -1\n", own)) == ()
+    assert class_build.circle("def (:\n") == () and class_build.circle(None) == ()
