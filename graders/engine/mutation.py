@@ -471,12 +471,19 @@ def _statement_edits(body: list[ast.stmt], index: int, each: tuple[str, str] | N
                _with(condition, "one case left out", "the case when {term}"))
 
 
-def _left_out(call: ast.Call) -> str:
-    name = _called(call)
+def _cleared(call: ast.Call) -> str | None:
+    """Whose gradient `call` clears (`p` for `p.grad.zero_()`), or None for another call."""
     func = call.func
     owner = spoken(func.value) if isinstance(func, ast.Attribute) else None
-    if name == "zero_" and owner and owner.endswith(".grad"):
-        return f"{owner.removesuffix('.grad')}'s gradient never cleared, so that it grows step after step"
+    if _called(call) == "zero_" and owner and owner.endswith(".grad"):
+        return owner.removesuffix(".grad")
+    return None
+
+
+def _left_out(call: ast.Call) -> str:
+    name = _called(call)
+    if _cleared(call):
+        return f"{_cleared(call)}'s gradient never cleared, so that it grows step after step"
     if name == "zero_grad":
         return "the gradients never cleared, so that they grow step after step"
     if name == "manual_seed":
@@ -600,10 +607,8 @@ def _step(statement: ast.stmt) -> str | None:
 
 def _done_by(call: ast.Call) -> str:
     name = _called(call)
-    func = call.func
-    owner = spoken(func.value) if isinstance(func, ast.Attribute) else None
-    if name == "zero_" and owner and owner.endswith(".grad"):
-        return f"the clearing of {owner.removesuffix('.grad')}'s gradient"
+    if _cleared(call):
+        return f"the clearing of {_cleared(call)}'s gradient"
     return {"zero_grad": "the clearing of the gradients", "backward": "backward()", "step": "the optimiser's step",
             "manual_seed": "the seeding"}.get(name, f"the call to {name}()" if name else "one call")
 
