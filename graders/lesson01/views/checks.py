@@ -207,6 +207,15 @@ def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: i
                 # code rules out (it compares the storages, and something more): then the meaning below is told.
                 if got == wrong and unless_contradicted(mistake, student) is not None:
                     fail_with_mistake(replace(returned, call=call), summary, mistake, answer)
+            if unless_contradicted(DATA_PTR_COMPARED, student) is None:
+                # The code compares the storages already: the recipe would ask for what it does. What is left is
+                # whatever else it asks of the two tensors.
+                fail(summary, call=call, got=repr(answer), expected=repr(right),
+                     meaning="Your code compares the storages, yet answers otherwise on this pair: two tensors share "
+                             "memory exactly when their storages are one, whatever their offsets, shapes, strides or "
+                             "dtypes.",
+                     hint="Let the storage comparison alone decide, with ==: look at what else your code asks of "
+                          "the two tensors.", section=VIEWS)
             fail(summary, call=call, got=repr(answer), expected=repr(right),
                  meaning="Two tensors share memory when they use the same storage, whatever their shapes, "
                          "strides or values; a copy never shares, however equal its values.",

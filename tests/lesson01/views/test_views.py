@@ -136,12 +136,14 @@ def test_a_storage_test_that_reads_one_arguments_data_ptr_fails_with_the_slice_f
     assert "shares_memory(x[3:], x) returned False" in graded.checks(SLUG)["shares_memory_on_lesson_pairs"]["message"]
 
 
-def test_storages_compared_with_something_more_get_the_meaning_not_a_name_the_code_rules_out(grade) -> None:
+def test_storages_compared_with_something_more_are_told_what_is_left_not_a_name_the_code_rules_out(grade) -> None:
     # Same storage and same storage_offset: the answers of a data_ptr comparison, but the code compares the storages,
-    # so that name is ruled out; the check's own meaning and hint are told rather than nothing at all.
+    # so that name is ruled out; what the code does beyond the storages is told rather than nothing at all.
     right = "    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()\n"
     source = REFERENCE.read_text().replace(right, right.rstrip("\n") + " and a.storage_offset() == b.storage_offset()\n")
     assert source != REFERENCE.read_text()
     check = grade({SLUG: source}, "-k", "shares_memory_on_lesson_pairs").checks(SLUG)["shares_memory_on_lesson_pairs"]
     assert not check["passed"] and check["mistake"] != checks.DATA_PTR_COMPARED.name, check["message"]
-    assert "a copy never shares, however equal its values" in check["message"], check["message"]
+    # Told what is left, never the recipe it already follows (compare the two storages' data_ptr()).
+    assert "Your code compares the storages, yet answers otherwise on this pair" in check["message"], check["message"]
+    assert "untyped_storage().data_ptr()" not in check["message"], check["message"]
