@@ -57,18 +57,24 @@ class ClassBuild:
 UNKNOWN = ClassBuild()
 
 
-def read(source: str | None) -> ClassBuild:
-    """The build of the module's one class named Value; UNKNOWN where there is none, two, or no source."""
+def _value_class(source: str | None) -> ast.ClassDef | None:
+    """The module's one class named Value; None where there is none, two, or no source that parses."""
     if not source:
-        return UNKNOWN
+        return None
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return UNKNOWN
+        return None
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == CLASS]
-    if len(classes) != 1:
+    return classes[0] if len(classes) == 1 else None
+
+
+def read(source: str | None) -> ClassBuild:
+    """The build of the module's one class named Value; UNKNOWN where there is none, two, or no source."""
+    value = _value_class(source)
+    if value is None:
         return UNKNOWN
-    methods = {node.name: node for node in classes[0].body if isinstance(node, ast.FunctionDef)}
+    methods = {node.name: node for node in value.body if isinstance(node, ast.FunctionDef)}
     kinds = {name: _kind(methods[name], _OPERATOR[METHODS[name]]) for name in METHODS if name in methods}
     for reflected, plain in _REFLECTED.items():
         if kinds.get(reflected) == DELEGATED:
@@ -136,17 +142,11 @@ def circle(source: str | None) -> tuple[str, ...]:
     """Operator methods of the class Value that are built from each other in a circle, none with a step of its own
     (`__neg__` as `0 - self` and `__rsub__` as `other + (-self)`): each calls the next, without end. Empty where
     there is none, or the source cannot be followed."""
-    if not source:
-        return ()
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return ()
-    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == CLASS]
-    if len(classes) != 1:
+    value = _value_class(source)
+    if value is None:
         return ()
     calls: dict[str, set[str]] = {}
-    for method in classes[0].body:
+    for method in value.body:
         if isinstance(method, ast.FunctionDef) and method.name.startswith("__") and _returned(method) is not None \
                 and _kind(method, type(None)) != OWN:
             calls[method.name] = _called_methods(method)
