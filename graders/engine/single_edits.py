@@ -26,6 +26,7 @@ case left out is not said of a function that tests that very case (mutation.test
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import copy
 import functools
@@ -109,6 +110,10 @@ class _Notes:
     asked: list[tuple[str, str, dict[str, Any], Any]] = field(default_factory=list)
     kept: dict[str, list[Input]] = field(default_factory=dict)  # collecting (the generator): every check's inputs
     collecting: bool = False
+    # The edits (slug, mutant index) an input of this run already refutes: their answer there is neither the
+    # reference's nor the student's. `agreeing_with_earlier` would drop them from any later check's families, so
+    # those checks do not run them at all (the same verdicts, at a fraction of the time on a training loop).
+    refuted: set[tuple[str, int]] = field(default_factory=set)
 
 
 NOTES = _Notes()
@@ -127,6 +132,7 @@ def current_check() -> str:
 def collecting() -> None:
     """Keep every check's inputs, not the current one's alone (the generator, shipped_mutants.py)."""
     NOTES.collecting, NOTES.kept, NOTES.check, NOTES.inputs, NOTES.earlier, NOTES.asked = True, {}, "", [], [], []
+    NOTES.refuted = set()
 
 
 def forget_calls() -> None:
@@ -136,6 +142,7 @@ def forget_calls() -> None:
         if NOTES.collecting and NOTES.check:
             NOTES.kept.setdefault(NOTES.check, []).extend(NOTES.inputs)
         NOTES.check, NOTES.inputs, NOTES.probe, NOTES.path, NOTES.earlier, NOTES.asked = "", [], None, None, [], []
+        NOTES.refuted = set()
 
 
 def collected() -> dict[str, list[Input]]:
@@ -380,6 +387,48 @@ def forget() -> None:
     _shipped.cache_clear()
     mutant_modules.cache_clear()
     shipped_inputs.cache_clear()
+    reached.cache_clear()
+
+
+# A body that names one of these may reach any of the module's functions by a name the grader does not see.
+_DYNAMIC_NAMES = frozenset({"globals", "vars", "eval", "exec", "getattr", "__import__", "locals"})
+
+
+@functools.cache
+def reached(lesson: str, slug: str) -> dict[str, frozenset[str]]:
+    """Per top-level function of the reference, the top-level functions and classes a call of it can run: itself
+    and those its body names, followed through theirs. A mutant of one it never reaches answers that call as the
+    reference does (its edit is in code the call never runs), so it need not be run there. A body that may find a
+    function by a name it builds (`globals`, `getattr`, ...) reaches all of them."""
+    path = reference_path(lesson, slug)
+    if not path.is_file():
+        return {}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tops = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    named: dict[str, set[str]] = {}
+    for name, node in tops.items():
+        # The body only: a default is computed when the module loads, an edit of it is the function's own.
+        body = node.body if isinstance(node, ast.FunctionDef) else [node]
+        loaded = {n.id for part in body for n in ast.walk(part) if isinstance(n, ast.Name)}
+        named[name] = set(tops) if loaded & _DYNAMIC_NAMES else (loaded & set(tops)) | {name}
+    found: dict[str, frozenset[str]] = {}
+    for name in tops:
+        seen, waiting = set(), [name]
+        while waiting:
+            current = waiting.pop()
+            if current not in seen:
+                seen.add(current)
+                waiting.extend(named[current] - seen)
+        found[name] = frozenset(seen)
+    return found
+
+
+def never_reached(lesson: str, slug: str, mutant: Any, function: str) -> bool:
+    """Whether a call of the reference's `function` never runs the code `mutant` edits (see `reached`): only for a
+    plain function of the reference, and an edit inside one of its top-level functions or classes."""
+    reaches = reached(lesson, slug)
+    owner = mutant.function.split(".", 1)[0]
+    return function in reaches and owner in reaches and owner not in reaches[function]
 
 
 def load(mutant: Any, name: str) -> ModuleType:
@@ -408,8 +457,10 @@ def explain() -> Explanation | None:
               for bound in [arguments(reference, n)] if bound is not None]
     # Only answers the reference does not give are explained (a check may fail for a value it does not note), and
     # only where there are edits to try: nothing more is asked of the student's code otherwise.
-    if not inputs or not mutant_modules(lesson, slug) or all(
-            reproduces(value, run_mutant(reference, function, bound)) for function, bound, value in inputs):
+    if not inputs or not mutant_modules(lesson, slug):
+        return None
+    rights = [run_mutant(reference, function, bound) for function, bound, _ in inputs]
+    if all(reproduces(value, right) for (_, _, value), right in zip(inputs, rights)):
         return None
     # Every input of the check, not the first few: the check stopped at its first wrong answer, so the student's
     # answers to the inputs after it (those the generator noted for the check) are asked for the explanation alone.
@@ -421,8 +472,9 @@ def explain() -> Explanation | None:
         if rest is None:
             return None
         inputs += rest
+        rights += [run_mutant(reference, function, bound) for function, bound, _ in rest]
     deadline = time.process_time() + SECONDS
-    found = families(lesson, slug, inputs, deadline)
+    found = families(lesson, slug, inputs, deadline, rights)
     if found:
         found = agreeing_with_earlier(lesson, slug, found, reference,
                                       [(n.function, bound, n.student_value) for n in earlier if n.slug == slug
@@ -546,6 +598,7 @@ def agreeing_with_earlier(lesson: str, slug: str, found: dict[str, list[Any]], r
                 answer = run_mutant(module, function, bound)
                 # An edit that raised or ran out of time here is not refuted: what it would answer is not known.
                 if answer is not _UNSET and not reproduces(answer, right) and not reproduces(value, answer):
+                    NOTES.refuted.add((slug, mutant.index))
                     break  # the edit changes this answer, and not into the student's
             else:
                 kept.setdefault(family, []).append(mutant)
@@ -553,17 +606,24 @@ def agreeing_with_earlier(lesson: str, slug: str, found: dict[str, list[Any]], r
 
 
 def families(lesson: str, slug: str, inputs: list[tuple[str, dict[str, Any], Any]],
-             deadline: float) -> dict[str, list[Any]] | None:
+             deadline: float, rights: list[Any] | None = None) -> dict[str, list[Any]] | None:
     """family -> the edits of it (mutation.Mutant, in their order) whose mutants give the student's answer on every
-    input (function, arguments, answer); None when time ran out."""
+    input (function, arguments, answer); None when time ran out. With `rights` (the reference's answer to each
+    input), an edit whose answer is neither the student's nor the reference's is noted as refuted for the run's later
+    checks, and an edit an earlier check refuted is not run."""
     found: dict[str, list[Any]] = {}
     for mutant, module in mutant_modules(lesson, slug).values():
+        if (slug, mutant.index) in NOTES.refuted:
+            continue
         answers = []
-        for function, bound, value in inputs:
+        for at, (function, bound, value) in enumerate(inputs):
             if time.process_time() > deadline:
                 return None
-            answer = run_mutant(module, function, bound)
+            skipped = rights is not None and never_reached(lesson, slug, mutant, function)
+            answer = rights[at] if skipped else run_mutant(module, function, bound)
             if answer is _UNSET or not reproduces(value, answer):
+                if answer is not _UNSET and rights is not None and not reproduces(answer, rights[at]):
+                    NOTES.refuted.add((slug, mutant.index))
                 break
             answers.append(answer)
         else:

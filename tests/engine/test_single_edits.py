@@ -70,9 +70,11 @@ def test_a_data_file_of_another_reference_names_nothing(monkeypatch: pytest.Monk
 
 
 @pytest.mark.parametrize("slug, kept", SHIPPED, ids=[f"{slug}/{kept['index']}-{kept['family']}" for slug, kept in SHIPPED])
-def test_each_shipped_explanation_names_its_mutant_submitted_as_a_student(grade, slug: str, kept: dict) -> None:
+def test_each_shipped_explanation_names_its_mutant_submitted_as_a_student(grade, keeping, slug: str,
+                                                                           kept: dict) -> None:
+    # In a student's usual run (the reference's values kept by the run before, as test_mistakes.py grades).
     mutant = next(m for m in mutation.mutants(_source(slug)) if m.index == kept["index"])
-    graded = grade({slug: mutant.source}, "--no-expected-cache")
+    graded = grade({slug: mutant.source})
     checks = graded.checks(slug)
     name, general, _ = mutation.FAMILIES[kept["family"]]
     lines = _code_lines(_source(slug))
@@ -333,3 +335,50 @@ def test_numpy_answers_are_compared_as_arrays() -> None:
     assert not single_edits.same(np.array([1, 2]), np.array([1.0, 2.0]))  # another dtype is another answer
     assert single_edits.reproduces(np.array([0.5, 2.0]), np.array([0.5, 2.0]))
     assert not single_edits.reproduces(np.array([0.5, 2.0]), [0.5, 2.0])
+
+
+def test_a_call_reaches_the_functions_its_body_names_and_all_of_them_through_a_built_name(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    made_up = tmp_path / "made_up.py"
+    made_up.write_text("def a(x):\n    return b(x)\n\n\ndef b(x, f=d):\n    return x\n\n\n"
+                       "def c(x):\n    return globals()['b'](x)\n\n\ndef d(x):\n    return x\n\n\n"
+                       "class E:\n    def m(self):\n        return d(1)\n")
+    monkeypatch.setattr(single_edits, "reference_path", lambda lesson, slug: made_up)
+    single_edits.reached.cache_clear()
+    try:
+        reaches = single_edits.reached(LESSON, "made_up")
+
+        def never(owner: str, function: str) -> bool:
+            return single_edits.never_reached(LESSON, "made_up", mutation.Mutant(0, owner, "sign", "", "", ""),
+                                              function)
+
+        # A default is computed when the module loads: b's `f=d` is no call of d.
+        assert reaches == {"a": {"a", "b"}, "b": {"b"}, "c": {"a", "b", "c", "d", "E"}, "d": {"d"}, "E": {"E", "d"}}
+        assert never("E.m", "a") and never("d", "a") and not never("b", "a") and not never("d", "c")
+        assert not never("a", "driver somewhere:run")  # a driver's calls are not followed: every edit runs
+    finally:
+        single_edits.reached.cache_clear()
+
+
+def test_an_edit_a_check_refutes_or_a_call_never_reaches_is_not_run_and_the_name_stays(
+        grade, keeping, monkeypatch: pytest.MonkeyPatch) -> None:
+    # fit_quadratic never calls make_quadratic_data: no edit of the data's recipe runs on a fit. An edit whose fit is
+    # neither the student's nor the reference's is refuted there, and no later check runs it again.
+    kept = next(k for slug, k in SHIPPED if slug == "quadratic_fit" and k["family"] == "left_out_for_one")
+    mutant = next(m for m in mutation.mutants(_source("quadratic_fit")) if m.index == kept["index"])
+    runs: list[tuple[str, bool]] = []  # (module, refuted by then)
+    original = single_edits.run_mutant
+    modules = single_edits.mutant_modules(LESSON, "quadratic_fit")
+    index_of = {module.__name__: index for index, (_, module) in modules.items()}
+
+    def counting(module, function, arguments, *rest, **options):
+        runs.append((module.__name__, ("quadratic_fit", index_of.get(module.__name__)) in single_edits.NOTES.refuted))
+        return original(module, function, arguments, *rest, **options)
+
+    monkeypatch.setattr(single_edits, "run_mutant", counting)
+    checks = grade({"quadratic_fit": mutant.source}).checks("quadratic_fit")
+    name = mutation.FAMILIES[kept["family"]][0]
+    assert len(kept["named"]) >= 2 and all(checks[check]["mistake"] == name for check in kept["named"])
+    recipe = {module.__name__ for edit, module in modules.values() if edit.function == "make_quadratic_data"}
+    assert recipe and not recipe & {module for module, _ in runs}
+    assert single_edits.NOTES.refuted and not any(refuted for _, refuted in runs)
