@@ -474,13 +474,17 @@ def explain() -> Explanation | None:
         inputs += rest
         rights += [run_mutant(reference, function, bound) for function, bound, _ in rest]
     deadline = time.process_time() + SECONDS
+    evidence = ([(n.function, bound, n.student_value) for n in earlier if n.slug == slug
+                 for bound in [arguments(reference, n)] if bound is not None]
+                + [(function, bound, answer) for where, function, bound, answer in asked if where == slug])
+    source = student_source(path)
+    # An argument the student's own code adds to a library call, proved by running: before any guessed edit.
+    added = _added_keywords(source, lesson, slug, inputs, reference, evidence, deadline)
+    if added is not None:
+        return added
     found = families(lesson, slug, inputs, deadline, rights)
     if found:
-        found = agreeing_with_earlier(lesson, slug, found, reference,
-                                      [(n.function, bound, n.student_value) for n in earlier if n.slug == slug
-                                       for bound in [arguments(reference, n)] if bound is not None]
-                                      + [(function, bound, answer) for where, function, bound, answer in asked
-                                         if where == slug], deadline)
+        found = agreeing_with_earlier(lesson, slug, found, reference, evidence, deadline)
     if found is None or len(found) != 1:
         return None
     from graders.engine.mutation import FAMILIES, tested_cases
@@ -488,7 +492,6 @@ def explain() -> Explanation | None:
     family, edits = next(iter(found.items()))
     # A case left out is not what a function does that tests that very case (it treats it apart, wrongly): such an
     # edit still counts above (its family gives the answers too), but its words are not said.
-    source = student_source(path)
     if source is not None:
         tested = {function: tested_cases(source, function) or set() for function in {m.function for m in edits}}
         edits = [m for m in edits if not (m.case and m.case in tested[m.function])]
@@ -500,6 +503,39 @@ def explain() -> Explanation | None:
         return None
     name, generic, hint = FAMILIES[family]
     return Explanation(name, MEANING.format(edit=said(edits, generic)), hint)
+
+
+def _added_keywords(source: str | None, lesson: str, slug: str, inputs: list[tuple[str, dict[str, Any], Any]],
+                    reference: ModuleType, evidence: list[tuple[str, dict[str, Any], Any]],
+                    deadline: float) -> Explanation | None:
+    """The keywords the student's code adds to one library call (added_keywords.py), where the reference given them
+    gives the student's answer on every input, twice alike, and no earlier input refutes it; None where no addition
+    does, or when time ran out."""
+    from graders.engine import added_keywords  # a module of its own: it reads the student's calls
+
+    if source is None:
+        return None
+    candidates = added_keywords.additions(source, reference_path(lesson, slug).read_text(encoding="utf-8"),
+                                          f"added_keywords_{lesson}_{slug}")
+    references: list[Any] | None = None  # the reference's answers to the earlier inputs: asked once, if needed
+    for addition in candidates:
+        answers = []
+        for function, bound, value in inputs:
+            if time.process_time() > deadline:
+                return None
+            answer = run_mutant(addition.module, function, bound)
+            if not reproduces(value, answer):
+                break
+            answers.append(answer)
+        else:
+            again = all(same(run_mutant(addition.module, function, bound), answer)
+                        for (function, bound, _), answer in zip(inputs, answers))
+            if not again:
+                continue
+            references = references if references is not None else earlier_references(reference, evidence, deadline)
+            if references is not None and refuted(addition.module, evidence, references, deadline) is False:
+                return Explanation(added_keywords.NAME, *added_keywords.words(addition))
+    return None
 
 
 def said(edits: list[Any], generic: str) -> str:
@@ -582,27 +618,47 @@ def agreeing_with_earlier(lesson: str, slug: str, found: dict[str, list[Any]], r
     left with no edit is left out. None when time ran out."""
     if not earlier:
         return found
+    references = earlier_references(reference, earlier, deadline)
+    if references is None:
+        return None
+    modules = mutant_modules(lesson, slug)
+    kept: dict[str, list[Any]] = {}
+    for family, edits in found.items():
+        for mutant in edits:
+            verdict = refuted(modules[mutant.index][1], earlier, references, deadline)
+            if verdict is None:
+                return None
+            if verdict:
+                NOTES.refuted.add((slug, mutant.index))
+            else:
+                kept.setdefault(family, []).append(mutant)
+    return kept
+
+
+def earlier_references(reference: ModuleType, earlier: list[tuple[str, dict[str, Any], Any]],
+                       deadline: float) -> list[Any] | None:
+    """The reference's answers to the earlier inputs (function, bound arguments, the student's answer); None when
+    time ran out."""
     references: list[Any] = []
     for function, bound, _ in earlier:
         if time.process_time() > deadline:
             return None
         references.append(run_mutant(reference, function, bound))
-    modules = mutant_modules(lesson, slug)
-    kept: dict[str, list[Any]] = {}
-    for family, edits in found.items():
-        for mutant in edits:
-            module = modules[mutant.index][1]
-            for (function, bound, value), right in zip(earlier, references):
-                if time.process_time() > deadline:
-                    return None
-                answer = run_mutant(module, function, bound)
-                # An edit that raised or ran out of time here is not refuted: what it would answer is not known.
-                if answer is not _UNSET and not reproduces(answer, right) and not reproduces(value, answer):
-                    NOTES.refuted.add((slug, mutant.index))
-                    break  # the edit changes this answer, and not into the student's
-            else:
-                kept.setdefault(family, []).append(mutant)
-    return kept
+    return references
+
+
+def refuted(module: ModuleType, earlier: list[tuple[str, dict[str, Any], Any]], references: list[Any],
+            deadline: float) -> bool | None:
+    """Whether an edited reference (`module`) gives one earlier input an answer that is neither the reference's
+    (`references`) nor the student's; None when time ran out. One that raised or ran out of time there is not
+    refuted: what it would answer is not known."""
+    for (function, bound, value), right in zip(earlier, references):
+        if time.process_time() > deadline:
+            return None
+        answer = run_mutant(module, function, bound)
+        if answer is not _UNSET and not reproduces(answer, right) and not reproduces(value, answer):
+            return True  # the edit changes this answer, and not into the student's
+    return False
 
 
 def families(lesson: str, slug: str, inputs: list[tuple[str, dict[str, Any], Any]],
