@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import enum
 import functools
 import hashlib
 import inspect
@@ -519,22 +520,14 @@ def _added_keywords(source: str | None, lesson: str, slug: str, inputs: list[tup
                                           f"added_keywords_{lesson}_{slug}")
     references: list[Any] | None = None  # the reference's answers to the earlier inputs: asked once, if needed
     for addition in candidates:
-        answers = []
-        for function, bound, value in inputs:
-            if time.process_time() > deadline:
-                return None
-            answer = run_mutant(addition.module, function, bound)
-            if not reproduces(value, answer):
-                break
-            answers.append(answer)
-        else:
-            again = all(same(run_mutant(addition.module, function, bound), answer)
-                        for (function, bound, _), answer in zip(inputs, answers))
-            if not again:
-                continue
-            references = references if references is not None else earlier_references(reference, evidence, deadline)
-            if references is not None and refuted(addition.module, evidence, references, deadline) is False:
-                return Explanation(added_keywords.NAME, *added_keywords.words(addition))
+        fit = _fit(addition.module, inputs, deadline)
+        if fit is None:
+            return None
+        if fit is not _Fit.GIVES:
+            continue
+        references = references if references is not None else earlier_references(reference, evidence, deadline)
+        if references is not None and refuted(addition.module, evidence, references, deadline) is False:
+            return Explanation(added_keywords.NAME, *added_keywords.words(addition))
     return None
 
 
@@ -661,31 +654,53 @@ def refuted(module: ModuleType, earlier: list[tuple[str, dict[str, Any], Any]], 
     return False
 
 
+class _Fit(enum.Enum):
+    """How an edited reference answers a check's inputs (function, bound arguments, the student's answer)."""
+
+    GIVES = "gives"  # the student's answer on every input, and the same when asked again
+    OTHER = "other"  # another answer somewhere (or none: it raised, ran out of time), or another when asked again
+    REFUTED = "refuted"  # somewhere an answer that is neither the student's nor the reference's
+
+
+def _fit(module: ModuleType, inputs: list[tuple[str, dict[str, Any], Any]], deadline: float,
+         rights: list[Any] | None = None, unreached: Callable[[str], bool] = lambda function: False) -> _Fit | None:
+    """How `module` answers `inputs`; None when time ran out. REFUTED is told only with `rights` (the reference's
+    answer to each input); a function `unreached` says the edit never runs in is not run: it answers as the
+    reference does (rights)."""
+    answers = []
+    for at, (function, bound, value) in enumerate(inputs):
+        if time.process_time() > deadline:
+            return None
+        answer = rights[at] if rights is not None and unreached(function) else run_mutant(module, function, bound)
+        if answer is _UNSET or not reproduces(value, answer):
+            refutes = answer is not _UNSET and rights is not None and not reproduces(answer, rights[at])
+            return _Fit.REFUTED if refutes else _Fit.OTHER
+        answers.append(answer)
+    # Asked again, an edit must answer the same: one that leaves memory unwritten (a loop one pass short over
+    # torch.empty_like) gives whatever the memory held, and fits an answer by chance, not by cause.
+    for (function, bound, _), answer in zip(inputs, answers):
+        if time.process_time() > deadline:
+            return None
+        if not same(run_mutant(module, function, bound), answer):
+            return _Fit.OTHER
+    return _Fit.GIVES
+
+
 def families(lesson: str, slug: str, inputs: list[tuple[str, dict[str, Any], Any]],
              deadline: float, rights: list[Any] | None = None) -> dict[str, list[Any]] | None:
     """family -> the edits of it (mutation.Mutant, in their order) whose mutants give the student's answer on every
     input (function, arguments, answer); None when time ran out. With `rights` (the reference's answer to each
     input), an edit whose answer is neither the student's nor the reference's is noted as refuted for the run's later
-    checks, and an edit an earlier check refuted is not run."""
+    checks, an edit an earlier check refuted is not run, nor one on a function that never reaches its code."""
     found: dict[str, list[Any]] = {}
     for mutant, module in mutant_modules(lesson, slug).values():
         if (slug, mutant.index) in NOTES.refuted:
             continue
-        answers = []
-        for at, (function, bound, value) in enumerate(inputs):
-            if time.process_time() > deadline:
-                return None
-            skipped = rights is not None and never_reached(lesson, slug, mutant, function)
-            answer = rights[at] if skipped else run_mutant(module, function, bound)
-            if answer is _UNSET or not reproduces(value, answer):
-                if answer is not _UNSET and rights is not None and not reproduces(answer, rights[at]):
-                    NOTES.refuted.add((slug, mutant.index))
-                break
-            answers.append(answer)
-        else:
-            # Asked again, an edit must answer the same: one that leaves memory unwritten (a loop one pass short
-            # over torch.empty_like) gives whatever the memory held, and fits an answer by chance, not by cause.
-            if all(time.process_time() <= deadline and same(run_mutant(module, function, bound), answer)
-                   for (function, bound, _), answer in zip(inputs, answers)):
-                found.setdefault(mutant.family, []).append(mutant)
+        fit = _fit(module, inputs, deadline, rights, functools.partial(never_reached, lesson, slug, mutant))
+        if fit is None:
+            return None
+        if fit is _Fit.REFUTED:
+            NOTES.refuted.add((slug, mutant.index))
+        elif fit is _Fit.GIVES:
+            found.setdefault(mutant.family, []).append(mutant)
     return found
