@@ -12,6 +12,7 @@ import ast
 import inspect
 from typing import Any
 
+from graders.engine.mutation import parameters_with_defaults
 from graders.engine.single_edits import (DRIVER, NOTES, Explanation, current_check, student_source,
                                          reference_module)
 
@@ -28,12 +29,8 @@ def _literal_defaults(source: str, function: str) -> dict[str, Any]:
     found = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == function]
     if len(found) != 1:  # none, or defined twice: which one runs is not the grader's to follow
         return {}
-    arguments = found[0].args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    pairs = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
-             *((a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)]
     defaults: dict[str, Any] = {}
-    for argument, default in pairs:
+    for argument, default in parameters_with_defaults(found[0].args):
         try:
             defaults[argument.arg] = ast.literal_eval(default)
         except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):

@@ -631,13 +631,17 @@ def _with_block(owner: ast.AST, field: str, index: int) -> ast.AST:
     return edited
 
 
+def parameters_with_defaults(arguments: ast.arguments) -> list[tuple[ast.arg, ast.expr]]:
+    """A signature's parameters that have a default, each with its default's expression (positional ones take the
+    last defaults, keyword-only ones their own)."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    return [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
+            *((a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)]
+
+
 def _ignored_arguments(function: ast.FunctionDef) -> Iterator[tuple[Callable[[ast.AST], ast.AST], str, str]]:
     """Each argument with a number for its default, never read: every use of it in the body reads the default."""
-    arguments = function.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    pairs = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
-             *((a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)]
-    for argument, default in pairs:
+    for argument, default in parameters_with_defaults(function.args):
         if isinstance(default, ast.Constant) and type(default.value) in (int, float):
             yield (lambda n, a=argument.arg, d=default.value: _reading_default(n, a, d), "ignored_argument",
                    f"the argument {argument.arg} ignored: its default {default.value!r} always used")
