@@ -96,6 +96,28 @@ def temporary_folder_of_this_worker(tmp_path_factory: pytest.TempPathFactory) ->
         tempfile.tempdir = None  # gettempdir() looks again, and finds TMPDIR
 
 
+@pytest.fixture(scope="session", autouse=True)
+def modules_an_in_process_grading_imports() -> None:
+    """Import, once per test process, what a grading run imports only when it needs it: each exercise's room and
+    the engine modules behind its feedback, and matplotlib for a loss-curve picture. pytester (the `grade` fixture)
+    drops every module an in-process run imported when the test ends, so without this each of test_mistakes.py's
+    490 gradings imported about ten of them again, and a failed learning_rate check matplotlib again (about a
+    second each). Modules imported here are taken as the test process's own and kept. The grading workers are
+    processes of their own (sandbox/zygote.py) and get nothing from this."""
+    import importlib
+    import pkgutil
+
+    import graders.engine
+    import graders.lesson01
+
+    for package in (graders.engine, graders.lesson01):
+        for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            importlib.import_module(module.name)
+    importlib.import_module("graders.kit")
+    importlib.import_module("matplotlib.figure")
+    importlib.import_module("matplotlib.backends.backend_agg")
+
+
 _BATCH_KEPT: list[Path] = []  # the test session's folder for the batch's kept reference values
 
 

@@ -20,6 +20,10 @@ from pathlib import Path
 from graders.engine import kept_values
 
 PREFIX = "plans-"
+# The folders whose plans the file keeps, the most recently graded: a student grades one checkout, perhaps a copy or
+# two; without a bound, a machine that grades folder after folder (the project's own tests, 245 folders) would read and
+# write every plan it ever made on every run.
+KEPT_FOLDERS = 8
 # Module name -> its packed requests in the order the checks made them; the modules in the order they were graded.
 Plans = dict[str, list[bytes]]
 
@@ -42,10 +46,11 @@ def load(path: Path) -> dict[str, Plans]:
 
 def save(path: Path, runs: dict[str, Plans]) -> None:
     """Store what this run asked, folder by folder and module by module, over what the file held; folders
-    that are gone are dropped."""
+    that are gone are dropped, and so are all but the KEPT_FOLDERS most recently graded."""
     stored = {folder: modules for folder, modules in load(path).items() if Path(folder).is_dir()}
     for folder, modules in runs.items():  # a module graded before keeps its place; a new one comes last
-        stored[folder] = {**stored.get(folder, {}), **modules}
+        stored[folder] = {**stored.pop(folder, {}), **modules}  # the folder itself moves last: graded most recently
+    stored = dict(list(stored.items())[-KEPT_FOLDERS:])
     encoded = {folder: {module: [base64.b64encode(body).decode() for body in bodies]
                         for module, bodies in modules.items()}
                for folder, modules in stored.items()}

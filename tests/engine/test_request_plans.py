@@ -1,6 +1,6 @@
 """What a student's run asked each worker, kept for the next run (graders/engine/request_plans.py): saved and
-loaded back byte for byte, a module graded before keeps its place, a folder that is gone is dropped, a file of
-another shape is no plan, and the file beside another version's kept values goes."""
+loaded back byte for byte, a module graded before keeps its place, a folder that is gone is dropped, only the
+folders graded most recently are kept, a file of another shape is no plan, and the file beside another version's kept values goes."""
 
 from __future__ import annotations
 
@@ -29,6 +29,20 @@ def test_a_folder_that_is_gone_is_dropped_when_the_next_run_saves(tmp_path: Path
     gone.rmdir()
     request_plans.save(path, {})
     assert request_plans.load(path) == {str(kept): {"a": [b"1"]}}
+
+
+def test_only_the_folders_graded_most_recently_are_kept(tmp_path: Path) -> None:
+    folders = [tmp_path / f"copy{number}" for number in range(request_plans.KEPT_FOLDERS + 3)]
+    path = tmp_path / "plans-v1.json"
+    for folder in folders:
+        folder.mkdir()
+        request_plans.save(path, {str(folder): {"a": [folder.name.encode()]}})
+    oldest_kept = folders[-request_plans.KEPT_FOLDERS]
+    assert list(request_plans.load(path)) == [str(f) for f in folders[-request_plans.KEPT_FOLDERS:]]
+    request_plans.save(path, {str(oldest_kept): {"b": [b"again"]}})  # graded again: the most recent now
+    kept = request_plans.load(path)
+    assert list(kept) == [str(f) for f in folders[-request_plans.KEPT_FOLDERS + 1:]] + [str(oldest_kept)]
+    assert kept[str(oldest_kept)] == {"a": [oldest_kept.name.encode()], "b": [b"again"]}  # its plan carried over
 
 
 def test_a_missing_or_foreign_file_holds_no_plan(tmp_path: Path) -> None:
