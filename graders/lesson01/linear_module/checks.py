@@ -25,8 +25,7 @@ from graders.kit import (Meanwhile, Mistake, RECORD, RECORDING, Returned, Scalar
 from graders.lesson01.linear_module.mistakes import (LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_AND_SEED_IGNORED,
                                                      LR_IGNORED, MODEL_BEFORE_DATA, NOISE_BROADCAST, ONE_STEP_TOO_FEW,
                                                      ONE_STEP_TOO_MANY, SECTION, SEED_IGNORED, SEED_SET_LATE,
-                                                     STEP_BEFORE_BACKWARD,
-                                                     SUM_FOR_MEAN, TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP,
+                                                     STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, SUM_FOR_MEAN, TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP,
                                                      ZERO_GRAD_MISSING)
 from graders.lesson01.linear_module.drivers import watch_training
 
@@ -247,7 +246,7 @@ def expect_run(returned: Returned, reference: ModuleType, lr: float, steps: int,
     problem = _run_problem(returned.value, want)
     if problem is not None:
         _fail_run(returned, problem, _summary(want), lambda: wrong_runs(reference, lr, steps, seed),
-                  _repeats_differently(student, lr, seed) if student is not None else None, student)
+                  _repeats_differently(student, lr, seed) if student is not None else None, student, reference)
 
 
 # A short run is enough to see whether two calls on one seed agree: the data and the start are drawn first.
@@ -273,13 +272,43 @@ def _repeats_differently(student: Student, lr: float, seed: int) -> Callable[[],
     return differ
 
 
+def _starts_elsewhere(student: Student, reference: ModuleType) -> bool:
+    """Whether the student's layer starts from another weight and bias than the reference's and yet learns from the
+    same data (asked only when a run failed and no wrong run matched). The start is what the function returns for
+    0 steps; the data show in where the check's own run (the lesson's, or its twin's fresh one) ends: on one set of
+    data the mean squared error of a line has a single lowest point, which these runs settle at from any start
+    (lesson_run), so a run that ends at the reference's end learned from the reference's data. Other data (drawn in
+    another order, shape or dtype) end elsewhere; so does another loss, another rate that has not settled, or a
+    loop that does not train."""
+    run = lesson_run()
+    start = student.call("fit_linear_module", run["lr"], 0, run["seed"], allow_raise=True,
+                         shown_as=call_text({**run, "steps": 0}))
+    got_start = _numbers(start.value, 0) if start.error is None else "it raised"
+    if isinstance(got_start, str):
+        return False
+    _, weight, bias = reference.fit_linear_module(run["lr"], 0, run["seed"])
+    if _run_problem(start.value, ([], weight, bias)) is None:
+        return False  # the same start: whatever differs, it is not where the layer begins
+    ended = _lesson_call(student, run)
+    want = reference_run(reference, **run)
+    got = _numbers(ended.value, run["steps"]) if ended.error is None else "it raised"
+    if isinstance(got, str):
+        return False
+    rtol = EXERCISE.tolerance("loss")
+    return all(close(g, w, rtol=rtol, atol=rtol) for g, w in ((got[0][-1], want[0][-1]), (got[1], want[1]),
+                                                              (got[2], want[2])))
+
+
 def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], list[tuple[Mistake, Run]]],
-              repeats_differently: Callable[[], bool] | None = None, student: Student | None = None) -> None:
+              repeats_differently: Callable[[], bool] | None = None, student: Student | None = None,
+              reference: ModuleType | None = None) -> None:
     __tracebackhide__ = True
     mistake = _diagnosis(returned.value, runs())
     if mistake is None and repeats_differently is not None and repeats_differently():
         # Runs that differ on one seed ignore it, unless the code seeds with its argument: then it seeds too late.
         mistake = unless_contradicted(SEED_IGNORED, student) or SEED_SET_LATE
+    if mistake is None and student is not None and reference is not None and _starts_elsewhere(student, reference):
+        mistake = STARTED_ELSEWHERE
     fail(f"fit_linear_module: {problem}.", call=returned.call, got=_summary(returned.value), expected=want,
          mistake=mistake.name if mistake else None, meaning=mistake.explanation if mistake else "",
          section=mistake.section if mistake else SECTION,
@@ -361,7 +390,8 @@ def test_lesson_numbers(student: Student, reference: ModuleType) -> None:
         losses = ", ".join(f"step {s}: {v:.4f}" for s, v in printed_losses.items())
         # Rounded as the lesson prints them: to 3 decimals, which leaves the lesson's 2.965 and -2.0 as they are.
         _fail_run(returned, problem, f"losses {losses}; weight {round(weight, 3)}, bias {round(bias, 3)}",
-                  lambda: wrong_runs(reference, **run), _repeats_differently(student, run["lr"], run["seed"]), student)
+                  lambda: wrong_runs(reference, **run), _repeats_differently(student, run["lr"], run["seed"]), student,
+                  reference)
     if not twin():
         expect_lesson_defaults(student, returned, got)
 

@@ -72,6 +72,20 @@ SEED_IGNORED = Mistake(
                                  "fit_linear_module calls torch.manual_seed with its seed argument"),),
 )
 
+STARTED_ELSEWHERE = Mistake(
+    "the layer starts from another weight and bias",
+    "Your training ends where the reference's does (the same weight, bias and last loss), so it learns from the same "
+    "data; but it starts elsewhere: called with steps=0, your function returns another starting weight and bias than "
+    "the ones nn.Linear(1, 1) draws in the recipe's order. On one set of data the loss has a single lowest point, "
+    "which gradient descent reaches from any start: only the way there, and so every loss before the end, differs. "
+    "The layer's weight and bias were set by hand (nn.init.zeros_, fill_, a copy) or drawn at another point of the "
+    "random stream (torch.manual_seed called again before the layer is made).",
+    "Keep the starting weight and bias nn.Linear(1, 1) draws when it is made right after X and y, with "
+    "torch.manual_seed(seed) called once, at the top: set no starting values by hand and seed nothing again.",
+    SECTION,
+    concept="seeds_and_arguments",
+)
+
 LOSS_AFTER_UPDATE = Mistake(
     "losses recorded after the update",
     "Your losses are the reference's shifted by one step: each one is the loss worked out again after that "
