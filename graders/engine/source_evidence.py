@@ -113,6 +113,35 @@ _OUR_NAMES = ("graders", "nbchecks", "course_config")
 _IN_PLACE_ARITHMETIC = frozenset({"sub_", "add_", "mul_", "div_", "copy_", "addcmul_", "addcdiv_", "lerp_"})
 
 
+def _updated_in_place(node: ast.AST) -> ast.AST | None:
+    """What an augmented assignment or an in-place arithmetic method changes, unless it is a `.grad`."""
+    target = (node.target if isinstance(node, ast.AugAssign) else node.func.value
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in _IN_PLACE_ARITHMETIC else None)
+    return None if target is None or (isinstance(target, ast.Attribute) and target.attr == "grad") else target
+
+
+def _whose_gradient(node: ast.AST) -> ast.AST | None:
+    """`p` in `p.grad` or in an attribute of it (`p.grad.data`); None for anything else."""
+    while isinstance(node, ast.Attribute):
+        if node.attr == "grad":
+            return node.value
+        node = node.value
+    return None
+
+
+def _cleared_gradient(node: ast.AST) -> ast.AST | bool | None:
+    """Whose gradient a statement clears: `p` for `p.grad.zero_()`, `p.grad.data.zero_()`, `p.grad = None` or
+    `p.grad *= 0`; True for `optimiser.zero_grad()` (every parameter's); None when it clears none."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "zero_grad":
+            return True
+        return _whose_gradient(node.func.value) if node.func.attr in ("zero_", "fill_") else None
+    if isinstance(node, ast.Assign):
+        return next((t.value for t in node.targets if isinstance(t, ast.Attribute) and t.attr == "grad"), None)
+    return _whose_gradient(node.target) if isinstance(node, ast.AugAssign) else None
+
+
 @dataclass(frozen=True)
 class Reach:
     """One line of a submission that reaches for the grader's internals, and why that counts."""
@@ -228,14 +257,27 @@ class SourceEvidence:
         augmented assignment (`p -= lr * p.grad`) or an in-place arithmetic method (`p.sub_(...)`, `p.copy_(...)`),
         on anything but a `.grad` (clearing a gradient, `p.grad.zero_()`, updates no parameter)."""
         self._index()
-        for node in self._closure(function):
-            for inner in ast.walk(node):
-                target = (inner.target if isinstance(inner, ast.AugAssign) else inner.func.value
-                          if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
-                          and inner.func.attr in _IN_PLACE_ARITHMETIC else None)
-                if target is not None and not (isinstance(target, ast.Attribute) and target.attr == "grad"):
-                    return True
-        return False
+        return any(_updated_in_place(inner) is not None for node in self._closure(function) for inner in ast.walk(node))
+
+    def clears_gradients_before_update(self, function: str) -> bool:
+        """Whether `function`'s own body clears a parameter's gradient (`p.grad.zero_()`, `p.grad = None`, or every
+        one with `zero_grad()`) on a line after a backward() call and before an in-place update of that parameter:
+        read in the order the lines are written, which is the order a loop body runs them. Lines in other functions
+        are not ordered with these."""
+        self._index()
+        node = self._functions.get(function)
+        backward: list[int] = []
+        clears: list[tuple[int, str | None]] = []  # (line, whose gradient; None for all of them)
+        updates: list[tuple[int, str | None]] = []
+        for inner in ast.walk(node) if node is not None else ():
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "backward":
+                backward.append(inner.lineno)
+            elif (cleared := _cleared_gradient(inner)) is not None:
+                clears.append((inner.lineno, self._path(cleared) if isinstance(cleared, ast.AST) else None))  # type: ignore[attr-defined]
+            elif (updated := _updated_in_place(inner)) is not None:
+                updates.append((inner.lineno, self._path(updated)))  # type: ignore[attr-defined]
+        return any(b < c < u and whose in (None, target) for b in backward for c, whose in clears
+                   for u, target in updates)
 
     def defaults(self, function: str) -> dict[str, str]:
         """The parameters of `function` whose default is a name or an attribute, with the dotted path it reads

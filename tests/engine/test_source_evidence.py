@@ -205,3 +205,29 @@ def test_an_update_in_place_is_an_augmented_assignment_or_an_in_place_arithmetic
         body: str, in_place: bool) -> None:
     evidence = SourceEvidence.read(f"def sgd_step(params, lr):\n    {body}\n")
     assert evidence.updates_in_place("sgd_step") is in_place
+
+
+CLEARED_BEFORE_UPDATE = {
+    "each gradient cleared after backward(), then the updates": (
+        "def fit(ps, loss, lr):\n    loss.backward()\n    for p in ps:\n        p.grad = None\n"
+        "    for p in ps:\n        p -= lr * p.grad\n", True),
+    "the optimiser's zero_grad() between backward() and the update": (
+        "def fit(opt, loss, w, lr):\n    loss.backward()\n    opt.zero_grad()\n    w.sub_(lr * w.grad)\n", True),
+    "a gradient's data zeroed before its update": (
+        "def fit(w, loss, lr):\n    loss.backward()\n    w.grad.data.zero_()\n    w -= lr * w.grad\n", True),
+    "the lesson's order: update, then clear": (
+        "def fit(a, b, loss, lr):\n    loss.backward()\n    a -= lr * a.grad\n    a.grad.zero_()\n"
+        "    b -= lr * b.grad\n    b.grad.zero_()\n", False),  # a's clear comes before b's update: b's is not cleared
+    "cleared at the top of the loop, before backward()": (
+        "def fit(w, loss, lr):\n    for _ in range(3):\n        w.grad.zero_()\n        loss.backward()\n"
+        "        w.sub_(lr * w.grad)\n", False),
+    "cleared in a helper it calls: lines of two functions are not ordered": (
+        "def clear(w):\n    w.grad.zero_()\n\ndef fit(w, loss, lr):\n    loss.backward()\n    clear(w)\n"
+        "    w -= lr * w.grad\n", False),
+}
+
+
+@pytest.mark.parametrize("source, cleared", CLEARED_BEFORE_UPDATE.values(), ids=CLEARED_BEFORE_UPDATE)
+def test_a_gradient_cleared_between_backward_and_its_own_update_is_read_in_line_order(source: str,
+                                                                                      cleared: bool) -> None:
+    assert SourceEvidence(source).clears_gradients_before_update("fit") is cleared

@@ -32,10 +32,10 @@ from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Meanwhile, Mistake
                          Suspect, checks_for, defaults_told, describe, exercise, expect_code_shows, expect_tensor,
                          expected, fail, gradient_signature, is_scaled, number_problem, seed_judged, twin,
                          twin_generator, twin_random, unless_contradicted, needs_value)
-from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, GRADIENTS_NOT_ZEROED, NOISE_IGNORED, NONZERO_START,
-                                                     ONE_STEP_SHORT, ONE_STEP_TOO_MANY, RATE_TOO_HIGH,
-                                                     REBOUND_PARAMETERS, SEED_IGNORED, SEED_NEVER_SET, SEED_SET_LATE,
-                                                     SHAPE_BROADCAST, SIGN_ERROR,
+from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, GRADIENTS_CLEARED_BEFORE_UPDATE,
+                                                     GRADIENTS_NOT_ZEROED, NOISE_IGNORED, NONZERO_START, ONE_STEP_SHORT,
+                                                     ONE_STEP_TOO_MANY, RATE_TOO_HIGH, REBOUND_PARAMETERS, SEED_IGNORED,
+                                                     SEED_NEVER_SET, SEED_SET_LATE, SHAPE_BROADCAST, SIGN_ERROR,
                                                      SOME_GRADIENTS_NOT_ZEROED, SUM_FOR_MEAN, TRY_IT)
 from graders.lesson01.quadratic_fit.drivers import fit_defaults
 
@@ -265,6 +265,21 @@ def _start_mistake(student: Student, fit: Fit, got: tuple[float, ...],
     return NONZERO_START, f"Here fit_quadratic(X, y, steps=0), which makes no update, returns ({shown}), not (0, 0, 0)."
 
 
+def _never_moved_mistake(student: Student, fit: Fit, got: tuple[float, ...]) -> tuple[Mistake, str] | None:
+    """GRADIENTS_CLEARED_BEFORE_UPDATE where the answer after `steps` updates is where the student's fit starts
+    (its steps=0 answer), so no update moved anything, and the code shows why: a gradient cleared between
+    backward() and an in-place update. Without that line in the code, nothing is named."""
+    if fit.steps < 1 or not student.evidence.clears_gradients_before_update("fit_quadratic"):
+        return None
+    returned = student.call("fit_quadratic", fit.X, fit.y, lr=fit.lr, steps=0, allow_raise=True,
+                            shown_as=Fit(fit.X, fit.y, fit.lr, 0, fit.data).call)
+    if returned.error is not None or not _is_triple(returned.value) or tuple(returned.value) != tuple(got):
+        return None
+    shown = ", ".join(f"{v:.4g}" for v in got)
+    return GRADIENTS_CLEARED_BEFORE_UPDATE, (f"Here fit_quadratic with steps={fit.steps} returns ({shown}), what it "
+                                             f"returns with steps=0: no update moved a, b or c.")
+
+
 def _first_step_mistake(student: Student, fit: Fit, known: dict[str, Any]) -> tuple[Mistake, str] | None:
     """The mistake the student's first step from zero shows, with what it measured.
 
@@ -323,8 +338,8 @@ def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[floa
         named = _variant_mistake(student, returned.value, known()["variants"], known()["right"], others)
         if named is None and _coefficients_problem(returned.value, closed_form, atol) is None:
             named = CLOSED_FORM, ""
-        named = named or _start_mistake(student, fit, tuple(returned.value), known()) or _first_step_mistake(
-            student, fit, known())
+        named = (named or _start_mistake(student, fit, tuple(returned.value), known())
+                 or _never_moved_mistake(student, fit, tuple(returned.value)) or _first_step_mistake(student, fit, known()))
     if named is not None:
         mistake, measured = named
         fail(summary, call=returned.call, got=got, expected=expected_text, mistake=mistake.name,

@@ -102,6 +102,16 @@ SOME_GRADIENTS_NOT_ZEROED = Mistake(
 )
 
 
+GRADIENTS_CLEARED_BEFORE_UPDATE = Mistake(
+    "gradients cleared before the update",
+    "Your loop clears the gradients after backward() and before the update reads them: each update then subtracts "
+    "lr times a gradient of zero, so a, b and c never leave where they start, whatever lr and steps are.",
+    "Keep the order backward(), the update under torch.no_grad(), and only then a.grad.zero_() (or clear the "
+    "gradients at the top of the loop, before the forward pass), for a, b and c alike.",
+    WORKED_EXAMPLE + ", where w.grad.zero_() comes after the update",
+    concept="accumulation",
+)
+
 # The zero start the docstring asks for, seen in the student's own answer: fit_quadratic with steps=0 makes no
 # update, so it returns where a, b and c start. A few points are enough, and the call costs no step.
 _NO_STEP_X = torch.linspace(-2.0, 2.0, 5).reshape(-1, 1)
