@@ -26,12 +26,13 @@ import torch
 from graders.kit import (LossCurves, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student, Suspect, checks_for,
                          collect_mistakes, describe, exercise, expect_code_shows, expect_number, expect_tensor,
                          expected, fail, fail_with_mistake, first_matching_variant, gradient_signature, is_scaled,
-                         none_fact, origin, seed_judged, twin, twin_random, needs_value)
-from graders.lesson01.learning_rate.mistakes import (EMPTY_LOSSES, EQUAL_COUNTS_AS_BELOW, FLAT_TARGET,
-                                                     GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,
+                         none_fact, origin, seed_judged, twin, twin_random, uniform_and_normal, needs_value)
+from graders.lesson01.learning_rate.mistakes import (DRAWN_IN_FLOAT64, EMPTY_LOSSES, EQUAL_COUNTS_AS_BELOW,
+                                                     FLAT_TARGET, GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,
                                                      HESSIAN_SUMS, LAST_LOSS_ONLY, LOSSES_AS_TENSORS,
                                                      LOSS_AFTER_UPDATE, LR_IGNORED, MISSING_FACTOR_2, NAN_NOT_DIVERGED,
-                                                     NONZERO_START, ONE_GRADIENT_ZEROED, ONE_STEP_TOO_FEW,
+                                                     NOISE_DRAWN_FIRST, NONZERO_START, ONE_GRADIENT_ZEROED,
+                                                     ONE_STEP_TOO_FEW,
                                                      ONE_STEP_TOO_MANY, REBOUND_PARAMETERS, RISE_ON_ANY_STEP,
                                                      SEED_IGNORED, SEED_NEVER_SET, SEED_SET_LATE, SIGN_ERROR,
                                                      STEPS_FROM_ONE, SUM_FOR_MEAN, TRY_IT,
@@ -242,13 +243,13 @@ def test_make_line_data_matches_lesson(student: Student, reference: ModuleType) 
     if not twin():
         returned = student.call("make_line_data", shown_as="make_line_data()")
         with seed_judged(student, returned, "make_line_data", late=SEED_SET_LATE, never=SEED_NEVER_SET):
-            _expect_data(returned, reference.make_line_data())
+            _expect_data(returned, reference.make_line_data(), 100, 42)
         _expect_pair_as_tuple(returned)
         return
     seed = twin_random().randrange(1, 10**6)
     returned = student.call("make_line_data", 100, seed, shown_as=f"make_line_data(100, seed={seed})")
     with seed_judged(student, returned, "make_line_data", 100, seed, late=SEED_SET_LATE, never=SEED_NEVER_SET):
-        _expect_data(returned, reference.make_line_data(100, seed), reference.make_line_data(100))
+        _expect_data(returned, reference.make_line_data(100, seed), 100, seed, reference.make_line_data(100))
     _expect_pair_as_tuple(returned)
 
 
@@ -261,9 +262,22 @@ def _expect_pair_as_tuple(returned: Returned) -> None:
              hint="End with `return X, y`: the comma makes the tuple.", section=WORKED)
 
 
-def _expect_data(returned: Returned, expected_data: tuple, default_seed_data: tuple | None = None) -> None:
-    """X and y equal the reference's; a pair that is instead the reference's with its default seed, 42
-    (`default_seed_data`, for a call with another seed), names the seed argument ignored."""
+@expected
+def line_data_drawn_otherwise(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The recipe's (X, y) with the noise drawn before X, then (X, y) drawn in float64 and made float32."""
+    pairs = []
+    for uniform, normal in (uniform_and_normal(n, seed, normal_first=True),
+                            uniform_and_normal(n, seed, dtype=torch.float64)):
+        X = uniform * 4 - 2
+        pairs += [X.float(), (3 * X - 2 + 0.3 * normal).float()]
+    return tuple(pairs)  # type: ignore[return-value]
+
+
+def _expect_data(returned: Returned, expected_data: tuple, n: int, seed: int,
+                 default_seed_data: tuple | None = None) -> None:
+    """X and y equal the reference's make_line_data(n, seed); a pair that is instead the reference's with its default
+    seed, 42 (`default_seed_data`, for a call with another seed), names the seed argument ignored, and the recipe's
+    numbers drawn in another order or in float64 name that."""
     __tracebackhide__ = True
     value = returned.value
     if type(value) not in (tuple, list) or len(value) != 2:
@@ -272,8 +286,11 @@ def _expect_data(returned: Returned, expected_data: tuple, default_seed_data: tu
     close = EXERCISE.tolerance("data")
     hint = ("Seed first, then draw X with torch.rand and y with torch.randn, in that order: another order "
             "gives other random numbers.")
+    drawn_otherwise = line_data_drawn_otherwise(n, seed)
     for index, (name, got, want) in enumerate(zip("Xy", value, expected_data)):
         suspects = [Suspect(SEED_IGNORED, default_seed_data[index])] if default_seed_data is not None else []
+        suspects += [Suspect(NOISE_DRAWN_FIRST, drawn_otherwise[index]),
+                     Suspect(DRAWN_IN_FLOAT64, drawn_otherwise[2 + index])]
         expect_tensor(Returned(returned.call, got), want, rtol=close, atol=close, requires_grad=None,
                       what=name, hint=hint, section=WORKED, suspects=suspects)
 
@@ -575,7 +592,7 @@ def test_make_line_data_other_seeds(student: Student, reference: ModuleType) -> 
     for n, seed in ((37, 7), (5, 0), (250, EXERCISE.seed("fresh_data"))):
         returned = student.call("make_line_data", n, seed, shown_as=f"make_line_data(n={n}, seed={seed})")
         with seed_judged(student, returned, "make_line_data", n, seed, late=SEED_SET_LATE, never=SEED_NEVER_SET):
-            _expect_data(returned, reference.make_line_data(n, seed), reference.make_line_data(n))
+            _expect_data(returned, reference.make_line_data(n, seed), n, seed, reference.make_line_data(n))
 
 
 @check

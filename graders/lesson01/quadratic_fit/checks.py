@@ -31,9 +31,10 @@ import torch
 from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student,
                          Suspect, checks_for, defaults_told, describe, exercise, expect_code_shows, expect_tensor,
                          expected, fail, gradient_signature, is_scaled, number_problem, seed_judged, twin,
-                         twin_generator, twin_random, unless_contradicted, needs_value)
-from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, GRADIENTS_CLEARED_BEFORE_UPDATE,
-                                                     GRADIENTS_NOT_ZEROED, NOISE_IGNORED, NONZERO_START, ONE_STEP_SHORT,
+                         twin_generator, twin_random, uniform_and_normal, unless_contradicted, needs_value)
+from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, DRAWN_IN_FLOAT64, GRADIENTS_CLEARED_BEFORE_UPDATE,
+                                                     GRADIENTS_NOT_ZEROED, NOISE_DRAWN_FIRST, NOISE_IGNORED,
+                                                     NONZERO_START, ONE_STEP_SHORT,
                                                      ONE_STEP_TOO_MANY, RATE_TOO_HIGH, REBOUND_PARAMETERS, SEED_IGNORED,
                                                      SEED_NEVER_SET, SEED_SET_LATE, SHAPE_BROADCAST, SIGN_ERROR,
                                                      SOME_GRADIENTS_NOT_ZEROED, SUM_FOR_MEAN, TRY_IT)
@@ -169,6 +170,18 @@ def data_with_flat_noise(n: int, seed: int, noise: float) -> torch.Tensor:
     generator = torch.Generator().manual_seed(seed)  # same stream as torch.manual_seed(seed)
     X = torch.rand(n, 1, generator=generator) * 4 - 2
     return 0.5 * X**2 - X + 1 + noise * torch.randn(n, generator=generator)
+
+
+@expected
+def data_drawn_otherwise(n: int, seed: int, noise: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
+                                                                   torch.Tensor]:
+    """The recipe's (X, y) with the noise drawn before X, then (X, y) drawn in float64 and made float32."""
+    pairs = []
+    for uniform, normal in (uniform_and_normal(n, seed, normal_first=True),
+                            uniform_and_normal(n, seed, dtype=torch.float64)):
+        X = uniform * 4 - 2
+        pairs += [X.float(), (0.5 * X**2 - X + 1 + noise * normal).float()]
+    return tuple(pairs)  # type: ignore[return-value]
 
 
 def _other_coefficient_data() -> tuple[torch.Tensor, torch.Tensor]:
@@ -355,11 +368,11 @@ FLAT_Y_HINT = ("Keep y of shape (n, 1), here ({n}, 1): draw the noise as torch.r
                "and do not flatten, squeeze or reshape y.")
 
 
-def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], flat_y: torch.Tensor,
+def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], arguments: dict[str, Any],
                  seed_42: tuple[torch.Tensor, torch.Tensor], lesson_noise_y: torch.Tensor | None = None) -> None:
-    """X and y equal the reference's; a wrong pair is named when it is the reference's with seed 42 (`seed_42`),
-    a wrong y when it is the flat-noise table, or (given `lesson_noise_y`, for a call with another noise) the
-    reference's y with the lesson's noise."""
+    """X and y equal the reference's for `arguments`; a wrong pair is named when it is the reference's with seed 42
+    (`seed_42`) or the recipe's drawn in another order or in float64, a wrong y when it is the flat-noise table, or
+    (given `lesson_noise_y`, for a call with another noise) the reference's y with the lesson's noise."""
     __tracebackhide__ = True
     value = returned.value
     if type(value) not in (tuple, list) or len(value) != 2:
@@ -368,11 +381,15 @@ def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], fl
              section=TRY_IT)
     tolerance, n = EXERCISE.tolerance("data"), len(want[1])
     y_flat = type(value[1]) is torch.Tensor and tuple(value[1].shape) in ((n,), (n, n))
-    y_suspects = [Suspect(SHAPE_BROADCAST, flat_y), Suspect(SEED_IGNORED, seed_42[1])]
+    first_X, first_y, float64_X, float64_y = data_drawn_otherwise(**arguments)
+    y_suspects = [Suspect(SHAPE_BROADCAST, data_with_flat_noise(**arguments)), Suspect(SEED_IGNORED, seed_42[1]),
+                  Suspect(NOISE_DRAWN_FIRST, first_y), Suspect(DRAWN_IN_FLOAT64, float64_y)]
     if lesson_noise_y is not None:
         y_suspects.append(Suspect(NOISE_IGNORED, lesson_noise_y))
+    X_suspects = [Suspect(SEED_IGNORED, seed_42[0]), Suspect(NOISE_DRAWN_FIRST, first_X),
+                  Suspect(DRAWN_IN_FLOAT64, float64_X)]
     for name, got, target, suspects, hint in (
-            ("X", value[0], want[0], [Suspect(SEED_IGNORED, seed_42[0])], RECIPE_HINT),
+            ("X", value[0], want[0], X_suspects, RECIPE_HINT),
             ("y", value[1], want[1], y_suspects, FLAT_Y_HINT.format(n=n) if y_flat else RECIPE_HINT)):
         expect_tensor(dataclasses.replace(returned, value=got), target, rtol=tolerance, atol=tolerance,
                       requires_grad=False, what=name, suspects=suspects, hint=hint, section=TRY_IT)
@@ -440,7 +457,7 @@ def test_make_quadratic_data_follows_recipe(student: Student, reference: ModuleT
     if not twin():
         returned = student.call("make_quadratic_data", shown_as="make_quadratic_data()")
         with seed_judged(student, returned, "make_quadratic_data", late=SEED_SET_LATE, never=SEED_NEVER_SET):
-            _expect_data(returned, reference.make_quadratic_data(), data_with_flat_noise(**_lesson_arguments()),
+            _expect_data(returned, reference.make_quadratic_data(), _lesson_arguments(),
                          _seed_42_data(reference, _lesson_arguments()))
     else:
         arguments = {**_lesson_arguments(), "seed": twin_random().randrange(1, 10**6)}
@@ -448,7 +465,7 @@ def test_make_quadratic_data_follows_recipe(student: Student, reference: ModuleT
                                 **arguments)
         with seed_judged(student, returned, "make_quadratic_data", late=SEED_SET_LATE, never=SEED_NEVER_SET,
                          **arguments):
-            _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments),
+            _expect_data(returned, reference.make_quadratic_data(**arguments), arguments,
                          _seed_42_data(reference, arguments))
     # The signature promises tuple[Tensor, Tensor]; the right data in a list is told here only.
     _expect_tuple(returned, "make_quadratic_data", "(X, y): a tuple of two float32 tensors of shape (n, 1)",
@@ -530,7 +547,7 @@ def test_make_quadratic_data_with_other_arguments(student: Student, reference: M
     # The same call with the lesson's noise: what a recipe with 0.3 written in place of `noise` gives.
     _, lesson_noise_y = reference.make_quadratic_data(**{**arguments, "noise": LESSON_NOISE})
     with seed_judged(student, returned, "make_quadratic_data", late=SEED_SET_LATE, never=SEED_NEVER_SET, **arguments):
-        _expect_data(returned, reference.make_quadratic_data(**arguments), data_with_flat_noise(**arguments),
+        _expect_data(returned, reference.make_quadratic_data(**arguments), arguments,
                      _seed_42_data(reference, arguments), lesson_noise_y)
 
 

@@ -153,6 +153,28 @@ NOISE_IGNORED = Mistake(
     concept="seeds_and_arguments",
 )
 
+NOISE_DRAWN_FIRST = Mistake(
+    "noise drawn before X",
+    "Your make_quadratic_data draws the recipe's numbers in another order: the noise with torch.randn before X with "
+    "torch.rand. After torch.manual_seed, each random call takes the next numbers of one stream, so X gets the "
+    "numbers the recipe gives the noise, and the noise X's: the seed is right, the points look as random, but "
+    "they are not the grader's.",
+    "After torch.manual_seed(seed), draw X = torch.rand(n, 1) * 4 - 2 first, and only then the noise inside y.",
+    TRY_IT,
+    concept="seeds_and_arguments",
+)
+
+DRAWN_IN_FLOAT64 = Mistake(
+    "data drawn in float64",
+    "Your make_quadratic_data draws X and the noise in float64 and makes them float32 afterwards: a float64 draw "
+    "takes other bits of the seeded stream than a float32 one, so every value differs from the recipe's, even "
+    "though the dtype returned is right.",
+    "Draw with torch's default dtype, float32: torch.rand(n, 1) and torch.randn(n, 1), with no dtype argument and "
+    "no cast.",
+    TRY_IT,
+    concept="dtypes",
+)
+
 # Two calls with one seed that give two sets of points: the seed decides nothing. Where the code does pass its seed
 # to torch.manual_seed, the seed came after a draw; where it does not, it is never set (checks: _fail_if_unrepeatable).
 SEED_SET_LATE = Mistake(

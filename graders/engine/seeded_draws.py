@@ -1,0 +1,23 @@
+"""A seeded recipe's two draws made otherwise: in the other order, or in float64.
+
+After torch.manual_seed(seed) every random call takes the next numbers of one stream, so a recipe's data depend on
+the order of its calls and on the dtype each draws in (a float64 draw takes other bits of the stream than a float32
+one). The lesson's data recipes draw a uniform X, then a normal noise; a room builds its data from the draws below to
+name data drawn another way, which look just as random as the right ones.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def uniform_and_normal(n: int, seed: int, *, normal_first: bool = False,
+                       dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+    """(torch.rand(n, 1), torch.randn(n, 1)) as drawn after torch.manual_seed(seed), the uniform first unless
+    `normal_first`, both in `dtype`. A generator of their own: the grader's global stream is left as it is."""
+    generator = torch.Generator().manual_seed(seed)  # the same stream torch.manual_seed(seed) gives
+    if normal_first:
+        normal = torch.randn(n, 1, generator=generator, dtype=dtype)
+        return torch.rand(n, 1, generator=generator, dtype=dtype), normal
+    uniform = torch.rand(n, 1, generator=generator, dtype=dtype)
+    return uniform, torch.randn(n, 1, generator=generator, dtype=dtype)

@@ -1,0 +1,34 @@
+"""A seeded recipe's two draws made otherwise (graders/engine/seeded_draws.py): each way equals what a student's
+code that draws so gets after torch.manual_seed, and the grader's own random stream is left where it was."""
+
+from __future__ import annotations
+
+import torch
+
+from graders.engine.seeded_draws import uniform_and_normal
+
+
+def _as_a_student_draws(n: int, seed: int, normal_first: bool, dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
+    torch.manual_seed(seed)
+    if normal_first:
+        normal = torch.randn(n, 1, dtype=dtype)
+        return torch.rand(n, 1, dtype=dtype), normal
+    uniform = torch.rand(n, 1, dtype=dtype)
+    return uniform, torch.randn(n, 1, dtype=dtype)
+
+
+def test_each_way_of_drawing_is_what_the_global_stream_gives_after_the_seed() -> None:
+    for normal_first, dtype in ((False, torch.float32), (True, torch.float32), (False, torch.float64)):
+        got = uniform_and_normal(37, 5, normal_first=normal_first, dtype=dtype)
+        want = _as_a_student_draws(37, 5, normal_first, dtype)
+        assert all(torch.equal(g, w) and g.dtype == dtype for g, w in zip(got, want)), (normal_first, dtype)
+
+
+def test_the_ways_differ_from_one_another_and_leave_the_global_stream_alone() -> None:
+    right, first, double = (uniform_and_normal(20, 0), uniform_and_normal(20, 0, normal_first=True),
+                            uniform_and_normal(20, 0, dtype=torch.float64))
+    assert not torch.allclose(right[0], first[0]) and not torch.allclose(right[0], double[0].float())
+    torch.manual_seed(123)
+    before = torch.get_rng_state()
+    uniform_and_normal(10, 1)
+    assert torch.equal(torch.get_rng_state(), before)
