@@ -371,6 +371,8 @@ def test_to_features_and_to_labels_on_fresh_arrays(student: Student, reference: 
         "a = 8 int32 labels": rng.integers(0, 5, size=8).astype(np.int32),
         "a = 6 float64 labels": rng.integers(0, 3, size=6).astype(np.float64),
         "a = a 2×3 int64 array of labels": rng.integers(0, 4, size=(2, 3)),
+        # A column, as np.loadtxt(..., ndmin=2) reads a file of one label per line: its size-1 dimension stays.
+        "a = a 4×1 column of int64 labels": rng.integers(0, 3, size=(4, 1)),
     }
     for text, a in features.items():
         expect_features(student.call("to_features", a, shown_as=f"to_features(a) with {text}"), reference, a,

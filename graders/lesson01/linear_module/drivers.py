@@ -31,8 +31,17 @@ def watch_training(module: ModuleType, lr: float, steps: int, seed: int) -> str:
         params.extend(p for group in self.param_groups for p in group["params"])
 
     def step(self: torch.optim.SGD, *args: Any, **kwargs: Any) -> Any:
+        closure = args[0] if args else kwargs.get("closure")
+        if closure is None:
+            events.append("s" if held() else "e")
+            return original_step(self, *args, **kwargs)
+        # step(closure) runs the closure first, as SGD.step does (under enable_grad), and only then updates with
+        # the gradients it computed: watched in that order, so a loop written with a closure reads as one backward()
+        # and then one step, not as a step that found no gradient.
+        with torch.enable_grad():
+            loss = closure()
         events.append("s" if held() else "e")
-        return original_step(self, *args, **kwargs)
+        return original_step(self, lambda: loss)
 
     def backward(*args: Any, **kwargs: Any) -> Any:
         events.append("a" if held() else "b")

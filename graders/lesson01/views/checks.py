@@ -54,6 +54,8 @@ PAIRS: dict[str, Callable[[int], tuple[Steps, Steps]]] = {
     # The same bytes read as another dtype of the same size (float64 as int64, int32 as float32): a view, so one
     # storage, whatever the two dtypes.
     "x, x viewed as another dtype": lambda r: ([], [["as_dtype"]]),
+    # Two slices with no element in common: one storage all the same (no byte of one lies in the other's range).
+    "x[:{r}], x[{r}:]": lambda r: ([["slice", 0, None, r, 1]], [["slice", 0, r, None, 1]]),
 }
 LESSON_PAIRS = tuple(list(PAIRS)[:7])
 ARANGE_PAIR, EQUAL_VALUES = "x, torch.arange({n})", "x, torch.tensor(x.tolist())"
@@ -117,7 +119,8 @@ def case_text(case: tuple) -> str:
     _, shape, dtype, seed = case
     n = math.prod(shape)
     made = f"torch.arange({n}" + ("" if dtype == "int64" else f", dtype=torch.{dtype}") + ")"
-    reshaped = f".reshape({', '.join(map(str, shape))})" if len(shape) > 1 else ""
+    reshaped = (f".reshape({', '.join(map(str, shape))})" if len(shape) > 1 else ".reshape(())" if not shape
+                else "")
     return f"x = {'a shuffled ' if seed is not None else ''}{made}{reshaped}"
 
 
@@ -264,6 +267,8 @@ def test_as_grid_and_flatten_on_fresh_tensors(student: Student, reference: Modul
     expect_view(student, reference, "flatten", ("x[:, 1:3]", (4, 5), "float64", seed + 5), must_share=False)
     # One element: still a 1-D tensor of one element, not a 0-d one (a squeeze would drop its only dimension).
     expect_view(student, reference, "flatten", ("x", (1, 1), "float32", seed + 6), must_share=True)
+    # No dimension at all: a 0-d x gives a 1-D tensor of its one element, not itself back.
+    expect_view(student, reference, "flatten", ("x", (), "float32", seed + 7), must_share=True)
 
 
 @check

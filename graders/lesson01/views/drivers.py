@@ -54,7 +54,7 @@ def make_input(recipe: list) -> torch.Tensor:
     values = values.to(getattr(torch, dtype))
     # A flat x is not reshaped: reshape(12) would make it a view with a ._base, which the messages'
     # "x = torch.arange(12)" is not, and shares_memory's ._base mistake would answer False everywhere.
-    return apply(values.reshape(shape) if len(shape) > 1 else values, steps)
+    return apply(values.reshape(shape) if len(shape) != 1 else values, steps)  # shape () is a 0-d x
 
 
 def _storage(t: torch.Tensor) -> int:

@@ -175,3 +175,14 @@ def test_features_asked_for_in_float64_are_told_the_dtype_fact_not_a_float64_kep
     assert not check["passed"] and check["mistake"] == "result in another dtype", check["message"]
     assert "float64 where float32 belongs" in check["message"] and "kept from the NumPy" not in check["message"]
     assert submission(SLUG, "float64_kept")  # the catalogued slip, which keeps its own name (tests/test_mistakes.py)
+
+
+def test_labels_that_lose_a_size_one_dimension_lose_the_hidden_arrays(grade) -> None:
+    # A squeeze keeps every label of the lesson's 1-D arrays; a column of labels, as np.loadtxt(..., ndmin=2)
+    # reads one, keeps its shape only without it.
+    source = (ROOT / "reference" / "lesson01" / "dtypes_and_devices.py").read_text()
+    line = "    return torch.from_numpy(a).long()\n"
+    assert source.count(line) == 1
+    graded = grade({"dtypes_and_devices": source.replace(line, "    return torch.from_numpy(a).long().squeeze()\n")},
+                   "-k", "dtypes_and_devices")
+    assert graded.failed("dtypes_and_devices") == {"to_features_and_to_labels_on_fresh_arrays"}, graded.output

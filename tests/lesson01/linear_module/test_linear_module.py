@@ -183,7 +183,7 @@ def test_the_lessons_seed_with_a_rate_of_its_own_is_not_called_both_ignored(grad
 def test_right_answers_written_another_way_score_full_marks(grade) -> None:
     from mistake_catalogue import submission
 
-    for variant in ("correct_functional_loss", "correct_optimiser_by_alias"):
+    for variant in ("correct_functional_loss", "correct_optimiser_by_alias", "correct_step_with_closure"):
         graded = grade({"linear_module": submission("linear_module", variant)}, "-k", "linear_module")
         assert graded.failed("linear_module") == set(), (variant, graded.output)
         assert graded.exercise("linear_module")["integrity"] == [], variant

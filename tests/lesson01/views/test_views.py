@@ -147,3 +147,28 @@ def test_storages_compared_with_something_more_are_told_what_is_left_not_a_name_
     # Told what is left, never the recipe it already follows (compare the two storages' data_ptr()).
     assert "Your code compares the storages, yet answers otherwise on this pair" in check["message"], check["message"]
     assert "untyped_storage().data_ptr()" not in check["message"], check["message"]
+
+
+WRONG_ONLY_ON_HIDDEN_INPUTS = {
+    # A function that leaves a tensor of at most one dimension as it is: a 0-d x comes back 0-d.
+    "0-d flattened to itself": ("    return x.reshape(-1)\n",
+                                "    return x if x.dim() <= 1 else x.reshape(-1)\n",
+                                {"as_grid_and_flatten_on_fresh_tensors"}),
+    # One storage read as "do their bytes overlap": two slices with no element in common say False.
+    "storage read as overlapping bytes": (
+        "    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()\n",
+        "    start_a, start_b = a.data_ptr(), b.data_ptr()\n"
+        "    end_a = start_a + a.numel() * a.element_size()\n"
+        "    end_b = start_b + b.numel() * b.element_size()\n"
+        "    return start_a < end_b and start_b < end_a\n",
+        {"shares_memory_on_fresh_pairs"}),
+}
+
+
+@pytest.mark.parametrize("line, wrong, fails", WRONG_ONLY_ON_HIDDEN_INPUTS.values(), ids=WRONG_ONLY_ON_HIDDEN_INPUTS)
+def test_an_answer_wrong_only_where_the_hidden_inputs_look_loses_those_points(grade, line: str, wrong: str,
+                                                                              fails: set[str]) -> None:
+    source = REFERENCE.read_text()
+    assert source.count(line) == 1
+    graded = grade({SLUG: source.replace(line, wrong)}, "-k", SLUG)
+    assert graded.failed(SLUG) == fails, graded.output
