@@ -202,6 +202,28 @@ def _coefficients_problem(got: Any, want: tuple[float, ...], atol: float) -> str
     return None
 
 
+def _as_numbers(value: Any) -> Any:
+    """A tuple or list of three whose one-element tensors are replaced by the floats they hold; anything else as it
+    is. The type of the numbers is one property, their values another: each is judged by a check of its own."""
+    if type(value) not in (tuple, list) or len(value) != 3:
+        return value
+    numbers = [float(v.detach().reshape(-1)[0]) if type(v) is torch.Tensor and v.numel() == 1
+               and v.is_floating_point() else v for v in value]
+    return type(value)(numbers)
+
+
+def _expect_floats(returned: Returned) -> None:
+    """The docstring's Returns: three Python floats. Right values held in tensors lose this check alone."""
+    __tracebackhide__ = True
+    value = returned.value
+    if type(value) in (tuple, list) and len(value) == 3:
+        held = next((name for name, v in zip("abc", value) if type(v) is torch.Tensor), None)
+        if held is not None:
+            fail(f"fit_quadratic returned the right values, but {held} is a tensor, not a Python float.",
+                 call=returned.call, got=describe(value), expected="(a, b, c): a tuple of three Python floats",
+                 hint=RETURNS_HINT, section=TRY_IT)
+
+
 def _is_triple(value: Any) -> bool:
     return type(value) in (tuple, list) and len(value) == 3 and all(type(v) in (int, float) for v in value)
 
@@ -338,9 +360,12 @@ RETURNS_HINT = ("The docstring's Returns: the learned (a, b, c) as a tuple of th
 def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[float, ...], atol: float,
                 known: Callable[[], dict[str, Any]], hint: str, meaning: str = "",
                 others: Callable[[], list[tuple[Any, list[Any]]]] = list) -> None:
-    """The answer is within atol of `want`; a wrong one is named by the variants, then by its first step."""
+    """The answer is within atol of `want`; a wrong one is named by the variants, then by its first step. Its
+    numbers are judged whatever they are held in: one-element tensors count by their value here, and
+    fit_matches_reference alone judges that they are Python floats (_expect_floats)."""
     __tracebackhide__ = True
     closed_form = least_squares(fit.X, fit.y)  # before the verdict, so that a recording holds it too
+    returned = dataclasses.replace(returned, value=_as_numbers(returned.value))
     problem = _coefficients_problem(returned.value, want, atol)
     if problem is None:
         return
@@ -495,8 +520,9 @@ def test_fit_matches_reference(student: Student, reference: ModuleType) -> None:
     _expect_fit(student, fit, returned, want.value, EXERCISE.tolerance("reference"), _wrong_fits(fit),
                 hint="Start a, b and c at exactly zero, make exactly `steps` updates of −lr × gradient, "
                      "and use the mean (not the sum) of the squared errors.")
-    # The docstring's Returns: a tuple. Right values in a list lose this check alone.
+    # The docstring's Returns: a tuple of floats. Right values in a list, or in tensors, lose this check alone.
     _expect_tuple(returned, "fit_quadratic", "(a, b, c): a tuple of three Python floats", RETURNS_HINT)
+    _expect_floats(returned)
 
 
 def _expect_tuple(returned: Returned, function: str, expected_text: str, hint: str) -> None:
