@@ -40,7 +40,7 @@ from graders.engine.plots import LossCurves
 from graders.engine.recording import RECORD, RECORDING, expected
 from graders.engine.seeded_draws import uniform_and_normal
 from graders.engine.registration import checks_for
-from graders.engine.source_evidence import AUTOGRAD_IN_CODE, BACKWARD_IN_CODE
+from graders.engine.source_evidence import AUTOGRAD_IN_CODE, BACKWARD_IN_CODE, GLOBAL_SEED
 from graders.engine.student import Meanwhile, Returned, Student
 from graders.sandbox import Scalar, StudentError, origin
 
@@ -55,7 +55,7 @@ def exercise(lesson_folder: str, slug: str) -> course_config.Exercise:
     raise KeyError(f"the course has no lesson in folder {lesson_folder!r}")
 
 
-__all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "CheckFailed", "DTYPE_DIFFERS", "SHAPE_DIFFERS", "SCALED_RESULT", "STILL_TRACKED", "VALUES_REORDERED", "Exercise", "GradientSignature", "defaults_told", "LossCurves",
+__all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "GLOBAL_SEED", "CheckFailed", "DTYPE_DIFFERS", "SHAPE_DIFFERS", "SCALED_RESULT", "STILL_TRACKED", "VALUES_REORDERED", "Exercise", "GradientSignature", "defaults_told", "LossCurves",
            "Meanwhile", "Mistake", "RECORD", "RECORDING", "Returned", "Scalar", "Student", "StudentError", "Suspect",
            "argument_changed", "dtype_fact", "none_fact", "order_fact", "scale_fact", "seed_judged", "shape_fact", "checks_for", "close", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
            "expect_float_not_tensor", "expect_number", "expect_tensor", "expected", "fail", "fail_with_mistake",

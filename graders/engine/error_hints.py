@@ -19,8 +19,9 @@ KNOWN = (
      "A graph is freed by its first backward(): compute the output again before each backward(), or pass "
      "retain_graph=True to the first one if you really need two."),
     (re.compile(r"leaf Variable that requires grad is being used in an in-place operation"),
-     "Update parameters inside `with torch.no_grad():` (e.g. w -= lr * w.grad there), so that autograd does not "
-     "record the update."),
+     "Autograd refuses to change in place a tensor that requires grad, as the line shown does. An update of "
+     "parameters goes inside `with torch.no_grad():` (w -= lr * w.grad there); any other value is changed on a copy "
+     "of your own (x.detach().clone()) or built as a new tensor, leaving the one you were given alone."),
     (re.compile(r"Can't call numpy\(\) on Tensor that requires grad"),
      "Call .detach() first: t.detach().numpy(), so that NumPy gets plain numbers out of the graph."),
     (re.compile(r"(size of tensor a \(\d+\) must match|shapes cannot be multiplied|mat1 and mat2 shapes)"),

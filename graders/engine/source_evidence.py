@@ -459,3 +459,6 @@ AUTOGRAD_IN_CODE = ("backward", "autograd.grad", "func.grad", "func.grad_and_val
                     "functional.hessian", "functional.vjp", "functional.jvp", "functional.vhp", "functional.hvp",
                     "forward_ad", "autograd.Function")
 BACKWARD_IN_CODE = ("backward", "autograd.grad")
+# torch's own stream seeded: not a generator of the student's own (`torch.Generator().manual_seed(seed)`), which
+# seeds only what is drawn with that generator.
+GLOBAL_SEED = ("torch.manual_seed", "torch.random.manual_seed")

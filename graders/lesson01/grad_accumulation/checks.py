@@ -14,11 +14,12 @@ from typing import Any, Iterator
 
 import torch
 
-from graders.kit import (RECORD, RECORDING, Returned, Student, Suspect, argument_changed, checks_for, collect_mistakes,
-                         describe, exercise, expect_code_shows, expect_tensor, expected, fail, first_matching_variant,
-                         gradient_signature, is_scaled, number_problem, origin, tensor_problem, twin, twin_generator,
-                         twin_random, needs_value)
+from graders.kit import (Mistake, RECORD, RECORDING, Returned, Student, Suspect, argument_changed, checks_for,
+                         collect_mistakes, describe, exercise, expect_code_shows, expect_tensor, expected, fail,
+                         first_matching_variant, gradient_signature, is_scaled, number_problem, origin, tensor_problem,
+                         twin, twin_generator, twin_random, needs_value)
 from graders.lesson01.grad_accumulation.mistakes import (CLEARED_BETWEEN_CALLS, COMPANION, COPY_NOT_DETACHED,
+                                                         GRAD_NOT_ACCUMULATED,
                                                          DIVIDED_TWICE, KEPT_GRAD_TENSOR, LESSON_GRADS, MEAN_OF_MEANS,
                                                          MODIFIED_W, NOT_SCALED, WORKED, ZEROED_BETWEEN_MICRO_BATCHES)
 from graders.lesson01.grad_accumulation import mistakes as _mistakes
@@ -186,7 +187,17 @@ def _suspects(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> Iter
         yield from (Suspect(_BY_NAME[name], value) for value in values)
 
 
-def expect_grads(returned: Returned, reference: ModuleType, x0: float, calls: int) -> None:
+def _never_added(student: Student) -> Mistake:
+    """Why each value is the plain derivative: the gradient cleared before each pass, or, where the code takes its
+    gradients with torch.autograd.grad and never calls backward(), that nothing was ever added into x.grad."""
+    evidence = student.evidence
+    if (evidence.shows("repeated_backward_grads", ("autograd.grad",))
+            and not evidence.shows("repeated_backward_grads", ("backward",))):
+        return GRAD_NOT_ACCUMULATED
+    return CLEARED_BETWEEN_CALLS
+
+
+def expect_grads(student: Student, returned: Returned, reference: ModuleType, x0: float, calls: int) -> None:
     """The list of x.grad values, compared number by number."""
     __tracebackhide__ = True
     wanted = reference.repeated_backward_grads(x0, calls)
@@ -203,12 +214,13 @@ def expect_grads(returned: Returned, reference: ModuleType, x0: float, calls: in
         if problem is None:
             continue
         if all(number_problem(v, c, rtol=tolerance, atol=tolerance) is None for v, c in zip(got, cleared)):
-            cleared_hint = CLEARED_BETWEEN_CALLS.hint
+            never_added = _never_added(student)
+            cleared_hint = never_added.hint
             if twin():
                 cleared_hint = cleared_hint.removesuffix(LESSON_GRADS) + "."
             fail(f"repeated_backward_grads: {problem}.", call=returned.call, got=describe(got),
-                 expected=describe(wanted), mistake=CLEARED_BETWEEN_CALLS.name,
-                 meaning=CLEARED_BETWEEN_CALLS.explanation, hint=cleared_hint, section=WORKED)
+                 expected=describe(wanted), mistake=never_added.name,
+                 meaning=never_added.explanation, hint=cleared_hint, section=WORKED)
         # Tensors or numbers, all equal to the last sum: the one x.grad tensor, kept instead of copied. When
         # the last sum is the first (a single call) the values cannot tell this slip apart.
         numbers = [_number_of(v) for v in got]
@@ -232,7 +244,7 @@ def test_repeated_backward_on_lesson_case(student: Student, reference: ModuleTyp
     x0, calls = lesson_case()
     returned = student.call("repeated_backward_grads", x0, calls, trace=True)
     with needs_value():
-        expect_grads(returned, reference, x0, calls)  # the right number of passes earns nothing for wrong values
+        expect_grads(student, returned, reference, x0, calls)  # the right number of passes earns nothing for wrong values
     count = _backward_count(returned)
     if count != calls:
         fail(f"repeated_backward_grads called backward() {count} time(s) for {calls} passes; expected {calls}.",
@@ -338,7 +350,7 @@ def test_repeated_backward_grads_at_fresh_points(student: Student, reference: Mo
     for x0, calls in ((-1.5, 5), (0.25, 1), (fresh, 4)):
         returned = student.call("repeated_backward_grads", x0, calls,
                                 shown_as=f"repeated_backward_grads({x0}, {calls})")
-        expect_grads(returned, reference, x0, calls)
+        expect_grads(student, returned, reference, x0, calls)
 
 
 @check

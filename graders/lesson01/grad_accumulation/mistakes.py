@@ -24,6 +24,16 @@ CLEARED_BETWEEN_CALLS = Mistake(
     concept=CONCEPT,
 )
 
+GRAD_NOT_ACCUMULATED = Mistake(
+    "torch.autograd.grad instead of backward()",
+    "Every value you recorded is the plain derivative 2·x0: your code takes each pass's gradient with "
+    "torch.autograd.grad, which returns it as a new tensor and adds nothing into x.grad. Only backward() adds "
+    "into .grad, and this function is meant to show that adding when nobody clears it.",
+    "Call y.backward() in each pass and record x.grad.item() after it" + LESSON_GRADS,
+    WORKED,
+    concept=CONCEPT,
+)
+
 KEPT_GRAD_TENSOR = Mistake(
     "the same .grad tensor kept, not its values",
     "Every entry of your list shows the value x.grad has at the end: you kept x.grad itself, not the number it "

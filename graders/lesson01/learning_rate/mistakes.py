@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake, code_passes
+from graders.kit import GLOBAL_SEED, Mistake, code_passes
 
 
 WORKED = '"Worked example: fitting a line by gradient descent"'
@@ -151,11 +151,12 @@ LR_IGNORED = Mistake(
 FLAT_TARGET = Mistake(
     "(100, 1) vs (100,) broadcast in the loss",
     "Your losses are what the loop gives when one side of prediction − target is a (100, 1) column and the other "
-    "a flattened (100,) vector (a flattened y, or a prediction made from a flattened X): the difference "
-    "broadcasts to (100, 100), every prediction against every target, with no error. The mean of that table is "
-    "smallest for the line through the mean of y, so w goes to about 0 instead of 3.",
-    "Keep X, y and the prediction X * w + b all of shape (100, 1), as make_line_data returns them: flatten or "
-    "squeeze neither, and print the prediction's shape and y.shape once before the loop.",
+    "a (100,) vector: the difference broadcasts to (100, 100), every prediction against every target, with no "
+    "error. The mean of that table is smallest for the line through the mean of y, so w goes to about 0 instead "
+    "of 3. A (100,) side comes from y or X flattened or squeezed, or from a prediction X @ w with w of shape (1,): "
+    "a matrix times a vector is a vector.",
+    "Print the prediction's shape and y.shape once before the loop: both must be (100, 1), as make_line_data "
+    "returns y. Write the prediction as the lesson does, X * w + b, and keep X and y as they come.",
     '"Common pitfalls", on shape mismatches that broadcast silently',
     concept="broadcasting",
 )
@@ -284,7 +285,7 @@ SEED_NEVER_SET = Mistake(
     "Start make_line_data with torch.manual_seed(seed), using the argument, before X with torch.rand and the noise with torch.randn are drawn.",
     WORKED,
     concept="seeds_and_arguments",
-    contradicted_by=(code_passes("make_line_data", ("manual_seed",), 1,
+    contradicted_by=(code_passes("make_line_data", GLOBAL_SEED, 1,
                                  "make_line_data calls torch.manual_seed with its seed argument"),),
 )
 

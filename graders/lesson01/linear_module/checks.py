@@ -20,9 +20,9 @@ import torch
 from torch import nn
 
 from graders.kit import (Meanwhile, Mistake, RECORD, RECORDING, Returned, Scalar, Student, checks_for, close,
-                         describe, exercise, expect_code_shows, expected, fail, fail_with_mistake, twin,
+                         describe, exercise, expect_code_shows, expected, fail, fail_with_mistake, origin, twin,
                          unless_contradicted)
-from graders.lesson01.linear_module.mistakes import (LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_AND_SEED_IGNORED,
+from graders.lesson01.linear_module.mistakes import (DETACHED_LOSSES_AS_TENSORS, LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_AND_SEED_IGNORED,
                                                      LR_IGNORED, MODEL_BEFORE_DATA, NOISE_BROADCAST, ONE_STEP_TOO_FEW,
                                                      ONE_STEP_TOO_MANY, SECTION, SEED_IGNORED, SEED_SET_LATE,
                                                      STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, SUM_FOR_MEAN, TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP,
@@ -360,9 +360,12 @@ def test_returns_plain_numbers(student: Student) -> None:
         fail(f"fit_linear_module: {problem}.", call=returned.call, got=describe(value),
              expected=f"(a list of {run['steps']} floats, weight, bias)", section=SECTION,
              hint="Return losses, model.weight.item(), model.bias.item().")
-    if any(type(v) is torch.Tensor for v in value[0]):
+    tensors = [v for v in value[0] if type(v) is torch.Tensor]
+    if tensors:
+        # Each keeps its step's graph only where it was returned with one (its origin on the student's side).
+        tracked = any((o := origin(v)) is not None and (o.requires_grad or o.grad_fn is not None) for v in tensors)
         fail_with_mistake(returned, "fit_linear_module: the losses are tensors, not Python floats.",
-                          LOSSES_AS_TENSORS, value[0][0])
+                          LOSSES_AS_TENSORS if tracked else DETACHED_LOSSES_AS_TENSORS, value[0][0])
     for name, item in (("a loss", next((v for v in value[0] if type(v) is not float), 0.0)),
                        ("the weight", value[1]), ("the bias", value[2])):
         if type(item) is not float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake, code_passes
+from graders.kit import GLOBAL_SEED, Mistake, code_passes
 
 
 SECTION = '"The same model, the PyTorch way"'
@@ -40,6 +40,16 @@ STEP_BEFORE_BACKWARD = Mistake(
     concept="training_loop",
 )
 
+DETACHED_LOSSES_AS_TENSORS = Mistake(
+    "losses kept as detached tensors",
+    "Your list holds loss tensors rather than Python numbers. They are detached, so no graph is kept alive, but "
+    "the docstring asks for floats: a tensor prints, compares and saves differently from the number it holds, and "
+    "every later use has to unwrap it.",
+    "Append loss.item() to the list: it gives the loss as a plain Python float.",
+    PITFALLS,
+    concept="detach_and_no_grad",
+)
+
 LOSSES_AS_TENSORS = Mistake(
     "losses kept as tensors",
     "Your list holds loss tensors rather than numbers. Each one still carries its computation graph, so "
@@ -68,7 +78,7 @@ SEED_IGNORED = Mistake(
     "Start the function with torch.manual_seed(seed), using the argument, before X, y and the layer are made.",
     SECTION,
     concept="seeds_and_arguments",
-    contradicted_by=(code_passes("fit_linear_module", ("manual_seed",), 2,
+    contradicted_by=(code_passes("fit_linear_module", GLOBAL_SEED, 2,
                                  "fit_linear_module calls torch.manual_seed with its seed argument"),),
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from graders.kit import Mistake, code_passes, own_answer
+from graders.kit import GLOBAL_SEED, Mistake, code_passes, own_answer
 
 
 TRY_IT = '"Try it yourself", exercise 2'
@@ -194,7 +194,7 @@ SEED_NEVER_SET = Mistake(
     "Start make_quadratic_data with torch.manual_seed(seed), using the argument, before X with torch.rand and the noise with torch.randn are drawn.",
     TRY_IT,
     concept="seeds_and_arguments",
-    contradicted_by=(code_passes("make_quadratic_data", ("manual_seed",), 1,
+    contradicted_by=(code_passes("make_quadratic_data", GLOBAL_SEED, 1,
                                  "make_quadratic_data calls torch.manual_seed with its seed argument"),),
 )
 
@@ -231,6 +231,10 @@ REBOUND_PARAMETERS = Mistake(
     "loop over (a, b, c)), so it stays the same leaf, then zero its gradient.",
     WORKED_EXAMPLE + ", where it explains torch.no_grad()",
     concept="training_loop",
+    # Code that changes its parameters in place lost its leaves another way (a, b, c unpacked from one tensor are
+    # views, not leaves): the name and its hint would ask for what it does.
+    contradicted_by=(lambda student: "fit_quadratic changes its parameters in place"
+                     if student.evidence.updates_in_place("fit_quadratic") else "",),
 )  # no error pattern: the same errors come from other slips; the check sees a backward() that worked first
 
 UPDATE_WITHOUT_NO_GRAD = Mistake(

@@ -186,6 +186,16 @@ def expect_view(student: Student, reference: ModuleType, function: str, case: tu
              mistake=mistake)
 
 
+ONE_WAY, OTHER_WAY = "x, x[{r}:]", "x[{r}:], x"  # one pair of PAIRS both ways round
+
+
+def _one_sided(pairs: tuple, answers: list) -> bool:
+    """Whether the answers to a pair and to the same pair swapped differ."""
+    if ONE_WAY not in pairs or OTHER_WAY not in pairs:
+        return False
+    return answers[pairs.index(ONE_WAY)] != answers[pairs.index(OTHER_WAY)]
+
+
 def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: int, pairs: tuple) -> None:
     """shares_memory gives the reference's answer on every pair built from the case's input."""
     __tracebackhide__ = True
@@ -212,7 +222,18 @@ def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: i
                     fail_with_mistake(replace(returned, call=call), summary, mistake, answer)
             if unless_contradicted(DATA_PTR_COMPARED, student) is None:
                 # The code compares the storages already: the recipe would ask for what it does. What is left is
-                # whatever else it asks of the two tensors.
+                # whatever else it asks of the two tensors, or, where its answer for a pair changes when the two
+                # are swapped, that it reads the two sides differently (sharing is the same both ways round).
+                if _one_sided(pairs, got):
+                    fail(summary, call=call, got=repr(answer), expected=repr(right),
+                         meaning="Your function answers differently when its two arguments are swapped "
+                                 f"(shares_memory({ONE_WAY.format(r=rows)}) and shares_memory("
+                                 f"{OTHER_WAY.format(r=rows)}) get different answers), but sharing a storage is the "
+                                 "same both ways round: it reads one side's storage and something else of the other, "
+                                 "such as the tensor's own data_ptr(), which is where its first element lies and "
+                                 "which a slice moves.",
+                         hint="Read the storage of each side alike: a.untyped_storage().data_ptr() == "
+                              "b.untyped_storage().data_ptr().", section=VIEWS)
                 fail(summary, call=call, got=repr(answer), expected=repr(right),
                      meaning="Your code compares the storages, yet answers otherwise on this pair: two tensors share "
                              "memory exactly when their storages are one, whatever their offsets, shapes, strides or "

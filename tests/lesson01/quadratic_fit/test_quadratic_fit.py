@@ -303,3 +303,25 @@ def test_a_variant_is_named_only_where_it_explains_the_answer_on_every_input_of_
 
     assert checks._variant_mistake(None, got, first["variants"], first["right"], agreeing) == (checks.NONZERO_START, "")
     assert checks._variant_mistake(None, got, first["variants"], first["right"], disagreeing) is None
+
+
+UNPACKED_FROM_ONE_TENSOR = '''
+def fit_quadratic(X, y, lr=0.1, steps=500):
+    a, b, c = torch.zeros(3, requires_grad=True)
+    for _ in range(steps):
+        ((a * X**2 + b * X + c - y) ** 2).mean().backward()
+        with torch.no_grad():
+            for p in (a, b, c):
+                p -= lr * p.grad
+                p.grad = None
+    return a.item(), b.item(), c.item()
+'''
+
+
+def test_parameters_that_are_views_of_one_tensor_are_not_told_they_were_rebound(grade) -> None:
+    # a, b and c unpacked from one leaf are views, whose .grad stays None after a backward() that worked: the error
+    # "rebinds the parameters" names, but this code changes them in place, so that name would ask for what it does.
+    graded = grade({SLUG: DATA + UNPACKED_FROM_ONE_TENSOR}, "-k", SLUG)
+    fit = graded.checks(SLUG)["fit_is_close_to_true_coefficients"]
+    assert not fit["passed"] and fit["mistake"] is None, fit["message"]
+    assert "p -= lr * p.grad" in fit["message"], fit["message"]  # the line that raised, shown as it is

@@ -172,3 +172,15 @@ def test_an_answer_wrong_only_where_the_hidden_inputs_look_loses_those_points(gr
     assert source.count(line) == 1
     graded = grade({SLUG: source.replace(line, wrong)}, "-k", SLUG)
     assert graded.failed(SLUG) == fails, graded.output
+
+
+def test_storages_read_on_one_side_only_are_told_the_answer_changes_when_the_two_are_swapped(grade) -> None:
+    # a's storage against b's own data_ptr(): right for (x[3:], x), wrong for (x, x[3:]). The code reads a storage,
+    # so "data_ptr instead of storage" is ruled out; what is told is the asymmetry, and the recipe for both sides.
+    right = "    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()\n"
+    source = REFERENCE.read_text().replace(right, "    return a.untyped_storage().data_ptr() == b.data_ptr()\n")
+    assert source != REFERENCE.read_text()
+    check = grade({SLUG: source}, "-k", "shares_memory_on_lesson_pairs").checks(SLUG)["shares_memory_on_lesson_pairs"]
+    assert not check["passed"] and check["mistake"] is None, check["message"]
+    assert "answers differently when its two arguments are swapped" in check["message"], check["message"]
+    assert "shares_memory(x, x[3:]) and shares_memory(x[3:], x)" in check["message"], check["message"]
