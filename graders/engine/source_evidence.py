@@ -279,6 +279,15 @@ class SourceEvidence:
         return any(b < c < u and whose in (None, target) for b in backward for c, whose in clears
                    for u, target in updates)
 
+    def bound_together(self, function: str) -> list[set[str]]:
+        """The names `function`'s own body binds in one chained assignment (`w = b = torch.zeros(1)`): one object
+        under each of them."""
+        self._index()
+        node = self._functions.get(function)
+        return [{t.id for t in inner.targets} for inner in (ast.walk(node) if node is not None else ())
+                if isinstance(inner, ast.Assign) and len(inner.targets) > 1
+                and all(isinstance(t, ast.Name) for t in inner.targets)]
+
     def defaults(self, function: str) -> dict[str, str]:
         """The parameters of `function` whose default is a name or an attribute, with the dotted path it reads
         (`fn=f` gives {"fn": "f"}): a default is evaluated once, when the `def` runs."""

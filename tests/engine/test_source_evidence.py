@@ -231,3 +231,10 @@ CLEARED_BEFORE_UPDATE = {
 def test_a_gradient_cleared_between_backward_and_its_own_update_is_read_in_line_order(source: str,
                                                                                       cleared: bool) -> None:
     assert SourceEvidence(source).clears_gradients_before_update("fit") is cleared
+
+
+def test_names_bound_in_one_chained_assignment_are_read_together_and_nothing_else_is() -> None:
+    source = ("def train(X):\n    w = b = torch.zeros(1)\n    lr = 0.1\n    x, y = 1, 2\n    p = q = r = []\n"
+              "    return w\n")
+    assert SourceEvidence(source).bound_together("train") == [{"w", "b"}, {"p", "q", "r"}]
+    assert SourceEvidence(source).bound_together("missing") == []

@@ -22,8 +22,8 @@ from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, 
                          expect_code_shows, expect_float_not_tensor, expect_number, expect_tensor, expected, fail,
                          fail_with_mistake, first_matching_variant, gradient_signature, is_scaled, number_problem,
                          origin, tensor_problem, needs_value)
-from graders.lesson01.finite_differences.mistakes import (ALL_AT_ONCE, DETACH_SHARES_MEMORY, DIVIDED_BY_H,
-                                                          ERROR_AS_TENSOR, FLOAT32_CHECK, FLOAT32_RESULT,
+from graders.lesson01.finite_differences.mistakes import (ABS_OF_SUM, ALL_AT_ONCE, DETACH_SHARES_MEMORY,
+                                                          DIVIDED_BY_H, ERROR_AS_TENSOR, FLOAT32_CHECK, FLOAT32_RESULT,
                                                           FORWARD_DIFFERENCES, LEAF_NOT_DETACHED, MEAN_OF_GAPS,
                                                           MODIFIED_X, RATIOS_NOT_REDUCED, TIMES_H_SQUARED,
                                                           WHOLE_TENSOR_RATIO, WHY, X_MADE_A_LEAF)
@@ -117,9 +117,17 @@ def maxima_relative_error(a: Tensor, b: Tensor) -> float:
     return relative_gap(a, b, "maxima")
 
 
+@expected
+def abs_of_sum_relative_error(a: Tensor, b: Tensor) -> float:
+    """What relative_error gives with |a + b| in each ratio's denominator instead of |a| + |b|."""
+    return relative_gap(a, b, "abs_of_sum")
+
+
 def relative_gap(a: Tensor, b: Tensor, how: str) -> float:
-    """The largest elementwise relative gap (how="largest"), their mean ("mean"), or one ratio for the whole
-    tensors: of norms ("norm") or of largest values ("maxima")."""
+    """The largest elementwise relative gap (how="largest"), their mean ("mean"), the largest with |a + b| below
+    ("abs_of_sum"), or one ratio for the whole tensors: of norms ("norm") or of largest values ("maxima")."""
+    if how == "abs_of_sum":
+        return ((a - b).abs() / (a + b).abs().clamp(min=1e-8)).max().item()
     if how == "norm":
         norms = torch.linalg.vector_norm(a) + torch.linalg.vector_norm(b)
         return (torch.linalg.vector_norm(a - b) / norms.clamp(min=1e-8)).item()
@@ -305,6 +313,7 @@ def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) 
                                 wanted=f"the Python float {describe(right)}")
         expect_number(returned, right, rtol=tol, atol=tol, section=WHY,
                       what="the relative error", suspects=[Suspect(MEAN_OF_GAPS, mean_relative_error(a_t, b_t)),
+                                                           Suspect(ABS_OF_SUM, abs_of_sum_relative_error(a_t, b_t)),
                                                            Suspect(WHOLE_TENSOR_RATIO, norm_relative_error(a_t, b_t)),
                                                            Suspect(WHOLE_TENSOR_RATIO, maxima_relative_error(a_t, b_t))],
                       hint="Elementwise |a − b| / max(1e-8, |a| + |b|) (torch.clamp(..., min=1e-8)), then the "

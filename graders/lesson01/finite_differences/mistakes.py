@@ -112,6 +112,17 @@ ERROR_AS_TENSOR = Mistake(
     concept="detach_and_no_grad",
 )
 
+ABS_OF_SUM = Mistake(
+    "|a + b| where |a| + |b| belongs",
+    "Your relative_error divides each gap by |a + b|, the size of the sum, instead of |a| + |b|, the sum of the "
+    "sizes. The two agree where a and b have the same sign; where they have opposite signs |a + b| is smaller, even "
+    "0, so the ratio grows past 1 and a gradient with a wrong sign reports a huge error or, at a floor of 1e-8, an "
+    "enormous one.",
+    "Take each size apart before adding them: (a - b).abs() / (a.abs() + b.abs()).clamp(min=1e-8).",
+    WHY,
+    concept=CONCEPT,
+)
+
 WHOLE_TENSOR_RATIO = Mistake(
     "one ratio for the whole tensors instead of the largest gap",
     "Your relative_error divides one size of the whole gap by one size of the whole tensors, ||a − b|| / "

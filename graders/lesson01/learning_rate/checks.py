@@ -35,7 +35,7 @@ from graders.lesson01.learning_rate.mistakes import (DRAWN_IN_FLOAT64, EMPTY_LOS
                                                      ONE_STEP_TOO_FEW,
                                                      ONE_STEP_TOO_MANY, REBOUND_PARAMETERS, RISE_ON_ANY_STEP,
                                                      SEED_IGNORED, SEED_NEVER_SET, SEED_SET_LATE, SIGN_ERROR,
-                                                     STEPS_FROM_ONE, SUM_FOR_MEAN, TRY_IT,
+                                                     STEPS_FROM_ONE, SUM_FOR_MEAN, TRY_IT, W_AND_B_ONE_TENSOR,
                                                      WORKED)
 from graders.lesson01.learning_rate import mistakes as _mistakes
 from graders.lesson01.learning_rate.trajectories import Parsed, matching_mistake, parsed, run_problem
@@ -205,6 +205,8 @@ def expect_run(returned: Returned, run: Run, expected_run: tuple, plot_file: Pat
     measured = ""
     if mistake is None:
         mistake, measured = start_mistake(student, run, got, reference_run)
+    if mistake is None and _one_tensor(student, got, reference_run):
+        mistake = W_AND_B_ONE_TENSOR
     picture = LossCurves(plot_file, {"your train_line": got[0], "expected (the reference)": reference_run[0]}, run.call)
     parts: dict[str, Any] = dict(call=run.call, got=_shown(got), expected=_shown(reference_run), pictures=(picture,))
     if mistake is not None:
@@ -212,6 +214,14 @@ def expect_run(returned: Returned, run: Run, expected_run: tuple, plot_file: Pat
             parts["meaning"] = f"{mistake.explanation} {measured}"
         fail(f"train_line: {problem}.", mistake=mistake, **parts)
     fail(f"train_line: {problem}.", hint=hint, section=section, **parts)
+
+
+def _one_tensor(student: Student, got: Parsed, reference_run: Parsed) -> bool:
+    """Whether the run ends with w and b exactly equal, as the reference's do not, and train_line's code binds both
+    names in one chained assignment: one tensor under two names, moved by both gradients at once."""
+    if got[1] != got[2] or reference_run[1] == reference_run[2]:
+        return False
+    return any({"w", "b"} <= names for names in student.evidence.bound_together("train_line"))
 
 
 def start_mistake(student: Student, run: Run, got: Parsed, reference_run: Parsed) -> tuple[Mistake | None, str]:

@@ -244,6 +244,18 @@ NONZERO_START = Mistake(
     concept="training_loop",
 )
 
+W_AND_B_ONE_TENSOR = Mistake(
+    "w and b are one tensor",
+    "Your w and b end exactly equal, because they are one tensor with two names: a chained assignment, w = b = "
+    "torch.zeros(...), makes one tensor and binds both names to it. The prediction is then X * t + t for that one "
+    "tensor t, backward() fills its single .grad with the two gradients added, and each update moves \"both\" by "
+    "that sum.",
+    "Make two tensors, one on each line: w = torch.zeros(1, requires_grad=True), then b = torch.zeros(1, "
+    "requires_grad=True).",
+    WORKED,
+    concept="requires_grad",
+)
+
 NOISE_DRAWN_FIRST = Mistake(
     "noise drawn before X",
     "Your make_line_data draws the recipe's numbers in another order: the noise with torch.randn before X with "

@@ -34,7 +34,8 @@ from graders.lesson01.shape_bugs.mistakes import (ANY_DIFFERENCE_SILENT, ANY_STR
                                                   DIVIDED_BY_BATCH, LEFT_TO_RIGHT, LOSS_BROADCASTS, LOSS_RESHAPES,
                                                   MISSING_AS_INCOMPATIBLE, ONLY_SECOND_STRETCHED, PITFALL,
                                                   RANKS_COMPARED, RULES,
-                                                  SIZE_ZERO, SUM_FOR_MEAN, UNCAUGHT_VALUE_ERROR, WORKED)
+                                                  SIZE_ZERO, SIZES_REVERSED, SUM_FOR_MEAN, UNCAUGHT_VALUE_ERROR,
+                                                  WORKED)
 from graders.lesson01.shape_bugs.drivers import broadcast_many, loss_probe, silently_many, torch_shape
 
 EXERCISE = exercise("lesson01", "shape_bugs")
@@ -274,7 +275,7 @@ def expect_shapes(returned: Returned, pairs: list[Pair]) -> None:
     if not wrong:
         _expect_value_errors(returned, pairs, answers)
         return
-    mistake = _diagnose(pairs, got, wrong, wrong_answers(pairs))
+    mistake = _diagnose(pairs, got, wrong, wrong_answers(pairs), truth)
     shown = wrong[:3]
     odd = sum(got[i] is not None and type(got[i]) is not tuple for i in wrong)
     summary = (f"broadcast_shape should return a tuple of ints, but on {odd} of {len(pairs)} pairs it "
@@ -302,13 +303,17 @@ def _expect_value_errors(returned: Returned, pairs: list[Pair], answers: list[_A
              section=RULES)
 
 
-def _diagnose(pairs: list[Pair], got: list, wrong: list[int], variants: dict[str, list]) -> Mistake | None:
+def _diagnose(pairs: list[Pair], got: list, wrong: list[int], variants: dict[str, list],
+              truth: list) -> Mistake | None:
     by_variant = {LEFT_TO_RIGHT.name: LEFT_TO_RIGHT, MISSING_AS_INCOMPATIBLE.name: MISSING_AS_INCOMPATIBLE,
                   "zero max": SIZE_ZERO, "zero stretches": SIZE_ZERO,
                   ONLY_SECOND_STRETCHED.name: ONLY_SECOND_STRETCHED}
     for name, answers in variants.items():
         if all(g == a for g, a in zip(got, answers)):
             return by_variant[name]
+    # Every shape torch gives, turned round, and nothing else wrong: the sizes were collected from the right.
+    if all(type(truth[i]) is tuple and got[i] == truth[i][::-1] for i in wrong):
+        return SIZES_REVERSED
     # Right on every pair without a 0 and wrong only on pairs with one: a size-0 rule of its own.
     if all(0 in pairs[i][0] or 0 in pairs[i][1] for i in wrong):
         return SIZE_ZERO

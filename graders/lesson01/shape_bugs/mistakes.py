@@ -24,6 +24,16 @@ LEFT_TO_RIGHT = Mistake(
     concept=CONCEPT,
 )
 
+SIZES_REVERSED = Mistake(
+    "sizes in reverse order",
+    "Your answers hold the right sizes in reverse order, the last dimension first: broadcasting is worked out from "
+    "the right, and sizes collected that way come out last first. (3, 4) and (4,) give (4, 3) where the result is "
+    "(3, 4).",
+    "Reverse the sizes you collected before returning them (tuple(reversed(sizes))), or put each new size in front.",
+    RULES,
+    concept=CONCEPT,
+)
+
 MISSING_AS_INCOMPATIBLE = Mistake(
     "missing dimension treated as incompatible",
     "Your function refuses shapes of different lengths. A dimension missing on the left counts as a "
