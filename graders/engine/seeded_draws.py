@@ -15,9 +15,9 @@ def uniform_and_normal(n: int, seed: int, *, normal_first: bool = False,
                        dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
     """(torch.rand(n, 1), torch.randn(n, 1)) as drawn after torch.manual_seed(seed), the uniform first unless
     `normal_first`, both in `dtype`. A generator of their own: the grader's global stream is left as it is."""
-    generator = torch.Generator().manual_seed(seed)  # the same stream torch.manual_seed(seed) gives
+    stream = torch.Generator().manual_seed(seed)  # the same numbers torch.manual_seed(seed) gives
     if normal_first:
-        normal = torch.randn(n, 1, generator=generator, dtype=dtype)
-        return torch.rand(n, 1, generator=generator, dtype=dtype), normal
-    uniform = torch.rand(n, 1, generator=generator, dtype=dtype)
-    return uniform, torch.randn(n, 1, generator=generator, dtype=dtype)
+        normal = torch.randn(n, 1, generator=stream, dtype=dtype)
+        return torch.rand(n, 1, generator=stream, dtype=dtype), normal
+    uniform = torch.rand(n, 1, generator=stream, dtype=dtype)
+    return uniform, torch.randn(n, 1, generator=stream, dtype=dtype)
