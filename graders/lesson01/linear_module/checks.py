@@ -19,14 +19,15 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-from graders.kit import (Meanwhile, Mistake, RECORD, RECORDING, Returned, Scalar, Student, checks_for, close,
-                         describe, exercise, expect_code_shows, expected, fail, fail_with_mistake, origin, twin,
+from graders.kit import (GLOBAL_SEED, Meanwhile, Mistake, RECORD, RECORDING, Returned, Scalar, Student, checks_for,
+                         close, describe, exercise, expect_code_shows, expected, fail, fail_with_mistake, origin, twin,
                          unless_contradicted)
-from graders.lesson01.linear_module.mistakes import (DETACHED_LOSSES_AS_TENSORS, LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE, LR_AND_SEED_IGNORED,
-                                                     LR_IGNORED, MODEL_BEFORE_DATA, NOISE_BROADCAST, ONE_STEP_TOO_FEW,
-                                                     ONE_STEP_TOO_MANY, SECTION, SEED_IGNORED, SEED_SET_LATE,
-                                                     STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, SUM_FOR_MEAN, TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP,
-                                                     ZERO_GRAD_MISSING)
+from graders.lesson01.linear_module.mistakes import (DETACHED_LOSSES_AS_TENSORS, LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE,
+                                                     LR_AND_SEED_IGNORED, LR_IGNORED, MODEL_BEFORE_DATA,
+                                                     NOISE_BROADCAST, ONE_STEP_TOO_FEW, ONE_STEP_TOO_MANY,
+                                                     OWN_GENERATOR_ONLY, SECTION, SEED_IGNORED, SEED_SET_LATE,
+                                                     STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, SUM_FOR_MEAN,
+                                                     TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP, ZERO_GRAD_MISSING)
 from graders.lesson01.linear_module.drivers import watch_training
 
 EXERCISE = exercise("lesson01", "linear_module")
@@ -299,14 +300,23 @@ def _starts_elsewhere(student: Student, reference: ModuleType) -> bool:
                                                               (got[2], want[2])))
 
 
+def _seeds_own_generator_only(student: Student) -> bool:
+    """Whether fit_linear_module passes its seed to a manual_seed, but not to torch's own (GLOBAL_SEED)."""
+    evidence, seed = student.evidence, student.evidence.parameter("fit_linear_module", 2) or "seed"
+    return (evidence.passes("fit_linear_module", ("manual_seed",), seed)
+            and not evidence.passes("fit_linear_module", GLOBAL_SEED, seed))
+
+
 def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], list[tuple[Mistake, Run]]],
               repeats_differently: Callable[[], bool] | None = None, student: Student | None = None,
               reference: ModuleType | None = None) -> None:
     __tracebackhide__ = True
     mistake = _diagnosis(returned.value, runs())
     if mistake is None and repeats_differently is not None and repeats_differently():
-        # Runs that differ on one seed ignore it, unless the code seeds with its argument: then it seeds too late.
-        mistake = unless_contradicted(SEED_IGNORED, student) or SEED_SET_LATE
+        # Runs that differ on one seed ignore it, unless the code seeds with its argument: then it seeds too late,
+        # or it seeds a generator of its own and torch's stream, which the layer draws from, never.
+        mistake = (OWN_GENERATOR_ONLY if student is not None and _seeds_own_generator_only(student) else
+                   unless_contradicted(SEED_IGNORED, student) or SEED_SET_LATE)
     if mistake is None and student is not None and reference is not None and _starts_elsewhere(student, reference):
         mistake = STARTED_ELSEWHERE
     fail(f"fit_linear_module: {problem}.", call=returned.call, got=_summary(returned.value), expected=want,

@@ -69,6 +69,17 @@ SEED_SET_LATE = Mistake(
     concept="seeds_and_arguments",
 )
 
+OWN_GENERATOR_ONLY = Mistake(
+    "torch's own random stream never seeded",
+    "Your code seeds a generator of its own with the seed argument (torch.Generator().manual_seed(seed)), but "
+    "nn.Linear draws its starting weight and bias from torch's own random stream, which nothing here seeds: two "
+    "calls with the same seed start the layer in different places, so their runs differ.",
+    "Seed torch's own stream instead: torch.manual_seed(seed) first, then X, y and the layer, with no generator of "
+    "your own.",
+    SECTION,
+    concept="seeds_and_arguments",
+)
+
 SEED_IGNORED = Mistake(
     "the seed argument ignored",
     "Your run does not follow the seed it is given: called with another seed, it gives the lesson's numbers "

@@ -203,13 +203,13 @@ def test_a_loop_that_always_makes_one_pass_loses_the_hidden_runs_at_zero_steps(g
     assert "steps=0" in check["message"] and "expected: losses []" in check["message"], check["message"]
 
 
-def test_a_generator_of_its_own_seeded_with_the_argument_is_not_torchs_seed_set_late(grade) -> None:
+def test_a_generator_of_its_own_seeded_with_the_argument_is_named_as_torchs_stream_never_seeded(grade) -> None:
     # The data drawn from torch.Generator().manual_seed(seed), the layer from torch's own stream, never seeded: runs
-    # differ on one seed. The code passes seed to a manual_seed, but not torch's: "seed set late" and its hint (move
-    # torch.manual_seed up) would ask for a call the code does not make; the seed ignored is what it is.
+    # differ on one seed. The code passes seed to a manual_seed, but not torch's: neither "seed set late" (move
+    # torch.manual_seed up: a call the code does not make) nor "the seed ignored" (it is used, for the data).
     source = _reference_with("    generator = torch.Generator().manual_seed(seed)\n")
     source = source.replace("torch.rand(100, 1)", "torch.rand(100, 1, generator=generator)")
     source = source.replace("torch.randn(100, 1)", "torch.randn(100, 1, generator=generator)")
     graded = grade({"linear_module": source}, "-k", "linear_module and lesson_numbers")
     check = graded.checks("linear_module")["lesson_numbers"]
-    assert check["mistake"] == checks.SEED_IGNORED.name, check["message"]
+    assert check["mistake"] == checks.OWN_GENERATOR_ONLY.name, check["message"]
