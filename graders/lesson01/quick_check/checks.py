@@ -22,7 +22,8 @@ from __future__ import annotations
 import hashlib
 
 from graders.kit import Mistake, Returned, Student, checks_for, describe, exercise, fail
-from graders.lesson01.quick_check.mistakes import (ALIGNED_FROM_THE_LEFT, ARANGE_AS_FLOAT32, BACKWARD_ONCE_ONLY,
+from graders.lesson01.quick_check.mistakes import (ALIGNED_FROM_THE_LEFT, ANSWERS_CHANGE_BETWEEN_CALLS,
+                                                   ARANGE_AS_FLOAT32, BACKWARD_ONCE_ONLY,
                                                    DATA_TO_STOP_TRACKING, DETACH_AS_NO_GRAD,
                                                    DTYPES_CONVERT_THEMSELVES, FORM_LETTERS_REUSED, FORMS_SWAPPED,
                                                    FORWARD_MODE_AS_FINITE_DIFFERENCES, GRAD_OVERWRITTEN,
@@ -185,6 +186,22 @@ def _all_letters(value: object) -> dict[int, str] | None:
     return {q: v.strip().lower() for q, v in letters.items()}
 
 
+# Asked of a module loaded afresh (Student.probe): form A, form B, then form A again.
+IN_TURN = [("answers", ("A",), {}), ("answers", ("B",), {}), ("answers", ("A",), {})]
+
+
+def _fail_if_calls_change_answers(student: Student, returned: Returned) -> None:
+    """A module loaded afresh that answers form A otherwise after answers("B") has run keeps state between calls:
+    whatever letters this check got depend on what ran before it, so no misconception is named for them."""
+    __tracebackhide__ = True
+    answers = student.probe(IN_TURN, seconds=5.0)
+    if answers is not None and answers[0] != answers[2]:
+        fail(f"{returned.call} gives other letters once answers(\"B\") has run.",
+             call='answers("A"), answers("B"), then answers("A") again, in a module loaded afresh',
+             got=f"{describe(answers[0])}, then {describe(answers[2])}", expected="the same letters both times",
+             mistake=ANSWERS_CHANGE_BETWEEN_CALLS)
+
+
 def _fail_if_other_form(student: Student, returned: Returned, form: str) -> None:
     """Form A's letters where form B's are asked for, or answers() not giving form A: the forms got swapped. Said
     so, rather than naming a misconception for each question, since the options were chosen well. Told without
@@ -220,12 +237,14 @@ def _check_pair(student: Student, questions: tuple[int, ...]) -> None:
     chosen = _chosen(returned, questions, keys_judged=False)
     wrong = _wrong(chosen)
     if wrong:
+        _fail_if_calls_change_answers(student, returned)
         _fail_if_other_form(student, returned, "A")
         _fail_wrong(returned, wrong, chosen, "A")
     returned = student.call("answers", "B", shown_as='answers("B")')
     chosen = _chosen(returned, questions, keys_judged=False)
     wrong = _wrong(_as_form_a(chosen))
     if wrong:
+        _fail_if_calls_change_answers(student, returned)
         _fail_if_form_a_letters(student, returned, f"{len(wrong)} of questions {' and '.join(map(str, questions))}",
                                 wrong)
         _fail_if_other_form(student, returned, "B")

@@ -244,6 +244,18 @@ FORM_LETTERS_REUSED = Mistake(
     concept="seeds_and_arguments",
 )
 
+ANSWERS_CHANGE_BETWEEN_CALLS = Mistake(
+    "answers changed by an earlier call",
+    "Your answers() gives one set of letters when it is first called and another once answers(\"B\") has run: "
+    "a call changes something the next call returns (a dict kept between calls and updated in place for form B), "
+    "so form A's letters turn into form B's. The checks ask the two forms in any order, as often as they like, and "
+    "each call must give its own form's letters.",
+    "Return a new dict from every call (a dict literal inside answers, or dict(...) of a kept one), and never "
+    "update a dict that lives between calls.",
+    f"the docstring of answers in {STUB}",
+    concept="seeds_and_arguments",
+)
+
 FORMS_SWAPPED = Mistake(
     "letters of the other form",
     "The letters you gave for one form are the right answers of the other form, every one of them: the options "

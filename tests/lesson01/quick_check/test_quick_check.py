@@ -68,9 +68,10 @@ def test_every_option_is_either_right_or_a_named_misconception() -> None:
     from graders.kit import collect_mistakes
     from graders.lesson01.quick_check import mistakes
 
-    # Besides the misconceptions, the two mistakes of form: form A's letters reused, and the forms swapped.
-    assert set(checks.WRONG.values()) | {checks.FORM_LETTERS_REUSED, checks.FORMS_SWAPPED} == \
-        set(collect_mistakes(mistakes))
+    # Besides the misconceptions, the three mistakes of form: form A's letters reused, the forms swapped, and
+    # answers that an earlier call changed.
+    assert set(checks.WRONG.values()) | {checks.FORM_LETTERS_REUSED, checks.FORMS_SWAPPED,
+                                         checks.ANSWERS_CHANGE_BETWEEN_CALLS} == set(collect_mistakes(mistakes))
 
 
 def test_the_reference_forms_agree_through_the_order_table() -> None:
