@@ -25,7 +25,8 @@ from graders.kit import Mistake, Returned, Student, checks_for, describe, exerci
 from graders.lesson01.quick_check.mistakes import (ALIGNED_FROM_THE_LEFT, ANSWERS_CHANGE_BETWEEN_CALLS,
                                                    ARANGE_AS_FLOAT32, BACKWARD_ONCE_ONLY,
                                                    DATA_TO_STOP_TRACKING, DETACH_AS_NO_GRAD,
-                                                   DTYPES_CONVERT_THEMSELVES, FORM_LETTERS_REUSED, FORMS_SWAPPED,
+                                                   DTYPES_CONVERT_THEMSELVES, FORM_LETTERS_REUSED, FORMS_DISAGREE,
+                                                   FORMS_SWAPPED,
                                                    FORWARD_MODE_AS_FINITE_DIFFERENCES, GRAD_OVERWRITTEN,
                                                    INT32_AS_DEFAULT, LARGER_RATE_IS_FASTER, MISMATCH_RAISES,
                                                    NUMPY_FLOAT64_EXPECTED, NUMPY_OF_TRACKED_TENSOR, OVERSHOOT_SETTLES,
@@ -248,7 +249,23 @@ def _check_pair(student: Student, questions: tuple[int, ...]) -> None:
         _fail_if_form_a_letters(student, returned, f"{len(wrong)} of questions {' and '.join(map(str, questions))}",
                                 wrong)
         _fail_if_other_form(student, returned, "B")
+        _fail_if_form_a_right(student, returned, wrong)
         _fail_wrong(returned, wrong, chosen, "B")
+
+
+def _fail_if_form_a_right(student: Student, returned: Returned, wrong: list[tuple[int, Mistake | None]]) -> None:
+    """Form B wrong only on questions that form A answers right: the student's own form A contradicts the
+    misconception form B's option stands for, so the disagreement of the two forms is what is told."""
+    __tracebackhide__ = True
+    form_a = student.call("answers", shown_as="answers()", allow_raise=True)
+    letters = _all_letters(form_a.value) if form_a.error is None else None
+    if letters is None or any(_digest(question, letters[question]) != RIGHT[question] for question, _ in wrong):
+        return
+    numbers = ", ".join(str(question) for question, _ in wrong)
+    fail(f"Form B: question{'s' if len(wrong) > 1 else ''} {numbers} not answered as your form A answers "
+         f"{'them' if len(wrong) > 1 else 'it'}.", call=f"answers() and {returned.call}",
+         got=", ".join(f"question {question}: {returned.value.get(question)!r}" for question, _ in wrong),
+         expected="the letters form B gives the options you chose in form A", mistake=FORMS_DISAGREE)
 
 
 def _fail_if_form_a_letters(student: Student, returned: Returned, how_many: str,
@@ -332,4 +349,5 @@ def test_answers_form_b(student: Student) -> None:
         return
     _fail_if_form_a_letters(student, returned, f"{len(wrong)} of the 10 questions", wrong)
     _fail_if_other_form(student, returned, "B")
+    _fail_if_form_a_right(student, returned, wrong)
     _fail_wrong(returned, wrong, chosen, "B")

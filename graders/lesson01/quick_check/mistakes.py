@@ -256,6 +256,17 @@ ANSWERS_CHANGE_BETWEEN_CALLS = Mistake(
     concept="seeds_and_arguments",
 )
 
+FORMS_DISAGREE = Mistake(
+    "form B disagrees with your form A",
+    "For the questions named, your form A letter picks the right option, but your form B letter points at another "
+    "one: your two forms disagree. Form B lists each question's options in another order, so the letter of the "
+    "option you chose in form A has to be looked up again among form B's options.",
+    "For each question, find the option you chose in form A among form B's options, in the \"Form B\" part of the "
+    "docstring, and give the letter it has there.",
+    f'the "Form B" part of the docstring in {STUB}',
+    concept="seeds_and_arguments",
+)
+
 FORMS_SWAPPED = Mistake(
     "letters of the other form",
     "The letters you gave for one form are the right answers of the other form, every one of them: the options "

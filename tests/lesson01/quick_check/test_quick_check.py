@@ -68,9 +68,9 @@ def test_every_option_is_either_right_or_a_named_misconception() -> None:
     from graders.kit import collect_mistakes
     from graders.lesson01.quick_check import mistakes
 
-    # Besides the misconceptions, the three mistakes of form: form A's letters reused, the forms swapped, and
-    # answers that an earlier call changed.
-    assert set(checks.WRONG.values()) | {checks.FORM_LETTERS_REUSED, checks.FORMS_SWAPPED,
+    # Besides the misconceptions, the four mistakes of form: form A's letters reused, the forms swapped, form B
+    # disagreeing with a right form A, and answers that an earlier call changed.
+    assert set(checks.WRONG.values()) | {checks.FORM_LETTERS_REUSED, checks.FORMS_SWAPPED, checks.FORMS_DISAGREE,
                                          checks.ANSWERS_CHANGE_BETWEEN_CALLS} == set(collect_mistakes(mistakes))
 
 
