@@ -8,6 +8,8 @@ name data drawn another way, which look just as random as the right ones.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import torch
 
 
@@ -21,3 +23,15 @@ def uniform_and_normal(n: int, seed: int, *, normal_first: bool = False,
         return torch.rand(n, 1, generator=stream, dtype=dtype), normal
     uniform = torch.rand(n, 1, generator=stream, dtype=dtype)
     return uniform, torch.randn(n, 1, generator=stream, dtype=dtype)
+
+
+def recipe_drawn_otherwise(n: int, seed: int, clean: Callable[[torch.Tensor], torch.Tensor],
+                           noise: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The lesson's data recipe, X = torch.rand(n, 1) * 4 - 2 and y = clean(X) + noise * torch.randn(n, 1), drawn
+    two wrong ways: (X, y) with the noise drawn before X, then (X, y) drawn in float64 and made float32."""
+    pairs = []
+    for uniform, normal in (uniform_and_normal(n, seed, normal_first=True),
+                            uniform_and_normal(n, seed, dtype=torch.float64)):
+        X = uniform * 4 - 2
+        pairs += [X.float(), (clean(X) + noise * normal).float()]
+    return pairs[0], pairs[1], pairs[2], pairs[3]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from graders.engine.seeded_draws import uniform_and_normal
+from graders.engine.seeded_draws import recipe_drawn_otherwise, uniform_and_normal
 
 
 def _as_a_student_draws(n: int, seed: int, normal_first: bool, dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
@@ -32,3 +32,15 @@ def test_the_ways_differ_from_one_another_and_leave_the_global_stream_alone() ->
     before = torch.get_rng_state()
     uniform_and_normal(10, 1)
     assert torch.equal(torch.get_rng_state(), before)
+
+
+def test_the_recipe_drawn_otherwise_is_the_recipe_a_student_writes_with_the_draws_swapped_or_in_float64() -> None:
+    noise_first_X, noise_first_y, double_X, double_y = recipe_drawn_otherwise(12, 3, lambda X: 2 * X + 1, 0.5)
+    torch.manual_seed(3)
+    noise = torch.randn(12, 1)
+    X = torch.rand(12, 1) * 4 - 2
+    assert torch.equal(noise_first_X, X) and torch.allclose(noise_first_y, 2 * X + 1 + 0.5 * noise)
+    torch.manual_seed(3)
+    X = torch.rand(12, 1, dtype=torch.float64) * 4 - 2
+    y = 2 * X + 1 + 0.5 * torch.randn(12, 1, dtype=torch.float64)
+    assert torch.equal(double_X, X.float()) and torch.equal(double_y, y.float())

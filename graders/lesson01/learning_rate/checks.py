@@ -26,7 +26,7 @@ import torch
 from graders.kit import (LossCurves, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student, Suspect, checks_for,
                          collect_mistakes, describe, exercise, expect_code_shows, expect_number, expect_tensor,
                          expected, fail, fail_with_mistake, first_matching_variant, gradient_signature, is_scaled,
-                         none_fact, origin, seed_judged, twin, twin_random, uniform_and_normal, needs_value)
+                         none_fact, origin, seed_judged, twin, twin_random, recipe_drawn_otherwise, needs_value)
 from graders.lesson01.learning_rate.mistakes import (DRAWN_IN_FLOAT64, EMPTY_LOSSES, EQUAL_COUNTS_AS_BELOW,
                                                      FLAT_TARGET, GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,
                                                      HESSIAN_SUMS, LAST_LOSS_ONLY, LOSSES_AS_TENSORS,
@@ -275,12 +275,7 @@ def _expect_pair_as_tuple(returned: Returned) -> None:
 @expected
 def line_data_drawn_otherwise(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """The recipe's (X, y) with the noise drawn before X, then (X, y) drawn in float64 and made float32."""
-    pairs = []
-    for uniform, normal in (uniform_and_normal(n, seed, normal_first=True),
-                            uniform_and_normal(n, seed, dtype=torch.float64)):
-        X = uniform * 4 - 2
-        pairs += [X.float(), (3 * X - 2 + 0.3 * normal).float()]
-    return tuple(pairs)  # type: ignore[return-value]
+    return recipe_drawn_otherwise(n, seed, lambda X: 3 * X - 2, 0.3)
 
 
 def _expect_data(returned: Returned, expected_data: tuple, n: int, seed: int,

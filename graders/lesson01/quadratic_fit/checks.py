@@ -31,7 +31,7 @@ import torch
 from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student,
                          Suspect, checks_for, defaults_told, describe, exercise, expect_code_shows, expect_tensor,
                          expected, fail, gradient_signature, is_scaled, number_problem, seed_judged, twin,
-                         twin_generator, twin_random, uniform_and_normal, unless_contradicted, needs_value)
+                         twin_generator, twin_random, recipe_drawn_otherwise, unless_contradicted, needs_value)
 from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, DRAWN_IN_FLOAT64, GRADIENTS_CLEARED_BEFORE_UPDATE,
                                                      GRADIENTS_NOT_ZEROED, NOISE_DRAWN_FIRST, NOISE_IGNORED,
                                                      NONZERO_START, ONE_STEP_SHORT,
@@ -176,12 +176,7 @@ def data_with_flat_noise(n: int, seed: int, noise: float) -> torch.Tensor:
 def data_drawn_otherwise(n: int, seed: int, noise: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
                                                                    torch.Tensor]:
     """The recipe's (X, y) with the noise drawn before X, then (X, y) drawn in float64 and made float32."""
-    pairs = []
-    for uniform, normal in (uniform_and_normal(n, seed, normal_first=True),
-                            uniform_and_normal(n, seed, dtype=torch.float64)):
-        X = uniform * 4 - 2
-        pairs += [X.float(), (0.5 * X**2 - X + 1 + noise * normal).float()]
-    return tuple(pairs)  # type: ignore[return-value]
+    return recipe_drawn_otherwise(n, seed, lambda X: 0.5 * X**2 - X + 1, noise)
 
 
 def _other_coefficient_data() -> tuple[torch.Tensor, torch.Tensor]:
