@@ -26,6 +26,7 @@ they use, expected values replaced by recorded data); a helper module would be r
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections import deque
 from typing import Any, Callable
@@ -34,10 +35,11 @@ import torch
 
 from graders.kit import Meanwhile, Mistake, RECORD, RECORDING, Student, checks_for, drawn, exercise, expected, fail
 from graders.lesson01.micrograd.mistakes import (ASSIGNED, BUILT_IN_A_CIRCLE, CHAIN_RULE, EXP_DERIVATIVE, NOT_SEEDED,
-                                                 UNLINKED_RESULT,
+                                                 MERGED_BY_VALUE, UNLINKED_RESULT,
                                                  NO_TOPOLOGICAL_ORDER, POWER_RULE, REFLECTED_SWAPPED, RELU_AT_ZERO,
                                                  SCRATCH, STEP_MISTAKES, TANH_DERIVATIVE, VISITED_TWICE)
 from graders.lesson01.micrograd import class_build
+from graders.lesson01.micrograd import merged_walk
 from graders.lesson01.micrograd import micrograd_steps as steps
 from graders.lesson01.micrograd.drivers import read_fresh_value, run_graphs
 from graders.lesson01.micrograd.expression_graphs import BINARY, Graph, operands, path_counts, values
@@ -198,10 +200,17 @@ _WRONG_ORDERS = [("forward", "left", False), ("recursive", "left", False), ("rec
 _REPEATED_ORDERS = [(how, first, as_set) for how in ("duplicated", "appended", "per path")
                     for first in ("left", "right") for as_set in (False, True)]
 _MOST_REPEATED_STEPS = 100_000  # a graph with more paths than this is not replayed once per path
+# A Value that keeps its operands in a set visits them in an order of its own at each node, which changes from run
+# to run: such walks are replayed with each choice of order at every node where the choice can matter, up to this
+# many such nodes (beyond, the operands left first everywhere, then right first everywhere).
+_MOST_SET_ORDERED_NODES = 6
+_SET_ORDERED = ("recursive", "duplicated", "appended")  # the walks that take a node's operands as they come
 
 
-def _backpropagate(slots: list[list], how: str = "reverse", first: str = "left", as_set: bool = False) -> list[float]:
-    """Run the backward steps (grad[operand] += local * grad[node]) in the order `how` says."""
+def _backpropagate(slots: list[list], how: str = "reverse", first: str = "left", as_set: bool = False,
+                   flipped: frozenset[int] = frozenset()) -> list[float]:
+    """Run the backward steps (grad[operand] += local * grad[node]) in the order `how` says; at the nodes in
+    `flipped`, the operands are visited the other way round."""
     grad = [0.0] * len(slots)
     grad[-1] = 1.0
 
@@ -212,7 +221,7 @@ def _backpropagate(slots: list[list], how: str = "reverse", first: str = "left",
     def operands(node: int) -> list[int]:
         found = [o for o, _ in slots[node]]
         found = list(dict.fromkeys(found)) if as_set else found
-        return found if first == "left" else found[::-1]
+        return found if (first == "left") != (node in flipped) else found[::-1]
 
     if how in ("reverse", "forward"):
         for node in (reversed(range(len(slots))) if how == "reverse" else range(len(slots))):
@@ -297,33 +306,72 @@ def _forms(graph: Graph) -> list[tuple[Graph, list[int]]]:
     return [(graph, list(range(len(graph))))] + ([composed] if composed[0] != graph else [])
 
 
+def _where_order_matters(slots: list[list]) -> list[int]:
+    """The nodes whose two operands lead to a common inner node: there, which operand a walk takes first decides in
+    which order the common node's shares arrive, and so what it hands on. (Elsewhere the two sides meet at leaves at
+    most, which hand nothing on, and a walk finishes one side before it starts the other.)"""
+    below: list[set[int]] = []  # the inner nodes at or below each node
+    for node, pairs in enumerate(slots):
+        below.append(({node} if pairs else set()).union(*(below[o] for o, _ in pairs)))
+    return [node for node, pairs in enumerate(slots)
+            if len({o for o, _ in pairs}) == 2 and below[pairs[0][0]] & below[pairs[-1][0]]]
+
+
+def _operand_orders(order: tuple[str, str, bool], slots: list[list]) -> list[frozenset[int]]:
+    """The nodes to flip, for each way a walk of `order` may take the operands: every choice where a set gives the
+    order (up to _MOST_SET_ORDERED_NODES nodes that matter), else the order as written."""
+    how, first, as_set = order
+    matters = _where_order_matters(slots)
+    if not as_set or first != "left" or how not in _SET_ORDERED \
+            or not 0 < len(matters) <= _MOST_SET_ORDERED_NODES:
+        return [frozenset()]
+    return [frozenset(chosen) for size in range(len(matters) + 1) for chosen in itertools.combinations(matters, size)]
+
+
+def _distinct(found: list[list[float]]) -> list[list[float]]:
+    return list({tuple(grads): grads for grads in found}.values())
+
+
 def _wrong_orders(graph: Graph) -> list[list[float]]:
     """The node grads of every wrong order, on the graph as written and as composed."""
-    found = []
-    for form, where in _forms(graph):
-        data = values(form)
-        slots = [_local_derivatives(spec, data, data[i]) for i, spec in enumerate(form)]
-        # Deduplicating operands changes nothing unless some node uses one operand twice.
-        repeats = any(len({o for o, _ in pairs}) < len(pairs) for pairs in slots)
-        for order in (o for o in _WRONG_ORDERS if repeats or not o[2]):
-            grads = _backpropagate(slots, *order)
-            found.append([grads[at] for at in where])
-    return found
+    return _orders_replayed(graph, _WRONG_ORDERS)
 
 
 def _repeated_orders(graph: Graph) -> list[list[float]]:
     """The node grads of a backward pass that runs a node's step once per path (or per use), on the graph as
     written and as composed; none for a graph with too many paths to replay."""
+    return _orders_replayed(graph, _REPEATED_ORDERS, most_steps=_MOST_REPEATED_STEPS)
+
+
+def _orders_replayed(graph: Graph, orders: list[tuple[str, str, bool]],
+                     most_steps: int | None = None) -> list[list[float]]:
+    """The distinct node grads of `orders` (each in every operand order a set may give it), on each form of the
+    graph with at most `most_steps` paths."""
     found = []
     for form, where in _forms(graph):
-        if sum(path_counts(form)) > _MOST_REPEATED_STEPS:
+        if most_steps is not None and sum(path_counts(form)) > most_steps:
             continue
         data = values(form)
         slots = [_local_derivatives(spec, data, data[i]) for i, spec in enumerate(form)]
+        # Deduplicating operands changes nothing unless some node uses one operand twice; a set's order may.
         repeats = any(len({o for o, _ in pairs}) < len(pairs) for pairs in slots)
-        for order in (o for o in _REPEATED_ORDERS if repeats or not o[2]):
-            grads = _backpropagate(slots, *order)
-            found.append([grads[at] for at in where])
+        for order in (o for o in orders if repeats or not o[2] or o[0] in _SET_ORDERED):
+            for flipped in _operand_orders(order, slots):
+                grads = _backpropagate(slots, *order, flipped=flipped)
+                found.append([grads[at] for at in where])
+    return _distinct(found)
+
+
+def _merged_walks(graph: Graph) -> list[list[float]]:
+    """The node grads of every walk that takes equal values for one node (graders/lesson01/micrograd/merged_walk.py),
+    on the graph as written and as composed."""
+    found = []
+    for form, where in _forms(graph):
+        data = values(form)
+        slots = [_local_derivatives(spec, data, data[i]) for i, spec in enumerate(form)]
+        for composed in (False, True):  # numbers wrapped as written, or as a class that composes - and / wraps them
+            found += [[grads[at] for at in where]
+                      for grads in merged_walk.merged_walk_grads(form, data, slots, composed)]
     return found
 
 
@@ -353,6 +401,7 @@ def wrong_results(graphs: list[Graph]) -> list[dict[str, list[list[float]]]]:
             RELU_AT_ZERO.name: [_backpropagate(slots(relu_at_zero=1.0))],
             NO_TOPOLOGICAL_ORDER.name: _wrong_orders(graph),
             VISITED_TWICE.name: _repeated_orders(graph),
+            MERGED_BY_VALUE.name: _merged_walks(graph),
             POWER_RULE.name: [grads for rule in ("x**(n-1)", "n * x**n") for grads in _with_rule(graph, pow_rule=rule)],
             EXP_DERIVATIVE.name: _with_rule(graph, exp_rule="x"),
         })
@@ -423,14 +472,13 @@ def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], trut
     # must give every node's grad, not only the leaves' (a wrong `+` can give relu's wrong leaf grads at 0),
     # and fit the graphs that pass too (a direct `/` that slipped is no power rule where `a ** -1` is right).
     for mistake in (TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE, NO_TOPOLOGICAL_ORDER,
-                    VISITED_TWICE):
+                    VISITED_TWICE, MERGED_BY_VALUE):
         # A slip of one operation's derivative must be on the way of every failing graph, as the class builds it:
         # a `/` with a step of its own does not go through `**`, whatever grads a power-rule slip would give.
         operation = _OPERATION_OF.get(mistake.name)
         if operation is not None and not all(_goes_through(graphs[i], operation, build) for i in failing):
             continue
-        if all(any(_all_match(results[i]["grad"], w) for w in wrongs[i][mistake.name])
-               or (i not in failing and not wrongs[i][mistake.name]) for i in range(len(graphs))):
+        if _fits_every_graph(mistake, failing, results, wrongs):
             return mistake
     # Then one operation's step that slipped in a known way: it fits every node of every graph, where the
     # partial sums of `=` in place of `+=` may fit one graph by chance (a share of -1 and one of +1 cancel).
@@ -443,6 +491,13 @@ def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], trut
         return ASSIGNED
     # Last, one operation's step wrong in some other way: which one the grads of every node show wrong.
     return steps.wrong_operation(evidence)
+
+
+def _fits_every_graph(mistake: Mistake, failing: list[int], results: list[dict], wrongs: list[dict]) -> bool:
+    """Whether some variant of the mistake gives every node's grad of every graph: a graph that passes may instead
+    have no variant (the mistake changes nothing there)."""
+    return all(any(_all_match(results[i]["grad"], w) for w in wrongs[i][mistake.name])
+               or (i not in failing and not wrongs[i][mistake.name]) for i in range(len(results)))
 
 
 # The operation whose local derivative each of these mistakes gets wrong.
@@ -521,6 +576,7 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
             torch_results(some)
             wrong_results(some)
             step_rules(some)
+        torch_results(DISTINCT_VALUES)
     texts = texts or [graph_text(graph) for graph in graphs]
     results = returned.value if type(returned.value) is list and len(returned.value) == len(graphs) else None
     if results is None or not all(_readable(r, len(g)) for r, g in zip(results, graphs)):
@@ -566,8 +622,11 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
     summary = f"After out.backward() the leaf grads are wrong in {len(failing)} of {len(graphs)} expressions."
     got, want = _leaf_grads(graphs[i], results[i]["grad"]), _leaf_grads(graphs[i], truths[i]["grad"])
     build = class_build.read(student.evidence.source)
-    mistake = _diagnose(failing, graphs, results, truths, wrong_results(graphs), build=build)
-    if mistake is None or mistake in (NO_TOPOLOGICAL_ORDER, VISITED_TWICE):
+    wrongs = wrong_results(graphs)
+    mistake = _diagnose(failing, graphs, results, truths, wrongs, build=build)
+    if mistake in (NO_TOPOLOGICAL_ORDER, VISITED_TWICE) and _merges_equal_values(student, failing, results, wrongs):
+        mistake = MERGED_BY_VALUE
+    if mistake is None or mistake in (NO_TOPOLOGICAL_ORDER, VISITED_TWICE, MERGED_BY_VALUE):
         mistake = _order_or_step(student, mistake, failing, graphs, results, truths, build)
     if mistake is not None:
         fail(summary, call=call(i), got=got, expected=want, mistake=mistake)
@@ -576,14 +635,32 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
               "backward() seeds out.grad = 1 and visits the nodes in reverse topological order.")
 
 
+def _merges_equal_values(student: Student, failing: list[int], results: list[dict], wrongs: list[dict]) -> bool:
+    """Where a wrong order and a walk that takes equal values for one node give the same grads (the lesson's
+    neuron: 1 / x composed as x ** -1 * 1 holds one number twice, and skipping either step leaves every grad 0),
+    the student's class is asked for a graph whose values all differ, with a reused node: a wrong order spoils it,
+    a walk that merges equal values cannot."""
+    if not _fits_every_graph(MERGED_BY_VALUE, failing, results, wrongs):
+        return False
+    probe = student.run(run_graphs, DISTINCT_VALUES, True, shown_as="an expression whose values all differ, to tell "
+                                                                    "a wrong order from equal values merged")
+    got = probe.value
+    if type(got) is not list or len(got) != len(DISTINCT_VALUES) or not all(
+            _readable(r, len(g)) and "error" not in r for r, g in zip(got, DISTINCT_VALUES)):
+        return False
+    truths = torch_results(DISTINCT_VALUES)
+    return all(_all_match(r["grad"], t["grad"]) for r, t in zip(got, truths))
+
+
 def _order_or_step(student: Student, mistake: Mistake | None, failing: list[int], graphs: list[Graph],
                    results: list[dict], truths: list[dict], build: class_build.ClassBuild) -> Mistake | None:
-    """An order mistake (or none), unless a graph of one operation goes wrong too: then a step is, and the
-    diagnosis is made again with those graphs beside the check's own.
+    """An order mistake or equal values merged (or none), unless a graph of one operation goes wrong too: then a
+    step is, and the diagnosis is made again with those graphs beside the check's own.
 
     Where a check has one expression (the lesson's neuron, the deep chain) or few that tell them apart, a step
-    that never runs (no `out._backward = _backward`) leaves the same grads as a pass in the wrong order. But
-    with a single step there is no order to get wrong: a one-operation graph that fails is the step's."""
+    that never runs (no `out._backward = _backward`) leaves the same grads as a pass in the wrong order, or as a
+    walk that skips the step's node for another of equal value. But a single step has no order to get wrong and
+    no other node to be taken for: a one-operation graph that fails is the step's."""
     probe = student.run(run_graphs, ONE_STEP_GRAPHS, True, shown_as="one-operation graphs, to tell a wrong "
                                                                     "order from a wrong step")
     got = probe.value
@@ -737,6 +814,8 @@ SHARED_SUBEXPRESSIONS = [
 ONE_STEP_GRAPHS = [expression("a + b", a=0.6, b=-1.3), expression("a * b", a=0.6, b=-1.3),
                    expression("a ** 3", a=0.6), expression("tanh(a)", a=0.6), expression("exp(a)", a=0.6),
                    expression("relu(a)", a=0.6), expression("2.0 + a", a=0.6), expression("2.0 * a", a=0.6)]
+# Every value different and an inner node reused: a wrong order spoils its grads, merging equal values cannot.
+DISTINCT_VALUES = [expression("c = a * b; out = c * c + c", a=0.6, b=-1.3)]
 PUBLIC = ARITHMETIC + POWERS_AND_QUOTIENTS + TANH_AND_EXP + RELUS + [LESSON_NEURON] + REUSED_LEAVES \
     + SHARED_SUBEXPRESSIONS
 

@@ -55,6 +55,21 @@ VISITED_TWICE = Mistake(
     concept=CONCEPT,
 )
 
+MERGED_BY_VALUE = Mistake(
+    "equal values taken for one node in backward",
+    "Your topological sort marks the nodes it has visited by their value (the number in data, or the operation "
+    "with it), not by the node itself. Two different nodes that happen to hold the same number then count as one: "
+    "the walk skips the second, so it is never in the order, its backward step never runs, and whatever lies "
+    "below it receives nothing through it. Which of the two is skipped depends on the order the walk visits "
+    "operands in (a set of operands gives a different order from run to run), so the wrong grads can move "
+    "between expressions when you run the checks again. (A Value class whose __eq__ and __hash__ compare data "
+    "does the same inside a set.)",
+    "Put the Value objects themselves in the visited set (`visited.add(v)` and `if v not in visited`, with "
+    "Value's default identity hash), or their id(): never v.data or a tuple made from it.",
+    SCRATCH,
+    concept=CONCEPT,
+)
+
 NOT_SEEDED = Mistake(
     "output grad not seeded with 1",
     "Every grad stayed 0: backward() never set the output's own grad to 1 (d out / d out), so each backward step "

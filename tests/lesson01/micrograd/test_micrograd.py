@@ -134,6 +134,23 @@ _DIRECT_SUB = '''        other = other if isinstance(other, Value) else Value(ot
         out._backward = _backward
         return out'''
 
+# Value's identity taken from its data: a set of Values (operands visited in a set's order, which changes from run
+# to run) merges nodes that hold equal numbers.
+_HASHED_BY_DATA = """    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Value) and self.data == other.data
+
+    def __hash__(self) -> int:
+        return hash(self.data)
+
+    def __neg__(self) -> Value:"""
+
+_WALK_OVER_OPERAND_SETS = """        self.grad = 1.0
+        pending = [self]
+        while pending:
+            node = pending.pop()
+            node._backward()
+            pending.extend(set(node._children))"""
+
 OTHER_WRITINGS = {
     "topological order not reversed": (checks.NO_TOPOLOGICAL_ORDER, _variant(
         (_TOPOLOGICAL, _TOPOLOGICAL.replace("reversed(order)", "order")))),
@@ -144,6 +161,12 @@ OTHER_WRITINGS = {
     # Reversing a post-order sort without a visited set runs the steps exactly as a recursion that steps
     # first and then recurses (into the operands the other way round): the same grads, so the same name.
     "sort without a visited set": (checks.NO_TOPOLOGICAL_ORDER, _variant((_TOPOLOGICAL, _NO_VISITED_SET))),
+    "a walk without a sort, over sets of operands": (checks.NO_TOPOLOGICAL_ORDER, _variant(
+        (_TOPOLOGICAL, _WALK_OVER_OPERAND_SETS))),
+    "visited marked by operation and value": (checks.MERGED_BY_VALUE, _variant((_TOPOLOGICAL, _TOPOLOGICAL.replace(
+        "id(node)", "(node._op, node.data)")))),
+    "a Value hashed by its data, in an iterative sort over sets": (checks.MERGED_BY_VALUE, _variant(
+        (_TOPOLOGICAL, _ITERATIVE_WITH_VALUES_VISITED), ("    def __neg__(self) -> Value:", _HASHED_BY_DATA))),
     "tanh with 1 - x squared": (checks.TANH_DERIVATIVE, _variant(
         ("self.grad += (1 - t * t) * out.grad", "self.grad += (1 - self.data ** 2) * out.grad"))),
     "assigned in a subtraction of its own": (checks.ASSIGNED, _variant(
@@ -412,3 +435,62 @@ def test_operations_built_from_each_other_in_a_circle_are_found_and_a_plain_clas
            "            self.grad += -out.grad\n\n        out._backward = _backward\n        return out\n")
     assert class_build.circle(REFERENCE.replace("        return self * -1\n", own)) == ()
     assert class_build.circle("def (:\n") == () and class_build.circle(None) == ()
+
+
+def _walk_in_orders(slots: list[list], left_first: dict[int, bool], visited_set: bool) -> list[float]:
+    """A walk from the output that runs a node's step as it reaches it (every time, or the first time only), taking
+    each node's operands, deduplicated, in the order `left_first` gives that node: written apart from the checks'
+    replay, to hold it to every order a set may give, not only at the nodes it says matter."""
+    grad = [0.0] * len(slots)
+    grad[-1] = 1.0
+    pending, seen = [len(slots) - 1], set()
+    while pending:
+        node = pending.pop()
+        if visited_set and node in seen:
+            continue
+        seen.add(node)
+        for operand, local in slots[node]:
+            grad[operand] += local * grad[node]
+        operands = list(dict.fromkeys(o for o, _ in slots[node]))
+        pending.extend(operands if not left_first.get(node, True) else operands[::-1])
+    return grad
+
+
+def test_a_walk_over_sets_is_replayed_in_every_order_a_set_may_give() -> None:
+    import random
+
+    chooser = random.Random(7)
+    for graph in checks.SHARED_SUBEXPRESSIONS + checks.REUSED_LEAVES:
+        truth = checks.torch_results([graph])[0]
+        replayed = checks.wrong_results([graph])[0][checks.NO_TOPOLOGICAL_ORDER.name]
+        for _ in range(20):
+            orders = {node: chooser.random() < 0.5 for node in range(len(graph))}
+            grads = _walk_in_orders(truth["slots"], orders, visited_set=False)
+            assert any(checks._all_match(grads, w) for w in replayed), (checks.graph_text(graph), orders)
+
+
+def test_equal_values_merged_are_replayed_for_whichever_node_the_walk_keeps() -> None:
+    from graders.lesson01.micrograd import merged_walk
+
+    graph = checks.expression("(a + b) * (a - b)", a=1.5, b=0.5)  # a + b = 2 = the output
+    truth = checks.torch_results([graph])[0]
+    found = merged_walk.merged_walk_grads(graph, [float(x) for x in truth["data"]], truth["slots"], composed=False)
+    # The walk starts at the output, so a key by value keeps the output and skips a + b: only a - b hands a and b
+    # their shares. A key by operation and value merges nothing here: the right grads, 3 and -1.
+    assert sorted([round(g, 9) for g in grads[:2]] for grads in found) == [[2.0, -2.0], [3.0, -1.0]]
+    distinct = checks.expression("c = a * b; out = c * c + c", a=0.6, b=-1.3)
+    truth = checks.torch_results([distinct])[0]
+    assert merged_walk.merged_walk_grads(distinct, truth["data"], truth["slots"], composed=True) == []
+
+
+def test_a_node_met_only_through_its_equal_is_never_the_one_kept() -> None:
+    from graders.lesson01.micrograd import merged_walk
+
+    # x * w + b with b = 0: the sum equals the product, and the walk always meets the sum first.
+    graph = [("leaf", 0.7), ("leaf", 0.9), ("leaf", 0.0), ("mul", 0, 1), ("add", 3, 2), ("tanh", 4)]
+    truth = checks.torch_results([graph])[0]
+    found = merged_walk.merged_walk_grads(graph, truth["data"], truth["slots"], composed=False)
+    # Keeping the sum cuts x and w off (their grads stay 0) while b gets its share; keeping the product would
+    # leave b with nothing too. The other grads are the right ones, from the key by operation and value.
+    assert [grads[:3] for grads in found if grads[0] == 0.0] == [[0.0, 0.0, truth["grad"][2]]]
+    assert all(grads[2] != 0.0 for grads in found)
