@@ -21,7 +21,8 @@ from graders.kit import (Mistake, RECORD, RECORDING, Returned, Student, Suspect,
 from graders.lesson01.grad_accumulation.mistakes import (CLEARED_BETWEEN_CALLS, COMPANION, COPY_NOT_DETACHED,
                                                          GRAD_NOT_ACCUMULATED,
                                                          DIVIDED_TWICE, KEPT_GRAD_TENSOR, LESSON_GRADS, MEAN_OF_MEANS,
-                                                         MODIFIED_W, NOT_SCALED, WORKED, ZEROED_BETWEEN_MICRO_BATCHES)
+                                                         MODIFIED_W, NOT_SCALED, PREDICTION_AS_COLUMN,
+                                                         SUMMED_NOT_AVERAGED, WORKED, ZEROED_BETWEEN_MICRO_BATCHES)
 from graders.lesson01.grad_accumulation import mistakes as _mistakes
 from graders.lesson01.grad_accumulation.drivers import call_with_tracked_w
 
@@ -123,7 +124,9 @@ def wrong_gradients(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -
     indices = torch.arange(rows)
     splits = {tuple(len(p) for p in indices.tensor_split(k)), tuple(len(p) for p in indices.chunk(k))}
     found: dict[str, list[torch.Tensor]] = {
-        m.name: [] for m in (NOT_SCALED, MEAN_OF_MEANS, DIVIDED_TWICE, ZEROED_BETWEEN_MICRO_BATCHES)}
+        m.name: [] for m in (NOT_SCALED, MEAN_OF_MEANS, DIVIDED_TWICE, ZEROED_BETWEEN_MICRO_BATCHES,
+                             SUMMED_NOT_AVERAGED, PREDICTION_AS_COLUMN)}
+    found[SUMMED_NOT_AVERAGED.name].append(_weighted_gradient(w, X, y, torch.ones(rows, dtype=w.dtype)))
     for sizes in sorted(splits):
         counts = torch.tensor(sizes)
         per_row = torch.repeat_interleave(counts, counts).to(w.dtype)  # each row's micro-batch size
@@ -136,6 +139,13 @@ def wrong_gradients(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -
         # Only the last micro-batch counts, with whichever scaling the student chose.
         for scale in (1 / rows, 1 / (k * sizes[-1]), 1 / sizes[-1]):
             found[ZEROED_BETWEEN_MICRO_BATCHES.name].append(_weighted_gradient(w, X, y, last * scale))
+        # Each micro-batch's (n, 1) prediction against its n targets: Σ over every pair (i, j) of (x_i·w − y_j)²,
+        # whose gradient is 2 Σ_i x_i (n·x_i·w − Σ_j y_j); divided by N, or averaged over the n² pairs.
+        parts = list(zip(X.split(list(sizes)), y.split(list(sizes))))
+        for scale in (lambda n: 1 / rows, lambda n: 1 / (n * n)):
+            found[PREDICTION_AS_COLUMN.name].append(sum(
+                2 * scale(len(y_part)) * X_part.T @ (len(y_part) * (X_part @ w) - y_part.sum())
+                for X_part, y_part in parts))
     return found
 
 
@@ -161,24 +171,35 @@ def expect_gradient(returned: Returned, w: torch.Tensor, X: torch.Tensor, y: tor
 def _variant_named(returned: Returned, w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> str | None:
     """The name expect_gradient would give this answer from the wrong variants; "" for a right answer; None for
     a wrong one no variant names (or no answer)."""
+    names = _variants_fitting(returned, w, X, y, k)
+    return None if not names else names[0]
+
+
+def _variants_fitting(returned: Returned, w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> list[str]:
+    """Every name whose wrong variant this answer equals, in the order expect_gradient tries them; [""] for a right
+    answer; [] for a wrong one no variant names (or no answer)."""
     got = returned.value
     if returned.error is not None or type(got) is not torch.Tensor:
-        return None
+        return []
     right = full_batch_gradient(w, X, y)
     if tensor_problem(got, right, **_tolerance(w), requires_grad=None) is None:
-        return ""
-    found = first_matching_variant(got, _suspects(w, X, y, k), **_tolerance(w))
-    if found is None and k > 1 and got.shape == right.shape and is_scaled(gradient_signature(got, right), float(k)):
-        found = NOT_SCALED
-    return found.name if found is not None else None
+        return [""]
+    names = list(dict.fromkeys(suspect.mistake.name for suspect in _suspects(w, X, y, k)
+                               if first_matching_variant(got, [suspect], **_tolerance(w)) is not None))
+    if k > 1 and got.shape == right.shape and is_scaled(gradient_signature(got, right), float(k)) \
+            and NOT_SCALED.name not in names:
+        names.append(NOT_SCALED.name)
+    return names
 
 
 def _name_holds(answers: list[tuple[Returned, torch.Tensor, torch.Tensor, torch.Tensor, int]], index: int) -> bool:
-    """Whether the name the variants give answer `index` is theirs for every other wrong answer of the check too: a
-    variant may fit one input by chance (rows / features equal to the number of micro-batches makes X.shape[1] for
-    X.shape[0] look like unscaled micro-batch losses), never every input."""
+    """Whether the name the variants give answer `index` fits every other wrong answer of the check too: a variant
+    may fit one input by chance (rows / features equal to the number of micro-batches makes X.shape[1] for
+    X.shape[0] look like unscaled micro-batch losses), never every input. An input where two variants agree (one
+    row per micro-batch: the sum of k means is the sum over the rows) fits either name."""
     name = _variant_named(*answers[index])
-    return bool(name) and all(_variant_named(*other) in ("", name) for other in answers if other is not answers[index])
+    return bool(name) and all(set(_variants_fitting(*other)) & {"", name}
+                              for other in answers if other is not answers[index])
 
 
 def _suspects(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -> Iterator[Suspect]:

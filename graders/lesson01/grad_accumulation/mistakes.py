@@ -76,6 +76,29 @@ DIVIDED_TWICE = Mistake(
     concept=CONCEPT,
 )
 
+SUMMED_NOT_AVERAGED = Mistake(
+    "squared errors summed, never divided by N",
+    "Your gradient is N times the right one, N being the number of rows in the whole batch: each micro-batch loss "
+    "is its sum of squared errors, and nothing divides by N. Their total is the batch's sum of squared errors, "
+    "while the docstring's loss is its mean.",
+    "Divide each micro-batch's sum of squared errors by N = X.shape[0], the rows of the whole batch (not of the "
+    "micro-batch), before you call backward() on it.",
+    COMPANION,
+    concept=CONCEPT,
+)
+
+PREDICTION_AS_COLUMN = Mistake(
+    "(n, 1) prediction against (n,) targets",
+    "Your gradient is what a prediction of shape (n, 1) gives against targets of shape (n,): the difference "
+    "broadcasts to an (n, n) table, every prediction against every target of the micro-batch, with no error, "
+    "so the loss adds up n² differences where n belong. A column comes from X @ w.unsqueeze(1) or w.view(-1, 1), "
+    "or from a prediction made 2-D on purpose.",
+    "Keep both sides of prediction − target the same shape: X_part @ leaf with leaf of shape (d,) is already (n,), "
+    "like y_part. Print both shapes once before the loss.",
+    '"Common pitfalls", on shape mismatches that broadcast silently',
+    concept="broadcasting",
+)
+
 ZEROED_BETWEEN_MICRO_BATCHES = Mistake(
     "gradient zeroed between micro-batches",
     "Your gradient is that of the last micro-batch alone: .grad was cleared (zero_() or set to None), or the "
