@@ -33,6 +33,7 @@ from graders.lesson01.sin_exp_derivative.mistakes import (ACCUMULATED_TWICE, AUT
                                                           GAP_AS_TENSOR,
                                                           GAP_NOT_ABSOLUTE, GAPS_NOT_REDUCED, MEAN_NOT_MAX,
                                                           GRID_ARGUMENTS_IGNORED, MEAN_NOT_SUM, MODIFIED_INPUT,
+                                                          ONE_TERM_WRONG,
                                                           PRODUCT_OF_DERIVATIVES, PRODUCT_RULE_MISSED, SIGN_ERROR,
                                                           STILL_REQUIRES_GRAD, TRY_IT)
 from graders.lesson01.sin_exp_derivative.drivers import (derivative_of_tracked_x, differentiate_substitute, f_on_leaf,
@@ -110,6 +111,32 @@ def wrong_derivatives(x: torch.Tensor) -> list[torch.Tensor]:
             grows * (torch.cos(x) + torch.sin(x)), grows * (torch.cos(x) - torch.sin(x))]
 
 
+# The product rule's two terms of the derivative, and how one term alone may slip while the other stays right:
+# a derivative a single term away from the right one is named by that term, whatever the other mistakes cover.
+_TERMS = (("first", "u'·v = cos x · e^(−x)"), ("second", "u·v' = −sin x · e^(−x)"))
+# (Not sin and cos swapped in one term: either way that gives 0 everywhere, which says nothing of the term.)
+_TERM_SLIPS = ("is left out", "has the wrong sign", "has e^(+x) in place of e^(−x)")
+
+
+@expected
+def one_term_slips(x: torch.Tensor) -> list[torch.Tensor]:
+    """The derivative with one term slipped and the other right, for each term of `_TERMS` and each slip of
+    `_TERM_SLIPS`, in that order."""
+    e, grows = torch.exp(-x), torch.exp(x)
+    right = (torch.cos(x) * e, -torch.sin(x) * e)
+    slipped = ((torch.zeros_like(x), -right[0], torch.cos(x) * grows),
+               (torch.zeros_like(x), -right[1], -torch.sin(x) * grows))
+    return [slip + right[1 - term] for term in (0, 1) for slip in slipped[term]]
+
+
+def _one_term_wrong(term: int, slip: int) -> Mistake:
+    (name, written), (other, other_written) = _TERMS[term], _TERMS[1 - term]
+    return dataclasses.replace(ONE_TERM_WRONG, explanation=(
+        f"{ONE_TERM_WRONG.explanation.removesuffix('Your derivative has one of them right and the other wrong.')}"
+        f"Your derivative has the {other} term, {other_written}, right, but its {name} term, {written}, "
+        f"{_TERM_SLIPS[slip]}."))
+
+
 @expected
 def f_with_growing_exponential(x: torch.Tensor) -> torch.Tensor:
     """f with the exponent's sign lost: sin(x)·e^(+x)."""
@@ -122,8 +149,12 @@ def suspects(x: torch.Tensor, own_f: bool = False) -> list[Suspect]:
     missed, sign, product, of_growing, bracket_growing = wrong_derivatives(x)
     growing = [Suspect(F_EXPONENT_SIGN, of_growing)] if own_f else [
         Suspect(DERIVATIVE_EXPONENT_SIGN, of_growing), Suspect(DERIVATIVE_EXPONENT_SIGN, bracket_growing)]
+    # A derivative by hand one term away from the right one (not for autograd on the student's own f, which is no
+    # term-by-term work): after the named mistakes, which cover some of the same values with their own words.
+    one_term = [] if own_f else [Suspect(_one_term_wrong(i // len(_TERM_SLIPS), i % len(_TERM_SLIPS)), value)
+                                 for i, value in enumerate(one_term_slips(x))]
     return [Suspect(PRODUCT_RULE_MISSED, missed), Suspect(SIGN_ERROR, sign), Suspect(PRODUCT_OF_DERIVATIVES, product),
-            *growing]
+            *growing, *one_term]
 
 
 def scaled_mistakes(x: torch.Tensor) -> dict[float, Mistake]:

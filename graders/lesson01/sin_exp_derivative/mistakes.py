@@ -55,6 +55,16 @@ DERIVATIVE_EXPONENT_SIGN = Mistake(
     concept="chain_rule",
 )
 
+ONE_TERM_WRONG = Mistake(
+    "one term of the product rule wrong",
+    "The product rule gives two terms, u'·v = cos x · e^(−x) and u·v' = −sin x · e^(−x) (u = sin x, v = e^(−x)). "
+    "Your derivative has one of them right and the other wrong.",  # the check says which, and how (checks.py)
+    "Work the terms one at a time: u' = cos x, v' = −e^(−x) by the chain rule (the inner −x has derivative −1), so "
+    "u'·v = cos x · e^(−x) and u·v' = −sin x · e^(−x); the derivative is their sum, e^(−x)·(cos x − sin x).",
+    TRY_IT,
+    concept="chain_rule",
+)
+
 ACCUMULATED_TWICE = Mistake(
     "gradient accumulated over two backward calls",
     "Your gradient is exactly twice the right one. backward() adds into .grad rather than "
