@@ -21,6 +21,7 @@ they use, expected values replaced by recorded data); a helper module would be r
 from __future__ import annotations
 
 import difflib
+import itertools
 import math
 import re
 from typing import Any, Callable
@@ -28,10 +29,11 @@ from typing import Any, Callable
 import torch
 import torch.nn.functional as F
 
-from graders.kit import (Mistake, RECORD, RECORDING, Returned, Student, StudentError, checks_for, describe, drawn,
-                         exercise, expect_tensor, expected, fail)
+from graders.kit import (Mistake, RECORD, RECORDING, Returned, Student, StudentError, Suspect, checks_for, describe,
+                         drawn, exercise, expect_tensor, expected, fail)
 from graders.lesson01.shape_bugs.mistakes import (ANY_DIFFERENCE_SILENT, ANY_STRETCH_SILENT, CLASH_COUNTED_SILENT,
                                                   DIVIDED_BY_BATCH, LEFT_TO_RIGHT, LOSS_BROADCASTS, LOSS_RESHAPES,
+                                                  ELEMENTS_COMPARED, MEAN_OVER_SOME_DIMENSIONS,
                                                   MISSING_AS_INCOMPATIBLE, ONLY_SECOND_STRETCHED, PITFALL,
                                                   RANKS_COMPARED, RULES,
                                                   SIZE_ZERO, SIZES_REVERSED, SUM_FOR_MEAN, UNCAUGHT_VALUE_ERROR,
@@ -140,6 +142,13 @@ def rank_answers(pairs: list[Pair]) -> list[bool]:
 
 
 @expected
+def element_answers(pairs: list[Pair]) -> list[bool]:
+    """silently_broadcasts with ELEMENTS_COMPARED: True for every pair whose broadcast shape holds another number of
+    elements than pred's."""
+    return [(r := _torch_or_none(a, b)) is not None and math.prod(r) != math.prod(a) for a, b in pairs]
+
+
+@expected
 def clash_answers(pairs: list[Pair]) -> list[bool]:
     """silently_broadcasts with CLASH_COUNTED_SILENT: True also for every pair that does not broadcast."""
     return [(r := _torch_or_none(a, b)) is None or r != a for a, b in pairs]
@@ -169,6 +178,15 @@ def wrong_losses(pred: torch.Tensor, target: torch.Tensor) -> dict[str, float | 
         LOSS_RESHAPES.name: F.mse_loss(pred.reshape(-1), target.reshape(-1)).item()
         if pred.numel() == target.numel() else None,
     }
+
+
+@expected
+def partial_means(pred: torch.Tensor, target: torch.Tensor) -> list[torch.Tensor]:
+    """The squared errors averaged over each proper, non-empty set of pred's dimensions."""
+    squared = (pred.detach() - target) ** 2
+    dims = range(squared.dim())
+    return [squared.mean(dim=chosen) for size in range(1, squared.dim())
+            for chosen in itertools.combinations(dims, size)]
 
 
 # ---------------------------------------------------------------- reading the worker's answers, and showing them
@@ -324,7 +342,7 @@ def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
     __tracebackhide__ = True
     answers = _answers(returned, len(pairs))
     truth = silent_answers(pairs)
-    variants = (stretch_answers, difference_answers, clash_answers, rank_answers)
+    variants = (stretch_answers, difference_answers, clash_answers, rank_answers, element_answers)
     if RECORDING.mode == RECORD:  # the variants name a mistake only, but a recording must hold them for replay
         for variant in variants:
             variant(pairs)
@@ -333,9 +351,10 @@ def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
     if not wrong:
         return
     shown = wrong[:3]
-    stretched, differ, clashing, ranks = (variant(pairs) for variant in variants)
+    stretched, differ, clashing, ranks, elements = (variant(pairs) for variant in variants)
     mistake = (ANY_STRETCH_SILENT if gave == stretched else ANY_DIFFERENCE_SILENT if gave == differ
                else CLASH_COUNTED_SILENT if gave == clashing else RANKS_COMPARED if gave == ranks
+               else ELEMENTS_COMPARED if gave == elements
                else UNCAUGHT_VALUE_ERROR if _let_through(answers, pairs, truth) else None)
     advice = _named(mistake) if mistake else {
         "hint": "Broadcast the two shapes; the answer is True only when they broadcast and the result "
@@ -408,13 +427,14 @@ def expect_loss(student: Student, pred: torch.Tensor, target: torch.Tensor, show
              f"{tuple(pred.shape)}.", call=shown_as,
              got=first.got(), hint="Raise only when pred.shape != target.shape.", section=PITFALL)
     loss, grad = torch_loss(pred, target)
+    partial = [Suspect(MEAN_OVER_SOME_DIMENSIONS, value) for value in partial_means(pred, target)]
     # A sum is N times the mean, and so is its gradient; a sum over len(pred) is N / len(pred) times it
     # (with a single row the two are one and the same: that is a sum).
     scaled = {float(pred.numel()): SUM_FOR_MEAN}
     if pred.dim() and 1 < len(pred) < pred.numel():
         scaled[pred.numel() / len(pred)] = DIVIDED_BY_BATCH
     expect_tensor(Returned(shown_as, first.value), loss, **_tolerance(pred), requires_grad=True, what="the loss",
-                  scaled=scaled, section=WORKED,
+                  scaled=scaled, suspects=partial, section=WORKED,
                   hint="The mean squared error is ((pred - target) ** 2).mean(), kept as a tensor (no .item()) "
                        "so that backward() can reach pred.")
     expect_tensor(Returned(f"the gradient of {shown_as} with respect to pred", probe["grad"]), grad,

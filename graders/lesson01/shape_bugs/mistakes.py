@@ -85,6 +85,18 @@ RANKS_COMPARED = Mistake(
     concept=CONCEPT,
 )
 
+ELEMENTS_COMPARED = Mistake(
+    "number of elements compared",
+    "Your function says True exactly when broadcasting changes the number of elements. But a target of higher rank "
+    "may add dimensions of size 1 and no elements, like (1, 3) against (3,) giving (1, 3): pred - target then has a "
+    "shape pred does not, with the same 3 elements. What changes silently is the shape, which the count does not "
+    "tell.",
+    "Keep returning False when broadcast_shape raises, and otherwise compare the shapes themselves: "
+    "`return result != tuple(pred_shape)`.",
+    PITFALL,
+    concept=CONCEPT,
+)
+
 ANY_DIFFERENCE_SILENT = Mistake(
     "any difference in shape counted as silent",
     "Your function says True whenever the two shapes differ, without broadcasting them. Shapes that do not "
@@ -145,6 +157,17 @@ SUM_FOR_MEAN = Mistake(
     "squared errors were added up instead of averaged. A summed loss also makes every gradient step N times "
     "longer, which is enough to make the worked example's lr = 0.1 diverge.",
     "Average the squared errors: ((pred - target) ** 2).mean(), not .sum().",
+    WORKED,
+    concept="training_loop",
+)
+
+MEAN_OVER_SOME_DIMENSIONS = Mistake(
+    "mean over some dimensions only",
+    "Your loss is the mean of the squared errors over some of pred's dimensions, not all: .mean(dim=...) averages "
+    "only the dimensions it names and keeps the others, so a (100, 1) pred averaged over dim 0 leaves a loss of "
+    "shape (1,). A loss is one number, the mean over every element, of shape (); backward() on anything else "
+    "needs a gradient argument.",
+    "Call .mean() with no dim: ((pred - target) ** 2).mean() averages every element and returns a 0-d tensor.",
     WORKED,
     concept="training_loop",
 )
