@@ -22,7 +22,7 @@ import torch
 from graders.kit import (Returned, Student, Suspect, checks_for, describe, exercise, expect_tensor, expected, fail,
                          fail_with_mistake, twin, twin_random, unless_contradicted)
 from graders.lesson01.views.mistakes import (ALWAYS_COPYING, BASE_COMPARED, COPIED_A_STRIDED_VIEW, DATA_PTR_COMPARED,
-                                             FLAT_COLUMN, ROWS_AND_COLUMNS_SWAPPED, VIEWS)
+                                             FLAT_COLUMN, INPUT_HANDED_BACK, ROWS_AND_COLUMNS_SWAPPED, VIEWS)
 from graders.lesson01.views.drivers import MISSING, Steps, apply, make_input, observe, pair_answers
 
 EXERCISE = exercise("lesson01", "views")
@@ -145,6 +145,12 @@ def flat_column(case: tuple) -> torch.Tensor:
 
 
 @expected
+def input_as_built(case: tuple) -> torch.Tensor:
+    """x itself: what a flatten that hands its input back returns."""
+    return build(case)
+
+
+@expected
 def data_ptr_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
     return [a.data_ptr() == b.data_ptr() for a, b in made_pairs(case, rows, pairs)]
 
@@ -167,7 +173,7 @@ def expect_view(student: Student, reference: ModuleType, function: str, case: tu
     __tracebackhide__ = True
     want = reference_view(reference, function, case, *args)
     suspects = ([Suspect(ROWS_AND_COLUMNS_SWAPPED, swapped_grid(case, *args))] if function == "as_grid" else
-                [Suspect(FLAT_COLUMN, flat_column(case))])
+                [Suspect(FLAT_COLUMN, flat_column(case)), Suspect(INPUT_HANDED_BACK, input_as_built(case))])
     shown_args = "".join(f", {a!r}" for a in args)
     returned = _run(student, observe, function, function, recipe(case), *args,
                     shown_as=f"{function}({case[0]}{shown_args}) with {case_text(case)}")

@@ -79,6 +79,17 @@ FLAT_COLUMN = Mistake(
     concept=CONCEPT,
 )
 
+INPUT_HANDED_BACK = Mistake(
+    "x handed back unchanged",
+    "For this x your flatten returns x itself, shape and all, where a 1-D tensor of x.numel() elements belongs. An "
+    "early return of x (for a 0-d or a 1-D x, say) is right for a 1-D x only: a 0-d x has no dimension at all, "
+    "and its flat form is a 1-D tensor of its one element, shape (1,).",
+    "Drop the early return: x.reshape(-1) handles every number of dimensions, 0-d included, and still returns a "
+    "view of x's storage wherever one can list the elements.",
+    RESHAPING,
+    concept=CONCEPT,
+)
+
 BASE_COMPARED = Mistake(
     "compared ._base instead of storage",
     "Your function says that two tensors share memory only when one is the other's ._base. But ._base names the "
