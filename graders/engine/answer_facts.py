@@ -5,6 +5,7 @@ where the right result is a number is a fact about the answer, true whatever the
 VALUES_REORDERED, SCALED_RESULT, NAN_WHERE_FINITE) keep
 their names, so that results and the class report group them; their meaning here says which shapes, which dtypes or
 which order, and so which kinds of step give exactly that, rather than a menu of every way a shape can go wrong.
+A shape's kind and a dtype's words are also told without values (Mistake.without_values), for a hidden check.
 """
 
 from __future__ import annotations
@@ -23,46 +24,60 @@ _WHOLE = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
 
 
 def shape_fact(got: tuple[int, ...], expected: tuple[int, ...]) -> Mistake:
-    """SHAPE_DIFFERS, its meaning saying how `got` stands to `expected` (both torch.Size or tuples)."""
-    return dataclasses.replace(SHAPE_DIFFERS, explanation=f"{_shape_words(tuple(got), tuple(expected))} The checks "
-                                                          "compare shapes before values.")
-
-
-def _shape_words(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
+    """SHAPE_DIFFERS, its meaning saying how `got` stands to `expected` (both torch.Size or tuples); told without
+    either shape too, for a hidden check (Mistake.without_values)."""
+    got, expected = tuple(got), tuple(expected)
+    kind = _shape_kind(got, expected, sizes=True)
     shown = f"Your result has shape {got} where {expected} belongs"
+    if not got and len(expected) == 1:
+        shown = f"Your result is a single number (a 0-d tensor) where a 1-D tensor of {expected[0]} belongs"
+    told = f"{shown}: {kind}" if kind else f"{shown}."
+    unsized = _shape_kind(got, expected, sizes=False)
+    unshown = ("Your result is a single number (a 0-d tensor) where a 1-D tensor belongs" if not got and
+               len(expected) == 1 else "Your result has another shape than the answer's")
+    return dataclasses.replace(SHAPE_DIFFERS, explanation=f"{told} The checks compare shapes before values.",
+                               without_values=f"{unshown}: {unsized} The checks compare shapes before values."
+                               if unsized else "")
+
+
+def _shape_kind(got: tuple[int, ...], expected: tuple[int, ...], sizes: bool) -> str:
+    """How `got` stands to `expected` ("" where no kind fits); without `sizes`, in words that name neither shape nor
+    any size of one, which a hidden check may show."""
     unit_free = [size for size in got if size != 1] == [size for size in expected if size != 1]
     if not got and len(expected) == 1:
-        return (f"Your result is a single number (a 0-d tensor) where a 1-D tensor of {expected[0]} belongs: its "
-                "only dimension was squeezed or reduced away, or an element was indexed out.")
+        return ("its only dimension was squeezed or reduced away, an element was indexed out, or a 0-d input was "
+                "handed on as it is.")
     if unit_free and len(got) < len(expected):
-        return f"{shown}: a dimension of size 1 is missing (a squeeze, an index where a slice belongs, or a reshape)."
+        return "a dimension of size 1 is missing (a squeeze, an index where a slice belongs, or a reshape)."
     if unit_free and len(got) > len(expected):
-        return (f"{shown}: it has a dimension of size 1 too many (an unsqueeze, keepdim=True, or a (n, 1) column "
-                "where a 1-D tensor belongs).")
+        return ("it has a dimension of size 1 too many (an unsqueeze, keepdim=True, or a (n, 1) column where a 1-D "
+                "tensor belongs).")
     if len(expected) == 1 and got == (expected[0], expected[0]):
-        return (f"{shown}: an n × n square where n values belong, what a (n, 1) column and a (n,) vector make when "
-                "they meet in one operation (broadcasting pairs every element of one with every element of the "
-                "other).")
+        return ("an n × n square where n values belong, what a (n, 1) column and a (n,) vector make when they meet in "
+                "one operation (broadcasting pairs every element of one with every element of the other).")
     if len(got) == len(expected) == 2 and got == expected[::-1]:
-        return f"{shown}: rows and columns swapped (a transpose, or a view with its sizes the other way round)."
+        return "rows and columns swapped (a transpose, or a view with its sizes the other way round)."
     dropped = [axis for axis in range(len(expected)) if got == expected[:axis] + expected[axis + 1:]]
     if dropped and math.prod(got) < math.prod(expected):
-        return (f"{shown}: dimension {dropped[0]} was reduced away (a sum, mean or max over it, where the result "
-                "keeps it).")
+        return (f"dimension {dropped[0]} was reduced away (a sum, mean or max over it, where the result keeps it), or "
+                "an index took one position of it.")
     added = [axis for axis in range(len(got)) if expected == got[:axis] + got[axis + 1:]]
     if added and math.prod(got) > math.prod(expected):
-        return (f"{shown}: it has dimension {added[0]} of size {got[added[0]]} too many (a reduction over it left "
-                "out, or two tensors that broadcast against each other).")
+        size = f" of size {got[added[0]]}" if sizes else ""
+        return (f"it has one dimension too many, dimension {added[0]}{size} (a reduction over it left out, or two "
+                "tensors that broadcast against each other).")
     if math.prod(got) == math.prod(expected):
-        return f"{shown}: the right number of elements, arranged in another shape (a view or reshape's sizes)."
-    return f"{shown}."
+        return "the right number of elements, arranged in another shape (a view or reshape's sizes)."
+    return ""
 
 
 def dtype_fact(got: torch.dtype, expected: torch.dtype) -> Mistake:
     """DTYPE_DIFFERS, its meaning saying which dtype stands for which, and which steps give that one; its hint the
     dtype the result must have (the check's, so true whatever the input's dtype was)."""
     wanted = dtype_name(expected)
-    return dataclasses.replace(DTYPE_DIFFERS, explanation=_dtype_words(got, expected),
+    # Its words name the two dtypes and no value, so a hidden check may show them as they are.
+    words = _dtype_words(got, expected)
+    return dataclasses.replace(DTYPE_DIFFERS, explanation=words, without_values=words,
                                hint=f"The result must be {wanted}: make it in that dtype, or convert it with "
                                     f".to(torch.{wanted}), as the docstring asks; print the dtype of each tensor on "
                                     "the way to see where it changes.")

@@ -168,10 +168,12 @@ def _in_catalogue_words(feedback: Feedback, catalogue: list[Mistake]) -> Feedbac
     """A failure with its named mistake's meaning and hint as the catalogue words them: a check may reword them for
     the case at hand, with values of its inputs, which a hidden check does not show. Without a catalogued mistake,
     neither (the hint of an unnamed failure may be fitted to the values too), but where they speak of the code alone
-    (Feedback.about_the_code)."""
+    (Feedback.about_the_code). A meaning the failure also gave in words without values (a result's shape told as how
+    it stands to the answer's, not as the two shapes) is shown in those words."""
     if feedback.about_the_code:
         return feedback
     mistake = catalogued(feedback.mistake, catalogue)
     if mistake is None:
         return dataclasses.replace(feedback, meaning="", hint="")
-    return dataclasses.replace(feedback, meaning=mistake.explanation, hint=mistake.hint, section=mistake.section)
+    return dataclasses.replace(feedback, meaning=feedback.meaning_without_values or mistake.explanation,
+                               hint=mistake.hint, section=mistake.section)

@@ -86,6 +86,8 @@ class Feedback:
     # Its meaning and hint speak of the student's code alone (a changed default, a single edit of the reference), never
     # of a check's inputs or values: a hidden check may show them beside the mistake's name.
     about_the_code: bool = False
+    # The meaning in words that name no value of the inputs (Mistake.without_values): a hidden check shows it.
+    meaning_without_values: str = ""
 
     def text(self) -> str:
         # Every part is cut to a readable size: a student's value or message may be megabytes.
@@ -164,6 +166,8 @@ def fail(summary: str, **parts: object) -> NoReturn:
                  if key != "meaning" and not (key in ("hint", "section") and not value)}
         named = parts["mistake"] = otherwise
     if named is not None and not isinstance(named, str):  # a Mistake (not imported here: it imports this module)
+        if "meaning" not in parts:  # the words without values go with the mistake's own meaning only
+            parts["meaning_without_values"] = named.without_values  # type: ignore[attr-defined]
         parts = {"meaning": named.explanation, "hint": named.hint, "section": named.section,  # type: ignore[attr-defined]
                  "concept": named.concept, **parts,  # type: ignore[attr-defined]
                  "mistake": named.name}  # type: ignore[attr-defined]

@@ -47,6 +47,10 @@ class Mistake:
     # What rules this mistake out whatever the answer: each, given the Student, says why it cannot be the cause
     # (the code seeds with its argument, its steps=0 answer is the zero start) or "" when it may be.
     contradicted_by: tuple["Contradiction", ...] = field(default=(), kw_only=True, compare=False, repr=False)
+    # The explanation in words that name no value of the check's inputs (a fact about a result may say how its shape
+    # stands to the answer's without either shape): what a hidden check shows in its place. "" where the catalogue's
+    # own explanation is that already.
+    without_values: str = field(default="", kw_only=True, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # A misspelt concept fails at import, naming the mistake, rather than splitting the report's groups.

@@ -24,7 +24,7 @@ from graders.engine.student import Returned
     ((100, 100), (100,), "an n × n square where n values belong"),
     ((3, 4), (4, 3), "rows and columns swapped"),
     ((4,), (4, 3), "dimension 1 was reduced away"),
-    ((4, 3, 2), (4, 2), "it has dimension 1 of size 3 too many"),
+    ((4, 3, 2), (4, 2), "it has one dimension too many, dimension 1 of size 3"),
     ((2, 6), (4, 3), "the right number of elements, arranged in another shape"),
     ((7,), (4, 3), "Your result has shape (7,) where (4, 3) belongs."),
 ])
@@ -32,6 +32,22 @@ def test_a_shape_fact_says_how_the_shapes_differ_under_the_general_name(got, exp
     fact = shape_fact(torch.Size(got), torch.Size(expected))
     assert fact.name == SHAPE_DIFFERS.name and fact.concept == SHAPE_DIFFERS.concept
     assert words in fact.explanation, fact.explanation
+
+
+@pytest.mark.parametrize("got, expected", [((), (5,)), ((3,), (3, 1)), ((3, 1), (3,)), ((100, 100), (100,)),
+                                            ((3, 4), (4, 3)), ((4,), (4, 3)), ((4, 3, 2), (4, 2)), ((2, 6), (4, 3))])
+def test_a_shape_fact_tells_its_kind_without_either_shape_for_a_hidden_check(got, expected) -> None:
+    fact = shape_fact(torch.Size(got), torch.Size(expected))
+    unvalued = fact.without_values
+    assert unvalued and unvalued != SHAPE_DIFFERS.explanation
+    assert not any(str(size) in unvalued for size in (*got, *expected) if size > 1), unvalued
+    assert str(tuple(got)) not in unvalued and str(tuple(expected)) not in unvalued
+    # The kind is the same as the one the full message gives.
+    assert unvalued.split(": ", 1)[1].split(" (")[0].split(",")[0] in fact.explanation
+
+
+def test_a_shape_fact_of_no_known_kind_leaves_the_catalogue_words_to_a_hidden_check() -> None:
+    assert shape_fact(torch.Size((7,)), torch.Size((4, 3))).without_values == ""
 
 
 @pytest.mark.parametrize("got, expected, words", [

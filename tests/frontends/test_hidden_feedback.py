@@ -21,6 +21,7 @@ from graders.frontends.grade.outputs.feedback_html import feedback_html
 from graders.frontends.grade.store import StudentRecord
 from graders.frontends.nbgrader.report import print_feedback
 from graders.frontends.platforms import classroom_runners, gradescope_results
+from conftest import ROOT
 from mistake_catalogue import CATALOGUE, read
 
 LESSON = course_config.LESSON_01
@@ -91,6 +92,18 @@ def test_a_hidden_check_tells_its_mistake_in_the_catalogues_words_not_the_checks
     assert check["hidden"] and measured, check["message"]
     assert f"  mistake:  {mistake.name}. {mistake.explanation}\n" in check["shown"]
     assert measured[1] not in check["shown"] and "steps=0" not in check["shown"]
+
+
+def test_a_hidden_check_tells_how_a_shape_differs_without_either_shape(grade) -> None:
+    # A flatten that squeezes: the hidden check's (1, 1) input gives () where (1,) belongs, a 0-d result.
+    squeezing = (ROOT / "reference" / "lesson01" / "views.py").read_text().replace(
+        "    return x.reshape(-1)", "    return x.reshape(-1).squeeze()")
+    check_id = "as_grid_and_flatten_on_fresh_tensors"
+    check = grade({"views": squeezing}, "-k", check_id).checks("views")[check_id]
+    assert check["hidden"] and check["mistake"] == "result in another shape", check["message"]
+    assert "(1,)" in check["message"] and "(1,)" not in check["shown"], check["shown"]
+    assert "a single number (a 0-d tensor) where a 1-D tensor belongs" in check["shown"]
+    assert "its only dimension was squeezed or reduced away" in check["shown"]
 
 
 def test_a_hidden_check_failing_for_a_cause_explained_above_points_there_without_its_headline(grade) -> None:
