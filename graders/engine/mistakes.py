@@ -211,6 +211,16 @@ STILL_TRACKED = Mistake(
     '"Common pitfalls", "Calling .numpy() on a tracked tensor"',
     concept="detach_and_no_grad",
 )
+# STILL_TRACKED where the code itself shows why (graders/engine/code_facts.py): a gradient asked to keep its graph.
+GRAPH_OF_THE_GRADIENT_KEPT = Mistake(
+    "gradient taken with create_graph=True",
+    "Your result requires grad because your code asks torch.autograd.grad (or backward) for create_graph=True: that "
+    "records the gradient's own computation as a graph, which is what a second derivative needs, and leaves the "
+    "gradient attached to it. A first derivative returned as an answer needs no graph.",
+    "Leave create_graph out (it is False by default), or return the gradient .detach()ed where you do need it.",
+    '"Autograd: gradients for free"',
+    concept="detach_and_no_grad",
+)
 VALUES_REORDERED = Mistake(
     "the right values in another order",
     "Your result holds exactly the expected values, in another order.",
@@ -269,8 +279,8 @@ FORWARD_UNDER_NO_GRAD = Mistake(
     contradicted_by=(lambda student: "" if backward_of_unrecorded(student.evidence.source)
                      else "no backward() of a value computed under no_grad in the code",),
 )
-ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED, SCALED_RESULT,
-                NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD]
+ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
+                SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD]
 
 
 def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:

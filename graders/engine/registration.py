@@ -1,7 +1,8 @@
 """`@check`: marks a test function as a graded check, with its points and visibility from
 course_config.py, so that no number is written twice; a public check also runs on fresh
-inputs when the reference is live, and pays only if both runs pass (graders/engine/fresh.py); and no check names a
-mistake that the grader's own facts about the student contradict (graders/engine/mistakes.py, `contradicted_by`)."""
+inputs when the reference is live, and pays only if both runs pass (graders/engine/fresh.py); no check names a
+mistake that the grader's own facts about the student contradict (graders/engine/mistakes.py, `contradicted_by`);
+and a fact about the result is named by its cause where the code shows it (graders/engine/code_facts.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any, Callable, TypeVar
 import pytest
 
 import course_config
+from graders.engine.code_facts import told_by_the_code
 from graders.engine.feedback import CheckFailed
 from graders.engine.fresh import TWIN_NOTE, twin_run
 from graders.engine.mistakes import catalogued, contradiction
@@ -82,6 +84,9 @@ def _named_only_where_not_contradicted(test: F) -> F:
             feedback = failure.feedback
             if not feedback.mistake:
                 raise
+            by_the_code = told_by_the_code(feedback, kwargs.get("student"))
+            if by_the_code is not None:
+                raise CheckFailed(by_the_code) from None
             from graders.engine.collect import collect_mistakes  # the room's catalogue, read when first needed
 
             mistake = catalogued(feedback.mistake, collect_mistakes(importlib.import_module(f"{room}.mistakes")))

@@ -252,6 +252,19 @@ class SourceEvidence:
                 return True
         return False
 
+    def sets_keyword(self, function: str, keyword: str) -> bool:
+        """Whether `function`, or a function of the module it calls, passes `keyword=` to some call with a value that
+        is not the literal False or None (`create_graph=True`, `create_graph=flag`)."""
+        self._index()
+        for node in self._closure(function):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Call) and any(
+                        given.arg == keyword and not (isinstance(given.value, ast.Constant)
+                                                      and given.value.value in (False, None))
+                        for given in inner.keywords):
+                    return True
+        return False
+
     def updates_in_place(self, function: str) -> bool:
         """Whether `function`, or a function of the module it calls, changes a tensor's values in place: an
         augmented assignment (`p -= lr * p.grad`) or an in-place arithmetic method (`p.sub_(...)`, `p.copy_(...)`),

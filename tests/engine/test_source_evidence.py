@@ -238,3 +238,22 @@ def test_names_bound_in_one_chained_assignment_are_read_together_and_nothing_els
               "    return w\n")
     assert SourceEvidence(source).bound_together("train") == [{"w", "b"}, {"p", "q", "r"}]
     assert SourceEvidence(source).bound_together("missing") == []
+
+
+def test_a_keyword_set_is_found_in_the_function_or_a_helper_it_calls_but_not_where_it_is_false() -> None:
+    evidence = SourceEvidence('''
+import torch
+
+def _take(y, x, keep):
+    return torch.autograd.grad(y, x, create_graph=keep)
+
+def gradient(f, x):
+    return _take(f(x), x, True)
+
+def plain(f, x):
+    (g,) = torch.autograd.grad(f(x), x, create_graph=False, retain_graph=None)
+    return g
+''')
+    assert evidence.sets_keyword("gradient", "create_graph")  # through the helper, whose value is a name
+    assert not evidence.sets_keyword("plain", "create_graph") and not evidence.sets_keyword("plain", "retain_graph")
+    assert not evidence.sets_keyword("missing", "create_graph")
