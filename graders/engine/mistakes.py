@@ -26,7 +26,7 @@ import torch
 
 from course_config import CONCEPTS, FORGET_MISTAKES_VARIABLE
 from graders.engine.compare import tensor_problem
-from graders.engine.raised_causes import backward_of_unrecorded, divides
+from graders.engine.raised_causes import backward_of_unrecorded, divides, exponentiates_floats
 
 # The test switch of course_config.FORGET_MISTAKES_VARIABLE: these mistakes are graded as if unknown.
 FORGOTTEN = frozenset(name.strip() for name in os.environ.get(FORGET_MISTAKES_VARIABLE, "").split(",") if name.strip())
@@ -279,8 +279,22 @@ FORWARD_UNDER_NO_GRAD = Mistake(
     contradicted_by=(lambda student: "" if backward_of_unrecorded(student.evidence.source)
                      else "no backward() of a value computed under no_grad in the code",),
 )
+FLOAT_OVERFLOW = Mistake(
+    "an exponential too large for a float",
+    "Your code raises a Python float to a size no float holds (above about 1.8e308): math.exp(x) for x above about "
+    "709, or a ** of a large base, raises OverflowError. A formula written with e^(2x), such as (e^(2x) − 1) / "
+    "(e^(2x) + 1) for tanh, overflows at inputs whose answer is perfectly ordinary (tanh(400) is 1).",
+    "Use the library's own function where there is one (math.tanh, torch.tanh, torch.sigmoid), or write the formula "
+    "with e^(−|x|), which never grows past 1, choosing the form by the sign of x.",
+    '"Common pitfalls"',
+    error_pattern=r"^OverflowError: (math range error|\(34, 'Numerical result out of range'\))",
+    concept="gradient_checking",
+    contradicted_by=(lambda student: "" if exponentiates_floats(student.evidence.source)
+                     else "the code takes no exponential or power of a float",),
+)
 ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
-                SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD]
+                SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
+                FLOAT_OVERFLOW]
 
 
 def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:

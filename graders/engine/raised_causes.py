@@ -28,6 +28,23 @@ def divides(source: str) -> bool:
                                     for node in ast.walk(tree))
 
 
+def exponentiates_floats(source: str) -> bool:
+    """Whether the code calls an exponential of Python floats (math.exp, math.pow, math.cosh, ...) or raises a number
+    to a power with ** : the float operations that raise OverflowError when the result passes about 1.8e308."""
+    tree = _parsed(source)
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            return True
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in ("exp", "pow", "cosh", "sinh", "expm1", "ldexp"):
+                return True
+    return False
+
+
 def _not_recording(block: ast.With) -> bool:
     for item in block.items:
         call = item.context_expr

@@ -473,6 +473,15 @@ class Student:
                             output_dropped=outcome.output_dropped, seconds=outcome.seconds)
         self.fail_raised(Returned(shown, error=error), function)
 
+    def error_mistake(self, error_type: str, message: str) -> Mistake | None:
+        """The catalogued mistake (the exercise's, then those of any exercise) whose error this is, where the
+        student's own code does not rule it out; None where none is."""
+        for mistake in (*self.mistakes, *ANY_EXERCISE):
+            # A cause the student's own code rules out is not named: the next one, or the error's hint, is told.
+            if mistake.matches_error(error_type, message) and not contradiction(mistake, self):
+                return mistake
+        return None
+
     def fail_raised(self, returned: Returned, function: str, hint: str = "") -> NoReturn:
         """Fail as a call that may not raise does, for one made with allow_raise that raised: the
         error named by a catalogued mistake where one matches it. Checks that first look at the
@@ -483,11 +492,10 @@ class Student:
         assert error is not None, "fail_raised is for a call that raised"
         culprit = error.frames[-1][2] if error.frames else function  # the student's function, not a driver
         told = f"{culprit}: {error.type}: {error.message}"  # the same exception from the same function: one cause
-        for mistake in (*self.mistakes, *ANY_EXERCISE):
-            # A cause the student's own code rules out is not named: the next one, or the error's hint, is told.
-            if mistake.matches_error(error.type, error.message) and not contradiction(mistake, self):
-                fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
-                     mistake=mistake, error=told)
+        mistake = self.error_mistake(error.type, error.message)
+        if mistake is not None:
+            fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
+                 mistake=mistake, error=told)
         fail(RAISED.format(function=culprit, error=error.type), call=returned.call, got=self._error_text(error),
              section=self.section, error=told, hint=hint or hint_for(error, returned.call, self.frame_file))
 

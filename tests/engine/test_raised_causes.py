@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import course_config
 from graders.engine import single_edits
-from graders.engine.mistakes import FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD
-from graders.engine.raised_causes import backward_of_unrecorded, divides
+from graders.engine.mistakes import FLOAT_FOR_WHOLE, FLOAT_OVERFLOW, FORWARD_UNDER_NO_GRAD
+from graders.engine.raised_causes import backward_of_unrecorded, divides, exponentiates_floats
 
 LESSON = course_config.LESSON_01.folder
 UNRECORDED_LOSS = ("        with torch.no_grad():\n            pred = model(X)\n            loss = loss_fn(pred, y)\n"
@@ -60,3 +60,13 @@ def test_a_loss_computed_under_no_grad_is_named_and_a_detached_one_is_not(grade)
     failed = [c for c in checks.values() if not c["passed"]]
     assert failed and all(c["mistake"] != FORWARD_UNDER_NO_GRAD.name for c in failed), [c["message"] for c in failed]
     assert any("does not require grad" in c["message"] for c in failed)
+
+
+def test_an_exponential_or_power_of_floats_is_seen_and_an_overflow_is_named_only_then() -> None:
+    assert exponentiates_floats("import math\ndef f(x):\n    return math.exp(2 * x)\n")
+    assert exponentiates_floats("def f(x):\n    return x ** 400\n")
+    assert not exponentiates_floats("import math\ndef f(x):\n    return math.tanh(x)\n")
+    assert not exponentiates_floats("def f(:\n")  # does not parse: shows nothing
+    assert FLOAT_OVERFLOW.matches_error("OverflowError", "math range error")
+    assert FLOAT_OVERFLOW.matches_error("OverflowError", "(34, 'Numerical result out of range')")
+    assert not FLOAT_OVERFLOW.matches_error("OverflowError", "int too large to convert to float")

@@ -591,6 +591,10 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
         stage = {"build": f"Building {_node_text(graphs[i], got['at'])}", "backward": "Calling out.backward()",
                  "read": "Reading .data and .grad"}[got["stage"]]
         parts = dict(call=call(i), got="\n".join([got["error"], *got["frames"]]))
+        error_type, _, message = got["error"].partition(": ")
+        named = student.error_mistake(error_type, message)  # an error any exercise's code can raise, such as
+        if named is not None:  # an exponential that overflows, where the student's code shows its cause
+            fail(f"{stage} raised an error, in {len(broken)} of {len(graphs)} expressions.", **parts, mistake=named)
         circle = class_build.circle(student.evidence.source) if got["error"].startswith("RecursionError") else ()
         if circle:
             methods = " -> ".join((*circle, circle[0]))
