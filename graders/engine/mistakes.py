@@ -26,7 +26,8 @@ import torch
 
 from course_config import CONCEPTS, FORGET_MISTAKES_VARIABLE
 from graders.engine.compare import tensor_problem
-from graders.engine.raised_causes import backward_of_unrecorded, divides, exponentiates_floats
+from graders.engine.raised_causes import (backward_of_unrecorded, divides, exponentiates_floats,
+                                          unpacks_a_tracked_tensor)
 
 # The test switch of course_config.FORGET_MISTAKES_VARIABLE: these mistakes are graded as if unknown.
 FORGOTTEN = frozenset(name.strip() for name in os.environ.get(FORGET_MISTAKES_VARIABLE, "").split(",") if name.strip())
@@ -292,9 +293,23 @@ FLOAT_OVERFLOW = Mistake(
     contradicted_by=(lambda student: "" if exponentiates_floats(student.evidence.source)
                      else "the code takes no exponential or power of a float",),
 )
+UNPACKED_PARAMETERS = Mistake(
+    "parameters unpacked from one tracked tensor",
+    "Your code makes one tensor that requires grad and unpacks (or indexes) the parameters out of it, as in "
+    "`a, b, c = torch.zeros(3, requires_grad=True)`. Each name is then a view of that tensor, not a leaf of its "
+    "own: backward() fills the .grad of the tensor they came from, and theirs stays None, so the update's "
+    "lr * p.grad multiplies by None (torch also warns that a non-leaf's .grad is being read).",
+    "Make each parameter a leaf of its own: `a = torch.zeros(1, requires_grad=True)`, and the same for b and c (or "
+    "keep one tensor of three and update it whole: `params -= lr * params.grad`).",
+    '"Worked example: fitting a line by gradient descent"',
+    error_pattern=r"unsupported operand type\(s\) for [-+*/]+=?: .*'NoneType'",
+    concept="requires_grad",
+    contradicted_by=(lambda student: "" if unpacks_a_tracked_tensor(student.evidence.source)
+                     else "the code unpacks no parameters out of a tensor that requires grad",),
+)
 ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
                 SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
-                FLOAT_OVERFLOW]
+                FLOAT_OVERFLOW, UNPACKED_PARAMETERS]
 
 
 def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:

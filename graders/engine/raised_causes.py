@@ -45,6 +45,32 @@ def exponentiates_floats(source: str) -> bool:
     return False
 
 
+def unpacks_a_tracked_tensor(source: str) -> bool:
+    """Whether the code unpacks or indexes names out of a tensor it makes with requires_grad
+    (`a, b, c = torch.zeros(3, requires_grad=True)`, or `.requires_grad_()` on the right): each name is then a view,
+    not a leaf, and backward() fills no .grad of its own."""
+    tree = _parsed(source)
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(target, (ast.Tuple, ast.List)) for target in node.targets):
+            if _makes_tracked(node.value):
+                return True
+    return False
+
+
+def _makes_tracked(value: ast.AST) -> bool:
+    for inner in ast.walk(value):
+        if isinstance(inner, ast.Call):
+            if any(keyword.arg == "requires_grad" and not (isinstance(keyword.value, ast.Constant)
+                                                           and keyword.value.value in (False, None))
+                   for keyword in inner.keywords):
+                return True
+            if isinstance(inner.func, ast.Attribute) and inner.func.attr == "requires_grad_":
+                return True
+    return False
+
+
 def _not_recording(block: ast.With) -> bool:
     for item in block.items:
         call = item.context_expr

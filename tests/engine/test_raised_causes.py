@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import course_config
 from graders.engine import single_edits
-from graders.engine.mistakes import FLOAT_FOR_WHOLE, FLOAT_OVERFLOW, FORWARD_UNDER_NO_GRAD
-from graders.engine.raised_causes import backward_of_unrecorded, divides, exponentiates_floats
+from graders.engine.mistakes import FLOAT_FOR_WHOLE, FLOAT_OVERFLOW, FORWARD_UNDER_NO_GRAD, UNPACKED_PARAMETERS
+from graders.engine.raised_causes import (backward_of_unrecorded, divides, exponentiates_floats,
+                                          unpacks_a_tracked_tensor)
 
 LESSON = course_config.LESSON_01.folder
 UNRECORDED_LOSS = ("        with torch.no_grad():\n            pred = model(X)\n            loss = loss_fn(pred, y)\n"
@@ -70,3 +71,13 @@ def test_an_exponential_or_power_of_floats_is_seen_and_an_overflow_is_named_only
     assert FLOAT_OVERFLOW.matches_error("OverflowError", "math range error")
     assert FLOAT_OVERFLOW.matches_error("OverflowError", "(34, 'Numerical result out of range')")
     assert not FLOAT_OVERFLOW.matches_error("OverflowError", "int too large to convert to float")
+
+
+def test_parameters_unpacked_from_a_tracked_tensor_are_seen_and_a_none_grad_is_named_only_then() -> None:
+    assert unpacks_a_tracked_tensor("import torch\na, b = torch.zeros(2, requires_grad=True)\n")
+    assert unpacks_a_tracked_tensor("import torch\n[a, b] = torch.ones(2, 1).requires_grad_()\n")
+    assert not unpacks_a_tracked_tensor("import torch\na, b = torch.zeros(2), torch.zeros(2)\n")
+    assert not unpacks_a_tracked_tensor("import torch\na, b = torch.zeros(2, requires_grad=False)\n")
+    assert not unpacks_a_tracked_tensor("import torch\nw = torch.zeros(2, requires_grad=True)\n")
+    assert UNPACKED_PARAMETERS.matches_error("TypeError", "unsupported operand type(s) for *: 'float' and 'NoneType'")
+    assert not UNPACKED_PARAMETERS.matches_error("TypeError", "'NoneType' object is not subscriptable")
