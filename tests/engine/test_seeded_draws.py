@@ -44,3 +44,23 @@ def test_the_recipe_drawn_otherwise_is_the_recipe_a_student_writes_with_the_draw
     X = torch.rand(12, 1, dtype=torch.float64) * 4 - 2
     y = 2 * X + 1 + 0.5 * torch.randn(12, 1, dtype=torch.float64)
     assert torch.equal(double_X, X.float()) and torch.equal(double_y, y.float())
+
+
+def test_data_of_another_generator_follow_the_recipes_law_and_other_data_do_not() -> None:
+    import numpy as np
+
+    from graders.engine.seeded_draws import follows_the_recipes_law
+
+    def parabola(X):
+        return 0.5 * X**2 - X + 1
+
+    rng = np.random.default_rng(3)
+    X = torch.from_numpy(rng.uniform(-2.0, 2.0, size=(100, 1))).float()
+    y = parabola(X) + 0.3 * torch.from_numpy(rng.standard_normal((100, 1))).float()
+    assert follows_the_recipes_law(X, y, parabola, 0.3)
+    assert not follows_the_recipes_law(X * 2, y, parabola, 0.3)  # x outside [-2, 2]
+    assert not follows_the_recipes_law(X, y + 1, parabola, 0.3)  # residuals centred at 1
+    assert not follows_the_recipes_law(X, parabola(X) + 0.9 * (y - parabola(X)) / 0.3, parabola, 0.3)  # noise 0.9
+    assert not follows_the_recipes_law(X[:10], y[:10], parabola, 0.3)  # too few points to tell
+    assert not follows_the_recipes_law(X.reshape(-1), y.reshape(-1), parabola, 0.3)  # not columns
+    assert follows_the_recipes_law(X, parabola(X), parabola, 0.0)

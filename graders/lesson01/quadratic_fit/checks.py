@@ -28,11 +28,13 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from graders.kit import (BACKWARD_IN_CODE, GradientSignature, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student,
-                         Suspect, checks_for, defaults_told, describe, exercise, expect_code_shows, expect_tensor,
-                         expected, fail, gradient_signature, is_scaled, number_problem, seed_judged, twin,
-                         twin_generator, twin_random, recipe_drawn_otherwise, unless_contradicted, needs_value)
+from graders.kit import (BACKWARD_IN_CODE, GLOBAL_SEED, GradientSignature, Meanwhile, Mistake, RECORD, RECORDING,
+                         Returned, Student, Suspect, checks_for, defaults_told, describe, exercise, expect_code_shows,
+                         expect_tensor, expected, fail, follows_the_recipes_law, gradient_signature, is_scaled,
+                         number_problem, seed_judged, twin, twin_generator, twin_random, recipe_drawn_otherwise,
+                         unless_contradicted, needs_value)
 from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, DRAWN_IN_FLOAT64, GRADIENTS_CLEARED_BEFORE_UPDATE,
+                                                     OTHER_RANDOM_STREAM,
                                                      GRADIENTS_NOT_ZEROED, NOISE_DRAWN_FIRST, NOISE_IGNORED,
                                                      NONZERO_START, ONE_STEP_SHORT,
                                                      ONE_STEP_TOO_MANY, RATE_TOO_HIGH, REBOUND_PARAMETERS, SEED_IGNORED,
@@ -176,7 +178,12 @@ def data_with_flat_noise(n: int, seed: int, noise: float) -> torch.Tensor:
 def data_drawn_otherwise(n: int, seed: int, noise: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
                                                                    torch.Tensor]:
     """The recipe's (X, y) with the noise drawn before X, then (X, y) drawn in float64 and made float32."""
-    return recipe_drawn_otherwise(n, seed, lambda X: 0.5 * X**2 - X + 1, noise)
+    return recipe_drawn_otherwise(n, seed, _parabola, noise)
+
+
+def _parabola(X: torch.Tensor) -> torch.Tensor:
+    """The recipe's curve, without noise."""
+    return 0.5 * X**2 - X + 1
 
 
 def _other_coefficient_data() -> tuple[torch.Tensor, torch.Tensor]:
@@ -389,7 +396,8 @@ FLAT_Y_HINT = ("Keep y of shape (n, 1), here ({n}, 1): draw the noise as torch.r
 
 
 def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], arguments: dict[str, Any],
-                 seed_42: tuple[torch.Tensor, torch.Tensor], lesson_noise_y: torch.Tensor | None = None) -> None:
+                 seed_42: tuple[torch.Tensor, torch.Tensor], lesson_noise_y: torch.Tensor | None = None, *,
+                 seeds_torch: bool) -> None:
     """X and y equal the reference's for `arguments`; a wrong pair is named when it is the reference's with seed 42
     (`seed_42`) or the recipe's drawn in another order or in float64, a wrong y when it is the flat-noise table, or
     (given `lesson_noise_y`, for a call with another noise) the reference's y with the lesson's noise."""
@@ -408,11 +416,23 @@ def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], ar
         y_suspects.append(Suspect(NOISE_IGNORED, lesson_noise_y))
     X_suspects = [Suspect(SEED_IGNORED, seed_42[0]), Suspect(NOISE_DRAWN_FIRST, first_X),
                   Suspect(DRAWN_IN_FLOAT64, float64_X)]
+    # Last, data of another generator: the recipe's law, not its numbers, from code that never seeds torch's own
+    # stream (code that does draws from it, and slipped otherwise: a seed ignored, a range turned round). The
+    # student's own X is the suspect, named only where no draw of torch's stream above is theirs.
+    if not seeds_torch and type(value[0]) is torch.Tensor and value[0].shape == want[0].shape \
+            and value[0].dtype == want[0].dtype and follows_the_recipes_law(value[0], value[1], _parabola,
+                                                                            arguments["noise"]):
+        X_suspects.append(Suspect(OTHER_RANDOM_STREAM, value[0]))
     for name, got, target, suspects, hint in (
             ("X", value[0], want[0], X_suspects, RECIPE_HINT),
             ("y", value[1], want[1], y_suspects, FLAT_Y_HINT.format(n=n) if y_flat else RECIPE_HINT)):
         expect_tensor(dataclasses.replace(returned, value=got), target, rtol=tolerance, atol=tolerance,
                       requires_grad=False, what=name, suspects=suspects, hint=hint, section=TRY_IT)
+
+
+def _seeds_torch(student: Student) -> bool:
+    """Whether make_quadratic_data's code (or a function of the file it calls) seeds torch's own random stream."""
+    return student.evidence.shows("make_quadratic_data", GLOBAL_SEED)
 
 
 def _lesson_data(reference: ModuleType) -> tuple[torch.Tensor, torch.Tensor, str, tuple[float, ...] | None]:
@@ -478,7 +498,7 @@ def test_make_quadratic_data_follows_recipe(student: Student, reference: ModuleT
         returned = student.call("make_quadratic_data", shown_as="make_quadratic_data()")
         with seed_judged(student, returned, "make_quadratic_data", late=SEED_SET_LATE, never=SEED_NEVER_SET):
             _expect_data(returned, reference.make_quadratic_data(), _lesson_arguments(),
-                         _seed_42_data(reference, _lesson_arguments()))
+                         _seed_42_data(reference, _lesson_arguments()), seeds_torch=_seeds_torch(student))
     else:
         arguments = {**_lesson_arguments(), "seed": twin_random().randrange(1, 10**6)}
         returned = student.call("make_quadratic_data", shown_as=f"make_quadratic_data(seed={arguments['seed']})",
@@ -486,7 +506,7 @@ def test_make_quadratic_data_follows_recipe(student: Student, reference: ModuleT
         with seed_judged(student, returned, "make_quadratic_data", late=SEED_SET_LATE, never=SEED_NEVER_SET,
                          **arguments):
             _expect_data(returned, reference.make_quadratic_data(**arguments), arguments,
-                         _seed_42_data(reference, arguments))
+                         _seed_42_data(reference, arguments), seeds_torch=_seeds_torch(student))
     # The signature promises tuple[Tensor, Tensor]; the right data in a list is told here only.
     _expect_tuple(returned, "make_quadratic_data", "(X, y): a tuple of two float32 tensors of shape (n, 1)",
                   "End the function with `return X, y`: the comma makes the tuple.")
@@ -569,7 +589,7 @@ def test_make_quadratic_data_with_other_arguments(student: Student, reference: M
     _, lesson_noise_y = reference.make_quadratic_data(**{**arguments, "noise": LESSON_NOISE})
     with seed_judged(student, returned, "make_quadratic_data", late=SEED_SET_LATE, never=SEED_NEVER_SET, **arguments):
         _expect_data(returned, reference.make_quadratic_data(**arguments), arguments,
-                     _seed_42_data(reference, arguments), lesson_noise_y)
+                     _seed_42_data(reference, arguments), lesson_noise_y, seeds_torch=_seeds_torch(student))
 
 
 @check

@@ -198,6 +198,18 @@ SEED_NEVER_SET = Mistake(
                                  "make_quadratic_data calls torch.manual_seed with its seed argument"),),
 )
 
+OTHER_RANDOM_STREAM = Mistake(
+    "data drawn from another random generator",
+    "Your X and y follow the recipe's law (x uniform on [−2, 2], y the parabola plus noise of the right size) but "
+    "are not the numbers torch.manual_seed(seed), torch.rand and torch.randn give: they come from another random "
+    "generator (NumPy's, Python's random module, or a torch.Generator of your own seeded apart), which torch's seed "
+    "does not reproduce. The checks compare your data with the recipe's, number by number.",
+    "Draw with torch's own stream after torch.manual_seed(seed): X = torch.rand(n, 1) * 4 - 2, then the noise with "
+    "torch.randn(n, 1), in that order and in float32.",
+    TRY_IT,
+    concept="seeds_and_arguments",
+)
+
 SEED_IGNORED = Mistake(
     "the seed argument ignored",
     "Your X and y are exactly the recipe's with seed 42, whatever seed the function was given: it calls "
