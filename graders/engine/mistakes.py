@@ -307,9 +307,22 @@ UNPACKED_PARAMETERS = Mistake(
     contradicted_by=(lambda student: "" if unpacks_a_tracked_tensor(student.evidence.source)
                      else "the code unpacks no parameters out of a tensor that requires grad",),
 )
+TRACKED_TO_NUMPY = Mistake(
+    ".numpy() of a tensor that requires grad",
+    "Your code calls .numpy() on a tensor autograd tracks (an input that requires grad, or one computed from it): "
+    "PyTorch refuses with \"Can't call numpy() on Tensor that requires grad\", because a NumPy array cannot keep "
+    "the graph. Inputs that require grad are ordinary in training code, and a check hands you one.",
+    "Cut the tensor from the graph first, t.detach().numpy(), or stay with torch operations throughout (under "
+    "torch.no_grad() where no graph is wanted).",
+    '"Common pitfalls", "Calling .numpy() on a tracked tensor"',
+    error_pattern=r"Can't call numpy\(\) on Tensor that requires grad",
+    concept="detach_and_no_grad",
+    contradicted_by=(lambda student: "" if re.search(r"\.numpy\s*\(", student.evidence.source)
+                     else "the code calls no .numpy()",),
+)
 ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
                 SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
-                FLOAT_OVERFLOW, UNPACKED_PARAMETERS]
+                FLOAT_OVERFLOW, UNPACKED_PARAMETERS, TRACKED_TO_NUMPY]
 
 
 def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import course_config
 from graders.engine import single_edits
-from graders.engine.mistakes import FLOAT_FOR_WHOLE, FLOAT_OVERFLOW, FORWARD_UNDER_NO_GRAD, UNPACKED_PARAMETERS
+from graders.engine.mistakes import (FLOAT_FOR_WHOLE, FLOAT_OVERFLOW, FORWARD_UNDER_NO_GRAD, TRACKED_TO_NUMPY,
+                                     UNPACKED_PARAMETERS, contradiction)
 from graders.engine.raised_causes import (backward_of_unrecorded, divides, exponentiates_floats,
                                           unpacks_a_tracked_tensor)
 
@@ -81,3 +82,17 @@ def test_parameters_unpacked_from_a_tracked_tensor_are_seen_and_a_none_grad_is_n
     assert not unpacks_a_tracked_tensor("import torch\nw = torch.zeros(2, requires_grad=True)\n")
     assert UNPACKED_PARAMETERS.matches_error("TypeError", "unsupported operand type(s) for *: 'float' and 'NoneType'")
     assert not UNPACKED_PARAMETERS.matches_error("TypeError", "'NoneType' object is not subscriptable")
+
+
+def test_numpy_of_a_tracked_tensor_is_named_only_where_the_code_calls_numpy() -> None:
+    import types
+
+    from graders.engine.source_evidence import SourceEvidence
+
+    def student(source: str) -> types.SimpleNamespace:
+        return types.SimpleNamespace(evidence=SourceEvidence(source))
+
+    assert TRACKED_TO_NUMPY.matches_error("RuntimeError", "Can't call numpy() on Tensor that requires grad. Use "
+                                                          "tensor.detach().numpy() instead.")
+    assert not contradiction(TRACKED_TO_NUMPY, student("def f(w):\n    return w.numpy()\n"))
+    assert contradiction(TRACKED_TO_NUMPY, student("import numpy as np\ndef f(w):\n    return np.asarray(w)\n"))

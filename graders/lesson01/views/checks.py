@@ -22,7 +22,8 @@ import torch
 from graders.kit import (Returned, Student, Suspect, checks_for, describe, exercise, expect_tensor, expected, fail,
                          fail_with_mistake, twin, twin_random, unless_contradicted)
 from graders.lesson01.views.mistakes import (ALWAYS_COPYING, BASE_COMPARED, COPIED_A_STRIDED_VIEW, DATA_PTR_COMPARED,
-                                             FLAT_COLUMN, INPUT_HANDED_BACK, ROWS_AND_COLUMNS_SWAPPED, VIEWS)
+                                             FLAT_COLUMN, INPUT_HANDED_BACK, ROWS_AND_COLUMNS_SWAPPED, SPANS_COMPARED,
+                                             VIEWS)
 from graders.lesson01.views.drivers import MISSING, Steps, apply, make_input, observe, pair_answers
 
 EXERCISE = exercise("lesson01", "views")
@@ -161,6 +162,23 @@ def base_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
     return [a._base is b or b._base is a for a, b in made_pairs(case, rows, pairs)]
 
 
+@expected
+def span_answers(case: tuple, rows: int, pairs: tuple) -> list[bool]:
+    """What shares_memory answers when it asks whether the bytes the two tensors cover overlap."""
+    return [_spans_overlap(_span(a), _span(b)) for a, b in made_pairs(case, rows, pairs)]
+
+
+def _span(t: torch.Tensor) -> tuple[int, int]:
+    """The first byte a tensor's elements cover and the one past its last, from its data_ptr, sizes and strides
+    (torch's strides are never negative: the first element is the lowest)."""
+    last = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()))
+    return t.data_ptr(), t.data_ptr() + (last + 1) * t.element_size()
+
+
+def _spans_overlap(one: tuple[int, int], other: tuple[int, int]) -> bool:
+    return one[0] < other[1] and other[0] < one[1]
+
+
 def _run(student: Student, driver: Callable, function: str, *args: Any, shown_as: str) -> Returned:
     __tracebackhide__ = True
     return student.run_defined(driver, function, *args, shown_as=shown_as, missing=MISSING)
@@ -207,6 +225,7 @@ def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: i
     __tracebackhide__ = True
     want = reference_answers(reference, case, rows, pairs)
     wrong_ptr, wrong_base = data_ptr_answers(case, rows, pairs), base_answers(case, rows, pairs)
+    wrong_span = span_answers(case, rows, pairs)
     texts = [name.format(r=rows, n=math.prod(case[1])) for name in pairs]
     returned = _run(student, pair_answers, "shares_memory", recipe(case), pair_steps(pairs, rows),
                     shown_as=f"shares_memory(a, b) on the pairs {'; '.join(texts)}, with {case_text(case)}")
@@ -221,7 +240,8 @@ def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: i
                  section=VIEWS)
         if answer != right:
             summary = f"shares_memory({text.split(' where ')[0]}) returned {answer}; expected {right}."
-            for wrong, mistake in ((wrong_ptr, DATA_PTR_COMPARED), (wrong_base, BASE_COMPARED)):
+            for wrong, mistake in ((wrong_ptr, DATA_PTR_COMPARED), (wrong_base, BASE_COMPARED),
+                                   (wrong_span, SPANS_COMPARED)):
                 # Every answer, not only this one, as that comparison gives; and not a comparison the student's
                 # code rules out (it compares the storages, and something more): then the meaning below is told.
                 if got == wrong and unless_contradicted(mistake, student) is not None:

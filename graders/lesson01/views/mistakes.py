@@ -90,6 +90,17 @@ INPUT_HANDED_BACK = Mistake(
     concept=CONCEPT,
 )
 
+SPANS_COMPARED = Mistake(
+    "memory spans compared, not storages",
+    "Your function answers whether the bytes the two tensors cover overlap. But two views of one storage may cover "
+    "parts of it that do not overlap at all: x[:r] and x[r:] lie side by side in one block of memory, and still "
+    "share it in the sense torch means, one storage that both read and write. Sharing is about the storage, not "
+    "about which of its elements each view shows.",
+    "Compare the storages themselves: a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr().",
+    VIEWS,
+    concept=CONCEPT,
+)
+
 BASE_COMPARED = Mistake(
     "compared ._base instead of storage",
     "Your function says that two tensors share memory only when one is the other's ._base. But ._base names the "
