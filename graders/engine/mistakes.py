@@ -289,7 +289,7 @@ FLOAT_OVERFLOW = Mistake(
     "with e^(−|x|), which never grows past 1, choosing the form by the sign of x.",
     '"Common pitfalls"',
     error_pattern=r"^OverflowError: (math range error|\(34, 'Numerical result out of range'\))",
-    concept="gradient_checking",
+    concept="dtypes",  # a float's range: the limit of what the dtype holds
     contradicted_by=(lambda student: "" if exponentiates_floats(student.evidence.source)
                      else "the code takes no exponential or power of a float",),
 )
