@@ -8,6 +8,8 @@ seeded random weights and inputs of other sizes, float32 and float64.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from types import ModuleType
 from typing import Any
@@ -206,6 +208,32 @@ def test_neuron_on_lesson_case(student: Student, reference: ModuleType) -> None:
                   reference, w, inp)
 
 
+# The ways out of the autograd graph, each as the code shows it and in words: the name says the ones neuron's code
+# has (read from the source, with the functions of the file it calls), never a list of ones it does not.
+_CUTS = ((("no_grad", "inference_mode", "set_grad_enabled"),
+          "it runs under torch.no_grad() (or inference_mode), as a with block or a decorator, where autograd records "
+          "nothing"),
+         (("item", "tolist", "numpy"), "it takes the numbers out of their tensor (.item(), .tolist() or .numpy())"),
+         (("float", "math"), "it computes with Python floats (float() or the math module)"),
+         (("torch.tensor", "torch.as_tensor"), "it builds a new tensor from numbers (torch.tensor(...)), which "
+                                                "starts a graph of its own"),
+         (("detach", "data"), "it detaches a tensor on the way (.detach() or .data)"))
+
+
+def _graph_cut_as_written(student: Student) -> Mistake:
+    """GRAPH_CUT, its meaning naming the ways out of the graph that neuron's code shows; as catalogued where it shows
+    none the grader can read."""
+    found = [words for patterns, words in _CUTS if student.evidence.shows("neuron", patterns)]
+    if not found:
+        return GRAPH_CUT
+    unrecorded = found[0] == _CUTS[0][1]
+    return dataclasses.replace(GRAPH_CUT, explanation=(
+        "Your neuron returns the right number, but backward() cannot reach w through it: the value left the autograd "
+        f"graph, because {'; and '.join(found)}."), hint=(
+        "Take neuron out of torch.no_grad(): drop the decorator or the with block, so that autograd records what "
+        "neuron computes from w." if unrecorded else GRAPH_CUT.hint))
+
+
 @check
 def test_neuron_keeps_the_graph(student: Student, reference: ModuleType) -> None:
     w, inp = lesson_case()
@@ -226,7 +254,7 @@ def test_neuron_keeps_the_graph(student: Student, reference: ModuleType) -> None
         summary = ("After out.backward(), w.grad is still None: autograd could not follow neuron back to w."
                    if got.get("requires_grad") else
                    "neuron's output does not require grad although w does, so out.backward() cannot reach w.")
-        fail(summary, call=shown, got=f"out = {describe(out)}, w.grad = None", mistake=GRAPH_CUT)
+        fail(summary, call=shown, got=f"out = {describe(out)}, w.grad = None", mistake=_graph_cut_as_written(student))
     expect_tensor(Returned(shown, got["grad"]), autograd_gradient(reference, w, inp), **_tolerance(w),
                   requires_grad=None, what="w.grad", section=AUTOGRAD,
                   hint="neuron should be σ(w · inp) built from torch operations; autograd then does the rest.")

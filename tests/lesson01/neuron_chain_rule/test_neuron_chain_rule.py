@@ -153,3 +153,26 @@ def test_a_gradient_worked_out_in_the_callers_inp_loses_the_lesson_case(grade) -
     assert graded.failed("neuron_chain_rule") == {"grad_by_hand_on_lesson_case"}, graded.output
     message = graded.checks("neuron_chain_rule")["grad_by_hand_on_lesson_case"]["message"]
     assert "changed the inp it was given" in message and "not in place" in message, message
+
+
+CUT_BY_A_DECORATOR = '''
+import torch
+
+
+@torch.no_grad()
+def neuron(w, inp):
+    return torch.sigmoid((w * inp).sum())
+
+
+def neuron_grad_by_hand(w, inp):
+    s = torch.sigmoid((w.detach() * inp).sum())
+    return s * (1 - s) * inp
+'''
+
+
+def test_a_graph_cut_names_the_way_out_the_code_has_and_no_other(grade) -> None:
+    graded = grade({"neuron_chain_rule": CUT_BY_A_DECORATOR}, "-k", "neuron_keeps_the_graph")
+    check = graded.checks("neuron_chain_rule")["neuron_keeps_the_graph"]
+    assert check["mistake"] == checks.GRAPH_CUT.name, check["message"]
+    assert "runs under torch.no_grad()" in check["message"] and "drop the decorator" in check["message"]
+    assert ".item()" not in check["message"] and "float()" not in check["message"], check["message"]
