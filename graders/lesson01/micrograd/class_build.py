@@ -98,7 +98,8 @@ def _negated_by_mul(method: ast.FunctionDef | None, kind: str | None) -> bool | 
 
 
 def _kind(method: ast.FunctionDef, operator: type) -> str | None:
-    """OWN: a node of its own (a nested function or lambda, a `_backward` set, or `Value(data, children)` returned);
+    """OWN: a node of its own (a nested function or lambda, a `_backward` set, `Value(data, children)` returned, or a
+    call handed `(self, ...)` as operands);
     UNLINKED: it returns `Value(number)`, a leaf; COMPOSED: it returns an expression of other operations; DELEGATED:
     an expression that uses its own operator (another method does the work); None: anything else."""
     inner = [node for node in ast.walk(method) if node is not method]
@@ -113,6 +114,10 @@ def _kind(method: ast.FunctionDef, operator: type) -> str | None:
     if isinstance(returned, ast.Call) and isinstance(returned.func, ast.Name) and returned.func.id == CLASS:
         # Value(number) is a leaf; Value(number, (self, ...)) a node of its own, whatever its step.
         return UNLINKED if len(returned.args) == 1 and not returned.keywords else OWN
+    if isinstance(returned, ast.Call) and any(_holds_self(argument) for argument in
+                                              [*returned.args, *(keyword.value for keyword in returned.keywords)]):
+        # A helper that makes the node, handed its operands: `Value._node(data, (self, other), grads, "/")`.
+        return OWN
     if isinstance(returned, (ast.BinOp, ast.UnaryOp)):
         # A negative number (`self * -1`) is written with a unary minus too, but on a number, not on a Value.
         uses_itself = any(isinstance(node, (ast.BinOp, ast.UnaryOp)) and isinstance(node.op, operator)
@@ -120,6 +125,12 @@ def _kind(method: ast.FunctionDef, operator: type) -> str | None:
                           for node in ast.walk(returned))
         return DELEGATED if uses_itself else COMPOSED
     return None
+
+
+def _holds_self(node: ast.expr) -> bool:
+    """Whether `node` is a tuple or list written with `self` among its items: a node's operands, as handed on."""
+    return isinstance(node, (ast.Tuple, ast.List)) and any(isinstance(item, ast.Name) and item.id == "self"
+                                                           for item in node.elts)
 
 
 def _returned(method: ast.FunctionDef) -> ast.expr | None:

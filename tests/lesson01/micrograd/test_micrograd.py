@@ -383,6 +383,12 @@ def test_the_class_build_is_read_from_the_source_where_it_can_be_followed() -> N
     assert leaf.unlinked == ("neg",) and leaf.negated_by_mul is False
     for unknown in (REFERENCE + "\n\nclass Value:\n    pass\n", "x = 1\n", "", None, "def (:\n"):
         assert class_build.read(unknown) == class_build.UNKNOWN
+    # A node made by a helper handed (self, other): a `/` of its own, whatever the helper's name.
+    helper = class_build.read(REFERENCE.replace(
+        "        return self * other ** -1\n",
+        "        other = other if isinstance(other, Value) else Value(other)\n"
+        "        return Value._node(self.data / other.data, (self, other), (1 / other.data, 0.0))\n"))
+    assert helper.div is False and helper.sub is True
 
 
 def test_a_build_is_allowed_only_where_the_source_builds_each_operation_of_the_graph_so() -> None:
