@@ -78,6 +78,7 @@ def dtype_fact(got: torch.dtype, expected: torch.dtype) -> Mistake:
     # Its words name the two dtypes and no value, so a hidden check may show them as they are.
     words = _dtype_words(got, expected)
     return dataclasses.replace(DTYPE_DIFFERS, explanation=words, without_values=words,
+                               measured=(dtype_name(got), wanted),
                                hint=f"The result must be {wanted}: make it in that dtype, or convert it with "
                                     f".to(torch.{wanted}), as the docstring asks; print the dtype of each tensor on "
                                     "the way to see where it changes.")

@@ -3,8 +3,9 @@
 A fact (graders/engine/answer_facts.py) is true whatever the code did: "your result still requires grad". Some
 facts have a cause that a single keyword of the code gives away, read from the source the grader holds (never from
 the worker's word): a gradient that still requires grad, from a function that asks for `create_graph=True`, was
-told to keep its graph. The check's own name, where it gave one, comes first; this only names what the fact left
-as a menu.
+told to keep its graph; a result in another dtype, from a function with a line that converts to that dtype (.float(),
+NumPy's float64, numbers rebuilt with torch.tensor), is told that line. The check's own name, where it gave one,
+comes first; this only names what the fact left as a menu.
 """
 
 from __future__ import annotations
@@ -13,19 +14,44 @@ import dataclasses
 from typing import Any
 
 from graders.engine.feedback import Feedback
-from graders.engine.mistakes import GRAPH_OF_THE_GRADIENT_KEPT, STILL_TRACKED
+from graders.engine.mistakes import DTYPE_DIFFERS, GRAPH_OF_THE_GRADIENT_KEPT, STILL_TRACKED
 from graders.engine.results import called_function
+
+
+# The steps that give a float dtype where the other belongs, as the code names them (SourceEvidence.lines patterns).
+_STEPS_TO = {
+    "float32": ("float", "float32", "tolist", "item", "tensor", "as_tensor"),
+    "float64": ("double", "float64", "numpy", "np", "from_numpy"),
+}
 
 
 def told_by_the_code(feedback: Feedback, student: Any) -> Feedback | None:
     """The failure with its fact named by its cause, where the code of the function the check called shows it;
     None where it does not (or the failure names no such fact)."""
-    if feedback.mistake != STILL_TRACKED.name or student is None:
+    if feedback.mistake not in (STILL_TRACKED.name, DTYPE_DIFFERS.name) or student is None:
         return None
     function = called_function(feedback.call).removesuffix("(...)")
     evidence = getattr(student, "evidence", None)
-    if not function or evidence is None or not evidence.sets_keyword(function, "create_graph"):
+    if not function or evidence is None:
+        return None
+    if feedback.mistake == DTYPE_DIFFERS.name:
+        return _dtype_step(feedback, evidence, function)
+    if not evidence.sets_keyword(function, "create_graph"):
         return None
     cause = GRAPH_OF_THE_GRADIENT_KEPT
     return dataclasses.replace(feedback, mistake=cause.name, meaning=cause.explanation, hint=cause.hint,
                                section=cause.section, concept=cause.concept, meaning_without_values="")
+
+
+def _dtype_step(feedback: Feedback, evidence: Any, function: str) -> Feedback | None:
+    """A dtype fact with the first line of the function's code (or a helper's) that gives the dtype found, where the
+    two are floats and the code has such a line."""
+    if len(feedback.measured) != 2 or set(feedback.measured) != {"float32", "float64"}:
+        return None
+    found = evidence.lines(function, _STEPS_TO[feedback.measured[0]])
+    if not found:
+        return None
+    line = evidence.source.splitlines()[found[0] - 1].strip()
+    where = f" In your code, line {found[0]} is such a step: `{line[:120]}`."
+    return dataclasses.replace(feedback, meaning=feedback.meaning + where,
+                               meaning_without_values=(feedback.meaning_without_values or feedback.meaning) + where)

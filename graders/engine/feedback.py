@@ -88,6 +88,8 @@ class Feedback:
     about_the_code: bool = False
     # The meaning in words that name no value of the inputs (Mistake.without_values): a hidden check shows it.
     meaning_without_values: str = ""
+    # What the named fact measured (Mistake.measured), so that the code can be read against it.
+    measured: tuple[str, ...] = ()
 
     def text(self) -> str:
         # Every part is cut to a readable size: a student's value or message may be megabytes.
@@ -168,6 +170,7 @@ def fail(summary: str, **parts: object) -> NoReturn:
     if named is not None and not isinstance(named, str):  # a Mistake (not imported here: it imports this module)
         if "meaning" not in parts:  # the words without values go with the mistake's own meaning only
             parts["meaning_without_values"] = named.without_values  # type: ignore[attr-defined]
+            parts["measured"] = named.measured  # type: ignore[attr-defined]
         parts = {"meaning": named.explanation, "hint": named.hint, "section": named.section,  # type: ignore[attr-defined]
                  "concept": named.concept, **parts,  # type: ignore[attr-defined]
                  "mistake": named.name}  # type: ignore[attr-defined]

@@ -52,6 +52,9 @@ class Mistake:
     # stands to the answer's without either shape): what a hidden check shows in its place. "" where the catalogue's
     # own explanation is that already.
     without_values: str = field(default="", kw_only=True, compare=False, repr=False)
+    # What a fact measured of the result, for reading the code against it (graders/engine/code_facts.py): for
+    # DTYPE_DIFFERS, the dtype found and the one that belongs, as messages write them ("float32", "float64").
+    measured: tuple[str, ...] = field(default=(), kw_only=True, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # A misspelt concept fails at import, naming the mistake, rather than splitting the report's groups.

@@ -272,6 +272,30 @@ class SourceEvidence:
         self._index()
         return any(_updated_in_place(inner) is not None for node in self._closure(function) for inner in ast.walk(node))
 
+    def clears_or_remakes_gradients(self) -> bool:
+        """Whether the module clears a gradient anywhere (zero_(), zero_grad(), an assignment to .grad) or makes a
+        leaf that requires grad inside a loop: what every pass of a loop throwing away the passes before it needs.
+        A source that does not parse rules nothing out (True)."""
+        try:
+            tree = ast.parse(self.source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return True
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "zero_", "zero_grad"):
+                return True
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, (ast.AugAssign, ast.AnnAssign)) else []
+            if any(isinstance(target, ast.Attribute) and target.attr == "grad" for target in targets):
+                return True
+            if isinstance(node, (ast.For, ast.While)) and any(
+                    (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                     and inner.func.attr == "requires_grad_")
+                    or (isinstance(inner, ast.keyword) and inner.arg == "requires_grad")
+                    for inner in ast.walk(node)):
+                return True
+        return False
+
     def clears_gradients_before_update(self, function: str) -> bool:
         """Whether `function`'s own body clears a parameter's gradient (`p.grad.zero_()`, `p.grad = None`, or every
         one with `zero_grad()`) on a line after a backward() call and before an in-place update of that parameter:

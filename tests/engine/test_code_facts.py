@@ -6,7 +6,7 @@ import types
 
 from graders.engine.code_facts import told_by_the_code
 from graders.engine.feedback import Feedback
-from graders.engine.mistakes import GRAPH_OF_THE_GRADIENT_KEPT, STILL_TRACKED
+from graders.engine.mistakes import DTYPE_DIFFERS, GRAPH_OF_THE_GRADIENT_KEPT, STILL_TRACKED
 from graders.engine.source_evidence import SourceEvidence
 
 SOURCE = '''
@@ -43,3 +43,36 @@ def test_the_fact_stays_where_the_code_does_not_show_the_cause() -> None:
     assert told_by_the_code(_still_tracked("kept(f, x)"), None) is None  # no student: nothing to read
     other = Feedback("kept: wrong values.", call="kept(f, x)", mistake="the right result times one factor")
     assert told_by_the_code(other, _student(SOURCE)) is None
+
+
+DTYPES = '''
+import numpy as np
+import torch
+
+def rebuilt(x):
+    values = x.tolist()
+    return torch.tensor(values)
+
+def through_numpy(x):
+    return torch.from_numpy(np.cos(x.numpy()))
+
+def kept(x):
+    return x * 2
+'''
+
+
+def _wrong_dtype(call: str, got: str, wanted: str) -> Feedback:
+    return Feedback(f"{call}: the result has dtype {got}.", call=f"{call}(x) with x = ...", mistake=DTYPE_DIFFERS.name,
+                    meaning=f"Your result is {got} where {wanted} belongs.", measured=(got, wanted),
+                    meaning_without_values=f"Your result is {got} where {wanted} belongs.")
+
+
+def test_a_dtype_fact_is_told_the_line_of_the_code_that_gives_the_dtype_found() -> None:
+    student = _student(DTYPES)
+    told = told_by_the_code(_wrong_dtype("rebuilt", "float32", "float64"), student)
+    assert told is not None and told.mistake == DTYPE_DIFFERS.name
+    assert "line 6 is such a step: `values = x.tolist()`" in told.meaning and "line 6" in told.meaning_without_values
+    told = told_by_the_code(_wrong_dtype("through_numpy", "float64", "float32"), student)
+    assert told is not None and "torch.from_numpy(np.cos(x.numpy()))" in told.meaning
+    assert told_by_the_code(_wrong_dtype("kept", "float32", "float64"), student) is None  # no such line: the fact stays
+    assert told_by_the_code(_wrong_dtype("rebuilt", "int64", "float32"), student) is None  # not two floats

@@ -257,3 +257,14 @@ def plain(f, x):
     assert evidence.sets_keyword("gradient", "create_graph")  # through the helper, whose value is a name
     assert not evidence.sets_keyword("plain", "create_graph") and not evidence.sets_keyword("plain", "retain_graph")
     assert not evidence.sets_keyword("missing", "create_graph")
+
+
+def test_clearing_a_gradient_or_making_a_leaf_in_a_loop_is_seen_and_its_absence_too() -> None:
+    assert SourceEvidence("def f(p):\n    p.grad.zero_()\n").clears_or_remakes_gradients()
+    assert SourceEvidence("def f(p):\n    p.grad = None\n").clears_or_remakes_gradients()
+    assert SourceEvidence("import torch\ndef f(w, parts):\n    for part in parts:\n"
+                          "        leaf = w.detach().clone().requires_grad_(True)\n").clears_or_remakes_gradients()
+    assert not SourceEvidence("import torch\ndef f(w, parts):\n    leaf = w.detach().requires_grad_(True)\n"
+                              "    for part in parts:\n        (leaf * part).sum().backward()\n"
+                              "    return leaf.grad\n").clears_or_remakes_gradients()
+    assert SourceEvidence("def f(:\n").clears_or_remakes_gradients()  # cannot be read: rules nothing out

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-
 from graders.kit import Mistake
 
 
@@ -101,30 +99,6 @@ PREDICTION_AS_COLUMN = Mistake(
     concept="broadcasting",
 )
 
-def _clears_or_remakes(source: str) -> bool:
-    """Whether the code clears a gradient (zero_(), zero_grad(), an assignment to .grad) or makes a leaf that requires
-    grad inside a loop: the two ways ZEROED_BETWEEN_MICRO_BATCHES says the earlier micro-batches were lost."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True  # nothing the grader can read rules the name out
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("zero_",
-                                                                                                   "zero_grad"):
-            return True
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
-                isinstance(target, ast.Attribute) and target.attr == "grad"
-                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])):
-            return True
-        if isinstance(node, (ast.For, ast.While)) and any(
-                (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
-                 and inner.func.attr == "requires_grad_")
-                or (isinstance(inner, ast.keyword) and inner.arg == "requires_grad")
-                for inner in ast.walk(node)):
-            return True
-    return False
-
-
 ZEROED_BETWEEN_MICRO_BATCHES = Mistake(
     "gradient zeroed between micro-batches",
     "Your gradient is that of the last micro-batch alone: .grad was cleared (zero_() or set to None), or the "
@@ -135,7 +109,7 @@ ZEROED_BETWEEN_MICRO_BATCHES = Mistake(
     concept=CONCEPT,
     # Only the last micro-batch's gradient comes out of other code too (functions that all read the loop's last
     # group, built in a loop and called after it): a name that says .grad was cleared needs code that clears it.
-    contradicted_by=(lambda student: "" if _clears_or_remakes(student.evidence.source)
+    contradicted_by=(lambda student: "" if student.evidence.clears_or_remakes_gradients()
                      else "the code clears no .grad and makes no leaf inside a loop",),
 )
 
