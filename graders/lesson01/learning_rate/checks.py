@@ -30,6 +30,7 @@ from graders.kit import (LossCurves, Meanwhile, Mistake, RECORD, RECORDING, Retu
 from graders.lesson01.learning_rate.mistakes import (DRAWN_IN_FLOAT64, EMPTY_LOSSES, EQUAL_COUNTS_AS_BELOW,
                                                      FLAT_TARGET, GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,
                                                      HESSIAN_SUMS, LAST_LOSS_ONLY, LOSSES_AS_TENSORS,
+                                                     SMALLEST_EIGENVALUE,
                                                      LOSS_AFTER_UPDATE, LR_IGNORED, MISSING_FACTOR_2, NAN_NOT_DIVERGED,
                                                      NOISE_DRAWN_FIRST, NONZERO_START, ONE_GRADIENT_ZEROED,
                                                      ONE_STEP_TOO_FEW,
@@ -575,13 +576,23 @@ def rate_from_sums(X: torch.Tensor) -> float:
     return (2 / torch.linalg.eigvalsh(summed).max()).item()
 
 
+@expected
+def rate_from_smallest(X: torch.Tensor) -> float:
+    """What max_stable_learning_rate gives with the right H and its smallest eigenvalue: 2 / λ_min."""
+    x = X.detach().to(torch.float64).reshape(-1)
+    mean_x, mean_x2 = x.mean(), (x**2).mean()
+    hessian = 2 * torch.stack([torch.stack([mean_x2, mean_x]), torch.stack([mean_x, torch.ones_like(mean_x)])])
+    return (2 / torch.linalg.eigvalsh(hessian).min()).item()
+
+
 def _expect_rate(returned: Returned, reference: ModuleType, X: torch.Tensor) -> None:
     __tracebackhide__ = True
     close = EXERCISE.tolerance("rate")
     expect_number(returned, reference.max_stable_learning_rate(X), rtol=close, atol=0, section=TRY_IT,
                   what="the largest stable learning rate",
                   suspects=[Suspect(HESSIAN_MISSING_FACTOR_2, rate_without_factor_2(X)),
-                            Suspect(HESSIAN_SUMS, rate_from_sums(X))],
+                            Suspect(HESSIAN_SUMS, rate_from_sums(X)),
+                            Suspect(SMALLEST_EIGENVALUE, rate_from_smallest(X))],
                   hint="Build H = 2·[[mean x², mean x], [mean x, 1]] in float64, take its largest eigenvalue "
                        "(torch.linalg.eigvalsh) and return 2 / λ_max. For x uniform on [−2, 2] it is near 0.75.")
 

@@ -127,6 +127,17 @@ HESSIAN_SUMS = Mistake(
     concept=CONCEPT,
 )
 
+SMALLEST_EIGENVALUE = Mistake(
+    "the smallest eigenvalue taken for the largest",
+    "Your rate is 2 / λ_min, with the smallest eigenvalue of the Hessian where the largest belongs: "
+    "torch.linalg.eigvalsh returns the eigenvalues in ascending order, so [0] is the smallest and [-1] the "
+    "largest. Descent is stable only while lr < 2 / λ_max, the bound set by the steepest direction, so a rate "
+    "from λ_min is too large and diverges along that direction.",
+    "Take the largest eigenvalue: torch.linalg.eigvalsh(H).max() (or [-1]), then return 2 / λ_max.",
+    TRY_IT,
+    concept=CONCEPT,
+)
+
 STEPS_FROM_ONE = Mistake(
     "counted steps from 1",
     "Your answer is one more than the right one: you return index + 1, the number of losses up to and including "
