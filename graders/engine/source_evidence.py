@@ -298,7 +298,8 @@ class SourceEvidence:
 
     def clears_gradients_before_update(self, function: str) -> bool:
         """Whether `function`'s own body clears a parameter's gradient (`p.grad.zero_()`, `p.grad = None`, or every
-        one with `zero_grad()`) on a line after a backward() call and before an in-place update of that parameter:
+        one with `zero_grad()`) on a line after a backward() call and before an in-place update of that parameter
+        (or an optimiser's `.step()`, which updates every one):
         read in the order the lines are written, which is the order a loop body runs them. Lines in other functions
         are not ordered with these."""
         self._index()
@@ -313,8 +314,10 @@ class SourceEvidence:
                 clears.append((inner.lineno, self._path(cleared) if isinstance(cleared, ast.AST) else None))  # type: ignore[attr-defined]
             elif (updated := _updated_in_place(inner)) is not None:
                 updates.append((inner.lineno, self._path(updated)))  # type: ignore[attr-defined]
-        return any(b < c < u and whose in (None, target) for b in backward for c, whose in clears
-                   for u, target in updates)
+            elif isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "step":
+                updates.append((inner.lineno, None))  # an optimiser's step: an update of every parameter
+        return any(b < c < u and (whose is None or target is None or whose == target) for b in backward
+                   for c, whose in clears for u, target in updates)
 
     def bound_together(self, function: str) -> list[set[str]]:
         """The names `function`'s own body binds in one chained assignment (`w = b = torch.zeros(1)`): one object

@@ -268,3 +268,28 @@ def test_clearing_a_gradient_or_making_a_leaf_in_a_loop_is_seen_and_its_absence_
                               "    for part in parts:\n        (leaf * part).sum().backward()\n"
                               "    return leaf.grad\n").clears_or_remakes_gradients()
     assert SourceEvidence("def f(:\n").clears_or_remakes_gradients()  # cannot be read: rules nothing out
+
+
+def test_an_optimisers_step_after_zero_grad_after_backward_is_a_clear_before_the_update() -> None:
+    code = '''
+import torch
+
+def fit(model, X, y, lr, steps):
+    optimiser = torch.optim.SGD(model.parameters(), lr=lr)
+    for _ in range(steps):
+        loss = ((model(X) - y) ** 2).mean()
+        loss.backward()
+        optimiser.zero_grad()
+        optimiser.step()
+
+def right(model, X, y, lr, steps):
+    optimiser = torch.optim.SGD(model.parameters(), lr=lr)
+    for _ in range(steps):
+        optimiser.zero_grad()
+        loss = ((model(X) - y) ** 2).mean()
+        loss.backward()
+        optimiser.step()
+'''
+    evidence = SourceEvidence(code)
+    assert evidence.clears_gradients_before_update("fit")
+    assert not evidence.clears_gradients_before_update("right")
