@@ -119,6 +119,14 @@ def own_answer(function: str, *args: Any, equals: Any, why: str, **kwargs: Any) 
     return answered
 
 
+def source_lacks(cause: Callable[[str], Any], why: str) -> Contradiction:
+    """A contradiction: the student's module, read by `cause` (a predicate over the source, never run), does not have
+    the construct that makes this mistake; `why` says what it lacks."""
+    def lacking(student: Any) -> str:
+        return "" if cause(student.evidence.source) else why
+    return lacking
+
+
 def code_shows(function: str, patterns: tuple[str, ...], why: str) -> Contradiction:
     """A contradiction: `function`'s code (or a function of the module it calls) names one of `patterns`."""
     def shown(student: Any) -> str:
@@ -269,7 +277,7 @@ FLOAT_FOR_WHOLE = Mistake(
     error_pattern=r"(tuple of ints, ?but got float|tuple of ints, not float|'float' object cannot be interpreted as an "
                   r"integer|invalid combination of arguments - got \([^)]*float|\(got float\)|not float$)",
     concept="views",
-    contradicted_by=(lambda student: "" if divides(student.evidence.source) else "the code divides nowhere with /",),
+    contradicted_by=(source_lacks(divides, "the code divides nowhere with /"),),
 )
 FORWARD_UNDER_NO_GRAD = Mistake(
     "forward pass under torch.no_grad()",
@@ -280,8 +288,8 @@ FORWARD_UNDER_NO_GRAD = Mistake(
     '"Autograd: gradients for free"',
     error_pattern=r"does not require grad and does not have a grad_fn",
     concept="detach_and_no_grad",
-    contradicted_by=(lambda student: "" if backward_of_unrecorded(student.evidence.source)
-                     else "no backward() of a value computed under no_grad in the code",),
+    contradicted_by=(source_lacks(backward_of_unrecorded,
+                                  "no backward() of a value computed under no_grad in the code"),),
 )
 FLOAT_OVERFLOW = Mistake(
     "an exponential too large for a float",
@@ -293,8 +301,7 @@ FLOAT_OVERFLOW = Mistake(
     '"Common pitfalls"',
     error_pattern=r"^OverflowError: (math range error|\(34, 'Numerical result out of range'\))",
     concept="dtypes",  # a float's range: the limit of what the dtype holds
-    contradicted_by=(lambda student: "" if exponentiates_floats(student.evidence.source)
-                     else "the code takes no exponential or power of a float",),
+    contradicted_by=(source_lacks(exponentiates_floats, "the code takes no exponential or power of a float"),),
 )
 UNPACKED_PARAMETERS = Mistake(
     "parameters unpacked from one tracked tensor",
@@ -307,8 +314,8 @@ UNPACKED_PARAMETERS = Mistake(
     '"Worked example: fitting a line by gradient descent"',
     error_pattern=r"unsupported operand type\(s\) for [-+*/]+=?: .*'NoneType'",
     concept="requires_grad",
-    contradicted_by=(lambda student: "" if unpacks_a_tracked_tensor(student.evidence.source)
-                     else "the code unpacks no parameters out of a tensor that requires grad",),
+    contradicted_by=(source_lacks(unpacks_a_tracked_tensor,
+                                  "the code unpacks no parameters out of a tensor that requires grad"),),
 )
 TRACKED_TO_NUMPY = Mistake(
     ".numpy() of a tensor that requires grad",
@@ -320,8 +327,7 @@ TRACKED_TO_NUMPY = Mistake(
     '"Common pitfalls", "Calling .numpy() on a tracked tensor"',
     error_pattern=r"Can't call numpy\(\) on Tensor that requires grad",
     concept="detach_and_no_grad",
-    contradicted_by=(lambda student: "" if re.search(r"\.numpy\s*\(", student.evidence.source)
-                     else "the code calls no .numpy()",),
+    contradicted_by=(source_lacks(re.compile(r"\.numpy\s*\(").search, "the code calls no .numpy()"),),
 )
 ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
                 SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
