@@ -33,7 +33,7 @@ from graders.engine.expect import (code_lines, expect_code_shows, expect_float_n
 from graders.engine.feedback import CheckFailed, fail
 from graders.engine.fresh import twin, twin_generator, twin_random
 from graders.engine.mistakes import (DTYPE_DIFFERS, SCALED_RESULT, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED, Contradiction, GradientSignature,
-                                     Mistake, Suspect, code_binds_default,
+                                     Mistake, Suspect, code_binds_default, code_holds_from_import,
                                      code_passes, code_shows, contradiction, first_matching_variant,
                                      gradient_signature, is_scaled, own_answer, unless_contradicted)
 from graders.engine.plots import LossCurves

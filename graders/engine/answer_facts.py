@@ -35,9 +35,13 @@ def shape_fact(got: tuple[int, ...], expected: tuple[int, ...]) -> Mistake:
     unsized = _shape_kind(got, expected, sizes=False)
     unshown = ("Your result is a single number (a 0-d tensor) where a 1-D tensor belongs" if not got and
                len(expected) == 1 else "Your result has another shape than the answer's")
+    unit_free = [size for size in got if size != 1] == [size for size in expected if size != 1]
+    # What a dimension of size 1 too many or too few is, for reading the code against it (code_facts).
+    measured = (("size-1 dimension added",) if unit_free and len(got) > len(expected) else
+                ("size-1 dimension removed",) if unit_free and len(got) < len(expected) else ())
     return dataclasses.replace(SHAPE_DIFFERS, explanation=f"{told} The checks compare shapes before values.",
                                without_values=f"{unshown}: {unsized} The checks compare shapes before values."
-                               if unsized else "")
+                               if unsized else "", measured=measured)
 
 
 def _shape_kind(got: tuple[int, ...], expected: tuple[int, ...], sizes: bool) -> str:

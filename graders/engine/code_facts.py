@@ -4,17 +4,19 @@ A fact (graders/engine/answer_facts.py) is true whatever the code did: "your res
 facts have a cause that a single keyword of the code gives away, read from the source the grader holds (never from
 the worker's word): a gradient that still requires grad, from a function that asks for `create_graph=True`, was
 told to keep its graph; a result in another dtype, from a function with a line that converts to that dtype (.float(),
-NumPy's float64, numbers rebuilt with torch.tensor), is told that line. The check's own name, where it gave one,
+NumPy's float64, numbers rebuilt with torch.tensor), is told that line; so is a result with a dimension of size 1
+too many (keepdim=True, unsqueeze, an index with None) or too few (squeeze, flatten). The check's own name, where it gave one,
 comes first; this only names what the fact left as a menu.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from typing import Any
 
 from graders.engine.feedback import Feedback
-from graders.engine.mistakes import DTYPE_DIFFERS, GRAPH_OF_THE_GRADIENT_KEPT, STILL_TRACKED
+from graders.engine.mistakes import DTYPE_DIFFERS, GRAPH_OF_THE_GRADIENT_KEPT, SHAPE_DIFFERS, STILL_TRACKED
 from graders.engine.results import called_function
 
 
@@ -28,7 +30,7 @@ _STEPS_TO = {
 def told_by_the_code(feedback: Feedback, student: Any) -> Feedback | None:
     """The failure with its fact named by its cause, where the code of the function the check called shows it;
     None where it does not (or the failure names no such fact)."""
-    if feedback.mistake not in (STILL_TRACKED.name, DTYPE_DIFFERS.name) or student is None:
+    if feedback.mistake not in (STILL_TRACKED.name, DTYPE_DIFFERS.name, SHAPE_DIFFERS.name) or student is None:
         return None
     function = called_function(feedback.call).removesuffix("(...)")
     evidence = getattr(student, "evidence", None)
@@ -36,11 +38,48 @@ def told_by_the_code(feedback: Feedback, student: Any) -> Feedback | None:
         return None
     if feedback.mistake == DTYPE_DIFFERS.name:
         return _dtype_step(feedback, evidence, function)
+    if feedback.mistake == SHAPE_DIFFERS.name:
+        return _shape_step(feedback, evidence, function)
     if not evidence.sets_keyword(function, "create_graph"):
         return None
     cause = GRAPH_OF_THE_GRADIENT_KEPT
     return dataclasses.replace(feedback, mistake=cause.name, meaning=cause.explanation, hint=cause.hint,
                                section=cause.section, concept=cause.concept, meaning_without_values="")
+
+
+def _shape_step(feedback: Feedback, evidence: Any, function: str) -> Feedback | None:
+    """A shape fact of a dimension of size 1 too many (or too few) with the first line of the function's code (or a
+    helper's) that adds (or removes) one, where it has such a line."""
+    adds = feedback.measured == ("size-1 dimension added",)
+    if not adds and feedback.measured != ("size-1 dimension removed",):
+        return None
+    found = sorted(node.lineno for definition in evidence.definitions(function) for node in ast.walk(definition)
+                   if (_adds_a_unit_dimension if adds else _removes_a_unit_dimension)(node))
+    return _told_the_line(feedback, evidence, found[0]) if found else None
+
+
+def _adds_a_unit_dimension(node: ast.AST) -> bool:
+    """`keepdim=True`, `.unsqueeze(...)`, `x[..., None]` or `[:, None]`: steps that add a dimension of size 1."""
+    if isinstance(node, ast.keyword):
+        return node.arg == "keepdim" and isinstance(node.value, ast.Constant) and node.value.value is True
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("unsqueeze", "unsqueeze_", "atleast_1d", "atleast_2d")
+    if isinstance(node, ast.Subscript):
+        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return any(isinstance(i, ast.Constant) and i.value is None for i in index)
+    return False
+
+
+def _removes_a_unit_dimension(node: ast.AST) -> bool:
+    """`.squeeze(...)`, `.flatten()`, `.ravel()`: steps that remove a dimension of size 1."""
+    return isinstance(node, ast.Attribute) and node.attr in ("squeeze", "squeeze_", "flatten", "ravel")
+
+
+def _told_the_line(feedback: Feedback, evidence: Any, line_number: int) -> Feedback:
+    line = evidence.source.splitlines()[line_number - 1].strip()
+    where = f" In your code, line {line_number} is such a step: `{line[:120]}`."
+    return dataclasses.replace(feedback, meaning=feedback.meaning + where,
+                               meaning_without_values=(feedback.meaning_without_values or feedback.meaning) + where)
 
 
 def _dtype_step(feedback: Feedback, evidence: Any, function: str) -> Feedback | None:
@@ -49,9 +88,4 @@ def _dtype_step(feedback: Feedback, evidence: Any, function: str) -> Feedback | 
     if len(feedback.measured) != 2 or set(feedback.measured) != {"float32", "float64"}:
         return None
     found = evidence.lines(function, _STEPS_TO[feedback.measured[0]])
-    if not found:
-        return None
-    line = evidence.source.splitlines()[found[0] - 1].strip()
-    where = f" In your code, line {found[0]} is such a step: `{line[:120]}`."
-    return dataclasses.replace(feedback, meaning=feedback.meaning + where,
-                               meaning_without_values=(feedback.meaning_without_values or feedback.meaning) + where)
+    return _told_the_line(feedback, evidence, found[0]) if found else None

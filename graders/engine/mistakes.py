@@ -108,6 +108,15 @@ def code_binds_default(function: str, name: str, why: str) -> Contradiction:
     return bound
 
 
+def code_holds_from_import(function: str, name: str, why: str) -> Contradiction:
+    """A contradiction: `function` uses a module-level value that holds the module's `name` as it was when the module
+    ran (`functools.partial(derive, f)`, an alias `g = f`), so it does use `name`, an old one. `why` may say {line}."""
+    def held(student: Any) -> str:
+        line = student.evidence.held_from_import(function, name)
+        return why.format(line=line) if line else ""
+    return held
+
+
 def own_answer(function: str, *args: Any, equals: Any, why: str, **kwargs: Any) -> Contradiction:
     """A contradiction: the student's own `function(*args, **kwargs)` returns `equals` (compared as a tuple: a list
     of the same numbers is the same answer), e.g. fit_quadratic with steps=0 returning the zero start."""
@@ -329,9 +338,52 @@ TRACKED_TO_NUMPY = Mistake(
     concept="detach_and_no_grad",
     contradicted_by=(source_lacks(re.compile(r"\.numpy\s*\(").search, "the code calls no .numpy()"),),
 )
+# Python's pitfalls that the code shows outright, told where a failed check names nothing else
+# (graders/engine/code_pitfalls.py). The lesson teaches none of them: the check's own lesson section is kept.
+LATE_BOUND_LOOP_VARIABLE = Mistake(
+    "functions made in a loop read its variable late",
+    "Your code makes a function (a lambda or a def) inside a loop or comprehension and keeps it to call later, and "
+    "that function reads a variable the loop changes. Python looks such a name up when the function is called, not "
+    "when it is made, so by the time any of them runs the loop has finished and every one sees the last value: "
+    "all of them do the last iteration's work.",
+    "Bind the value when the function is made, as a default argument (`lambda t, i=i: ...`) or with "
+    "functools.partial, or call each function inside the loop, in the iteration it belongs to.",
+    "",
+    concept="python_semantics",
+)
+CACHED_FIRST_ANSWER = Mistake(
+    "a cached answer from an earlier call",
+    "A function your code calls is wrapped in functools.cache or lru_cache, and what it answers depends on more "
+    "than its arguments (the machine's devices, a setting, a random draw). The cache hands every later call the "
+    "answer of the first call with the same arguments, so a call made after that state changed gets a stale answer.",
+    "Drop the cache: compute the answer at each call, as the docstring asks (asking torch is cheap).",
+    "",
+    concept="python_semantics",
+)
+BYTES_REINTERPRETED = Mistake(
+    "bytes reinterpreted with .view(dtype)",
+    "Your code calls .view with a dtype. On a tensor or a NumPy array that does not convert any number: it reads the "
+    "same bytes of memory as another type, so 2.0 as float64 bytes read as int64 is 4611686018427387904, and "
+    "types of different widths change the last dimension's size (two int32 become one int64).",
+    "Convert the values instead: .to(torch.int64) or .long() for a tensor, .astype(np.int64) for an array, or "
+    "torch.as_tensor(values, dtype=...).",
+    '"Tensors", the three attributes every tensor has (dtype)',
+    concept="dtypes",
+)
+OTHER_GENERATOR = Mistake(
+    "numbers drawn from another random generator",
+    "Your code draws its numbers from NumPy's or Python's random generator. The numbers the lesson prints (and the "
+    "checks expect) come from torch's own generator, seeded with torch.manual_seed(seed): another generator gives "
+    "other numbers, even seeded with the same seed, so the data and everything computed from it differ.",
+    "Draw with torch (torch.rand, torch.randn, ...) right after torch.manual_seed(seed), in the order the recipe "
+    "gives.",
+    "",
+    concept="seeds_and_arguments",
+)
 ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
                 SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
-                FLOAT_OVERFLOW, UNPACKED_PARAMETERS, TRACKED_TO_NUMPY]
+                FLOAT_OVERFLOW, UNPACKED_PARAMETERS, TRACKED_TO_NUMPY, LATE_BOUND_LOOP_VARIABLE, CACHED_FIRST_ANSWER,
+                BYTES_REINTERPRETED, OTHER_GENERATOR]
 
 
 def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:

@@ -2,7 +2,8 @@
 course_config.py, so that no number is written twice; a public check also runs on fresh
 inputs when the reference is live, and pays only if both runs pass (graders/engine/fresh.py); no check names a
 mistake that the grader's own facts about the student contradict (graders/engine/mistakes.py, `contradicted_by`);
-and a fact about the result is named by its cause where the code shows it (graders/engine/code_facts.py)."""
+a fact about the result is named by its cause where the code shows it (graders/engine/code_facts.py); and a failure
+that names nothing is told a Python pitfall its code shows (graders/engine/code_pitfalls.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 
 import course_config
 from graders.engine.code_facts import told_by_the_code
+from graders.engine.code_pitfalls import told_by_a_pitfall
 from graders.engine.feedback import CheckFailed
 from graders.engine.fresh import TWIN_NOTE, twin_run
 from graders.engine.mistakes import catalogued, contradiction
@@ -82,21 +84,23 @@ def _named_only_where_not_contradicted(test: F) -> F:
             test(*args, **kwargs)
         except CheckFailed as failure:
             feedback = failure.feedback
-            if not feedback.mistake:
-                raise
-            by_the_code = told_by_the_code(feedback, kwargs.get("student"))
+            student = kwargs.get("student")
+            by_the_code = told_by_the_code(feedback, student) or told_by_a_pitfall(feedback, student)
             if by_the_code is not None:
                 raise CheckFailed(by_the_code) from None
+            if not feedback.mistake:
+                raise
             from graders.engine.collect import collect_mistakes  # the room's catalogue, read when first needed
 
             mistake = catalogued(feedback.mistake, collect_mistakes(importlib.import_module(f"{room}.mistakes")))
-            if not contradiction(mistake, kwargs.get("student")):
+            if not contradiction(mistake, student):
                 raise
             fact = failure.otherwise  # a fact about the result, true whatever the cause: named in the name's place
             if fact is not None:
                 raise CheckFailed(dataclasses.replace(feedback, mistake=fact.name, meaning=fact.explanation,
                                                       hint=fact.hint, section=fact.section,
                                                       concept=fact.concept)) from None
-            raise CheckFailed(dataclasses.replace(feedback, mistake=None, meaning="", hint="", concept="")) from None
+            unnamed = dataclasses.replace(feedback, mistake=None, meaning="", hint="", concept="")
+            raise CheckFailed(told_by_a_pitfall(unnamed, student) or unnamed) from None
 
     return named_truly  # type: ignore[return-value]

@@ -340,6 +340,35 @@ class SourceEvidence:
         pairs += [(a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None]
         return {a.arg: self._path(d) for a, d in pairs if isinstance(d, (ast.Name, ast.Attribute)) and self._path(d)}
 
+    def held_from_import(self, function: str, name: str) -> int:
+        """The line where a module-level value or a default that `function` (or a function it calls) uses holds the
+        module's `name` itself, taken when the module ran (`_d = functools.partial(derive, f)`, `g = f`, `{"f": f}`,
+        `def derive(x, fn=f)`), or 0.
+        Such a value keeps what `name` was then: replacing `name` in the module later does not reach it. A call of
+        `name` there, or a lambda that names it, looks it up when it runs and is not such a value."""
+        self._index()
+        for node in self._closure(function):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                values = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                values = [node.value]
+            else:
+                continue
+            stack: list[ast.AST] = list(values)
+            while stack:
+                inner = stack.pop()
+                if isinstance(inner, ast.Name) and inner.id == name and isinstance(inner.ctx, ast.Load):
+                    return inner.lineno
+                if isinstance(inner, ast.Lambda):
+                    continue
+                if isinstance(inner, ast.Call):
+                    stack += [*inner.args, *(k.value for k in inner.keywords)]
+                    if not isinstance(inner.func, ast.Name):
+                        stack.append(inner.func)
+                else:
+                    stack += list(ast.iter_child_nodes(inner))
+        return 0
+
     def parameter(self, function: str, index: int) -> str | None:
         """The name of a function's parameter, by position (None when there is no such function or parameter)."""
         self._index()
@@ -349,6 +378,18 @@ class SourceEvidence:
         return arguments[index].arg if index < len(arguments) else None
 
     # ------------------------------------------------------------ internals
+
+    def definitions(self, function: str) -> list[ast.AST]:
+        """The parsed code `function` runs: its definition and those of the module's functions, classes and
+        module-level values it names, transitively (empty when the source does not parse or has no such name)."""
+        self._index()
+        return self._closure(function)
+
+    def dotted(self, node: ast.AST) -> str:
+        """A name or attribute chain of this module's code as a dotted path, imports resolved ("" for anything
+        else): `np.random.default_rng` reads `numpy.random.default_rng` after `import numpy as np`."""
+        self._index()
+        return self._path(node)
 
     def _closure(self, function: str) -> list[ast.AST]:
         """The definition of `function` and of every function, class and module-level assignment of the module it

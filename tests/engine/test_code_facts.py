@@ -6,7 +6,8 @@ import types
 
 from graders.engine.code_facts import told_by_the_code
 from graders.engine.feedback import Feedback
-from graders.engine.mistakes import DTYPE_DIFFERS, GRAPH_OF_THE_GRADIENT_KEPT, STILL_TRACKED
+from graders.engine.answer_facts import shape_fact
+from graders.engine.mistakes import DTYPE_DIFFERS, GRAPH_OF_THE_GRADIENT_KEPT, SHAPE_DIFFERS, STILL_TRACKED
 from graders.engine.source_evidence import SourceEvidence
 
 SOURCE = '''
@@ -76,3 +77,42 @@ def test_a_dtype_fact_is_told_the_line_of_the_code_that_gives_the_dtype_found() 
     assert told is not None and "torch.from_numpy(np.cos(x.numpy()))" in told.meaning
     assert told_by_the_code(_wrong_dtype("kept", "float32", "float64"), student) is None  # no such line: the fact stays
     assert told_by_the_code(_wrong_dtype("rebuilt", "int64", "float32"), student) is None  # not two floats
+
+
+SHAPES = '''
+import torch
+
+def kept_dimension(w, x):
+    z = (w * x).sum(dim=0, keepdim=True)
+    return torch.sigmoid(z)
+
+def indexed_with_none(x):
+    return x[:, None] * 2
+
+def squeezed(x):
+    return x.squeeze()
+
+def plain(x):
+    return x * 2
+'''
+
+
+def _wrong_shape(call: str, got: tuple[int, ...], expected: tuple[int, ...]) -> Feedback:
+    fact = shape_fact(got, expected)
+    return Feedback(f"{call}: the shape differs.", call=f"{call}(x) with x = ...", mistake=SHAPE_DIFFERS.name,
+                    meaning=fact.explanation, meaning_without_values=fact.without_values, measured=fact.measured)
+
+
+def test_a_size_1_dimension_too_many_or_too_few_is_told_the_line_that_makes_it() -> None:
+    student = _student(SHAPES)
+    told = told_by_the_code(_wrong_shape("kept_dimension", (1,), ()), student)
+    assert told is not None and told.mistake == SHAPE_DIFFERS.name
+    assert "line 5 is such a step: `z = (w * x).sum(dim=0, keepdim=True)`" in told.meaning
+    assert "line 5" in told.meaning_without_values and "(1,)" not in told.meaning_without_values
+    told = told_by_the_code(_wrong_shape("indexed_with_none", (4, 1), (4,)), student)
+    assert told is not None and "`return x[:, None] * 2`" in told.meaning
+    told = told_by_the_code(_wrong_shape("squeezed", (4,), (4, 1)), student)
+    assert told is not None and "`return x.squeeze()`" in told.meaning
+    assert told_by_the_code(_wrong_shape("plain", (4, 1), (4,)), student) is None  # no such line: the fact stays
+    assert told_by_the_code(_wrong_shape("squeezed", (4, 1), (4,)), student) is None  # a squeeze adds no dimension
+    assert told_by_the_code(_wrong_shape("kept_dimension", (4, 4), (4,)), student) is None  # not a size-1 dimension

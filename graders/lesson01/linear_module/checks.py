@@ -24,7 +24,7 @@ from graders.kit import (GLOBAL_SEED, Meanwhile, Mistake, RECORD, RECORDING, Ret
                          unless_contradicted)
 from graders.lesson01.linear_module.mistakes import (DETACHED_LOSSES_AS_TENSORS, LOSSES_AS_TENSORS, LOSS_AFTER_UPDATE,
                                                      LR_AND_SEED_IGNORED, LR_IGNORED, MODEL_BEFORE_DATA,
-                                                     NOISE_BROADCAST, ONE_STEP_TOO_FEW, ONE_STEP_TOO_MANY,
+                                                     NOISE_BROADCAST, ONE_STEP_TOO_FEW, ONE_STEP_TOO_MANY, PARAMETER_LEFT_OUT,
                                                      OWN_GENERATOR_ONLY, SECTION, SEED_IGNORED, SEED_SET_LATE,
                                                      STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, SUM_FOR_MEAN,
                                                      TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP, ZERO_GRAD_MISSING)
@@ -89,11 +89,12 @@ def printout(reference: ModuleType, run: dict[str, Any]) -> tuple[dict[int, floa
 @expected
 def wrong_script_run(lr: float, steps: int, seed: int, zeroed: bool = True,
                      noise_shape: tuple[int, ...] = (100, 1), model_first: bool = False,
-                     flat_targets: bool = False, reduction: str = "mean") -> Run:
+                     flat_targets: bool = False, reduction: str = "mean", trained: str = "") -> Run:
     """The lesson's script without zero_grad() ("zero_grad missing"), with the noise drawn in
     another shape ("(100, 1) vs (100,) broadcast in the data"), with the layer made before
     the data ("model made before the data"), with targets of shape (100,) ("(100, 1) vs (100,)
-    broadcast") or with the squared errors summed ("sum instead of mean")."""
+    broadcast"), with the squared errors summed ("sum instead of mean") or with the optimiser
+    handed only the parameter `trained` names ("weight" or "bias": "a parameter left out of the optimiser")."""
     torch.manual_seed(seed)
     if model_first:  # the layer's initial weight and bias take the first numbers of the seeded stream
         model = nn.Linear(1, 1)
@@ -103,7 +104,7 @@ def wrong_script_run(lr: float, steps: int, seed: int, zeroed: bool = True,
         y = y.reshape(-1)
     if not model_first:
         model = nn.Linear(1, 1)
-    optimiser = torch.optim.SGD(model.parameters(), lr=lr)
+    optimiser = torch.optim.SGD([getattr(model, trained)] if trained else model.parameters(), lr=lr)
     losses = []
     with warnings.catch_warnings():
         # MSELoss warns of a broadcast target: that warning is the student's to see, not the grader's.
@@ -145,6 +146,8 @@ def wrong_runs(reference: ModuleType, lr: float, steps: int, seed: int) -> list[
         (MODEL_BEFORE_DATA, wrong_script_run(lr, steps, seed, model_first=True)),
         (TARGETS_BROADCAST, wrong_script_run(lr, steps, seed, flat_targets=True)),
         (SUM_FOR_MEAN, wrong_script_run(lr, steps, seed, reduction="sum")),
+        (PARAMETER_LEFT_OUT, wrong_script_run(lr, steps, seed, trained="weight")),
+        (PARAMETER_LEFT_OUT, wrong_script_run(lr, steps, seed, trained="bias")),
         (ONE_STEP_TOO_MANY, longer),
         (ONE_STEP_TOO_MANY, (later_losses, weight, bias)),
     ]

@@ -153,6 +153,17 @@ MODEL_BEFORE_DATA = Mistake(
     concept="seeds_and_arguments",
 )
 
+PARAMETER_LEFT_OUT = Mistake(
+    "a parameter left out of the optimiser",
+    "Your run is the lesson's with one of the layer's two parameters never updated: the optimiser was handed the "
+    "weight alone or the bias alone (a parameter group that lists one of them, or a step that skips one), so the "
+    "other keeps the value nn.Linear started it at while its partner learns alone, and the loss settles far above "
+    "the lesson's.",
+    "Hand the optimiser every parameter of the layer: torch.optim.SGD(model.parameters(), lr=lr).",
+    SECTION,
+    concept="training_loop",
+)
+
 LR_AND_SEED_IGNORED = Mistake(
     "lr and seed arguments ignored",
     "Your run is exactly the lesson's own, at rate 0.1 on seed 42, whatever lr and seed it was given: the script "

@@ -34,12 +34,11 @@ from graders.kit import (BACKWARD_IN_CODE, GLOBAL_SEED, GradientSignature, Meanw
                          number_problem, seed_judged, twin, twin_generator, twin_random, recipe_drawn_otherwise,
                          unless_contradicted, needs_value)
 from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, DRAWN_IN_FLOAT64, GRADIENTS_CLEARED_BEFORE_UPDATE,
-                                                     OTHER_RANDOM_STREAM,
-                                                     GRADIENTS_NOT_ZEROED, NOISE_DRAWN_FIRST, NOISE_IGNORED,
-                                                     NONZERO_START, ONE_STEP_SHORT,
-                                                     ONE_STEP_TOO_MANY, RATE_TOO_HIGH, REBOUND_PARAMETERS, SEED_IGNORED,
-                                                     SEED_NEVER_SET, SEED_SET_LATE, SHAPE_BROADCAST, SIGN_ERROR,
-                                                     SOME_GRADIENTS_NOT_ZEROED, SUM_FOR_MEAN, TRY_IT)
+                                                     GRADIENTS_NOT_ZEROED, NOISE_AS_VARIANCE, NOISE_DRAWN_FIRST,
+                                                     NOISE_IGNORED, NONZERO_START, ONE_STEP_SHORT, ONE_STEP_TOO_MANY,
+                                                     OTHER_RANDOM_STREAM, RATE_TOO_HIGH, REBOUND_PARAMETERS,
+                                                     SEED_IGNORED, SEED_NEVER_SET, SEED_SET_LATE, SHAPE_BROADCAST,
+                                                     SIGN_ERROR, SOME_GRADIENTS_NOT_ZEROED, SUM_FOR_MEAN, TRY_IT)
 from graders.lesson01.quadratic_fit.drivers import fit_defaults
 
 EXERCISE = exercise("lesson01", "quadratic_fit")
@@ -414,6 +413,9 @@ def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], ar
                   Suspect(NOISE_DRAWN_FIRST, first_y), Suspect(DRAWN_IN_FLOAT64, float64_y)]
     if lesson_noise_y is not None:
         y_suspects.append(Suspect(NOISE_IGNORED, lesson_noise_y))
+    if arguments["noise"] not in (0, 1):  # where noise**2 is noise, the two recipes draw the same y
+        clean = _parabola(want[0])
+        y_suspects.append(Suspect(NOISE_AS_VARIANCE, clean + (want[1] - clean) * arguments["noise"]))
     X_suspects = [Suspect(SEED_IGNORED, seed_42[0]), Suspect(NOISE_DRAWN_FIRST, first_X),
                   Suspect(DRAWN_IN_FLOAT64, float64_X)]
     # Last, data of another generator: the recipe's law, not its numbers, from code that never seeds torch's own

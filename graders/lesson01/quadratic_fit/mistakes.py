@@ -153,6 +153,17 @@ NOISE_IGNORED = Mistake(
     concept="seeds_and_arguments",
 )
 
+NOISE_AS_VARIANCE = Mistake(
+    "noise scaled by its variance",
+    "Your y is the recipe's parabola plus the recipe's own noise draws, each times noise**2 instead of noise. The "
+    "noise argument is the standard deviation of the scatter: torch.randn draws with standard deviation 1, so "
+    "multiplying by noise gives a spread of noise, and multiplying by noise**2 (the variance) gives a spread of "
+    "noise**2, smaller than asked for whenever noise is below 1 (0.09 instead of 0.3 in the lesson).",
+    "Multiply the standard normal draws by noise itself: y = 0.5 * X**2 - X + 1 + noise * torch.randn(n, 1).",
+    TRY_IT,
+    concept="seeds_and_arguments",
+)
+
 NOISE_DRAWN_FIRST = Mistake(
     "noise drawn before X",
     "Your make_quadratic_data draws the recipe's numbers in another order: the noise with torch.randn before X with "

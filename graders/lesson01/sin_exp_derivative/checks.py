@@ -29,7 +29,8 @@ from graders.kit import (AUTOGRAD_IN_CODE, Mistake, Returned, Student, StudentEr
 from graders.lesson01.sin_exp_derivative.mistakes import (ACCUMULATED_TWICE, AUTOGRAD, COPY_NOT_DETACHED,
                                                           DEFAULT_GRID_CHANGED,
                                                           DERIVATIVE_EXPONENT_SIGN, F_EXPONENT_SIGN,
-                                                          F_BOUND_AS_DEFAULT, F_NOT_DIFFERENTIATED, F_THROUGH_NUMPY,
+                                                          F_BOUND_AS_DEFAULT, F_HELD_FROM_IMPORT, F_NOT_DIFFERENTIATED,
+                                                          F_THROUGH_NUMPY,
                                                           GAP_AS_TENSOR,
                                                           GAP_NOT_ABSOLUTE, GAPS_NOT_REDUCED, MEAN_NOT_MAX,
                                                           GRID_ARGUMENTS_IGNORED, MEAN_NOT_SUM, MODIFIED_INPUT,
@@ -325,7 +326,9 @@ def test_autograd_derivative_uses_autograd(student: Student, reference: ModuleTy
     hint = NO_BACKWARD_HINT if not uses_autograd(returned) else ""
     mistake = first_matching_variant(returned.value, own_derivative, **tolerance(x))
     if mistake is not None and unless_contradicted(mistake, student) is None:
-        mistake = F_BOUND_AS_DEFAULT  # it differentiates f, the f the def saw
+        # It differentiates f: the f the def saw, or the one a value made when the module ran holds.
+        own_default = "f" in student.evidence.defaults("autograd_derivative").values()
+        mistake = F_BOUND_AS_DEFAULT if own_default else F_HELD_FROM_IMPORT
     if mistake is not None:
         fail(summary, call=returned.call, got=describe(returned.value), expected=describe(expected_value),
              mistake=mistake, hint=hint or mistake.hint)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake, code_binds_default
+from graders.kit import Mistake, code_binds_default, code_holds_from_import
 
 
 TRY_IT = '"Try it yourself", exercise 3'
@@ -114,6 +114,18 @@ F_BOUND_AS_DEFAULT = Mistake(
     concept=CONCEPT,
 )
 
+F_HELD_FROM_IMPORT = Mistake(
+    "f held from when the module loaded",
+    "Your autograd_derivative differentiates f through a value your module made when it was loaded (a "
+    "functools.partial given f, an alias such as g = f, a helper's default argument fn=f). That value holds the function f was "
+    "at that moment: the check replaces f in your module afterwards, but the value still holds the original, so "
+    "the result stays the derivative of sin(x)·e^(−x).",
+    "Name the module's f inside autograd_derivative's body, where it is looked up at each call: "
+    "f(leaf).sum().backward().",
+    AUTOGRAD,
+    concept=CONCEPT,
+)
+
 F_NOT_DIFFERENTIATED = Mistake(
     "f not differentiated",
     "With f replaced by another function, autograd_derivative still returned the derivative of "
@@ -124,7 +136,9 @@ F_NOT_DIFFERENTIATED = Mistake(
     AUTOGRAD,
     concept=CONCEPT,
     contradicted_by=(code_binds_default("autograd_derivative", "f",
-                                        "autograd_derivative takes f as the default of its parameter {parameter}"),),
+                                        "autograd_derivative takes f as the default of its parameter {parameter}"),
+                     code_holds_from_import("autograd_derivative", "f",
+                                            "autograd_derivative uses f through a value made at line {line}")),
 )
 
 MEAN_NOT_SUM = Mistake(

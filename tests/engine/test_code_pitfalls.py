@@ -1,0 +1,198 @@
+"""A failure that names nothing is told a Python pitfall only where the code of the function it called shows one,
+and the honest spellings of the same code are not mistaken for it."""
+
+from __future__ import annotations
+
+import types
+
+from graders.engine.code_pitfalls import (bytes_reinterpreted, cached_first_answer, late_bound_loop_variable,
+                                          other_generator, told_by_a_pitfall)
+from graders.engine.feedback import Feedback
+from graders.engine.mistakes import (BYTES_REINTERPRETED, DTYPE_DIFFERS, LATE_BOUND_LOOP_VARIABLE, OTHER_GENERATOR,
+                                     SCALED_RESULT, SHAPE_DIFFERS)
+from graders.engine.source_evidence import SourceEvidence
+
+LOOPS = '''
+import functools
+import torch
+
+def kept_in_a_comprehension(f, x, h):
+    moves = [lambda s: x + s * h * torch.eye(len(x))[i] for i in range(len(x))]
+    return torch.stack([f(m(1)) - f(m(-1)) for m in moves])
+
+def appended_in_a_loop(parts):
+    losses = []
+    for X, y in parts:
+        scale = len(X)
+        losses.append(lambda w: ((X @ w - y) ** 2).sum() / scale)
+    return losses
+
+def defined_then_kept(n):
+    found = {}
+    for i in range(n):
+        def at(t):
+            return t[i]
+        found[i] = at
+    return found
+
+def _helper(n):
+    return [lambda t: t * k for k in range(n)]
+
+def through_a_helper(n):
+    return _helper(n)
+
+def called_on_the_spot(f, x):
+    return [f(lambda t: t * i) for i in range(3)] + [(lambda t: t + i)(x) for i in range(3)]
+
+def called_in_its_iteration(x):
+    out = []
+    for i in range(3):
+        g = lambda t: t * i
+        out.append(g(x))
+    return out
+
+def bound_when_made(n):
+    return [lambda t, i=i: t * i for i in range(n)] + [functools.partial(pow, i) for i in range(n)]
+
+def reads_nothing_the_loop_binds(n, h):
+    return [lambda t: t * h for _ in range(n)]
+'''
+
+
+def _evidence(source: str) -> SourceEvidence:
+    return SourceEvidence.read(source)
+
+
+def test_functions_kept_past_their_iteration_that_read_the_loop_are_found_with_their_line() -> None:
+    evidence = _evidence(LOOPS)
+    lines = LOOPS.splitlines()
+    for function, text in [("kept_in_a_comprehension", "moves = [lambda"), ("appended_in_a_loop", "losses.append"),
+                           ("defined_then_kept", "def at(t)"), ("through_a_helper", "return [lambda t: t * k")]:
+        line = late_bound_loop_variable(evidence, function)
+        assert line and text in lines[line - 1], (function, line)
+
+
+def test_functions_called_in_their_iteration_or_bound_when_made_are_not() -> None:
+    evidence = _evidence(LOOPS)
+    for function in ("called_on_the_spot", "called_in_its_iteration", "bound_when_made", "reads_nothing_the_loop_binds"):
+        assert late_bound_loop_variable(evidence, function) == 0, function
+
+
+CACHES = '''
+import functools
+import os
+from functools import lru_cache
+import torch
+
+@functools.lru_cache(maxsize=None)
+def device():
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+@lru_cache
+def setting(name):
+    return os.environ.get(name)
+
+@functools.cache
+def table(n):
+    return [k * k for k in range(n)]
+
+def uses_device(x):
+    return x.to(device())
+
+def uses_table(n):
+    return table(n)
+'''
+
+
+def test_a_cache_on_a_function_that_depends_on_more_than_its_arguments_is_found() -> None:
+    evidence = _evidence(CACHES)
+    assert cached_first_answer(evidence, "uses_device") == 7  # the decorator's line, reached through the call
+    assert cached_first_answer(evidence, "setting") == 11
+    assert cached_first_answer(evidence, "uses_table") == 0  # a pure function of its argument: caching is harmless
+
+
+VIEWS = '''
+import numpy as np
+import torch
+
+def as_bytes(a):
+    return torch.from_numpy(a.view(np.int64))
+
+def tensor_view(t):
+    return t.view(dtype=torch.int32)
+
+def reshaped(t):
+    return t.view(-1, 1), t.view(t.shape[0]), t.view("int64".__len__())
+
+def converted(a):
+    return torch.from_numpy(a.astype(np.int64))
+'''
+
+
+def test_a_view_with_a_dtype_is_found_and_a_view_with_a_shape_is_not() -> None:
+    evidence = _evidence(VIEWS)
+    assert bytes_reinterpreted(evidence, "as_bytes") == 6 and bytes_reinterpreted(evidence, "tensor_view") == 9
+    assert bytes_reinterpreted(evidence, "reshaped") == 0 and bytes_reinterpreted(evidence, "converted") == 0
+
+
+GENERATORS = '''
+import random
+import numpy as np
+import torch
+from numpy.random import default_rng
+
+def numpy_data(seed=0):
+    rng = default_rng(seed)
+    return torch.from_numpy(rng.random((5, 1)))
+
+def python_data(n):
+    torch.manual_seed(0)
+    return torch.tensor([random.gauss(0, 1) for _ in range(n)])
+
+def torch_data(seed=0):
+    torch.manual_seed(seed)
+    return torch.rand(5, 1)
+
+def shuffled(items):
+    return np.random.permutation(items)
+'''
+
+
+def test_draws_from_another_generator_are_found_only_where_the_function_is_seeded() -> None:
+    evidence = _evidence(GENERATORS)
+    assert other_generator(evidence, "numpy_data") == 8 and other_generator(evidence, "python_data") == 13
+    assert other_generator(evidence, "torch_data") == 0
+    assert other_generator(evidence, "shuffled") == 0  # no seed handed in or set: not the lesson's numbers anyway
+
+
+def _failure(call: str, mistake: str | None = None) -> Feedback:
+    return Feedback(f"{call}: wrong values.", call=f"{call}(x) with x = ...", mistake=mistake,
+                    section='"The lesson", its exercise')
+
+
+def test_a_failure_that_names_nothing_is_told_the_pitfall_with_its_line_and_keeps_its_section() -> None:
+    student = types.SimpleNamespace(evidence=_evidence(LOOPS))
+    told = told_by_a_pitfall(_failure("appended_in_a_loop"), student)
+    assert told is not None and told.mistake == LATE_BOUND_LOOP_VARIABLE.name
+    assert told.concept == LATE_BOUND_LOOP_VARIABLE.concept and told.hint == LATE_BOUND_LOOP_VARIABLE.hint
+    assert "line 13: `losses.append(lambda w:" in told.meaning and told.meaning_without_values == told.meaning
+    assert told.section == '"The lesson", its exercise'  # the lesson teaches no pitfall: the check's section stays
+    assert told_by_a_pitfall(_failure("called_on_the_spot"), student) is None
+
+
+def test_a_named_mistake_stays_and_only_the_facts_a_pitfall_explains_give_way() -> None:
+    student = types.SimpleNamespace(evidence=_evidence(VIEWS))
+    assert told_by_a_pitfall(_failure("as_bytes", SCALED_RESULT.name), student) is None
+    for fact in (SHAPE_DIFFERS.name, DTYPE_DIFFERS.name, None):
+        told = told_by_a_pitfall(_failure("as_bytes", fact), student)
+        assert told is not None and told.mistake == BYTES_REINTERPRETED.name and told.section == BYTES_REINTERPRETED.section
+    loops = types.SimpleNamespace(evidence=_evidence(LOOPS))
+    assert told_by_a_pitfall(_failure("appended_in_a_loop", SHAPE_DIFFERS.name), loops) is None
+    assert told_by_a_pitfall(_failure("appended_in_a_loop"), None) is None  # no student: nothing to read
+    assert told_by_a_pitfall(Feedback("a run went wrong.", call="a run of 3 steps"), loops) is None
+
+
+def test_another_generator_is_told_where_the_code_draws_from_it() -> None:
+    student = types.SimpleNamespace(evidence=_evidence(GENERATORS))
+    told = told_by_a_pitfall(_failure("numpy_data"), student)
+    assert told is not None and told.mistake == OTHER_GENERATOR.name and "line 8: `rng = default_rng(seed)`" in told.meaning
