@@ -154,9 +154,9 @@ CONCEPTS: dict[str, str] = {
     "forward_vs_reverse": "Forward and reverse mode are both exact autodiff on a recorded graph: forward mode pushes "
                           "one input direction per pass (n passes for n inputs), reverse mode pulls one output back "
                           "per pass, so a scalar loss needs a single backward.",
-    "python_semantics": "Python's own rules hold around tensors too: a function made in a loop reads the loop's "
-                        "variables when it is called rather than when it is made, and a cached function answers "
-                        "every later call from its first one.",
+    "python_semantics": "Python's own rules hold around tensors too: names are looked up when code runs, defaults "
+                        "and caches outlive a call, an iterator runs out after one pass, and a return ends the "
+                        "loop it stands in.",
     "micrograd": "Autograd from scratch: sort the graph topologically, seed the output's grad with 1, run each "
                  "node's backward step once in reverse order, and add (+=) every use's share into grad.",
 }

@@ -4,7 +4,9 @@ no mistake of its own.
 A check names a mistake by its values: a catalogued variant or a single edit that gives the student's answer. Some
 wrong answers come from no edit of the reference at all but from a rule of Python that holds whatever the exercise:
 a lambda made in a loop reads the loop's variable when it is called; a cached function answers from its first call;
-`.view(dtype)` reinterprets bytes; NumPy's generator is not torch's. Each of these is a pattern the code shows
+`.view(dtype)` reinterprets bytes; NumPy's generator is not torch's; a return inside a loop ends it in its first
+pass; a default list lives across calls; an iterator runs out after one pass; an inner loop that rebinds the outer
+one's variable leaves it pointing elsewhere. Each of these is a pattern the code shows
 outright and whose effect is known wherever it is written, so a failure of a function whose code has one is told
 that pattern, with its line. Read from the source the grader holds (graders/engine/source_evidence.py), never from
 the worker's word. A check's own name always comes first: a pitfall fills in only a failure that names nothing, or
@@ -18,8 +20,9 @@ import dataclasses
 from typing import Any, Callable, Iterator
 
 from graders.engine.feedback import Feedback
-from graders.engine.mistakes import (BYTES_REINTERPRETED, CACHED_FIRST_ANSWER, DTYPE_DIFFERS, LATE_BOUND_LOOP_VARIABLE,
-                                     OTHER_GENERATOR, SHAPE_DIFFERS, Mistake)
+from graders.engine.mistakes import (BYTES_REINTERPRETED, CACHED_FIRST_ANSWER, DTYPE_DIFFERS, ITERATOR_USED_TWICE,
+                                     LATE_BOUND_LOOP_VARIABLE, LOOP_VARIABLE_REUSED, MUTABLE_DEFAULT, OTHER_GENERATOR,
+                                     RETURN_IN_LOOP, SHAPE_DIFFERS, Mistake)
 from graders.engine.results import called_function
 from graders.engine.source_evidence import SourceEvidence
 
@@ -123,6 +126,78 @@ def other_generator(evidence: SourceEvidence, function: str) -> int:
     return 0
 
 
+def return_in_loop(evidence: SourceEvidence, function: str) -> int:
+    """The line of a return or break that stands in a loop's own body, after work of the loop and under no
+    condition, so that the loop ends in its first pass (0 where there is none). A loop whose body is that return
+    alone takes the first item on purpose; one with a continue may come round again."""
+    for node in _walk(evidence.definitions(function)):
+        if not isinstance(node, _LOOPS):
+            continue
+        ending = next((s for s in node.body if isinstance(s, (ast.Return, ast.Break))), None)
+        comes_round = any(isinstance(inner, ast.Continue) for inner in _outside_functions(node.body))
+        if ending is not None and len(node.body) > 1 and not comes_round:
+            return ending.lineno
+    return 0
+
+
+def mutable_default(evidence: SourceEvidence, function: str) -> int:
+    """The line of a def whose default list, dict, set or tensor its body changes in place (0 where there is none)."""
+    for node in _walk(evidence.definitions(function)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        positional = [*node.args.posonlyargs, *node.args.args]
+        pairs = [*zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults),
+                 *((a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None)]
+        shared = {a.arg for a, default in pairs if _makes_a_container(evidence, default)}
+        if shared and any(_changes_in_place(inner, shared) for inner in _outside_functions(node.body)):
+            return node.lineno
+    return 0
+
+
+def iterator_used_twice(evidence: SourceEvidence, function: str) -> int:
+    """The line where a name holding an iterator (`.parameters()`, a generator expression, zip, map, ...) is gone
+    through a second time, or the line of its one pass where a loop that did not make it repeats that pass (0 where
+    there is none)."""
+    for definition in evidence.definitions(function):
+        if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        made: dict[str, tuple[ast.AST, ...]] = {}  # a name bound to an iterator, and the loops around that binding
+        others: set[str] = set()
+        for node, loops in _with_loops(definition):
+            if isinstance(node, ast.Assign):
+                for target in (t for t in node.targets if isinstance(t, ast.Name)):
+                    if _makes_an_iterator(evidence, node.value):
+                        made.setdefault(target.id, loops)
+                    else:
+                        others.add(target.id)
+        for name in set(made) - others:
+            passes = [(node, loops) for node, loops in _with_loops(definition) if _goes_through(node, name)]
+            if len(passes) > 1:
+                return sorted(node.lineno for node, _ in passes)[1]
+            if passes and set(passes[0][1]) - set(made[name]):
+                return passes[0][0].lineno
+    return 0
+
+
+def loop_variable_reused(evidence: SourceEvidence, function: str) -> int:
+    """The line of a loop nested in another that binds the same name, where the outer loop's body reads that name
+    after the inner loop (0 where there is none)."""
+    for node in _walk(evidence.definitions(function)):
+        if not isinstance(node, (ast.For, ast.AsyncFor)):
+            continue
+        outer = _stored(node.target)
+        for position, statement in enumerate(node.body):
+            inner = next((n for n in _outside_functions([statement]) if isinstance(n, (ast.For, ast.AsyncFor))
+                          and _stored(n.target) & outer), None)
+            if inner is None:
+                continue
+            shared = _stored(inner.target) & outer
+            later = [n for s in node.body[position + 1:] for n in _outside_functions([s])]
+            if any(isinstance(n, ast.Name) and n.id in shared and isinstance(n.ctx, ast.Load) for n in later):
+                return inner.lineno
+    return 0
+
+
 # Each pitfall, the facts about a result it explains (a failure naming one of them may be told the pitfall), and how
 # it is found. In this order: the first the code shows is told.
 _PITFALLS: tuple[tuple[Mistake, frozenset[str], Callable[[SourceEvidence, str], int]], ...] = (
@@ -130,7 +205,74 @@ _PITFALLS: tuple[tuple[Mistake, frozenset[str], Callable[[SourceEvidence, str], 
     (LATE_BOUND_LOOP_VARIABLE, frozenset(), late_bound_loop_variable),
     (CACHED_FIRST_ANSWER, frozenset(), cached_first_answer),
     (OTHER_GENERATOR, frozenset(), other_generator),
+    (RETURN_IN_LOOP, frozenset(), return_in_loop),
+    (MUTABLE_DEFAULT, frozenset(), mutable_default),
+    (ITERATOR_USED_TWICE, frozenset(), iterator_used_twice),
+    (LOOP_VARIABLE_REUSED, frozenset(), loop_variable_reused),
 )
+
+
+# Calls whose answer is an iterator, which one pass uses up; methods of a module that give one (`.parameters()`).
+_ITERATOR_CALLS = frozenset({"map", "zip", "filter", "iter", "reversed", "enumerate"})
+_ITERATOR_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "children", "modules",
+                               "named_children", "named_modules"})
+# Methods that change a list, dict, set or tensor in place.
+_IN_PLACE = frozenset({"append", "extend", "insert", "update", "add", "setdefault", "pop", "clear", "remove",
+                       "add_", "sub_", "mul_", "div_", "zero_", "copy_", "fill_", "index_add_", "scatter_"})
+_CONTAINERS = ("list", "dict", "set", "torch.zeros", "torch.ones", "torch.empty", "torch.tensor", "torch.full")
+
+
+def _makes_a_container(evidence: SourceEvidence, node: ast.AST) -> bool:
+    if isinstance(node, (ast.List, ast.Dict, ast.Set)):
+        return True
+    return isinstance(node, ast.Call) and evidence.dotted(node.func) in _CONTAINERS
+
+
+def _changes_in_place(node: ast.AST, names: set[str]) -> bool:
+    """Whether `node` changes one of `names` in place: a mutating method, `+=` and its kind, or an item written."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _IN_PLACE:
+        return isinstance(node.func.value, ast.Name) and node.func.value.id in names
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        return node.target.id in names
+    if isinstance(node, (ast.Assign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in names
+                   for t in targets)
+    return False
+
+
+def _makes_an_iterator(evidence: SourceEvidence, node: ast.AST) -> bool:
+    if isinstance(node, ast.GeneratorExp):
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Attribute):
+        return node.func.attr in _ITERATOR_METHODS
+    return evidence.dotted(node.func) in _ITERATOR_CALLS
+
+
+def _with_loops(definition: ast.AST) -> Iterator[tuple[ast.AST, tuple[ast.AST, ...]]]:
+    """Every node of a function's body (not of the functions made in it), with the loops around it."""
+    def visit(node: ast.AST, loops: tuple[ast.AST, ...]) -> Iterator[tuple[ast.AST, tuple[ast.AST, ...]]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, _FUNCTIONS):
+                continue
+            yield child, loops
+            yield from visit(child, loops + (child,) if isinstance(child, _LOOPS) else loops)
+    yield from visit(definition, ())
+
+
+def _goes_through(node: ast.AST, name: str) -> bool:
+    """Whether `node` goes through the iterator `name` holds: a for loop or comprehension over it, or a call handed
+    it whole (list(params), torch.optim.SGD(params, ...), f(*params))."""
+    def is_name(value: ast.AST) -> bool:
+        value = value.value if isinstance(value, ast.Starred) else value
+        return isinstance(value, ast.Name) and value.id == name
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return is_name(node.iter)
+    if isinstance(node, _COMPREHENSIONS):  # a comprehension has a line, its `for ... in` parts do not
+        return any(is_name(generator.iter) for generator in node.generators)
+    return isinstance(node, ast.Call) and any(is_name(a) for a in node.args)
 
 
 def _walk(definitions: list[ast.AST]) -> Iterator[ast.AST]:

@@ -380,10 +380,50 @@ OTHER_GENERATOR = Mistake(
     "",
     concept="seeds_and_arguments",
 )
+RETURN_IN_LOOP = Mistake(
+    "the loop ends in its first pass",
+    "Your code does its work in a loop and then returns (or breaks) inside the loop's body, not after it: the "
+    "return or break runs in the first pass, so only the first item is ever handled and the rest of the loop "
+    "never runs. Indentation decides it: one level too deep puts the line inside the loop.",
+    "Move the return (or break) out of the loop, one indentation level up, so that it runs once the loop is done.",
+    "",
+    concept="python_semantics",
+)
+MUTABLE_DEFAULT = Mistake(
+    "a default argument that keeps its changes",
+    "A function your code calls has a list, dict, set or tensor as a default argument and changes it in place. A "
+    "default is made once, when the def runs, and every call that leaves that argument out shares the same object: "
+    "what one call added or wrote is still there at the next call, so later answers carry the earlier calls' work.",
+    "Default to None and make a fresh object inside the function (`if acc is None: acc = []`), or build the value "
+    "locally without a parameter.",
+    "",
+    concept="python_semantics",
+)
+ITERATOR_USED_TWICE = Mistake(
+    "an iterator used up before it is used again",
+    "Your code keeps an iterator (model.parameters(), a generator expression, zip, map) in a name and goes through "
+    "it more than once, or in a loop that repeats. An iterator hands out its items once: the first pass uses them "
+    "all up, and every later pass sees none, so whatever the later pass should do (an update, a zeroing, a sum) "
+    "silently does nothing.",
+    "Turn it into a list once (`params = list(model.parameters())`) or call the method again where you need the "
+    "items again.",
+    "",
+    concept="python_semantics",
+)
+LOOP_VARIABLE_REUSED = Mistake(
+    "an inner loop reuses the outer loop's variable",
+    "Your code nests two loops that bind the same name. The inner loop rebinds it, so after the inner loop ends the "
+    "outer loop's body reads the inner loop's last value instead of its own, and whatever the outer loop indexes "
+    "with that name goes to the wrong place.",
+    "Give the inner loop a variable of its own (for j in ... inside for i in ...).",
+    "",
+    concept="python_semantics",
+)
 ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
                 SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
                 FLOAT_OVERFLOW, UNPACKED_PARAMETERS, TRACKED_TO_NUMPY, LATE_BOUND_LOOP_VARIABLE, CACHED_FIRST_ANSWER,
-                BYTES_REINTERPRETED, OTHER_GENERATOR]
+                BYTES_REINTERPRETED, OTHER_GENERATOR, RETURN_IN_LOOP, MUTABLE_DEFAULT, ITERATOR_USED_TWICE,
+                LOOP_VARIABLE_REUSED]
 
 
 def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:

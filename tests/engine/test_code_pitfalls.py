@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import types
 
-from graders.engine.code_pitfalls import (bytes_reinterpreted, cached_first_answer, late_bound_loop_variable,
-                                          other_generator, told_by_a_pitfall)
+from graders.engine.code_pitfalls import (bytes_reinterpreted, cached_first_answer, iterator_used_twice,
+                                          late_bound_loop_variable, loop_variable_reused, mutable_default,
+                                          other_generator, return_in_loop, told_by_a_pitfall)
 from graders.engine.feedback import Feedback
 from graders.engine.mistakes import (BYTES_REINTERPRETED, DTYPE_DIFFERS, LATE_BOUND_LOOP_VARIABLE, OTHER_GENERATOR,
                                      SCALED_RESULT, SHAPE_DIFFERS)
@@ -196,3 +197,102 @@ def test_another_generator_is_told_where_the_code_draws_from_it() -> None:
     student = types.SimpleNamespace(evidence=_evidence(GENERATORS))
     told = told_by_a_pitfall(_failure("numpy_data"), student)
     assert told is not None and told.mistake == OTHER_GENERATOR.name and "line 8: `rng = default_rng(seed)`" in told.meaning
+
+
+PYTHON_RULES = '''
+import torch
+
+def returns_in_the_loop(xs):
+    total = 0.0
+    for x in xs:
+        total += x
+        return total
+
+def first_item(xs):
+    for x in xs:
+        return x
+
+def returns_after_the_loop(xs):
+    total = 0.0
+    for x in xs:
+        if x < 0:
+            continue
+        total += x
+    return total
+
+def kept_default(x, seen=[]):
+    seen.append(x)
+    return len(seen)
+
+def tensor_default(x, acc=torch.zeros(2)):
+    acc += x
+    return acc
+
+def fresh_default(x, seen=None):
+    seen = [] if seen is None else seen
+    seen.append(x)
+    return len(seen)
+
+def read_only_default(x, scale=[1.0, 2.0]):
+    return [x * s for s in scale]
+
+def params_twice(model, lr, steps):
+    params = model.parameters()
+    optimiser = torch.optim.SGD(params, lr=lr)
+    for _ in range(steps):
+        optimiser.step()
+    return [p.detach() for p in params]
+
+def pairs_in_a_loop(a, b, steps):
+    pairs = zip(a, b)
+    total = 0
+    for _ in range(steps):
+        for x, y in pairs:
+            total += x * y
+    return total
+
+def fresh_each_step(model, steps):
+    for _ in range(steps):
+        params = model.parameters()
+        for p in params:
+            p.grad = None
+
+def listed_once(model):
+    params = list(model.parameters())
+    return sum(p.numel() for p in params), len(params)
+
+def inner_reuses_i(rows):
+    out = [0] * len(rows)
+    for i in range(len(rows)):
+        for i in range(len(rows[i])):
+            pass
+        out[i] = sum(rows[i])
+    return out
+
+def inner_own_j(rows):
+    out = [0] * len(rows)
+    for i in range(len(rows)):
+        for j in range(len(rows[i])):
+            pass
+        out[i] = sum(rows[i])
+    return out
+'''
+
+
+def test_pythons_rules_broken_are_found_with_their_line_and_honest_code_is_not() -> None:
+    evidence = _evidence(PYTHON_RULES)
+    lines = PYTHON_RULES.splitlines()
+
+    def at(line: int) -> str:
+        return lines[line - 1].strip()
+
+    assert at(return_in_loop(evidence, "returns_in_the_loop")) == "return total"
+    assert return_in_loop(evidence, "first_item") == 0 and return_in_loop(evidence, "returns_after_the_loop") == 0
+    assert at(mutable_default(evidence, "kept_default")).startswith("def kept_default")
+    assert at(mutable_default(evidence, "tensor_default")).startswith("def tensor_default")
+    assert mutable_default(evidence, "fresh_default") == 0 and mutable_default(evidence, "read_only_default") == 0
+    assert at(iterator_used_twice(evidence, "params_twice")) == "return [p.detach() for p in params]"
+    assert at(iterator_used_twice(evidence, "pairs_in_a_loop")) == "for x, y in pairs:"
+    assert iterator_used_twice(evidence, "fresh_each_step") == 0 and iterator_used_twice(evidence, "listed_once") == 0
+    assert at(loop_variable_reused(evidence, "inner_reuses_i")) == "for i in range(len(rows[i])):"
+    assert loop_variable_reused(evidence, "inner_own_j") == 0
