@@ -31,6 +31,7 @@ from graders.engine.drawing import distinct, drawn
 from graders.engine.expect import (code_lines, expect_code_shows, expect_float_not_tensor, expect_number,
                                    expect_tensor, fail_with_mistake, seed_judged)
 from graders.engine.feedback import CheckFailed, fail
+from graders.engine.code_pitfalls import code_ends_its_loop_at_once
 from graders.engine.fresh import twin, twin_generator, twin_random
 from graders.engine.mistakes import (DTYPE_DIFFERS, SCALED_RESULT, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED, Contradiction, GradientSignature,
                                      Mistake, Suspect, code_binds_default, code_holds_from_import,

@@ -6,9 +6,11 @@ wrong answers come from no edit of the reference at all but from a rule of Pytho
 a lambda made in a loop reads the loop's variable when it is called; a cached function answers from its first call;
 `.view(dtype)` reinterprets bytes; NumPy's generator is not torch's; a return inside a loop ends it in its first
 pass; a default list lives across calls; an iterator runs out after one pass; an inner loop that rebinds the outer
-one's variable leaves it pointing elsewhere. Each of these is a pattern the code shows
-outright and whose effect is known wherever it is written, so a failure of a function whose code has one is told
-that pattern, with its line. Read from the source the grader holds (graders/engine/source_evidence.py), never from
+one's variable leaves it pointing elsewhere; `x.to(device)` alone on a line changes nothing; a function tested
+without its brackets is always true; `[t] * 3` is one object three times; a helper that rebinds its parameter
+changes nothing outside; a global switch of torch stays switched; a trailing comma makes a tuple. Each of these is
+a pattern the code shows outright and whose effect is known wherever it is written, so a failure of a function whose
+code has one is told that pattern, with its line. Read from the source the grader holds (graders/engine/source_evidence.py), never from
 the worker's word. A check's own name always comes first: a pitfall fills in only a failure that names nothing, or
 only a fact about the result the pitfall explains (a shape or dtype that bytes read as another type change).
 """
@@ -17,12 +19,17 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from typing import Any, Callable, Iterator
 
+import torch
+
 from graders.engine.feedback import Feedback
-from graders.engine.mistakes import (BYTES_REINTERPRETED, CACHED_FIRST_ANSWER, DTYPE_DIFFERS, ITERATOR_USED_TWICE,
-                                     LATE_BOUND_LOOP_VARIABLE, LOOP_VARIABLE_REUSED, MUTABLE_DEFAULT, OTHER_GENERATOR,
-                                     RETURN_IN_LOOP, SHAPE_DIFFERS, Mistake)
+from graders.engine.mistakes import (BYTES_REINTERPRETED, CACHED_FIRST_ANSWER, DTYPE_DIFFERS, FUNCTION_AS_TRUTH,
+                                     ITERATOR_USED_TWICE, LATE_BOUND_LOOP_VARIABLE, LIST_OF_ONE_OBJECT,
+                                     LOOP_VARIABLE_REUSED, MUTABLE_DEFAULT, OTHER_GENERATOR, PARAMETER_REBOUND,
+                                     RESULT_THROWN_AWAY, RETURN_IN_LOOP, SETTING_LEFT_CHANGED, SHAPE_DIFFERS,
+                                     STILL_TRACKED, TUPLE_BY_COMMA, Contradiction, Mistake)
 from graders.engine.results import called_function
 from graders.engine.source_evidence import SourceEvidence
 
@@ -49,16 +56,31 @@ def told_by_a_pitfall(feedback: Feedback, student: Any) -> Feedback | None:
     if evidence is None or not function:
         return None
     for mistake, explains, find in _PITFALLS:
-        if feedback.mistake and feedback.mistake not in explains:
-            continue
         line = find(evidence, function)
-        if line:
-            code = evidence.source.splitlines()[line - 1].strip()
+        if not line:
+            continue
+        code = evidence.source.splitlines()[line - 1].strip()
+        # A name stands unless the pitfall explains its fact, or its hint asks for a call the pitfall's line makes
+        # (a .float() whose result the line throws away): that hint asks for what the code already does.
+        if not feedback.mistake or feedback.mistake in explains or _asks_for(feedback.hint, code):
             meaning = f"{mistake.explanation} In your code, line {line}: `{code[:120]}`."
             return dataclasses.replace(feedback, mistake=mistake.name, meaning=meaning, hint=mistake.hint,
                                        section=mistake.section or feedback.section, concept=mistake.concept,
                                        meaning_without_values=meaning)
     return None
+
+
+def code_ends_its_loop_at_once(function: str, why: str) -> Contradiction:
+    """A contradiction (graders/engine/mistakes.py): a loop of `function` (or of a helper) returns or breaks in its
+    first pass, so an answer of too few passes comes from that, not from a bound off by one."""
+    def ends(student: Any) -> str:
+        return why if return_in_loop(student.evidence, function) else ""
+    return ends
+
+
+def _asks_for(hint: str, code: str) -> bool:
+    """Whether `hint` asks for a method call that the line `code` makes (`.float()` in both)."""
+    return any(f".{method}(" in hint for method in re.findall(r"\.(\w+)\(", code))
 
 
 def late_bound_loop_variable(evidence: SourceEvidence, function: str) -> int:
@@ -133,10 +155,120 @@ def return_in_loop(evidence: SourceEvidence, function: str) -> int:
     for node in _walk(evidence.definitions(function)):
         if not isinstance(node, _LOOPS):
             continue
-        ending = next((s for s in node.body if isinstance(s, (ast.Return, ast.Break))), None)
+        ending = next((s for s in node.body if _always_leaves(s)), None)
         comes_round = any(isinstance(inner, ast.Continue) for inner in _outside_functions(node.body))
-        if ending is not None and len(node.body) > 1 and not comes_round:
+        only_the_exit = len(node.body) == 1 and isinstance(ending, (ast.Return, ast.Break))  # the first item, meant
+        if ending is not None and not only_the_exit and not comes_round:
             return ending.lineno
+    return 0
+
+
+def _always_leaves(statement: ast.stmt) -> bool:
+    """Whether a statement of a loop's body leaves the loop whichever way it goes: a return or break, or an if whose
+    every branch ends in one (`if found: return i` / `else: return None`)."""
+    if isinstance(statement, (ast.Return, ast.Break)):
+        return True
+    return (isinstance(statement, ast.If) and bool(statement.orelse) and _always_leaves(statement.body[-1])
+            and _always_leaves(statement.orelse[-1]))
+
+
+def result_thrown_away(evidence: SourceEvidence, function: str) -> int:
+    """The line of a statement that only calls a method making a new tensor (`value.to(device)`, `x.float()`), its
+    result kept nowhere (0 where there is none)."""
+    definitions = evidence.definitions(function)
+    modules = _module_names(evidence, definitions)
+    for node in _walk(definitions):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in _NEW_TENSOR_METHODS:
+            receiver = node.value.func.value
+            if not (isinstance(receiver, ast.Name) and receiver.id in modules):
+                return node.lineno
+    return 0
+
+
+def _module_names(evidence: SourceEvidence, definitions: list[ast.AST]) -> set[str]:
+    """The names that hold an nn.Module (made by torch.nn's classes or a class of the file), and `self`: a module's
+    .to(device) or .float() changes it in place, as a statement rightly does."""
+    classes = {node.name for node in _walk(definitions) if isinstance(node, ast.ClassDef)}
+    names = {"self"}
+    for node in _walk(definitions):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            made = evidence.dotted(node.value.func)
+            if made.startswith("torch.nn.") or made in classes:
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def function_as_truth(evidence: SourceEvidence, function: str) -> int:
+    """The line of a test (if, while, a conditional expression, and/or/not) whose value is a function of torch's
+    itself, not its answer: `if torch.cuda.is_available:` (0 where there is none)."""
+    for node in _walk(evidence.definitions(function)):
+        tests = ([node.test] if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else
+                 node.values if isinstance(node, ast.BoolOp) else
+                 [node.operand] if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) else [])
+        for test in tests:
+            if isinstance(test, (ast.Name, ast.Attribute)) and _is_a_torch_function(evidence.dotted(test)):
+                return test.lineno
+    return 0
+
+
+def list_of_one_object(evidence: SourceEvidence, function: str) -> int:
+    """The line of `[thing] * n` (or `n * [thing]`) where the thing is made by a call or is a list: n references to
+    one object, not n objects (0 where there is none)."""
+    for node in _walk(evidence.definitions(function)):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+            continue
+        for repeated in (node.left, node.right):
+            if isinstance(repeated, ast.List) and any(isinstance(e, (ast.Call, ast.List, ast.Dict)) for e in repeated.elts):
+                return node.lineno
+    return 0
+
+
+def parameter_rebound(evidence: SourceEvidence, function: str) -> int:
+    """The line where a function the call runs assigns to one of its own parameters and hands no value back, so the
+    assignment is lost on return (0 where there is none). Only helpers: the called function's own rebinding is
+    its own business."""
+    for node in evidence.definitions(function):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name == function:
+            continue
+        parameters = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+        inside = list(_outside_functions(node.body))
+        if any(isinstance(n, ast.Return) and n.value is not None for n in inside):
+            continue
+        for inner in inside:
+            if isinstance(inner, ast.Assign) and any(isinstance(t, ast.Name) and t.id in parameters
+                                                     for t in inner.targets):
+                return inner.lineno
+    return 0
+
+
+def setting_left_changed(evidence: SourceEvidence, function: str) -> int:
+    """The line of a statement that switches a global setting of torch (`torch.set_grad_enabled(False)`) outside a
+    `with`, where nothing switches it back in the same function (0 where there is none). Any function of the module:
+    the setting, once switched, holds for the checks of every function called after it."""
+    try:
+        tree = ast.parse(evidence.source)
+    except (SyntaxError, ValueError):
+        return 0
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        calls = [n for n in _outside_functions(node.body) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+                 and evidence.dotted(n.value.func) in _GLOBAL_SETTINGS]
+        if len({evidence.dotted(c.value.func) for c in calls}) == len(calls) == 1:  # set once, never set back
+            return calls[0].lineno
+    return 0
+
+
+def tuple_by_comma(evidence: SourceEvidence, function: str) -> int:
+    """The line of an assignment whose value is a tuple of one item made by a trailing comma, with no brackets
+    (`q10 = "d",`) (0 where there is none)."""
+    lines = evidence.source.splitlines()
+    for node in _walk(evidence.definitions(function)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 1:
+            text = lines[node.value.lineno - 1][node.value.col_offset:] if node.value.lineno <= len(lines) else ""
+            if not text.startswith("("):
+                return node.lineno
     return 0
 
 
@@ -209,7 +341,35 @@ _PITFALLS: tuple[tuple[Mistake, frozenset[str], Callable[[SourceEvidence, str], 
     (MUTABLE_DEFAULT, frozenset(), mutable_default),
     (ITERATOR_USED_TWICE, frozenset(), iterator_used_twice),
     (LOOP_VARIABLE_REUSED, frozenset(), loop_variable_reused),
+    (RESULT_THROWN_AWAY, frozenset({SHAPE_DIFFERS.name, DTYPE_DIFFERS.name, STILL_TRACKED.name}), result_thrown_away),
+    (FUNCTION_AS_TRUTH, frozenset(), function_as_truth),
+    (LIST_OF_ONE_OBJECT, frozenset(), list_of_one_object),
+    (PARAMETER_REBOUND, frozenset(), parameter_rebound),
+    (SETTING_LEFT_CHANGED, frozenset(), setting_left_changed),
+    (TUPLE_BY_COMMA, frozenset(), tuple_by_comma),
 )
+
+
+# Tensor methods that hand back a new tensor and leave the one they are called on as it was.
+_NEW_TENSOR_METHODS = frozenset({"to", "float", "double", "half", "long", "int", "bool", "cpu", "cuda", "detach",
+                                 "clone", "contiguous", "reshape", "view", "squeeze", "unsqueeze", "flatten", "t",
+                                 "transpose", "permute", "abs", "neg", "sub", "mul", "div", "pow", "sqrt",
+                                 "exp", "log", "clamp", "type", "expand", "repeat", "numpy", "tolist"})
+# torch's global switches that a plain call leaves switched for everything after.
+_GLOBAL_SETTINGS = frozenset({"torch.set_grad_enabled", "torch.set_default_dtype", "torch.set_default_device",
+                              "torch.autograd.set_grad_enabled", "torch.set_default_tensor_type"})
+
+
+def _is_a_torch_function(path: str) -> bool:
+    """Whether a dotted path names a function of torch (`torch.cuda.is_available`), looked up in torch itself."""
+    if not path.startswith("torch."):
+        return False
+    found: Any = torch
+    for part in path.split(".")[1:]:
+        found = getattr(found, part, None)
+        if found is None:
+            return False
+    return callable(found) and not isinstance(found, type)
 
 
 # Calls whose answer is an iterator, which one pass uses up; methods of a module that give one (`.parameters()`).

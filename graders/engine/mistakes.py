@@ -419,11 +419,93 @@ LOOP_VARIABLE_REUSED = Mistake(
     "",
     concept="python_semantics",
 )
+GRAD_STILL_NONE = Mistake(
+    "a .grad read while it is still None",
+    "Your code uses a tensor's .grad (its .item(), .zero_(), .clone(), ...) at a moment it is None. .grad stays None "
+    "until a backward() reaches that tensor: before the first backward() of a run, and always for a tensor that "
+    "does not require grad or is not a leaf (a result of an operation, or a view).",
+    "Read .grad only after the backward() that fills it, and of the leaf you made with requires_grad=True; to clear "
+    "it before the first backward(), test `if p.grad is not None:` or set `p.grad = None`.",
+    '"Autograd: gradients for free"',
+    error_pattern=r"^AttributeError: 'NoneType' object has no attribute '\w+'",
+    concept="requires_grad",
+    contradicted_by=(source_lacks(re.compile(r"\.grad\s*\.\s*\w+").search,
+                                  "the code reads no attribute of a .grad"),),
+)
+RESULT_THROWN_AWAY = Mistake(
+    "a result computed and thrown away",
+    "Your code calls a method that makes a new tensor (.to, .float, .detach, .reshape, ...) as a statement of its "
+    "own, without keeping what it returns. These methods leave the tensor they are called on as it was and hand "
+    "back the changed copy, so the line does nothing: the tensor you go on using is the unchanged one.",
+    "Keep the result: `value = value.to(device)`, or use it directly where it belongs (`moved[key] = value.to(device)`).",
+    "",
+    concept="python_semantics",
+)
+FUNCTION_AS_TRUTH = Mistake(
+    "a function tested without calling it",
+    "Your code tests a function itself (such as `if torch.cuda.is_available:`), not its answer: the brackets are "
+    "missing. A function object is always true, so that branch is always taken, whatever the function would have "
+    "answered.",
+    "Call it: `if torch.cuda.is_available():`.",
+    "",
+    concept="python_semantics",
+)
+TRUTH_OF_MANY_VALUES = Mistake(
+    "Python's max, min, if or and on a tensor of many values",
+    "Your code asks a tensor of several numbers for one True or False: Python's own max(), min(), sorted(), if, "
+    "while, and, or and not all do that, comparing whole objects. A tensor of many values refuses, because it holds "
+    "one answer per element (\"Boolean value of Tensor with more than one value is ambiguous\").",
+    "Use torch's elementwise forms: torch.clamp(t, min=...) or torch.maximum(t, other) for max(number, t), "
+    "t.max() for its largest value, torch.where(cond, a, b) for an if per element, (t > 0).all() or .any() to get one "
+    "answer.",
+    "",
+    error_pattern=r"Boolean value of Tensor with more than one (value|element) is ambiguous",
+    concept="python_semantics",
+)
+LIST_OF_ONE_OBJECT = Mistake(
+    "one object repeated by list multiplication",
+    "Your code makes a list with `[thing] * n` and uses its items as separate objects. Multiplying a list repeats "
+    "the reference, not the object: every item is the same tensor (or list), so changing, training or filling one "
+    "changes them all, and what should be n independent values is one value n times.",
+    "Make each item separately: `[torch.zeros(1, requires_grad=True) for _ in range(n)]`, or write them out one by "
+    "one.",
+    "",
+    concept="python_semantics",
+)
+PARAMETER_REBOUND = Mistake(
+    "a helper that only rebinds its own parameter",
+    "A helper function of yours assigns a new value to one of its own parameters (`param = param - lr * grad`) and "
+    "hands nothing back. That rebinds the helper's local name only: the caller's tensor is untouched, so the change "
+    "is lost as soon as the helper returns.",
+    "Change the object in place (under torch.no_grad(): `param -= lr * param.grad`), or return the new value and "
+    "assign it where the helper is called.",
+    "",
+    concept="python_semantics",
+)
+SETTING_LEFT_CHANGED = Mistake(
+    "a global setting changed and left so",
+    "Your code switches one of torch's global settings with a plain call (torch.set_grad_enabled(False), "
+    "torch.set_default_dtype(...)) and never switches it back. The setting holds for everything that runs after, "
+    "in every function, not only the lines meant: later code records no graph, or makes tensors in another dtype.",
+    "Use the setting as a context, which restores it on leaving: `with torch.no_grad():` or "
+    "`with torch.set_grad_enabled(False):` around the lines it is meant for.",
+    "",
+    concept="python_semantics",
+)
+TUPLE_BY_COMMA = Mistake(
+    "a trailing comma that makes a tuple",
+    "A line of yours ends its value with a comma (`answer = \"d\",`). In Python the comma, not the brackets, makes a "
+    "tuple: the name holds a tuple of one item, not the item itself, so it compares unequal to the value meant.",
+    "Remove the trailing comma.",
+    "",
+    concept="python_semantics",
+)
 ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
                 SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
                 FLOAT_OVERFLOW, UNPACKED_PARAMETERS, TRACKED_TO_NUMPY, LATE_BOUND_LOOP_VARIABLE, CACHED_FIRST_ANSWER,
                 BYTES_REINTERPRETED, OTHER_GENERATOR, RETURN_IN_LOOP, MUTABLE_DEFAULT, ITERATOR_USED_TWICE,
-                LOOP_VARIABLE_REUSED]
+                LOOP_VARIABLE_REUSED, GRAD_STILL_NONE, RESULT_THROWN_AWAY, FUNCTION_AS_TRUTH, TRUTH_OF_MANY_VALUES, LIST_OF_ONE_OBJECT,
+                PARAMETER_REBOUND, SETTING_LEFT_CHANGED, TUPLE_BY_COMMA]
 
 
 def concept_of(name: str | None, catalogue: Iterable[Mistake]) -> str:

@@ -85,7 +85,8 @@ def _named_only_where_not_contradicted(test: F) -> F:
         except CheckFailed as failure:
             feedback = failure.feedback
             student = kwargs.get("student")
-            by_the_code = told_by_the_code(feedback, student) or told_by_a_pitfall(feedback, student)
+            # A pitfall that explains a fact (a dropped .float() a dtype) is the fact's cause: it goes first.
+            by_the_code = told_by_a_pitfall(feedback, student) or told_by_the_code(feedback, student)
             if by_the_code is not None:
                 raise CheckFailed(by_the_code) from None
             if not feedback.mistake:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import types
 
-from graders.engine.code_pitfalls import (bytes_reinterpreted, cached_first_answer, iterator_used_twice,
-                                          late_bound_loop_variable, loop_variable_reused, mutable_default,
-                                          other_generator, return_in_loop, told_by_a_pitfall)
+from graders.engine.code_pitfalls import (bytes_reinterpreted, cached_first_answer, function_as_truth,
+                                          iterator_used_twice, late_bound_loop_variable, list_of_one_object,
+                                          loop_variable_reused, mutable_default, other_generator, parameter_rebound,
+                                          result_thrown_away, return_in_loop, setting_left_changed, told_by_a_pitfall,
+                                          tuple_by_comma)
 from graders.engine.feedback import Feedback
 from graders.engine.mistakes import (BYTES_REINTERPRETED, DTYPE_DIFFERS, LATE_BOUND_LOOP_VARIABLE, OTHER_GENERATOR,
                                      SCALED_RESULT, SHAPE_DIFFERS)
@@ -296,3 +298,117 @@ def test_pythons_rules_broken_are_found_with_their_line_and_honest_code_is_not()
     assert iterator_used_twice(evidence, "fresh_each_step") == 0 and iterator_used_twice(evidence, "listed_once") == 0
     assert at(loop_variable_reused(evidence, "inner_reuses_i")) == "for i in range(len(rows[i])):"
     assert loop_variable_reused(evidence, "inner_own_j") == 0
+
+
+MORE_RULES = '''
+import torch
+from torch import nn
+
+def moved_and_dropped(batch, device):
+    for value in batch.values():
+        value.to(device)
+    return batch
+
+def module_moved(device):
+    model = nn.Linear(1, 1)
+    model.to(device)
+    return model
+
+def cuda_unasked():
+    if torch.cuda.is_available:
+        return "cuda"
+    return "cpu"
+
+def cuda_asked():
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+def three_of_one():
+    a, b, c = [torch.zeros(1, requires_grad=True)] * 3
+    return a, b, c
+
+def three_zeros(n):
+    return [0.0] * n
+
+def _step(param, lr):
+    param = param - lr * param.grad
+
+def _scaled(value, by):
+    value = value * by
+    return value
+
+def steps_through_a_helper(p, lr):
+    _step(p, lr)
+    return _scaled(p, 2.0)
+
+def switched_off(model, x):
+    torch.set_grad_enabled(False)
+    return model(x)
+
+def switched_and_back(model, x):
+    torch.set_grad_enabled(False)
+    out = model(x)
+    torch.set_grad_enabled(True)
+    return out
+
+def one_tuple():
+    answer = "d",
+    bracketed = ("d",)
+    return answer, bracketed
+
+def bracketed_only():
+    return ("d",)
+
+def tells_all_or_none(losses, target):
+    for step, loss in enumerate(losses):
+        if loss <= target:
+            return step
+        else:
+            return None
+'''
+
+
+def test_more_of_pythons_rules_are_found_and_their_right_forms_are_not() -> None:
+    evidence = _evidence(MORE_RULES)
+    lines = MORE_RULES.splitlines()
+
+    def at(line: int) -> str:
+        return lines[line - 1].strip()
+
+    assert at(result_thrown_away(evidence, "moved_and_dropped")) == "value.to(device)"
+    assert result_thrown_away(evidence, "module_moved") == 0  # a module's .to moves it in place
+    assert at(function_as_truth(evidence, "cuda_unasked")) == "if torch.cuda.is_available:"
+    assert function_as_truth(evidence, "cuda_asked") == 0
+    assert at(list_of_one_object(evidence, "three_of_one")).startswith("a, b, c = [torch.zeros(1")
+    assert list_of_one_object(evidence, "three_zeros") == 0  # numbers: the same number n times is what is meant
+    assert at(parameter_rebound(evidence, "steps_through_a_helper")) == "param = param - lr * param.grad"
+    assert parameter_rebound(evidence, "_scaled") == 0
+    assert at(setting_left_changed(evidence, "switched_off")) == "torch.set_grad_enabled(False)"
+    switched_back = MORE_RULES[MORE_RULES.index("def switched_and_back"):MORE_RULES.index("def one_tuple")]
+    assert setting_left_changed(_evidence("import torch\n\n" + switched_back), "switched_and_back") == 0
+    assert at(tuple_by_comma(evidence, "one_tuple")) == 'answer = "d",'
+    assert tuple_by_comma(evidence, "bracketed_only") == 0
+    assert at(return_in_loop(evidence, "tells_all_or_none")) == "if loss <= target:"
+
+
+def test_pythons_truth_of_a_tensor_of_many_values_is_named_from_its_error() -> None:
+    from graders.engine.mistakes import ANY_EXERCISE, TRUTH_OF_MANY_VALUES
+
+    message = "Boolean value of Tensor with more than one value is ambiguous"
+    assert next(m for m in ANY_EXERCISE if m.matches_error("RuntimeError", message)) is TRUTH_OF_MANY_VALUES
+
+
+def test_a_setting_left_changed_anywhere_in_the_module_is_told_to_a_failure_of_another_function() -> None:
+    evidence = _evidence(MORE_RULES)
+    line = setting_left_changed(evidence, "cuda_asked")  # it changes nothing itself: switched_off, called before, did
+    assert MORE_RULES.splitlines()[line - 1].strip() == "torch.set_grad_enabled(False)"
+    assert setting_left_changed(_evidence(LOOPS), "appended_in_a_loop") == 0
+
+
+def test_a_grad_read_while_none_is_named_only_where_the_code_reads_an_attribute_of_a_grad() -> None:
+    from graders.engine.mistakes import GRAD_STILL_NONE, contradiction
+
+    message = "'NoneType' object has no attribute 'item'"
+    assert GRAD_STILL_NONE.matches_error("AttributeError", message)
+    reads = types.SimpleNamespace(evidence=_evidence("def f(x):\n    return x.grad.item()\n"))
+    other = types.SimpleNamespace(evidence=_evidence("def f(x):\n    return g(x).item()\n"))
+    assert not contradiction(GRAD_STILL_NONE, reads) and contradiction(GRAD_STILL_NONE, other)

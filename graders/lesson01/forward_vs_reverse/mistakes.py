@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake
+from graders.kit import Mistake, code_ends_its_loop_at_once
 
 
 MODES = 'companion text, "Forward Mode vs. Reverse Mode"'
@@ -82,6 +82,8 @@ SKIPPED_COORDINATE = Mistake(
     "Loop over all n coordinates: for i in range(x.numel()) (or over the rows of torch.eye(n)).",
     MODES,
     concept=CONCEPT,
+    contradicted_by=(code_ends_its_loop_at_once("gradient_forward_mode", "the loop of gradient_forward_mode returns or "
+                                                                          "breaks in its first pass"),),
 )
 
 UNKNOWN_MODE_AS_REVERSE = Mistake(

@@ -107,11 +107,12 @@ REBOUND_PARAMETERS = Mistake(
 )  # no error pattern: the same errors come from other slips; `lost_its_leaves` tells them apart
 
 HESSIAN_MISSING_FACTOR_2 = Mistake(
-    "missing factor 2 in the Hessian",
-    "Your rate is exactly twice the right one: your Hessian is [[mean x², mean x], [mean x, 1]], without "
-    "the 2 that the square in the loss brings down (d²/dw² of (w·x + b − y)² is 2·x²). Its eigenvalues are "
-    "half the true ones, so 2 / λ_max doubles, and descent at that rate diverges.",
-    "Build H = 2·[[mean x², mean x], [mean x, 1]], then return 2 / λ_max.",
+    "Hessian half the right one",
+    "Your rate is exactly twice the right one: your Hessian is [[mean x², mean x], [mean x, 1]], half the true "
+    "2·[[mean x², mean x], [mean x, 1]]. Either the 2 that the square in the loss brings down is missing (d²/dw² of "
+    "(w·x + b − y)² is 2·x²), or the sums are divided by 2n where n belongs (A.numel() of an n × 2 design matrix A is "
+    "2n). Its eigenvalues are half the true ones, so 2 / λ_max doubles, and descent at that rate diverges.",
+    "Build H = 2·[[mean x², mean x], [mean x, 1]] (2·AᵀA / n, with n the number of points), then return 2 / λ_max.",
     TRY_IT,
     concept=CONCEPT,
 )

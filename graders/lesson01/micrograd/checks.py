@@ -25,6 +25,7 @@ they use, expected values replaced by recorded data); a helper module would be r
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import itertools
 import re
@@ -34,9 +35,11 @@ from typing import Any, Callable
 import torch
 
 from graders.kit import Meanwhile, Mistake, RECORD, RECORDING, Student, checks_for, drawn, exercise, expected, fail
-from graders.lesson01.micrograd.mistakes import (ASSIGNED, BUILT_IN_A_CIRCLE, CHAIN_RULE, EXP_DERIVATIVE, NOT_SEEDED,
+from graders.lesson01.micrograd.mistakes import (ASSIGNED, BUILT_IN_A_CIRCLE, CHAIN_RULE, EXP_DERIVATIVE,
+                                                 GRADS_IN_ONE_TUPLE, NOT_SEEDED,
                                                  MERGED_BY_VALUE, UNLINKED_RESULT,
-                                                 NO_TOPOLOGICAL_ORDER, POWER_RULE, REFLECTED_SWAPPED, RELU_AT_ZERO,
+                                                 NO_TOPOLOGICAL_ORDER, ORDER_NOT_REVERSED, POWER_RULE,
+                                                 REFLECTED_SWAPPED, RELU_AT_ZERO,
                                                  SCRATCH, STEP_MISTAKES, TANH_DERIVATIVE, VISITED_TWICE)
 from graders.lesson01.micrograd import class_build
 from graders.lesson01.micrograd import merged_walk
@@ -190,7 +193,11 @@ def torch_results(graphs: list[Graph]) -> list[dict]:
 
 
 # The orders a backward pass may wrongly take: (how, which operand first, operands deduplicated as in a set).
-_WRONG_ORDERS = [("forward", "left", False), ("recursive", "left", False), ("recursive", "right", False),
+# The steps run in a topological order itself, leaves first: whichever that order is, each step runs before any
+# node that uses it, so only the output's step hands on anything ("steps run in the sorted order, not its reverse").
+# Named so where it fits every graph; it stays among the wrong orders too, for graphs that cannot tell it apart.
+_SORTED_ORDER = [("forward", "left", False)]
+_WRONG_ORDERS = [*_SORTED_ORDER, ("recursive", "left", False), ("recursive", "right", False),
                  ("recursive", "left", True), ("recursive", "right", True), ("once", "left", False),
                  ("once", "right", False), ("breadth", "left", False), ("breadth", "right", False)]
 # A topological order in which a node comes up more than once, each time running its backward step: the sort
@@ -399,6 +406,7 @@ def wrong_results(graphs: list[Graph]) -> list[dict[str, list[list[float]]]]:
         results.append({
             TANH_DERIVATIVE.name: [_backpropagate(slots(tanh_rule=r)) for r in ("1 - t", "1 - x**2")],
             RELU_AT_ZERO.name: [_backpropagate(slots(relu_at_zero=1.0))],
+            ORDER_NOT_REVERSED.name: _orders_replayed(graph, _SORTED_ORDER),
             NO_TOPOLOGICAL_ORDER.name: _wrong_orders(graph),
             VISITED_TWICE.name: _repeated_orders(graph),
             MERGED_BY_VALUE.name: _merged_walks(graph),
@@ -471,8 +479,8 @@ def _diagnose(failing: list[int], graphs: list[Graph], results: list[dict], trut
     # but it hands gradients on before they are complete: that is the missing order, tried first. A variant
     # must give every node's grad, not only the leaves' (a wrong `+` can give relu's wrong leaf grads at 0),
     # and fit the graphs that pass too (a direct `/` that slipped is no power rule where `a ** -1` is right).
-    for mistake in (TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE, NO_TOPOLOGICAL_ORDER,
-                    VISITED_TWICE, MERGED_BY_VALUE):
+    for mistake in (TANH_DERIVATIVE, RELU_AT_ZERO, POWER_RULE, EXP_DERIVATIVE, ORDER_NOT_REVERSED,
+                    NO_TOPOLOGICAL_ORDER, VISITED_TWICE, MERGED_BY_VALUE):
         # A slip of one operation's derivative must be on the way of every failing graph, as the class builds it:
         # a `/` with a step of its own does not go through `**`, whatever grads a power-rule slip would give.
         operation = _OPERATION_OF.get(mistake.name)
@@ -628,10 +636,13 @@ def expect_graphs(student: Student, graphs: list[Graph], shown: str, *, backward
     build = class_build.read(student.evidence.source)
     wrongs = wrong_results(graphs)
     mistake = _diagnose(failing, graphs, results, truths, wrongs, build=build)
-    if mistake in (NO_TOPOLOGICAL_ORDER, VISITED_TWICE) and _merges_equal_values(student, failing, results, wrongs):
+    if mistake in (ORDER_NOT_REVERSED, NO_TOPOLOGICAL_ORDER, VISITED_TWICE) \
+            and _merges_equal_values(student, failing, results, wrongs):
         mistake = MERGED_BY_VALUE
-    if mistake is None or mistake in (NO_TOPOLOGICAL_ORDER, VISITED_TWICE, MERGED_BY_VALUE):
+    if mistake is None or mistake in (ORDER_NOT_REVERSED, NO_TOPOLOGICAL_ORDER, VISITED_TWICE, MERGED_BY_VALUE):
         mistake = _order_or_step(student, mistake, failing, graphs, results, truths, build)
+    if mistake is ASSIGNED and _grads_in_one_tuple(student.evidence.source):
+        mistake = GRADS_IN_ONE_TUPLE  # it adds, but a Value that is both operands gets one of its two shares
     if mistake is not None:
         fail(summary, call=call(i), got=got, expected=want, mistake=mistake)
     fail(summary, call=call(i), got=got, expected=want, section=CHAIN_RULE,
@@ -654,6 +665,17 @@ def _merges_equal_values(student: Student, failing: list[int], results: list[dic
         return False
     truths = torch_results(DISTINCT_VALUES)
     return all(_all_match(r["grad"], t["grad"]) for r, t in zip(got, truths))
+
+
+def _grads_in_one_tuple(source: str) -> bool:
+    """Whether the code assigns two or more `.grad`s in one tuple assignment (`self.grad, other.grad = ...`)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    return any(isinstance(node, ast.Assign) and any(
+        isinstance(target, ast.Tuple) and sum(isinstance(e, ast.Attribute) and e.attr == "grad" for e in target.elts) > 1
+        for target in node.targets) for node in ast.walk(tree))
 
 
 def _order_or_step(student: Student, mistake: Mistake | None, failing: list[int], graphs: list[Graph],

@@ -28,6 +28,18 @@ ASSIGNED = Mistake(
     concept=CONCEPT,
 )
 
+GRADS_IN_ONE_TUPLE = Mistake(
+    "both grads written in one tuple assignment",
+    "A backward step of yours updates both operands' grads in one tuple assignment (`self.grad, other.grad = "
+    "self.grad + ..., other.grad + ...`). Python works out every value on the right first, from the grads as they "
+    "were, and then assigns them one after the other: where both operands are the same Value (a * a, a + a), the "
+    "second assignment overwrites the first, and that use's share is lost.",
+    "Write two augmented assignments, `self.grad += ...` then `other.grad += ...`: the second then adds onto what "
+    "the first left, also when self and other are one Value.",
+    SCRATCH,
+    concept=CONCEPT,
+)
+
 NO_TOPOLOGICAL_ORDER = Mistake(
     "no topological order",
     "Your backward pass hands a node's gradient on to its operands before every use of that node has added its "
@@ -37,6 +49,17 @@ NO_TOPOLOGICAL_ORDER = Mistake(
     "once per path and hand its gradient on each time, before it is complete.)",
     "Sort the graph first: a depth-first walk with a visited set that appends a node after its operands; then "
     "set the output's grad to 1 and call each node's backward step in the reverse of that list.",
+    SCRATCH,
+    concept=CONCEPT,
+)
+
+ORDER_NOT_REVERSED = Mistake(
+    "steps run in the sorted order, not its reverse",
+    "Your backward pass sorts the graph, leaves first, and then runs the backward steps in that same order. A "
+    "node's step hands on the grad it holds at that moment, and when it runs, none of the nodes that use it has "
+    "run yet, so it hands on 0: only the output's own step, last, gives anything, and every node below its "
+    "operands keeps a grad of 0.",
+    "Run the steps from the output down: `for node in reversed(topo): node._backward()`.",
     SCRATCH,
     concept=CONCEPT,
 )

@@ -47,8 +47,9 @@ SIZE_ZERO = Mistake(
     "size-0 dimension broadcast wrongly",
     "Your answers are right except where a dimension has size 0. Only a 1 is stretched: 0 against 1 "
     "gives 0 (the 1 is stretched to nothing), and 0 against 3 does not broadcast at all.",
-    "Do not take max() of the two sizes: keep the size that is not 1, and refuse two sizes that differ "
-    "when neither is 1.",
+    "Treat 0 as the size it is: keep the size that is not 1 (0 against 1 gives 0), and refuse two sizes that differ "
+    "when neither is 1. A max() of the two sizes, or `size or 1` (which turns a 0 into a 1), gets exactly this "
+    "case wrong.",
     RULES,
     concept=CONCEPT,
 )

@@ -152,7 +152,7 @@ _WALK_OVER_OPERAND_SETS = """        self.grad = 1.0
             pending.extend(set(node._children))"""
 
 OTHER_WRITINGS = {
-    "topological order not reversed": (checks.NO_TOPOLOGICAL_ORDER, _variant(
+    "topological order not reversed": (checks.ORDER_NOT_REVERSED, _variant(
         (_TOPOLOGICAL, _TOPOLOGICAL.replace("reversed(order)", "order")))),
     "breadth-first walk": (checks.NO_TOPOLOGICAL_ORDER, _variant((_TOPOLOGICAL, _BREADTH_FIRST))),
     "recursive walk with a visited set": (checks.NO_TOPOLOGICAL_ORDER, _variant((_TOPOLOGICAL, _ONCE))),
