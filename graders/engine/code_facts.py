@@ -5,7 +5,8 @@ facts have a cause that a single keyword of the code gives away, read from the s
 the worker's word): a gradient that still requires grad, from a function that asks for `create_graph=True`, was
 told to keep its graph; a result in another dtype, from a function with a line that converts to that dtype (.float(),
 NumPy's float64, numbers rebuilt with torch.tensor), is told that line; so is a result with a dimension of size 1
-too many (keepdim=True, unsqueeze, an index with None) or too few (squeeze, flatten). The check's own name, where it gave one,
+too many (keepdim=True, unsqueeze, an index with None) or too few (squeeze, flatten), and a result cut from the
+graph that must stay in it is told the line that takes it out (.item(), .numpy(), .detach(), torch.no_grad(), ...). The check's own name, where it gave one,
 comes first; this only names what the fact left as a menu.
 """
 
@@ -16,9 +17,14 @@ import dataclasses
 from typing import Any
 
 from graders.engine.feedback import Feedback
-from graders.engine.mistakes import DTYPE_DIFFERS, GRAPH_OF_THE_GRADIENT_KEPT, SHAPE_DIFFERS, STILL_TRACKED
+from graders.engine.mistakes import (CUT_FROM_THE_GRAPH, DTYPE_DIFFERS, GRAPH_OF_THE_GRADIENT_KEPT, SHAPE_DIFFERS,
+                                     STILL_TRACKED)
 from graders.engine.results import called_function
 
+
+# The steps that take a value out of autograd's graph, as the code names them (SourceEvidence.lines patterns).
+_WAYS_OUT_OF_THE_GRAPH = ("no_grad", "inference_mode", "set_grad_enabled", "item", "tolist", "numpy", "detach",
+                          "torch.tensor", "as_tensor", "from_numpy", "math")
 
 # The steps that give a float dtype where the other belongs, as the code names them (SourceEvidence.lines patterns).
 _STEPS_TO = {
@@ -30,7 +36,8 @@ _STEPS_TO = {
 def told_by_the_code(feedback: Feedback, student: Any) -> Feedback | None:
     """The failure with its fact named by its cause, where the code of the function the check called shows it;
     None where it does not (or the failure names no such fact)."""
-    if feedback.mistake not in (STILL_TRACKED.name, DTYPE_DIFFERS.name, SHAPE_DIFFERS.name) or student is None:
+    if feedback.mistake not in (STILL_TRACKED.name, DTYPE_DIFFERS.name, SHAPE_DIFFERS.name, CUT_FROM_THE_GRAPH.name) \
+            or student is None:
         return None
     function = called_function(feedback.call).removesuffix("(...)")
     evidence = getattr(student, "evidence", None)
@@ -40,6 +47,9 @@ def told_by_the_code(feedback: Feedback, student: Any) -> Feedback | None:
         return _dtype_step(feedback, evidence, function)
     if feedback.mistake == SHAPE_DIFFERS.name:
         return _shape_step(feedback, evidence, function)
+    if feedback.mistake == CUT_FROM_THE_GRAPH.name:
+        found = evidence.lines(function, _WAYS_OUT_OF_THE_GRAPH)
+        return _told_the_line(feedback, evidence, found[0], "takes the value out of the graph") if found else None
     if not evidence.sets_keyword(function, "create_graph"):
         return None
     cause = GRAPH_OF_THE_GRADIENT_KEPT
@@ -75,9 +85,9 @@ def _removes_a_unit_dimension(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr in ("squeeze", "squeeze_", "flatten", "ravel")
 
 
-def _told_the_line(feedback: Feedback, evidence: Any, line_number: int) -> Feedback:
+def _told_the_line(feedback: Feedback, evidence: Any, line_number: int, what: str = "is such a step") -> Feedback:
     line = evidence.source.splitlines()[line_number - 1].strip()
-    where = f" In your code, line {line_number} is such a step: `{line[:120]}`."
+    where = f" In your code, line {line_number} {what}: `{line[:120]}`."
     return dataclasses.replace(feedback, meaning=feedback.meaning + where,
                                meaning_without_values=(feedback.meaning_without_values or feedback.meaning) + where)
 

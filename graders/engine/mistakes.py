@@ -233,6 +233,16 @@ STILL_TRACKED = Mistake(
     concept="detach_and_no_grad",
 )
 # STILL_TRACKED where the code itself shows why (graders/engine/code_facts.py): a gradient asked to keep its graph.
+CUT_FROM_THE_GRAPH = Mistake(
+    "result cut from the graph",
+    "Your result does not require grad, so backward() from it cannot reach the inputs: somewhere on the way the value "
+    "left autograd's graph (.item(), .tolist() or .numpy(), .detach(), a new torch.tensor of its numbers, Python "
+    "floats or the math module, or a torch.no_grad() block).",
+    "Compute the result from the inputs with torch operations only, outside torch.no_grad(), and return that tensor "
+    "as it is.",
+    '"Autograd: gradients for free"',
+    concept="detach_and_no_grad",
+)
 GRAPH_OF_THE_GRADIENT_KEPT = Mistake(
     "gradient taken with create_graph=True",
     "Your result requires grad because your code asks torch.autograd.grad (or backward) for create_graph=True: that "
@@ -500,7 +510,7 @@ TUPLE_BY_COMMA = Mistake(
     "",
     concept="python_semantics",
 )
-ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
+ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, CUT_FROM_THE_GRAPH, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
                 SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
                 FLOAT_OVERFLOW, UNPACKED_PARAMETERS, TRACKED_TO_NUMPY, LATE_BOUND_LOOP_VARIABLE, CACHED_FIRST_ANSWER,
                 BYTES_REINTERPRETED, OTHER_GENERATOR, RETURN_IN_LOOP, MUTABLE_DEFAULT, ITERATOR_USED_TWICE,

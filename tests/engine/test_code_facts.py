@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import types
 
 from graders.engine.code_facts import told_by_the_code
@@ -116,3 +117,25 @@ def test_a_size_1_dimension_too_many_or_too_few_is_told_the_line_that_makes_it()
     assert told_by_the_code(_wrong_shape("plain", (4, 1), (4,)), student) is None  # no such line: the fact stays
     assert told_by_the_code(_wrong_shape("squeezed", (4, 1), (4,)), student) is None  # a squeeze adds no dimension
     assert told_by_the_code(_wrong_shape("kept_dimension", (4, 4), (4,)), student) is None  # not a size-1 dimension
+
+
+CUTS = '''
+import torch
+
+def through_numpy(pred, target):
+    gap = (pred.detach().numpy() - target.numpy()) ** 2
+    return torch.tensor(gap.mean())
+
+def kept(pred, target):
+    return ((pred - target) ** 2).mean()
+'''
+
+
+def test_a_result_cut_from_the_graph_is_told_the_line_that_takes_it_out() -> None:
+    from graders.engine.mistakes import CUT_FROM_THE_GRAPH
+
+    cut = Feedback("the loss does not require grad.", call="through_numpy(pred, target) with ...",
+                   mistake=CUT_FROM_THE_GRAPH.name, meaning=CUT_FROM_THE_GRAPH.explanation)
+    told = told_by_the_code(cut, _student(CUTS))
+    assert told is not None and "line 5 takes the value out of the graph: `gap = (pred.detach().numpy()" in told.meaning
+    assert told_by_the_code(dataclasses.replace(cut, call="kept(pred, target)"), _student(CUTS)) is None

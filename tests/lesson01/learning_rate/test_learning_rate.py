@@ -163,20 +163,21 @@ REFERENCE_LOOP = """        loss = ((X * w + b - y) ** 2).mean()
         loss.backward()
 """
 LOOKALIKES = {
-    # The same errors as rebinding w, raised before any backward() has worked.
-    "grads zeroed before the first backward": ("        w.grad.zero_()\n" + REFERENCE_LOOP, REFERENCE_LOOP),
-    "parameters that never required grad": ("torch.zeros(1)", "torch.zeros(1, requires_grad=True)"),
+    # The same errors as rebinding w, raised before any backward() has worked: named for what they are, or not at all.
+    "grads zeroed before the first backward": ("        w.grad.zero_()\n" + REFERENCE_LOOP, REFERENCE_LOOP,
+                                               "a .grad read while it is still None"),
+    "parameters that never required grad": ("torch.zeros(1)", "torch.zeros(1, requires_grad=True)", None),
 }
 
 
 @pytest.mark.parametrize("slip", LOOKALIKES)
 def test_errors_that_look_like_rebinding_are_not_called_rebinding(grade, slip: str) -> None:
-    new, old = LOOKALIKES[slip]
+    new, old, named = LOOKALIKES[slip]
     source = (ROOT / "reference/lesson01/learning_rate.py").read_text()
     assert old in source
     graded = grade({SLUG: source.replace(old, new)}, "-k", SLUG)
     check = graded.checks(SLUG)["lesson_run_at_lr_0_1"]
-    assert not check["passed"] and check["mistake"] is None, check["message"]
+    assert not check["passed"] and check["mistake"] == named, check["message"]
 
 
 def test_twin_runs_use_the_lessons_line_from_other_seeds_and_say_so(reference: ModuleType) -> None:
