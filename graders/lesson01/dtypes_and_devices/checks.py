@@ -393,7 +393,10 @@ def test_move_batch_on_fresh_batches(student: Student, reference: ModuleType) ->
         "epoch": 7,
         "split": "train",
         "note": None,
+        # Containers too: "every value that is not a tensor is kept as it is", whatever its type.
+        "size": (4, 4),
+        "source": {"name": "synthetic", "version": 2},
     }
     text = ("batch = {images: 3×1×4×4 float32, targets: int64, weights: float64, mask: bool, "
-            'epoch: 7, split: "train", note: None}')
+            'epoch: 7, split: "train", note: None, size: (4, 4), source: {"name": "synthetic", "version": 2}}')
     expect_moves(student, reference, batch, text)
