@@ -78,6 +78,22 @@ def code_ends_its_loop_at_once(function: str, why: str) -> Contradiction:
     return ends
 
 
+def _code_run(evidence: SourceEvidence, function: str) -> list[ast.AST]:
+    """The code a call of `function` runs: its definitions (SourceEvidence.definitions), and those of the methods it
+    calls on self (`self._sorted()`), which a name alone does not reach."""
+    found = list(evidence.definitions(function))
+    seen = {function}
+    queue = [function]
+    while queue:
+        for node in _walk(evidence.definitions(queue.pop())):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+                    and node.attr not in seen:
+                seen.add(node.attr)
+                queue.append(node.attr)
+                found += [d for d in evidence.definitions(node.attr) if d not in found]
+    return found
+
+
 def _asks_for(hint: str, code: str) -> bool:
     """Whether `hint` asks for a method call that the line `code` makes (`.float()` in both)."""
     return any(f".{method}(" in hint for method in re.findall(r"\.(\w+)\(", code))
@@ -87,7 +103,7 @@ def late_bound_loop_variable(evidence: SourceEvidence, function: str) -> int:
     """The line of a function made in a loop or comprehension, kept past its iteration, that reads a name the loop
     binds (0 where there is none). A function called within its own iteration, or handed to a call there, sees the
     value it was meant to; only one kept for later sees the last."""
-    for node in _walk(evidence.definitions(function)):
+    for node in _walk(_code_run(evidence, function)):
         if isinstance(node, _COMPREHENSIONS):
             bound = {name for generator in node.generators for name in _stored(generator.target)}
             for kept in _kept_in_comprehension(node):
@@ -104,7 +120,7 @@ def late_bound_loop_variable(evidence: SourceEvidence, function: str) -> int:
 def cached_first_answer(evidence: SourceEvidence, function: str) -> int:
     """The line of a cache on a function the call runs whose answer depends on more than its arguments: one with no
     parameters, or one that reads devices, settings or random draws (0 where there is none)."""
-    for node in _walk(evidence.definitions(function)):
+    for node in _walk(_code_run(evidence, function)):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         cache = next((d for d in node.decorator_list if _names(evidence, d.func if isinstance(d, ast.Call) else d,
@@ -122,7 +138,7 @@ def cached_first_answer(evidence: SourceEvidence, function: str) -> int:
 
 def bytes_reinterpreted(evidence: SourceEvidence, function: str) -> int:
     """The line of a `.view(dtype)` the call runs: a dtype where a shape belongs (0 where there is none)."""
-    for node in _walk(evidence.definitions(function)):
+    for node in _walk(_code_run(evidence, function)):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "view"):
             continue
         given = [*node.args, *(k.value for k in node.keywords if k.arg == "dtype")]
@@ -134,7 +150,7 @@ def bytes_reinterpreted(evidence: SourceEvidence, function: str) -> int:
 def other_generator(evidence: SourceEvidence, function: str) -> int:
     """The line of a draw from NumPy's or Python's generator in a function that is handed a seed or seeds torch (0
     where there is none): its numbers are the lesson's only when torch draws them."""
-    definitions = evidence.definitions(function)
+    definitions = _code_run(evidence, function)
     called = next((node for node in definitions if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                    and node.name == function), None)
     if called is None:
@@ -152,7 +168,7 @@ def return_in_loop(evidence: SourceEvidence, function: str) -> int:
     """The line of a return or break that stands in a loop's own body, after work of the loop and under no
     condition, so that the loop ends in its first pass (0 where there is none). A loop whose body is that return
     alone takes the first item on purpose; one with a continue may come round again."""
-    for node in _walk(evidence.definitions(function)):
+    for node in _walk(_code_run(evidence, function)):
         if not isinstance(node, _LOOPS):
             continue
         ending = next((s for s in node.body if _always_leaves(s)), None)
@@ -175,7 +191,7 @@ def _always_leaves(statement: ast.stmt) -> bool:
 def result_thrown_away(evidence: SourceEvidence, function: str) -> int:
     """The line of a statement that only calls a method making a new tensor (`value.to(device)`, `x.float()`), its
     result kept nowhere (0 where there is none)."""
-    definitions = evidence.definitions(function)
+    definitions = _code_run(evidence, function)
     modules = _module_names(evidence, definitions)
     for node in _walk(definitions):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
@@ -202,7 +218,7 @@ def _module_names(evidence: SourceEvidence, definitions: list[ast.AST]) -> set[s
 def function_as_truth(evidence: SourceEvidence, function: str) -> int:
     """The line of a test (if, while, a conditional expression, and/or/not) whose value is a function of torch's
     itself, not its answer: `if torch.cuda.is_available:` (0 where there is none)."""
-    for node in _walk(evidence.definitions(function)):
+    for node in _walk(_code_run(evidence, function)):
         tests = ([node.test] if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else
                  node.values if isinstance(node, ast.BoolOp) else
                  [node.operand] if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) else [])
@@ -215,7 +231,7 @@ def function_as_truth(evidence: SourceEvidence, function: str) -> int:
 def list_of_one_object(evidence: SourceEvidence, function: str) -> int:
     """The line of `[thing] * n` (or `n * [thing]`) where the thing is made by a call or is a list: n references to
     one object, not n objects (0 where there is none)."""
-    for node in _walk(evidence.definitions(function)):
+    for node in _walk(_code_run(evidence, function)):
         if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
             continue
         for repeated in (node.left, node.right):
@@ -228,7 +244,7 @@ def parameter_rebound(evidence: SourceEvidence, function: str) -> int:
     """The line where a function the call runs assigns to one of its own parameters and hands no value back, so the
     assignment is lost on return (0 where there is none). Only helpers: the called function's own rebinding is
     its own business."""
-    for node in evidence.definitions(function):
+    for node in _code_run(evidence, function):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name == function:
             continue
         parameters = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
@@ -264,7 +280,7 @@ def tuple_by_comma(evidence: SourceEvidence, function: str) -> int:
     """The line of an assignment whose value is a tuple of one item made by a trailing comma, with no brackets
     (`q10 = "d",`) (0 where there is none)."""
     lines = evidence.source.splitlines()
-    for node in _walk(evidence.definitions(function)):
+    for node in _walk(_code_run(evidence, function)):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 1:
             text = lines[node.value.lineno - 1][node.value.col_offset:] if node.value.lineno <= len(lines) else ""
             if not text.startswith("("):
@@ -274,7 +290,7 @@ def tuple_by_comma(evidence: SourceEvidence, function: str) -> int:
 
 def mutable_default(evidence: SourceEvidence, function: str) -> int:
     """The line of a def whose default list, dict, set or tensor its body changes in place (0 where there is none)."""
-    for node in _walk(evidence.definitions(function)):
+    for node in _walk(_code_run(evidence, function)):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         positional = [*node.args.posonlyargs, *node.args.args]
@@ -290,7 +306,7 @@ def iterator_used_twice(evidence: SourceEvidence, function: str) -> int:
     """The line where a name holding an iterator (`.parameters()`, a generator expression, zip, map, ...) is gone
     through a second time, or the line of its one pass where a loop that did not make it repeats that pass (0 where
     there is none)."""
-    for definition in evidence.definitions(function):
+    for definition in _code_run(evidence, function):
         if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         made: dict[str, tuple[ast.AST, ...]] = {}  # a name bound to an iterator, and the loops around that binding
@@ -314,7 +330,7 @@ def iterator_used_twice(evidence: SourceEvidence, function: str) -> int:
 def loop_variable_reused(evidence: SourceEvidence, function: str) -> int:
     """The line of a loop nested in another that binds the same name, where the outer loop's body reads that name
     after the inner loop (0 where there is none)."""
-    for node in _walk(evidence.definitions(function)):
+    for node in _walk(_code_run(evidence, function)):
         if not isinstance(node, (ast.For, ast.AsyncFor)):
             continue
         outer = _stored(node.target)

@@ -44,7 +44,7 @@ from graders.lesson01.micrograd.mistakes import (ASSIGNED, BUILT_IN_A_CIRCLE, CH
 from graders.lesson01.micrograd import class_build
 from graders.lesson01.micrograd import merged_walk
 from graders.lesson01.micrograd import micrograd_steps as steps
-from graders.lesson01.micrograd.drivers import read_fresh_value, run_graphs
+from graders.lesson01.micrograd.drivers import read_fresh_value, run_graphs, second_graph_sharing_a_leaf
 from graders.lesson01.micrograd.expression_graphs import BINARY, Graph, operands, path_counts, values
 
 EXERCISE = exercise("lesson01", "micrograd")
@@ -937,6 +937,29 @@ def test_value_backward_on_random_graphs(student: Student) -> None:
     seed = EXERCISE.seed("generated_expressions")
     expect_graphs(student, graphs, f"out.backward() on {len(graphs)} random expressions (drawn by hypothesis, "
                                    f"seed {seed})")
+    expect_a_second_graph(student)
+
+
+SECOND_GRAPH = ("backward() of a second graph that reuses a leaf: c = a * b; c.backward(); a.grad = b.grad = 0; "
+                "e = a + x; e.backward() with a = 2.0, b = 3.0, x = 5.0")
+
+
+def expect_a_second_graph(student: Student) -> None:
+    """backward() runs the steps of the graph it is called on, and only those: a second graph's backward, which the
+    docstring allows (once per graph), leaves a leaf the two graphs share with the second graph's share alone."""
+    __tracebackhide__ = True
+    returned = student.run(second_graph_sharing_a_leaf, shown_as=SECOND_GRAPH, runs="backward", allow_raise=True)
+    if returned.error is not None:
+        student.fail_raised(returned, "backward")
+    got = returned.value
+    if type(got) is dict and got == {"a": 1.0, "x": 1.0}:
+        return
+    shown = ", ".join(f"{name}.grad = {value}" for name, value in got.items()) if type(got) is dict else repr(got)
+    fail("After a first graph's backward(), a second graph that reuses leaf a gets the wrong grads.",
+         call=SECOND_GRAPH, got=shown, expected="a.grad = 1, x.grad = 1",
+         hint="Make the sort's visited set and its list anew in every backward() call, so that it sorts and runs "
+              "the steps of the graph it is called on, and nothing left from an earlier call.",
+         section=SCRATCH)
 
 
 @check

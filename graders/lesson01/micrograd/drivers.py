@@ -28,6 +28,19 @@ def run_graphs(module: ModuleType, graphs: list[Graph], backward: bool, int_numb
     return [_run_graph(module, graph, backward, int_numbers) for graph in graphs]
 
 
+def second_graph_sharing_a_leaf(module: ModuleType) -> dict[str, float]:
+    """Runs in the worker: c = a * b and c.backward(); a's and b's grads set back to 0; then e = a + x and
+    e.backward(). Returns a.grad and x.grad, which are 1 and 1 when a backward runs the steps of its own graph only
+    (the first graph's steps, run again, would add b's value into a.grad)."""
+    value_class = module.Value
+    a, b = value_class(2.0), value_class(3.0)
+    (a * b).backward()
+    a.grad, b.grad = 0.0, 0.0
+    x = value_class(5.0)
+    (a + x).backward()
+    return {"a": _float(a.grad), "x": _float(x.grad)}
+
+
 def _run_graph(module: ModuleType, graph: Graph, backward: bool, int_numbers: bool) -> dict:
     value_class, stage, at = module.Value, "build", 0
     try:

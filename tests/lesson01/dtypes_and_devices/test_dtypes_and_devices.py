@@ -186,3 +186,18 @@ def test_labels_that_lose_a_size_one_dimension_lose_the_hidden_arrays(grade) -> 
     graded = grade({"dtypes_and_devices": source.replace(line, "    return torch.from_numpy(a).long().squeeze()\n")},
                    "-k", "dtypes_and_devices")
     assert graded.failed("dtypes_and_devices") == {"to_features_and_to_labels_on_fresh_arrays"}, graded.output
+
+
+def test_a_move_batch_that_lists_the_types_it_keeps_fails_on_a_tuple_or_a_dict(grade) -> None:
+    # The docstring keeps every value that is not a tensor as it is: a list of plain types to keep, and .to for the
+    # rest, passes the lesson's batch and must lose the hidden check's points, named for what it does.
+    right = "    return {key: value.to(device) if isinstance(value, Tensor) else value for key, value in batch.items()}"
+    listed = ("    plain = (str, int, float, bool, list, type(None))\n"
+              "    return {key: value if isinstance(value, plain) else value.to(device) for key, value in batch.items()}")
+    source = REFERENCE.read_text()
+    assert right in source
+    graded = grade({SLUG: source.replace(right, listed)}, "-k", "move_batch")
+    checks_run = graded.checks(SLUG)
+    assert checks_run["move_batch_moves_every_tensor"]["passed"], graded.output
+    hidden = checks_run["move_batch_on_fresh_batches"]
+    assert not hidden["passed"] and hidden["mistake"] == "moved a value that is not a tensor", graded.output
