@@ -11,8 +11,9 @@ without its brackets is always true; `[t] * 3` is one object three times; a help
 changes nothing outside; a global switch of torch stays switched; a trailing comma makes a tuple. Each of these is
 a pattern the code shows outright and whose effect is known wherever it is written, so a failure of a function whose
 code has one is told that pattern, with its line. Read from the source the grader holds (graders/engine/source_evidence.py), never from
-the worker's word. A check's own name always comes first: a pitfall fills in only a failure that names nothing, or
-only a fact about the result the pitfall explains (a shape or dtype that bytes read as another type change).
+the worker's word. A check's own name comes first: a pitfall fills in a failure that names nothing, and takes the
+place only of a fact about the result that it explains (the shape or dtype that bytes read as another type change),
+or of a name whose hint asks for the very call whose result the code throws away (a `.float()` alone on a line).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ _OTHER_GENERATORS = ("numpy.random", "random")
 
 def told_by_a_pitfall(feedback: Feedback, student: Any) -> Feedback | None:
     """The failure told the Python pitfall that the code of the function it called shows, with its line; None where
-    the check already named a mistake of its own, no function was called, or the code shows none."""
+    no function was called, the code shows none, or the check's own name stands (see the module's docstring)."""
     evidence = getattr(student, "evidence", None)
     function = called_function(feedback.call).removesuffix("(...)").rpartition(".")[2]
     if evidence is None or not function:
@@ -60,9 +61,10 @@ def told_by_a_pitfall(feedback: Feedback, student: Any) -> Feedback | None:
         if not line:
             continue
         code = evidence.source.splitlines()[line - 1].strip()
-        # A name stands unless the pitfall explains its fact, or its hint asks for a call the pitfall's line makes
-        # (a .float() whose result the line throws away): that hint asks for what the code already does.
-        if not feedback.mistake or feedback.mistake in explains or _asks_for(feedback.hint, code):
+        # A name stands unless the pitfall explains its fact, or its hint asks for the call whose result the line
+        # throws away (a .float()): that hint asks for what the code already does.
+        thrown_away_asked_for = mistake is RESULT_THROWN_AWAY and _asks_for(feedback.hint, code)
+        if not feedback.mistake or feedback.mistake in explains or thrown_away_asked_for:
             meaning = f"{mistake.explanation} In your code, line {line}: `{code[:120]}`."
             return dataclasses.replace(feedback, mistake=mistake.name, meaning=meaning, hint=mistake.hint,
                                        section=mistake.section or feedback.section, concept=mistake.concept,

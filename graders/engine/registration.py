@@ -3,7 +3,8 @@ course_config.py, so that no number is written twice; a public check also runs o
 inputs when the reference is live, and pays only if both runs pass (graders/engine/fresh.py); no check names a
 mistake that the grader's own facts about the student contradict (graders/engine/mistakes.py, `contradicted_by`);
 a fact about the result is named by its cause where the code shows it (graders/engine/code_facts.py); and a failure
-that names nothing is told a Python pitfall its code shows (graders/engine/code_pitfalls.py)."""
+that names nothing, or a fact a pitfall explains, is told the Python pitfall its code shows
+(graders/engine/code_pitfalls.py)."""
 
 from __future__ import annotations
 
