@@ -66,13 +66,17 @@ def _evidence(source: str) -> SourceEvidence:
     return SourceEvidence.read(source)
 
 
+def _line(source: str, number: int) -> str:
+    """Line `number` (1-based, as the detectors give it) of `source`, stripped."""
+    return source.splitlines()[number - 1].strip()
+
+
 def test_functions_kept_past_their_iteration_that_read_the_loop_are_found_with_their_line() -> None:
     evidence = _evidence(LOOPS)
-    lines = LOOPS.splitlines()
     for function, text in [("kept_in_a_comprehension", "moves = [lambda"), ("appended_in_a_loop", "losses.append"),
                            ("defined_then_kept", "def at(t)"), ("through_a_helper", "return [lambda t: t * k")]:
         line = late_bound_loop_variable(evidence, function)
-        assert line and text in lines[line - 1], (function, line)
+        assert line and text in _line(LOOPS, line), (function, line)
 
 
 def test_functions_called_in_their_iteration_or_bound_when_made_are_not() -> None:
@@ -283,10 +287,9 @@ def inner_own_j(rows):
 
 def test_pythons_rules_broken_are_found_with_their_line_and_honest_code_is_not() -> None:
     evidence = _evidence(PYTHON_RULES)
-    lines = PYTHON_RULES.splitlines()
 
     def at(line: int) -> str:
-        return lines[line - 1].strip()
+        return _line(PYTHON_RULES, line)
 
     assert at(return_in_loop(evidence, "returns_in_the_loop")) == "return total"
     assert return_in_loop(evidence, "first_item") == 0 and return_in_loop(evidence, "returns_after_the_loop") == 0
@@ -369,10 +372,9 @@ def tells_all_or_none(losses, target):
 
 def test_more_of_pythons_rules_are_found_and_their_right_forms_are_not() -> None:
     evidence = _evidence(MORE_RULES)
-    lines = MORE_RULES.splitlines()
 
     def at(line: int) -> str:
-        return lines[line - 1].strip()
+        return _line(MORE_RULES, line)
 
     assert at(result_thrown_away(evidence, "moved_and_dropped")) == "value.to(device)"
     assert result_thrown_away(evidence, "module_moved") == 0  # a module's .to moves it in place
@@ -400,7 +402,7 @@ def test_pythons_truth_of_a_tensor_of_many_values_is_named_from_its_error() -> N
 def test_a_setting_left_changed_anywhere_in_the_module_is_told_to_a_failure_of_another_function() -> None:
     evidence = _evidence(MORE_RULES)
     line = setting_left_changed(evidence, "cuda_asked")  # it changes nothing itself: switched_off, called before, did
-    assert MORE_RULES.splitlines()[line - 1].strip() == "torch.set_grad_enabled(False)"
+    assert _line(MORE_RULES, line) == "torch.set_grad_enabled(False)"
     assert setting_left_changed(_evidence(LOOPS), "appended_in_a_loop") == 0
 
 
