@@ -5,7 +5,7 @@ A check names a mistake by its values: a catalogued variant or a single edit tha
 wrong answers come from no edit of the reference at all but from a rule of Python that holds whatever the exercise:
 a lambda made in a loop reads the loop's variable when it is called; a cached function answers from its first call;
 `.view(dtype)` reinterprets bytes; NumPy's generator is not torch's; a return inside a loop ends it in its first
-pass; a default list lives across calls; an iterator runs out after one pass; an inner loop that rebinds the outer
+pass; a default list lives across calls, and so does a list, tensor or model the module made at import; an iterator runs out after one pass; an inner loop that rebinds the outer
 one's variable leaves it pointing elsewhere; `x.to(device)` alone on a line changes nothing; a function tested
 without its brackets is always true; `[t] * 3` is one object three times; a helper that rebinds its parameter
 changes nothing outside; a global switch of torch stays switched; a trailing comma makes a tuple. Each of these is
@@ -30,7 +30,7 @@ from graders.engine.mistakes import (BYTES_REINTERPRETED, CACHED_FIRST_ANSWER, D
                                      ITERATOR_USED_TWICE, LATE_BOUND_LOOP_VARIABLE, LIST_OF_ONE_OBJECT,
                                      LOOP_VARIABLE_REUSED, MUTABLE_DEFAULT, OTHER_GENERATOR, PARAMETER_REBOUND,
                                      RESULT_THROWN_AWAY, RETURN_IN_LOOP, SETTING_LEFT_CHANGED, SHAPE_DIFFERS,
-                                     STILL_TRACKED, TUPLE_BY_COMMA, Contradiction, Mistake)
+                                     STATE_KEPT_BETWEEN_CALLS, STILL_TRACKED, TUPLE_BY_COMMA, Contradiction, Mistake)
 from graders.engine.results import called_function
 from graders.engine.source_evidence import SourceEvidence
 
@@ -304,6 +304,35 @@ def mutable_default(evidence: SourceEvidence, function: str) -> int:
     return 0
 
 
+def state_kept_between_calls(evidence: SourceEvidence, function: str) -> int:
+    """The line where the code a call runs changes a value the module made at import (a list, dict, set, tensor, nn
+    module or optimiser bound at module level: changed in place, stepped, or handed to an optimiser), or adds to a
+    module-level name it declares global (0 where there is none). A function that clears or remakes that value
+    itself (`log.clear()`, `global log; log = []`, `w.zero_()`) starts afresh at each call and is left alone."""
+    run = _code_run(evidence, function)
+    at_module_level = [node for node in run if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None]
+    bound = {name for node in at_module_level for name in _assigned(node)}
+    kept = {name for node in at_module_level if _makes_state(evidence, node.value) for name in _assigned(node)}
+    found = []
+    for definition in run:
+        if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        body = list(_outside_functions(definition.body))
+        declared = {name for node in body if isinstance(node, ast.Global) for name in node.names}
+        local = {node.id for node in body if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        remade = {name for node in body if isinstance(node, ast.Assign) for name in _assigned(node)} & declared
+        reset = remade | {node.func.value.id for node in body if isinstance(node, ast.Call)
+                          and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                          and node.func.attr in _RESETS}
+        shared = ((kept - local - _parameters(definition)) | (kept & declared)) - reset
+        counted = (bound & declared) - reset
+        found += [node.lineno for node in body
+                  if _changes_in_place(node, shared) or _stepped_or_trained(evidence, node, shared)
+                  or (isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)
+                      and node.target.id in counted)]
+    return min(found, default=0)
+
+
 def iterator_used_twice(evidence: SourceEvidence, function: str) -> int:
     """The line where a name holding an iterator (`.parameters()`, a generator expression, zip, map, ...) is gone
     through a second time, or the line of its one pass where a loop that did not make it repeats that pass (0 where
@@ -357,6 +386,7 @@ _PITFALLS: tuple[tuple[Mistake, frozenset[str], Callable[[SourceEvidence, str], 
     (OTHER_GENERATOR, frozenset(), other_generator),
     (RETURN_IN_LOOP, frozenset(), return_in_loop),
     (MUTABLE_DEFAULT, frozenset(), mutable_default),
+    (STATE_KEPT_BETWEEN_CALLS, frozenset(), state_kept_between_calls),
     (ITERATOR_USED_TWICE, frozenset(), iterator_used_twice),
     (LOOP_VARIABLE_REUSED, frozenset(), loop_variable_reused),
     (RESULT_THROWN_AWAY, frozenset({SHAPE_DIFFERS.name, DTYPE_DIFFERS.name, STILL_TRACKED.name}), result_thrown_away),
@@ -417,6 +447,45 @@ def _changes_in_place(node: ast.AST, names: set[str]) -> bool:
         return any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in names
                    for t in targets)
     return False
+
+
+# Calls that start a module-level value afresh: a function that makes one of them keeps nothing from the last call.
+_RESETS = frozenset({"clear", "zero_", "fill_", "copy_", "normal_", "uniform_", "reset_parameters",
+                     "load_state_dict"})
+# What a module makes at import that a call may change: containers and tensors, and torch's modules and optimisers.
+_STATEFUL = ("torch.nn.", "torch.optim.", "collections.")
+_DRAWN_TENSORS = ("torch.rand", "torch.randn", "torch.randint", "torch.arange", "torch.linspace")
+
+
+def _makes_state(evidence: SourceEvidence, node: ast.AST) -> bool:
+    if _makes_a_container(evidence, node):
+        return True
+    path = evidence.dotted(node.func) if isinstance(node, ast.Call) else ""
+    return path.startswith(_STATEFUL) or path in _DRAWN_TENSORS
+
+
+def _stepped_or_trained(evidence: SourceEvidence, node: ast.AST, names: set[str]) -> bool:
+    """Whether `node` steps a module-level optimiser (`opt.step()`) or builds an optimiser over module-level values
+    (`torch.optim.SGD(model.parameters())`): either trains what the module made, from where the last call left it."""
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "step" and isinstance(node.func.value, ast.Name):
+        return node.func.value.id in names
+    return evidence.dotted(node.func).startswith("torch.optim.") and any(
+        isinstance(inner, ast.Name) and inner.id in names for argument in node.args for inner in ast.walk(argument))
+
+
+def _assigned(statement: ast.AST) -> set[str]:
+    """The names an assignment binds outright (`a = ...`, `a, b = ...`, `a: T = ...`), not those it writes into."""
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]  # type: ignore[attr-defined]
+    return {node.id for target in targets for node in ast.walk(target)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+
+
+def _parameters(definition: ast.AST) -> set[str]:
+    arguments = definition.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+    return {argument.arg for argument in every if argument is not None}
 
 
 def _makes_an_iterator(evidence: SourceEvidence, node: ast.AST) -> bool:

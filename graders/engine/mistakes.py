@@ -409,6 +409,18 @@ MUTABLE_DEFAULT = Mistake(
     "",
     concept="python_semantics",
 )
+STATE_KEPT_BETWEEN_CALLS = Mistake(
+    "state kept at module level between calls",
+    "The code your function runs changes something the module made once, when it was imported: a list, dict, set, "
+    "tensor, model or optimiser bound outside any function, or a name declared global. That object lives as long as "
+    "the module, so each call starts from what the calls before it left there: the first call after an import can "
+    "be right, and the later ones carry its work (a longer list, a model trained already, a count that went on). "
+    "The checks call each function many times.",
+    "Make what a call changes inside the function (a fresh list, a fresh model and optimiser, fresh parameters), so "
+    "that every call starts from the same place; keep only constants at module level.",
+    "",
+    concept="python_semantics",
+)
 ITERATOR_USED_TWICE = Mistake(
     "an iterator used up before it is used again",
     "Your code keeps an iterator (model.parameters(), a generator expression, zip, map) in a name and goes through "
@@ -513,7 +525,8 @@ TUPLE_BY_COMMA = Mistake(
 ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, CUT_FROM_THE_GRAPH, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
                 SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
                 FLOAT_OVERFLOW, UNPACKED_PARAMETERS, TRACKED_TO_NUMPY, LATE_BOUND_LOOP_VARIABLE, CACHED_FIRST_ANSWER,
-                BYTES_REINTERPRETED, OTHER_GENERATOR, RETURN_IN_LOOP, MUTABLE_DEFAULT, ITERATOR_USED_TWICE,
+                BYTES_REINTERPRETED, OTHER_GENERATOR, RETURN_IN_LOOP, MUTABLE_DEFAULT, STATE_KEPT_BETWEEN_CALLS,
+                ITERATOR_USED_TWICE,
                 LOOP_VARIABLE_REUSED, GRAD_STILL_NONE, RESULT_THROWN_AWAY, FUNCTION_AS_TRUTH, TRUTH_OF_MANY_VALUES, LIST_OF_ONE_OBJECT,
                 PARAMETER_REBOUND, SETTING_LEFT_CHANGED, TUPLE_BY_COMMA]
 

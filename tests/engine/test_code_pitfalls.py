@@ -8,8 +8,8 @@ import types
 from graders.engine.code_pitfalls import (bytes_reinterpreted, cached_first_answer, function_as_truth,
                                           iterator_used_twice, late_bound_loop_variable, list_of_one_object,
                                           loop_variable_reused, mutable_default, other_generator, parameter_rebound,
-                                          result_thrown_away, return_in_loop, setting_left_changed, told_by_a_pitfall,
-                                          tuple_by_comma)
+                                          result_thrown_away, return_in_loop, setting_left_changed,
+                                          state_kept_between_calls, told_by_a_pitfall, tuple_by_comma)
 from graders.engine.feedback import Feedback
 from graders.engine.mistakes import (BYTES_REINTERPRETED, DTYPE_DIFFERS, LATE_BOUND_LOOP_VARIABLE, OTHER_GENERATOR,
                                      SCALED_RESULT, SHAPE_DIFFERS)
@@ -390,6 +390,104 @@ def test_more_of_pythons_rules_are_found_and_their_right_forms_are_not() -> None
     assert at(tuple_by_comma(evidence, "one_tuple")) == 'answer = "d",'
     assert tuple_by_comma(evidence, "bracketed_only") == 0
     assert at(return_in_loop(evidence, "tells_all_or_none")) == "if loss <= target:"
+
+
+MODULE_STATE = '''
+import torch
+from torch import nn
+
+_log = []
+_seen = {}
+calls = 0
+model = nn.Linear(1, 1)
+optimiser = torch.optim.SGD(model.parameters(), lr=0.1)
+w = torch.zeros(1, requires_grad=True)
+STEPS = [1, 2, 3]
+loss_fn = nn.MSELoss()
+
+def _record(value):
+    _log.append(value)
+    return _log
+
+def logged_through_a_helper(x, n):
+    for _ in range(n):
+        out = _record(x * 2)
+    return out
+
+def memo(x):
+    _seen[x] = x ** 2
+    return _seen[x]
+
+def counts():
+    global calls
+    calls += 1
+    return calls
+
+def trains_the_module_level_model(X, y, steps):
+    for _ in range(steps):
+        optimiser.zero_grad()
+        loss_fn(model(X), y).backward()
+        optimiser.step()
+    return model.weight.item()
+
+def optimiser_over_module_level_weights(X, y):
+    opt = torch.optim.SGD([w], lr=0.1)
+    opt.zero_grad()
+    ((X * w - y) ** 2).mean().backward()
+    opt.step()
+    return w.item()
+
+def log_cleared_first(x):
+    _log.clear()
+    _log.append(x)
+    return list(_log)
+
+def counter_reset():
+    global calls
+    calls = 0
+    calls += 1
+    return calls
+
+def own_list(x):
+    _log = []
+    _log.append(x)
+    return _log
+
+def weights_zeroed_first(X, y):
+    with torch.no_grad():
+        w.zero_()
+    opt = torch.optim.SGD([w], lr=0.1)
+    opt.step()
+    return w.item()
+
+def reads_constants(x):
+    return sum(x * s for s in STEPS) + loss_fn(x, x).item()
+'''
+
+
+def test_state_kept_at_module_level_is_found_and_state_made_afresh_or_only_read_is_not() -> None:
+    evidence = _evidence(MODULE_STATE)
+
+    def at(line: int) -> str:
+        return _line(MODULE_STATE, line)
+
+    assert at(state_kept_between_calls(evidence, "logged_through_a_helper")) == "_log.append(value)"
+    assert at(state_kept_between_calls(evidence, "memo")) == "_seen[x] = x ** 2"
+    assert at(state_kept_between_calls(evidence, "counts")) == "calls += 1"
+    assert at(state_kept_between_calls(evidence, "trains_the_module_level_model")) == "optimiser.step()"
+    assert at(state_kept_between_calls(evidence, "optimiser_over_module_level_weights")) == \
+        "opt = torch.optim.SGD([w], lr=0.1)"
+    for honest in ("log_cleared_first", "counter_reset", "own_list", "weights_zeroed_first", "reads_constants"):
+        assert state_kept_between_calls(evidence, honest) == 0, honest
+
+
+def test_state_kept_at_module_level_is_told_to_a_failure_that_names_nothing() -> None:
+    from graders.engine.mistakes import STATE_KEPT_BETWEEN_CALLS
+
+    student = types.SimpleNamespace(evidence=_evidence(MODULE_STATE))
+    told = told_by_a_pitfall(_failure("logged_through_a_helper"), student)
+    assert told is not None and told.mistake == STATE_KEPT_BETWEEN_CALLS.name and "_log.append(value)" in told.meaning
+    assert told_by_a_pitfall(_failure("log_cleared_first"), student) is None
 
 
 def test_pythons_truth_of_a_tensor_of_many_values_is_named_from_its_error() -> None:
