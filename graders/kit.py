@@ -31,7 +31,7 @@ from graders.engine.drawing import distinct, drawn
 from graders.engine.expect import (code_lines, expect_code_shows, expect_float_not_tensor, expect_number,
                                    expect_tensor, fail_with_mistake, seed_judged)
 from graders.engine.feedback import CheckFailed, fail
-from graders.engine.code_pitfalls import code_ends_its_loop_at_once
+from graders.engine.code_pitfalls import code_ends_its_loop_at_once, set_order_relied_on
 from graders.engine.fresh import twin, twin_generator, twin_random
 from graders.engine.mistakes import (DTYPE_DIFFERS, SCALED_RESULT, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED, Contradiction, GradientSignature,
                                      Mistake, Suspect, code_binds_default, code_holds_from_import,
@@ -61,4 +61,5 @@ __all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "GLOBAL_SEED", "CheckFailed",
            "argument_changed", "dtype_fact", "none_fact", "order_fact", "scale_fact", "seed_judged", "shape_fact", "checks_for", "close", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
            "expect_float_not_tensor", "expect_number", "expect_tensor", "expected", "fail", "fail_with_mistake",
            "first_matching_variant", "gradient_signature", "is_scaled", "number_problem", "origin", "tensor_problem",
-           "recipe_drawn_otherwise", "follows_the_recipes_law", "twin", "twin_generator", "twin_random", "values_problem"]
+           "recipe_drawn_otherwise", "follows_the_recipes_law", "set_order_relied_on", "twin", "twin_generator", "twin_random",
+           "values_problem"]

@@ -6,7 +6,8 @@ the worker's word): a gradient that still requires grad, from a function that as
 told to keep its graph; a result in another dtype, from a function with a line that converts to that dtype (.float(),
 NumPy's float64, numbers rebuilt with torch.tensor), is told that line; so is a result with a dimension of size 1
 too many (keepdim=True, unsqueeze, an index with None) or too few (squeeze, flatten), and a result cut from the
-graph that must stay in it is told the line that takes it out (.item(), .numpy(), .detach(), torch.no_grad(), ...). The check's own name, where it gave one,
+graph that must stay in it is told the line that takes it out (.item(), .numpy(), .detach(), torch.no_grad(), ...),
+and a nan where a number belongs the line that takes an exponential, which overflows to inf. The check's own name, where it gave one,
 comes first; this only names what the fact left as a menu.
 """
 
@@ -17,8 +18,8 @@ import dataclasses
 from typing import Any
 
 from graders.engine.feedback import Feedback
-from graders.engine.mistakes import (CUT_FROM_THE_GRAPH, DTYPE_DIFFERS, GRAPH_OF_THE_GRADIENT_KEPT, SHAPE_DIFFERS,
-                                     STILL_TRACKED)
+from graders.engine.mistakes import (CUT_FROM_THE_GRAPH, DTYPE_DIFFERS, GRAPH_OF_THE_GRADIENT_KEPT, NAN_WHERE_FINITE,
+                                     SHAPE_DIFFERS, STILL_TRACKED)
 from graders.engine.results import called_function
 
 
@@ -36,8 +37,8 @@ _STEPS_TO = {
 def told_by_the_code(feedback: Feedback, student: Any) -> Feedback | None:
     """The failure with its fact named by its cause, where the code of the function the check called shows it;
     None where it does not (or the failure names no such fact)."""
-    if feedback.mistake not in (STILL_TRACKED.name, DTYPE_DIFFERS.name, SHAPE_DIFFERS.name, CUT_FROM_THE_GRAPH.name) \
-            or student is None:
+    if feedback.mistake not in (STILL_TRACKED.name, DTYPE_DIFFERS.name, SHAPE_DIFFERS.name, CUT_FROM_THE_GRAPH.name,
+                                NAN_WHERE_FINITE.name) or student is None:
         return None
     function = called_function(feedback.call).removesuffix("(...)")
     evidence = getattr(student, "evidence", None)
@@ -47,6 +48,8 @@ def told_by_the_code(feedback: Feedback, student: Any) -> Feedback | None:
         return _dtype_step(feedback, evidence, function)
     if feedback.mistake == SHAPE_DIFFERS.name:
         return _shape_step(feedback, evidence, function)
+    if feedback.mistake == NAN_WHERE_FINITE.name:
+        return _overflowing_exponential(feedback, evidence, function)
     if feedback.mistake == CUT_FROM_THE_GRAPH.name:
         found = evidence.lines(function, _WAYS_OUT_OF_THE_GRAPH)
         return _told_the_line(feedback, evidence, found[0], "takes the value out of the graph") if found else None
@@ -92,10 +95,32 @@ def _told_the_line(feedback: Feedback, evidence: Any, line_number: int, what: st
                                meaning_without_values=(feedback.meaning_without_values or feedback.meaning) + where)
 
 
+def _overflowing_exponential(feedback: Feedback, evidence: Any, function: str) -> Feedback | None:
+    """A nan where a number belongs, from code that takes an exponential: told that line and how e^z turns into nan
+    (inf past the float's range, then inf / inf or inf − inf), where the code has one."""
+    found = evidence.lines(function, ("exp",))
+    if not found:
+        return None
+    line = evidence.source.splitlines()[found[0] - 1].strip()
+    meaning = (f"{NAN_WHERE_FINITE.explanation} In your code, line {found[0]} takes an exponential: `{line[:120]}`. "
+               "e^z is inf once z passes about 88 in float32 (709 in float64), and inf / inf or inf − inf is nan, "
+               "although the quantity the formula stands for is an ordinary number there.")
+    return dataclasses.replace(feedback, meaning=meaning, meaning_without_values=meaning, hint=_NO_OVERFLOW,
+                               about_the_code=True)
+
+
+_NO_OVERFLOW = ("Use torch's own function where there is one (torch.sigmoid, torch.tanh, torch.logsumexp, "
+                "torch.nn.functional.softplus), or write the formula so that its exponent is never positive (e^(−|z|), "
+                "choosing the form by the sign of z).")
+
+
 def _dtype_step(feedback: Feedback, evidence: Any, function: str) -> Feedback | None:
     """A dtype fact with the first line of the function's code (or a helper's) that gives the dtype found, where the
     two are floats and the code has such a line."""
     if len(feedback.measured) != 2 or set(feedback.measured) != {"float32", "float64"}:
         return None
-    found = evidence.lines(function, _STEPS_TO[feedback.measured[0]])
+    # An array handed to torch.from_numpy brings its dtype with it: where NumPy made float64 (its default, or a
+    # Python float meeting a float32 array), that is the line it becomes the result, not a .numpy() on the way in.
+    arrays_in = evidence.lines(function, ("from_numpy",)) if feedback.measured[0] == "float64" else []
+    found = arrays_in or evidence.lines(function, _STEPS_TO[feedback.measured[0]])
     return _told_the_line(feedback, evidence, found[0]) if found else None

@@ -5,7 +5,7 @@ A check names a mistake by its values: a catalogued variant or a single edit tha
 wrong answers come from no edit of the reference at all but from a rule of Python that holds whatever the exercise:
 a lambda made in a loop reads the loop's variable when it is called; a cached function answers from its first call;
 `.view(dtype)` reinterprets bytes; NumPy's generator is not torch's; a return inside a loop ends it in its first
-pass; a default list lives across calls, and so does a list, tensor or model the module made at import; an iterator runs out after one pass; an inner loop that rebinds the outer
+pass; a default list lives across calls; a set's items zipped with a list meet the wrong partners, and so does a list, tensor or model the module made at import; an iterator runs out after one pass; an inner loop that rebinds the outer
 one's variable leaves it pointing elsewhere; `x.to(device)` alone on a line changes nothing; a function tested
 without its brackets is always true; `[t] * 3` is one object three times; a helper that rebinds its parameter
 changes nothing outside; a global switch of torch stays switched; a trailing comma makes a tuple. Each of these is
@@ -29,8 +29,9 @@ from graders.engine.feedback import Feedback
 from graders.engine.mistakes import (BYTES_REINTERPRETED, CACHED_FIRST_ANSWER, DTYPE_DIFFERS, FUNCTION_AS_TRUTH,
                                      ITERATOR_USED_TWICE, LATE_BOUND_LOOP_VARIABLE, LIST_OF_ONE_OBJECT,
                                      LOOP_VARIABLE_REUSED, MUTABLE_DEFAULT, OTHER_GENERATOR, PARAMETER_REBOUND,
-                                     RESULT_THROWN_AWAY, RETURN_IN_LOOP, SETTING_LEFT_CHANGED, SHAPE_DIFFERS,
-                                     STATE_KEPT_BETWEEN_CALLS, STILL_TRACKED, TUPLE_BY_COMMA, Contradiction, Mistake)
+                                     RESULT_THROWN_AWAY, RETURN_IN_LOOP, SCALED_RESULT, SET_ORDER_RELIED_ON, SETTING_LEFT_CHANGED,
+                                     SHAPE_DIFFERS, STATE_KEPT_BETWEEN_CALLS, STILL_TRACKED, TUPLE_BY_COMMA,
+                                     VALUES_REORDERED, Contradiction, Mistake)
 from graders.engine.results import called_function
 from graders.engine.source_evidence import SourceEvidence
 
@@ -53,7 +54,7 @@ def told_by_a_pitfall(feedback: Feedback, student: Any) -> Feedback | None:
     """The failure told the Python pitfall that the code of the function it called shows, with its line; None where
     no function was called, the code shows none, or the check's own name stands (see the module's docstring)."""
     evidence = getattr(student, "evidence", None)
-    function = called_function(feedback.call).removesuffix("(...)").rpartition(".")[2]
+    function = _function_run(feedback.call, evidence)
     if evidence is None or not function:
         return None
     for mistake, explains, find in _PITFALLS:
@@ -70,6 +71,15 @@ def told_by_a_pitfall(feedback: Feedback, student: Any) -> Feedback | None:
                                        section=mistake.section or feedback.section, concept=mistake.concept,
                                        meaning_without_values=meaning)
     return None
+
+
+def _function_run(call: str, evidence: SourceEvidence | None) -> str:
+    """The student's function a check's call ran: the one it begins with (`predict(...)`), else, for a call written
+    as a run of statements (`out = a * b; out.backward()`), the first method it calls that the module defines."""
+    function = called_function(call).removesuffix("(...)").rpartition(".")[2]
+    if function or evidence is None:
+        return function
+    return next((name for name in re.findall(r"\.(\w+)\(", call) if evidence.definitions(name)), "")
 
 
 def code_ends_its_loop_at_once(function: str, why: str) -> Contradiction:
@@ -264,11 +274,7 @@ def setting_left_changed(evidence: SourceEvidence, function: str) -> int:
     """The line of a statement that switches a global setting of torch (`torch.set_grad_enabled(False)`) outside a
     `with`, where nothing switches it back in the same function (0 where there is none). Any function of the module:
     the setting, once switched, holds for the checks of every function called after it."""
-    try:
-        tree = ast.parse(evidence.source)
-    except (SyntaxError, ValueError):
-        return 0
-    for node in ast.walk(tree):
+    for node in ast.walk(evidence.tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         calls = [n for n in _outside_functions(node.body) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
@@ -333,6 +339,19 @@ def state_kept_between_calls(evidence: SourceEvidence, function: str) -> int:
     return min(found, default=0)
 
 
+def set_order_relied_on(evidence: SourceEvidence, function: str) -> int:
+    """The line where the code a call runs pairs a set's items by position with another sequence's (`zip(node._prev,
+    node._local)`, `zip(seen, values)`), where `_prev` or `seen` is made a set somewhere in the module (0 where there
+    is none). A set keeps neither the order items were added in nor a repeated item."""
+    made_sets = {name for node in ast.walk(evidence.tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
+                 and node.value is not None and _makes_a_set(evidence, node.value) for name in _target_names(node)}
+    for node in _walk(_code_run(evidence, function)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "zip" \
+                and len(node.args) > 1 and any(_last_name(argument) in made_sets for argument in node.args):
+            return node.lineno
+    return 0
+
+
 def iterator_used_twice(evidence: SourceEvidence, function: str) -> int:
     """The line where a name holding an iterator (`.parameters()`, a generator expression, zip, map, ...) is gone
     through a second time, or the line of its one pass where a loop that did not make it repeats that pass (0 where
@@ -377,17 +396,22 @@ def loop_variable_reused(evidence: SourceEvidence, function: str) -> int:
     return 0
 
 
+# What an answer left from an earlier call looks like against the right one: another call's values, often the right
+# ones times a factor or in another order, or of another shape. A fact says how it differs; the pitfall says why.
+_A_STALE_ANSWER = frozenset({SCALED_RESULT.name, VALUES_REORDERED.name, SHAPE_DIFFERS.name})
+
 # Each pitfall, the facts about a result it explains (a failure naming one of them may be told the pitfall), and how
 # it is found. In this order: the first the code shows is told.
 _PITFALLS: tuple[tuple[Mistake, frozenset[str], Callable[[SourceEvidence, str], int]], ...] = (
     (BYTES_REINTERPRETED, frozenset({SHAPE_DIFFERS.name, DTYPE_DIFFERS.name}), bytes_reinterpreted),
     (LATE_BOUND_LOOP_VARIABLE, frozenset(), late_bound_loop_variable),
-    (CACHED_FIRST_ANSWER, frozenset(), cached_first_answer),
+    (CACHED_FIRST_ANSWER, _A_STALE_ANSWER, cached_first_answer),
     (OTHER_GENERATOR, frozenset(), other_generator),
     (RETURN_IN_LOOP, frozenset(), return_in_loop),
     (MUTABLE_DEFAULT, frozenset(), mutable_default),
-    (STATE_KEPT_BETWEEN_CALLS, frozenset(), state_kept_between_calls),
+    (STATE_KEPT_BETWEEN_CALLS, _A_STALE_ANSWER, state_kept_between_calls),
     (ITERATOR_USED_TWICE, frozenset(), iterator_used_twice),
+    (SET_ORDER_RELIED_ON, frozenset(), set_order_relied_on),
     (LOOP_VARIABLE_REUSED, frozenset(), loop_variable_reused),
     (RESULT_THROWN_AWAY, frozenset({SHAPE_DIFFERS.name, DTYPE_DIFFERS.name, STILL_TRACKED.name}), result_thrown_away),
     (FUNCTION_AS_TRUTH, frozenset(), function_as_truth),
@@ -473,6 +497,22 @@ def _stepped_or_trained(evidence: SourceEvidence, node: ast.AST, names: set[str]
         return node.func.value.id in names
     return evidence.dotted(node.func).startswith("torch.optim.") and any(
         isinstance(inner, ast.Name) and inner.id in names for argument in node.args for inner in ast.walk(argument))
+
+
+def _makes_a_set(evidence: SourceEvidence, node: ast.AST) -> bool:
+    if isinstance(node, (ast.Set, ast.SetComp)):
+        return True
+    return isinstance(node, ast.Call) and evidence.dotted(node.func) in ("set", "frozenset")
+
+
+def _target_names(statement: ast.AST) -> set[str]:
+    """The last name of each target an assignment binds: `seen` of `seen = ...`, `_prev` of `self._prev = ...`."""
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]  # type: ignore[attr-defined]
+    return {_last_name(target) for target in targets} - {""}
+
+
+def _last_name(node: ast.AST) -> str:
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
 
 
 def _assigned(statement: ast.AST) -> set[str]:

@@ -421,6 +421,16 @@ STATE_KEPT_BETWEEN_CALLS = Mistake(
     "",
     concept="python_semantics",
 )
+SET_ORDER_RELIED_ON = Mistake(
+    "a set's items paired by position",
+    "Your code zips the items of a set with another sequence, as if the set kept them in the order they were added. "
+    "A set keeps no such order (it lists its items as their hashes fall) and holds a repeated item once: in "
+    "`a * a` the two operands become one. So items meet the wrong partners, and a repeated one is left out.",
+    "Keep items whose order or count matters in a tuple or list (`self._prev = tuple(_children)`), and pair them "
+    "where they are made; use a set only to ask whether an item was seen.",
+    "",
+    concept="python_semantics",
+)
 ITERATOR_USED_TWICE = Mistake(
     "an iterator used up before it is used again",
     "Your code keeps an iterator (model.parameters(), a generator expression, zip, map) in a name and goes through "
@@ -526,7 +536,7 @@ ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, CUT_F
                 SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
                 FLOAT_OVERFLOW, UNPACKED_PARAMETERS, TRACKED_TO_NUMPY, LATE_BOUND_LOOP_VARIABLE, CACHED_FIRST_ANSWER,
                 BYTES_REINTERPRETED, OTHER_GENERATOR, RETURN_IN_LOOP, MUTABLE_DEFAULT, STATE_KEPT_BETWEEN_CALLS,
-                ITERATOR_USED_TWICE,
+                ITERATOR_USED_TWICE, SET_ORDER_RELIED_ON,
                 LOOP_VARIABLE_REUSED, GRAD_STILL_NONE, RESULT_THROWN_AWAY, FUNCTION_AS_TRUTH, TRUTH_OF_MANY_VALUES, LIST_OF_ONE_OBJECT,
                 PARAMETER_REBOUND, SETTING_LEFT_CHANGED, TUPLE_BY_COMMA]
 

@@ -38,7 +38,9 @@ from typing import Iterable
 FOLLOWED_MODULES = frozenset({
     "torch", "numpy", "math", "cmath", "functools", "itertools", "operator", "typing", "typing_extensions",
     "dataclasses", "collections", "numbers", "random", "statistics", "fractions", "decimal", "abc", "enum",
-    "__future__", "warnings", "copy", "contextlib", "matplotlib", "string", "re", "time", "textwrap"})
+    "__future__", "warnings", "copy", "contextlib", "matplotlib", "string", "re", "time", "textwrap",
+    # Plain computations on plain data, with no way to run code but the functions they are handed.
+    "bisect", "heapq", "graphlib", "array", "json", "datetime", "pprint"})
 # Why some modules the reader does not follow are there: said to the instructor beside the line.
 _NOT_FOLLOWED_WHY = {
     "gc": "the garbage collector sees every object of the process", "ctypes": "reads and writes memory directly",
@@ -169,6 +171,7 @@ class SourceEvidence:
     _closures: dict[str, list[ast.AST]] = field(default_factory=dict)
     _bound: set[str] = field(default_factory=set)  # every name the module binds itself, anywhere
     _assignments: dict[str, list[ast.stmt]] = field(default_factory=dict)  # module-level ones, by the name bound
+    _tree: ast.Module = field(default_factory=lambda: ast.Module(body=[], type_ignores=[]))
 
     own_modules: frozenset[str] = frozenset()  # the student's own modules beside this one, read on their own
 
@@ -180,6 +183,13 @@ class SourceEvidence:
         # An allowlist reads everything: what the module imports, names and builds (a few milliseconds a module).
         evidence.reaches = evidence._find_reaches(evidence._index())
         return evidence
+
+    @property
+    def tree(self) -> ast.Module:
+        """The whole module, parsed once (an empty module where the source does not parse): for a reading that spans
+        every function, such as a setting switched anywhere. Read it, never change it: the index points into it."""
+        self._index()
+        return self._tree
 
     @property
     def parsed(self) -> bool:
@@ -196,6 +206,7 @@ class SourceEvidence:
         except (SyntaxError, ValueError):
             return []  # the import fails in the worker, and says why
         self._parsed = True
+        self._tree = tree
         self._lines = self.source.splitlines()
         nodes = list(ast.walk(tree))
         self._imports = _imports(nodes)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import types
 
+import torch
+
 from graders.engine.code_facts import told_by_the_code
 from graders.engine.feedback import Feedback
 from graders.engine.answer_facts import shape_fact
@@ -60,6 +62,11 @@ def through_numpy(x):
 
 def kept(x):
     return x * 2
+
+def promoted_by_numpy(w, inp):
+    w_np = w.detach().numpy()
+    s = 1.0 / (1.0 + np.exp(-float(np.dot(w_np, inp.numpy()))))
+    return torch.from_numpy(s * (1.0 - s) * inp.numpy())
 '''
 
 
@@ -76,6 +83,10 @@ def test_a_dtype_fact_is_told_the_line_of_the_code_that_gives_the_dtype_found() 
     assert "line 6 is such a step: `values = x.tolist()`" in told.meaning and "line 6" in told.meaning_without_values
     told = told_by_the_code(_wrong_dtype("through_numpy", "float64", "float32"), student)
     assert told is not None and "torch.from_numpy(np.cos(x.numpy()))" in told.meaning
+    # float64 made by NumPy on the way (a Python float meets a float32 array): told where the array becomes the
+    # result, not at the .numpy() of a float32 tensor that brought the values in.
+    told = told_by_the_code(_wrong_dtype("promoted_by_numpy", "float64", "float32"), student)
+    assert told is not None and "return torch.from_numpy(s * (1.0 - s) * inp.numpy())" in told.meaning
     assert told_by_the_code(_wrong_dtype("kept", "float32", "float64"), student) is None  # no such line: the fact stays
     assert told_by_the_code(_wrong_dtype("rebuilt", "int64", "float32"), student) is None  # not two floats
 
@@ -139,3 +150,29 @@ def test_a_result_cut_from_the_graph_is_told_the_line_that_takes_it_out() -> Non
     told = told_by_the_code(cut, _student(CUTS))
     assert told is not None and "line 5 takes the value out of the graph: `gap = (pred.detach().numpy()" in told.meaning
     assert told_by_the_code(dataclasses.replace(cut, call="kept(pred, target)"), _student(CUTS)) is None
+
+
+EXPONENTIALS = '''
+import torch
+
+def own_sigmoid(z):
+    e = torch.exp(z)
+    return e / (1 + e)
+
+def ratio(a, b):
+    return a / b
+'''
+
+
+def test_a_nan_from_code_that_takes_an_exponential_is_told_that_line_and_how_it_overflows() -> None:
+    from graders.engine.answer_facts import nan_fact
+
+    fact = nan_fact(torch.tensor([float("nan")]), torch.tensor([1.0]))
+    assert fact is not None
+    failed = Feedback("own_sigmoid: wrong values.", call="own_sigmoid(z) with z = ...", mistake=fact.name,
+                      meaning=fact.explanation, hint=fact.hint)
+    told = told_by_the_code(failed, _student(EXPONENTIALS))
+    assert told is not None and told.mistake == fact.name and told.about_the_code
+    assert "line 5 takes an exponential: `e = torch.exp(z)`" in told.meaning and "torch.sigmoid" in told.hint
+    # Without an exponential in the code, the fact keeps its own words: its cause may be any 0/0.
+    assert told_by_the_code(dataclasses.replace(failed, call="ratio(a, b) with ..."), _student(EXPONENTIALS)) is None

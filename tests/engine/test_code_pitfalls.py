@@ -9,7 +9,8 @@ from graders.engine.code_pitfalls import (bytes_reinterpreted, cached_first_answ
                                           iterator_used_twice, late_bound_loop_variable, list_of_one_object,
                                           loop_variable_reused, mutable_default, other_generator, parameter_rebound,
                                           result_thrown_away, return_in_loop, setting_left_changed,
-                                          state_kept_between_calls, told_by_a_pitfall, tuple_by_comma)
+                                          set_order_relied_on, state_kept_between_calls, told_by_a_pitfall,
+                                          tuple_by_comma)
 from graders.engine.feedback import Feedback
 from graders.engine.mistakes import (BYTES_REINTERPRETED, DTYPE_DIFFERS, LATE_BOUND_LOOP_VARIABLE, OTHER_GENERATOR,
                                      SCALED_RESULT, SHAPE_DIFFERS)
@@ -488,6 +489,48 @@ def test_state_kept_at_module_level_is_told_to_a_failure_that_names_nothing() ->
     told = told_by_a_pitfall(_failure("logged_through_a_helper"), student)
     assert told is not None and told.mistake == STATE_KEPT_BETWEEN_CALLS.name and "_log.append(value)" in told.meaning
     assert told_by_a_pitfall(_failure("log_cleared_first"), student) is None
+    # An answer left from an earlier call is often the right one times a factor: the pitfall says why, in its place.
+    told = told_by_a_pitfall(_failure("memo", SCALED_RESULT.name), student)
+    assert told is not None and told.mistake == STATE_KEPT_BETWEEN_CALLS.name
+
+
+SETS = '''
+class Node:
+    def __init__(self, children=(), locals_=()):
+        self._prev = set(children)
+        self._kept = tuple(children)
+        self._local = tuple(locals_)
+        self.grad = 0.0
+
+    def backward(self):
+        for child, local in zip(self._prev, self._local):
+            child.grad += local * self.grad
+
+    def backward_in_order(self):
+        for child, local in zip(self._kept, self._local):
+            child.grad += local * self.grad
+
+    def seen_once(self, nodes):
+        seen = set()
+        return [n for n in nodes if not (n in seen or seen.add(n))]
+'''
+
+
+def test_a_sets_items_zipped_with_a_sequence_are_found_and_a_tuple_or_a_set_only_asked_is_not() -> None:
+    evidence = _evidence(SETS)
+    assert _line(SETS, set_order_relied_on(evidence, "backward")) == \
+        "for child, local in zip(self._prev, self._local):"
+    assert set_order_relied_on(evidence, "backward_in_order") == 0 and set_order_relied_on(evidence, "seen_once") == 0
+
+
+def test_a_call_written_as_statements_is_read_through_the_method_it_calls() -> None:
+    from graders.engine.mistakes import SET_ORDER_RELIED_ON
+
+    student = types.SimpleNamespace(evidence=_evidence(SETS))
+    failed = Feedback("the grads are wrong.", call="out = a * b with a = 2.0, b = 3.0; out.backward()")
+    told = told_by_a_pitfall(failed, student)
+    assert told is not None and told.mistake == SET_ORDER_RELIED_ON.name and "zip(self._prev" in told.meaning
+    assert told_by_a_pitfall(Feedback("wrong.", call="out = a * b; out.undefined()"), student) is None
 
 
 def test_pythons_truth_of_a_tensor_of_many_values_is_named_from_its_error() -> None:

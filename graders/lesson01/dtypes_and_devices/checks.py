@@ -25,9 +25,9 @@ import torch
 from graders.kit import (Mistake, Returned, Student, Suspect, checks_for, describe, exercise, expect_tensor, expected,
                          fail, twin, twin_generator, twin_random)
 from graders.lesson01.dtypes_and_devices.mistakes import (BUILT_NOT_AVAILABLE, CHANGED_BATCH, DEVICES, DEVICE_AT_IMPORT,
-                                                          DEVICE_NAME, DTYPE_FROM_A_LIST,
-                                                          FLOAT64_KEPT, FLOAT_LABELS, INT32_LABELS, INTEGER_FEATURES,
-                                                          NON_TENSORS_DROPPED, PITFALLS, TENSORS, WRONG_BACKEND_ORDER)
+                                                          DEVICE_NAME, DTYPE_FROM_A_LIST, FLOAT64_KEPT, FLOAT_LABELS,
+                                                          INT32_LABELS, INTEGER_FEATURES, NON_TENSORS_DROPPED, PITFALLS,
+                                                          SHAPE_FROM_A_LIST, TENSORS, WRONG_BACKEND_ORDER)
 from graders.lesson01.dtypes_and_devices.drivers import (MISSING, chosen_device, device_when_imported, moved_layout,
                                                 slot_text, tensor_slot)
 
@@ -120,10 +120,12 @@ def through_a_list(a: np.ndarray) -> torch.Tensor:
 
 
 def list_suspects(student: Student, function: str, a: np.ndarray) -> list[Suspect]:
-    """The list's default dtype, named only where the function's code (as the grader reads it) goes through
+    """The list's default dtype (for an empty array, its lost shape), named only where the function's code (as the grader reads it) goes through
     .tolist(): the same tensor also comes from other slips (an integer array left integer, float labels)."""
     value = through_a_list(a)  # asked for either way, so that a recording from the reference holds it
-    return [Suspect(DTYPE_FROM_A_LIST, value)] if student.evidence.shows(function, ("tolist",)) else []
+    # An empty array's list is [] whatever the array's dtype and shape: what it loses is the shape.
+    mistake = SHAPE_FROM_A_LIST if a.size == 0 else DTYPE_FROM_A_LIST
+    return [Suspect(mistake, value)] if student.evidence.shows(function, ("tolist",)) else []
 
 
 @expected
@@ -366,6 +368,9 @@ def test_to_features_and_to_labels_on_fresh_arrays(student: Student, reference: 
         "a = a 5×4 random float64 array": rng.normal(size=(5, 4)),
         "a = 7 random float32 numbers": rng.random(7).astype(np.float32),
         "a = a 3×2 int64 array": rng.integers(-9, 10, size=(3, 2)),
+        # "Of any shape": an empty one too, as a file of a header and no rows gives. Its shape has no values to
+        # carry it: numbers rebuilt from a.tolist() come back as shape (0,).
+        "a = an empty 0×3 float64 array": np.zeros((0, 3)),
     }
     labels = {
         "a = 8 int32 labels": rng.integers(0, 5, size=8).astype(np.int32),

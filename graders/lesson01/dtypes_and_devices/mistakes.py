@@ -131,6 +131,17 @@ DTYPE_FROM_A_LIST = Mistake(
     concept="dtypes",
 )
 
+SHAPE_FROM_A_LIST = Mistake(
+    "shape lost in a Python list",
+    "Your tensor was rebuilt from a Python list (a.tolist()), and an empty array lists as [] whatever its shape: "
+    "a 0×3 array becomes [], which torch makes a tensor of shape (0,). The list holds the values only, and an "
+    "array with no values leaves it nothing to carry its shape.",
+    "Convert the array itself, which keeps its shape: torch.from_numpy(a).float() (or torch.tensor(a, dtype=...)), "
+    "not its .tolist().",
+    PITFALLS,
+    concept="dtypes",
+)
+
 BUILT_NOT_AVAILABLE = Mistake(
     "backend built, not available",
     "Your pick_device chose a GPU backend that torch was built with but that is not available on this machine: "

@@ -36,10 +36,11 @@ from graders.lesson01.learning_rate.mistakes import (DRAWN_IN_FLOAT64, EMPTY_LOS
                                                      ONE_STEP_TOO_FEW,
                                                      ONE_STEP_TOO_MANY, REBOUND_PARAMETERS, RISE_ON_ANY_STEP,
                                                      SEED_IGNORED, SEED_NEVER_SET, SEED_SET_LATE, SIGN_ERROR,
-                                                     STEPS_FROM_ONE, SUM_FOR_MEAN, TRY_IT, W_AND_B_ONE_TENSOR,
+                                                     STEPS_FROM_ONE, STOPPED_AT_BLOW_UP, SUM_FOR_MEAN, TRY_IT,
+                                                     W_AND_B_ONE_TENSOR,
                                                      WORKED)
 from graders.lesson01.learning_rate import mistakes as _mistakes
-from graders.lesson01.learning_rate.trajectories import Parsed, matching_mistake, parsed, run_problem
+from graders.lesson01.learning_rate.trajectories import BLOWN_UP, Parsed, matching_mistake, parsed, run_problem
 
 EXERCISE = exercise("lesson01", "learning_rate")
 check = checks_for("lesson01", EXERCISE.slug)
@@ -200,6 +201,8 @@ def expect_run(returned: Returned, run: Run, expected_run: tuple, plot_file: Pat
     if problem is None:
         return got
     mistake = matching_mistake(got, suspects(run) if wrong_runs is None else wrong_runs, **tolerance("mistake"))
+    if mistake is None and _stopped_at_blow_up(got[0], reference_run[0]):
+        mistake = STOPPED_AT_BLOW_UP
     if mistake is None and scaled:
         signature = gradient_signature(torch.tensor(got[1:]), torch.tensor(reference_run[1:]))
         mistake = next((m for factor, m in scaled.items() if is_scaled(signature, factor)), None)
@@ -215,6 +218,14 @@ def expect_run(returned: Returned, run: Run, expected_run: tuple, plot_file: Pat
             parts["meaning"] = f"{mistake.explanation} {measured}"
         fail(f"train_line: {problem}.", mistake=mistake, **parts)
     fail(f"train_line: {problem}.", hint=hint, section=section, **parts)
+
+
+def _stopped_at_blow_up(losses: list[float], want: list[float]) -> bool:
+    """Whether a run is the expected one cut short where the expected loss has blown up (past any bound, inf or
+    nan): it follows every loss before that step and has none from there on."""
+    cut = len(losses)
+    return cut < len(want) and not abs(want[cut]) < BLOWN_UP and \
+        run_problem((losses, 0.0, 0.0), (want[:cut], 0.0, 0.0), **tolerance()) is None
 
 
 def _one_tensor(student: Student, got: Parsed, reference_run: Parsed) -> bool:
@@ -623,7 +634,11 @@ def test_train_line_on_fresh_data(student: Student, reference: ModuleType, plot_
             Run(X2, y2, 0.15, 150, "40 float64 points of y = 2x + 1 plus noise, x in [0, 3]"),
             Run(X3, y3, 0.5, 40, "make_line_data(50, another seed)"),
             # `steps` at its lower end: no update, so no loss recorded and w = b = 0.
-            Run(X1, y1, 0.2, 0, "64 points of y = −1.5x + 0.5 plus noise, x in [−3, 3]")]
+            Run(X1, y1, 0.2, 0, "64 points of y = −1.5x + 0.5 plus noise, x in [−3, 3]"),
+            # Past the stable rate the loss overflows to inf and then nan within the steps: a run still records one
+            # loss per step, so that diverged() sees the blow-up (losses past any bound count as equal).
+            Run(X1, y1, 1.0, 120, "64 points of y = −1.5x + 0.5 plus noise, x in [−3, 3], at lr 1.0, past the "
+                                  "stable rate")]
     for run in runs:
         want = reference_train_line(reference, run)
         expect_run(call_train_line(student, run, meanwhile=want), run, want.value, plot_file,

@@ -246,6 +246,16 @@ ONE_STEP_TOO_FEW = Mistake(
     concept="training_loop",
 )
 
+STOPPED_AT_BLOW_UP = Mistake(
+    "the run stops when the loss blows up",
+    "Your run returns fewer losses than steps: it follows the right run up to the step where the loss passes any "
+    "float's range (inf, then nan), and stops there. The docstring wants one loss per step whatever the loss does: "
+    "a run that blew up still shows it, and telling that it did is diverged()'s work, on the whole list.",
+    "Run all `steps` steps and record every loss, inf and nan included; leave judging the run to diverged().",
+    TRY_IT,
+    concept="training_loop",
+)
+
 NONZERO_START = Mistake(
     "random or non-zero starting parameters",
     "Your w and b do not start at zero, as the docstring asks (\"start from w = b = 0\"), but at ones or at random "

@@ -416,7 +416,25 @@ def wrong_operation(evidence: Evidence) -> Mistake | None:
         return None
     failing = evidence.failing
     kind = _one_operation([evidence.graphs[i] for i in failing], [evidence.grads[i] for i in failing], steps)
-    return None if kind is None else _named(evidence, kind, None, steps[0])
+    if kind is None or any(_composed(evidence, kind, evidence.graphs[i]) for i in failing):
+        # An operation the class builds from others has no step of its own to blame: the slip is in one of those.
+        return None
+    return _named(evidence, kind, None, steps[0])
+
+
+def _composed(evidence: Evidence, kind: str, graph: Graph) -> bool:
+    """Whether the student's class, as its source shows, builds every `kind` node of `graph` from other operations
+    (a / b as a * b ** -1, -a as a * -1): no way of building it with a node of its own is allowed."""
+    if kind not in ("sub", "div", "neg"):
+        return False
+
+    def own(build: tuple[bool, bool, bool]) -> bool:
+        return all((not build[2]) if spec[0] == "neg" else not (build[1] if type(spec[1]) is float else build[0])
+                   for spec in graph if spec[0] == kind)
+
+    allowed = [build for build in BUILDS if evidence.allows(build, graph)]
+    # No way allowed at all (a class that composes `-` but not `/`, in a graph of both) tells nothing either way.
+    return bool(allowed) and not any(own(build) for build in allowed)
 
 
 def _number(x: Any) -> str:

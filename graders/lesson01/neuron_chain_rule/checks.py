@@ -25,7 +25,7 @@ from graders.lesson01.neuron_chain_rule.mistakes import (AUTOGRAD, CHAIN_RULE, F
                                                          SIGMOID_BEFORE_SUM, SIGMOID_SIGN_FLIPPED, SIGN_FLIPPED,
                                                          SLOPE_WRITTEN_IN, W_FOR_INP, Z_FOR_SIGMA)
 from graders.lesson01.neuron_chain_rule import mistakes as _mistakes
-from graders.lesson01.neuron_chain_rule.drivers import backward_through_neuron
+from graders.lesson01.neuron_chain_rule.drivers import backward_through_neuron, grads_around_a_step
 
 EXERCISE = exercise("lesson01", "neuron_chain_rule")
 check = checks_for("lesson01", EXERCISE.slug)
@@ -79,6 +79,12 @@ def fresh_cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
         inp = torch.randn(size, generator=generator, dtype=dtype)
         cases.append((f"{size} random {str(dtype).removeprefix('torch.')} weights and inputs", w, inp))
     return cases
+
+
+def saturated_case() -> tuple[str, torch.Tensor, torch.Tensor]:
+    """A saturated neuron, z = 125: torch.sigmoid gives 1 where e^z alone overflows float32 to inf. Its σ′ is 0, where
+    every wrong gradient is 0 too, so only neuron's output is asked there."""
+    return "2 float32 weights and inputs with z = 125", torch.tensor([30.0, 25.0]), torch.tensor([2.5, 2.0])
 
 
 @expected
@@ -304,7 +310,7 @@ def test_grad_by_hand_without_autograd(student: Student, reference: ModuleType) 
 
 @check
 def test_neuron_on_fresh_inputs(student: Student, reference: ModuleType) -> None:
-    for text, w, inp in fresh_cases():
+    for text, w, inp in [*fresh_cases(), saturated_case()]:
         expect_neuron(student.call("neuron", w, inp, shown_as=f"neuron(w, inp) with {text}"), reference, w, inp)
 
 
@@ -324,3 +330,10 @@ def test_neuron_grad_by_hand_on_fresh_inputs(student: Student, reference: Module
         fail("neuron_grad_by_hand returned a tensor that requires grad.", call=returned.call,
              got=describe(returned.value), expected="the same values, in a tensor that does not require grad",
              mistake=RESULT_TRACKS_W)
+    # Trained weights change in place between calls: the same tensor asked again after a step gets its new gradient.
+    text, w, inp = fresh_cases()[2]
+    step = torch.full_like(w, 0.25)
+    shown = f"neuron_grad_by_hand(w, inp) with {text}, asked again of the same w after w += 0.25 in place"
+    moved = student.run(grads_around_a_step, w, inp, step, shown_as=shown)
+    got = moved.value if type(moved.value) is dict else {}
+    expect_hand_gradient(student, Returned(shown, got.get("second")), reference, w + step, inp)

@@ -22,8 +22,8 @@ import torch
 from graders.kit import (Returned, Student, Suspect, checks_for, describe, exercise, expect_tensor, expected, fail,
                          fail_with_mistake, twin, twin_random, unless_contradicted)
 from graders.lesson01.views.mistakes import (ALWAYS_COPYING, BASE_COMPARED, COPIED_A_STRIDED_VIEW, DATA_PTR_COMPARED,
-                                             FLAT_COLUMN, INPUT_HANDED_BACK, ROWS_AND_COLUMNS_SWAPPED, SPANS_COMPARED,
-                                             VIEWS)
+                                             FLAT_COLUMN, INPUT_HANDED_BACK, OFFSET_IN_ELEMENTS,
+                                             ROWS_AND_COLUMNS_SWAPPED, SPANS_COMPARED, VIEWS)
 from graders.lesson01.views.drivers import MISSING, Steps, apply, make_input, observe, pair_answers
 
 EXERCISE = exercise("lesson01", "views")
@@ -240,6 +240,10 @@ def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: i
                  section=VIEWS)
         if answer != right:
             summary = f"shares_memory({text.split(' where ')[0]}) returned {answer}; expected {right}."
+            # data_ptr's answers from code that takes the offset off, unscaled: an address less a count of elements.
+            if got == wrong_ptr and student.evidence.shows("shares_memory", ("storage_offset",)) \
+                    and unless_contradicted(OFFSET_IN_ELEMENTS, student) is not None:
+                fail_with_mistake(replace(returned, call=call), summary, OFFSET_IN_ELEMENTS, answer)
             for wrong, mistake in ((wrong_ptr, DATA_PTR_COMPARED), (wrong_base, BASE_COMPARED),
                                    (wrong_span, SPANS_COMPARED)):
                 # Every answer, not only this one, as that comparison gives; and not a comparison the student's

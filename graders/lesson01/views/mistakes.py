@@ -66,7 +66,25 @@ DATA_PTR_COMPARED = Mistake(
     # Code that already compares the storages gives data_ptr's answers for another reason (a test added beside it):
     # the name and its hint would ask for what it does.
     contradicted_by=(code_shows("shares_memory", ("untyped_storage", "storage", "_typed_storage"),
-                                "shares_memory compares the tensors' storages"),),
+                                "shares_memory compares the tensors' storages"),
+                     code_shows("shares_memory", ("storage_offset",),
+                                "shares_memory takes each tensor's offset back off its data_ptr")),
+)
+
+OFFSET_IN_ELEMENTS = Mistake(
+    "an offset in elements taken from an address in bytes",
+    "Your function finds where each tensor's storage starts as a.data_ptr() − a.storage_offset(). But data_ptr() is "
+    "an address in bytes, and storage_offset() counts elements: x[3:] of an int64 tensor starts 3 elements, 24 bytes, "
+    "after x, so subtracting 3 lands 21 bytes off, and a tensor and its slice seem to start in different places.",
+    "Multiply the offset by the size of an element: a.data_ptr() − a.storage_offset() * a.element_size(); or compare "
+    "the storages directly, a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr().",
+    VIEWS,
+    concept=CONCEPT,
+    # Code that already scales the offset has another slip: the name would ask for what it does.
+    contradicted_by=(code_shows("shares_memory", ("element_size", "itemsize", "nbytes"),
+                                "shares_memory scales the offset by the element's size"),
+                     code_shows("shares_memory", ("untyped_storage", "storage", "_typed_storage"),
+                                "shares_memory compares the tensors' storages")),
 )
 
 FLAT_COLUMN = Mistake(

@@ -201,3 +201,16 @@ def test_a_move_batch_that_lists_the_types_it_keeps_fails_on_a_tuple_or_a_dict(g
     assert checks_run["move_batch_moves_every_tensor"]["passed"], graded.output
     hidden = checks_run["move_batch_on_fresh_batches"]
     assert not hidden["passed"] and hidden["mistake"] == "moved a value that is not a tensor", graded.output
+
+
+def test_features_rebuilt_from_a_list_lose_the_hidden_check_on_an_empty_array_named_for_its_shape(grade) -> None:
+    # "Of any shape": an empty 0×3 array lists as [], so numbers rebuilt from a.tolist(), even with the dtype said,
+    # come back as shape (0,). Only the hidden check has an empty array; it is named for the shape, not the dtype.
+    right = "    return torch.from_numpy(a).float()"
+    listed = "    return torch.tensor(a.tolist(), dtype=torch.float32)"
+    source = REFERENCE.read_text()
+    assert right in source
+    graded = grade({SLUG: source.replace(right, listed)}, "-k", "to_features or to_labels or features")
+    assert graded.failed(SLUG) == {"to_features_and_to_labels_on_fresh_arrays"}, graded.output
+    hidden = graded.checks(SLUG)["to_features_and_to_labels_on_fresh_arrays"]
+    assert hidden["mistake"] == "shape lost in a Python list", graded.output

@@ -500,3 +500,17 @@ def test_a_node_met_only_through_its_equal_is_never_the_one_kept() -> None:
     # leave b with nothing too. The other grads are the right ones, from the key by operation and value.
     assert [grads[:3] for grads in found if grads[0] == 0.0] == [[0.0, 0.0, truth["grad"][2]]]
     assert all(grads[2] != 0.0 for grads in found)
+
+
+def test_operands_kept_in_a_set_and_zipped_with_their_local_derivatives_are_named_so(grade) -> None:
+    # The set's order changes from run to run, so which expressions go wrong does too; a * a goes wrong on every run
+    # (the set holds a once), and no failure may name a step's slip, which the grads can look like.
+    from mistake_catalogue import read
+
+    edit = read(ROOT / "tests" / "lesson01" / "micrograd" / "operands_kept_in_a_set.edit")
+    source = edit.text((ROOT / "reference" / "lesson01" / "micrograd.py").read_text())
+    graded = grade({"micrograd": source}, "-k", "micrograd")
+    checks_run = graded.checks("micrograd")
+    assert not checks_run["reused_leaves"]["passed"], graded.output
+    named = {check["mistake"] for check in checks_run.values() if not check["passed"] and check["mistake"]}
+    assert named == {"a set's items paired by position"}, graded.output
