@@ -5,7 +5,7 @@ A check names a mistake by its values: a catalogued variant or a single edit tha
 wrong answers come from no edit of the reference at all but from a rule of Python that holds whatever the exercise:
 a lambda made in a loop reads the loop's variable when it is called; a cached function answers from its first call;
 `.view(dtype)` reinterprets bytes; NumPy's generator is not torch's; a return inside a loop ends it in its first
-pass; a default list lives across calls; a set's items zipped with a list meet the wrong partners, and so does a list, tensor or model the module made at import; an iterator runs out after one pass; an inner loop that rebinds the outer
+pass; a default list lives across calls; a set's items zipped with a list meet the wrong partners; one tensor kept at every pass and changed between holds only the last, and so does a list, tensor or model the module made at import; an iterator runs out after one pass; an inner loop that rebinds the outer
 one's variable leaves it pointing elsewhere; `x.to(device)` alone on a line changes nothing; a function tested
 without its brackets is always true; `[t] * 3` is one object three times; a helper that rebinds its parameter
 changes nothing outside; a global switch of torch stays switched; a trailing comma makes a tuple. Each of these is
@@ -28,10 +28,10 @@ import torch
 from graders.engine.feedback import Feedback
 from graders.engine.mistakes import (BYTES_REINTERPRETED, CACHED_FIRST_ANSWER, DTYPE_DIFFERS, FUNCTION_AS_TRUTH,
                                      ITERATOR_USED_TWICE, LATE_BOUND_LOOP_VARIABLE, LIST_OF_ONE_OBJECT,
-                                     LOOP_VARIABLE_REUSED, MUTABLE_DEFAULT, OTHER_GENERATOR, PARAMETER_REBOUND,
-                                     RESULT_THROWN_AWAY, RETURN_IN_LOOP, SCALED_RESULT, SET_ORDER_RELIED_ON, SETTING_LEFT_CHANGED,
-                                     SHAPE_DIFFERS, STATE_KEPT_BETWEEN_CALLS, STILL_TRACKED, TUPLE_BY_COMMA,
-                                     VALUES_REORDERED, Contradiction, Mistake)
+                                     LOOP_VARIABLE_REUSED, MUTABLE_DEFAULT, ONE_OBJECT_KEPT_EACH_PASS, OTHER_GENERATOR,
+                                     PARAMETER_REBOUND, RESULT_THROWN_AWAY, RETURN_IN_LOOP, SCALED_RESULT,
+                                     SET_ORDER_RELIED_ON, SETTING_LEFT_CHANGED, SHAPE_DIFFERS, STATE_KEPT_BETWEEN_CALLS,
+                                     STILL_TRACKED, TUPLE_BY_COMMA, VALUES_REORDERED, Contradiction, Mistake)
 from graders.engine.results import called_function
 from graders.engine.source_evidence import SourceEvidence
 
@@ -352,6 +352,38 @@ def set_order_relied_on(evidence: SourceEvidence, function: str) -> int:
     return 0
 
 
+def one_object_kept_each_pass(evidence: SourceEvidence, function: str) -> int:
+    """The line where a loop keeps a name (appends it to a list, or yields it from a generator whose items the module
+    lists with list() or tuple()) that the same loop changes in place and never rebinds (0 where there is none): every
+    kept item is that one object, in its last state. A `+=` is left alone: on a number it makes a new one."""
+    listed = {evidence.dotted(node.args[0].func) for node in ast.walk(evidence.tree) if isinstance(node, ast.Call)
+              and evidence.dotted(node.func) in ("list", "tuple", "sorted") and node.args
+              and isinstance(node.args[0], ast.Call)}
+    found = []
+    for definition in _code_run(evidence, function):
+        if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for loop in (node for node in _outside_functions(definition.body) if isinstance(node, _LOOPS)):
+            body = list(_outside_functions(loop.body))
+            rebound = {node.id for node in body if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+            for node in body:
+                kept = _kept_by_name(node, definition.name in listed) - rebound
+                if kept and any(not isinstance(other, ast.AugAssign) and _changes_in_place(other, kept)
+                                for other in body if other is not node):
+                    found.append(node.lineno)
+    return min(found, default=0)
+
+
+def _kept_by_name(node: ast.AST, yields_are_listed: bool) -> set[str]:
+    """The plain names `node` keeps for later: appended or inserted into a list, or yielded where the generator's
+    items are listed."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "insert"):
+        return {argument.id for argument in node.args[-1:] if isinstance(argument, ast.Name)}
+    if isinstance(node, ast.Yield) and yields_are_listed and isinstance(node.value, ast.Name):
+        return {node.value.id}
+    return set()
+
+
 def iterator_used_twice(evidence: SourceEvidence, function: str) -> int:
     """The line where a name holding an iterator (`.parameters()`, a generator expression, zip, map, ...) is gone
     through a second time, or the line of its one pass where a loop that did not make it repeats that pass (0 where
@@ -412,6 +444,7 @@ _PITFALLS: tuple[tuple[Mistake, frozenset[str], Callable[[SourceEvidence, str], 
     (STATE_KEPT_BETWEEN_CALLS, _A_STALE_ANSWER, state_kept_between_calls),
     (ITERATOR_USED_TWICE, frozenset(), iterator_used_twice),
     (SET_ORDER_RELIED_ON, frozenset(), set_order_relied_on),
+    (ONE_OBJECT_KEPT_EACH_PASS, frozenset(), one_object_kept_each_pass),
     (LOOP_VARIABLE_REUSED, frozenset(), loop_variable_reused),
     (RESULT_THROWN_AWAY, frozenset({SHAPE_DIFFERS.name, DTYPE_DIFFERS.name, STILL_TRACKED.name}), result_thrown_away),
     (FUNCTION_AS_TRUTH, frozenset(), function_as_truth),

@@ -431,6 +431,16 @@ SET_ORDER_RELIED_ON = Mistake(
     "",
     concept="python_semantics",
 )
+ONE_OBJECT_KEPT_EACH_PASS = Mistake(
+    "one object kept at every pass",
+    "Your code keeps the same tensor (or list) at every pass of a loop, appended or yielded, and changes it in place "
+    "between passes. Keeping an object keeps a reference to it, not a copy of its values: every kept item is that one "
+    "object, so all of them show what the last pass left in it.",
+    "Make a new object in each pass (`e = torch.zeros(n); e[i] = 1`), or keep a copy of it (`e.clone()`, "
+    "`list(row)`).",
+    "",
+    concept="python_semantics",
+)
 ITERATOR_USED_TWICE = Mistake(
     "an iterator used up before it is used again",
     "Your code keeps an iterator (model.parameters(), a generator expression, zip, map) in a name and goes through "
@@ -536,7 +546,7 @@ ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, CUT_F
                 SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
                 FLOAT_OVERFLOW, UNPACKED_PARAMETERS, TRACKED_TO_NUMPY, LATE_BOUND_LOOP_VARIABLE, CACHED_FIRST_ANSWER,
                 BYTES_REINTERPRETED, OTHER_GENERATOR, RETURN_IN_LOOP, MUTABLE_DEFAULT, STATE_KEPT_BETWEEN_CALLS,
-                ITERATOR_USED_TWICE, SET_ORDER_RELIED_ON,
+                ITERATOR_USED_TWICE, SET_ORDER_RELIED_ON, ONE_OBJECT_KEPT_EACH_PASS,
                 LOOP_VARIABLE_REUSED, GRAD_STILL_NONE, RESULT_THROWN_AWAY, FUNCTION_AS_TRUTH, TRUTH_OF_MANY_VALUES, LIST_OF_ONE_OBJECT,
                 PARAMETER_REBOUND, SETTING_LEFT_CHANGED, TUPLE_BY_COMMA]
 

@@ -9,8 +9,8 @@ from graders.engine.code_pitfalls import (bytes_reinterpreted, cached_first_answ
                                           iterator_used_twice, late_bound_loop_variable, list_of_one_object,
                                           loop_variable_reused, mutable_default, other_generator, parameter_rebound,
                                           result_thrown_away, return_in_loop, setting_left_changed,
-                                          set_order_relied_on, state_kept_between_calls, told_by_a_pitfall,
-                                          tuple_by_comma)
+                                          one_object_kept_each_pass, set_order_relied_on, state_kept_between_calls,
+                                          told_by_a_pitfall, tuple_by_comma)
 from graders.engine.feedback import Feedback
 from graders.engine.mistakes import (BYTES_REINTERPRETED, DTYPE_DIFFERS, LATE_BOUND_LOOP_VARIABLE, OTHER_GENERATOR,
                                      SCALED_RESULT, SHAPE_DIFFERS)
@@ -531,6 +531,52 @@ def test_a_call_written_as_statements_is_read_through_the_method_it_calls() -> N
     told = told_by_a_pitfall(failed, student)
     assert told is not None and told.mistake == SET_ORDER_RELIED_ON.name and "zip(self._prev" in told.meaning
     assert told_by_a_pitfall(Feedback("wrong.", call="out = a * b; out.undefined()"), student) is None
+
+
+KEPT_EACH_PASS = '''
+import torch
+
+def _units(like):
+    e = torch.zeros_like(like)
+    for i in range(like.shape[0]):
+        e.zero_()
+        e[i] = 1.0
+        yield e
+
+def listed_units(x):
+    return torch.stack(list(_units(x)))
+
+def _fresh_units(like):
+    for i in range(like.shape[0]):
+        e = torch.zeros_like(like)
+        e[i] = 1.0
+        yield e
+
+def listed_fresh_units(x):
+    return torch.stack(list(_fresh_units(x)))
+
+def rows_of_one_buffer(n):
+    row, rows = [0] * n, []
+    for i in range(n):
+        row[i] = 1
+        rows.append(row)
+    return rows
+
+def running_totals(values):
+    total, totals = 0.0, []
+    for value in values:
+        total += value
+        totals.append(total)
+    return totals
+'''
+
+
+def test_one_object_kept_at_every_pass_and_changed_between_is_found_and_fresh_objects_or_numbers_are_not() -> None:
+    evidence = _evidence(KEPT_EACH_PASS)
+    assert _line(KEPT_EACH_PASS, one_object_kept_each_pass(evidence, "listed_units")) == "yield e"
+    assert _line(KEPT_EACH_PASS, one_object_kept_each_pass(evidence, "rows_of_one_buffer")) == "rows.append(row)"
+    for honest in ("listed_fresh_units", "running_totals"):
+        assert one_object_kept_each_pass(evidence, honest) == 0, honest
 
 
 def test_pythons_truth_of_a_tensor_of_many_values_is_named_from_its_error() -> None:

@@ -25,8 +25,8 @@ from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, 
 from graders.lesson01.finite_differences.mistakes import (ABS_OF_SUM, ALL_AT_ONCE, DETACH_SHARES_MEMORY,
                                                           DIVIDED_BY_H, ERROR_AS_TENSOR, FLOAT32_CHECK, FLOAT32_RESULT,
                                                           FORWARD_DIFFERENCES, LEAF_NOT_DETACHED, MEAN_OF_GAPS,
-                                                          MODIFIED_X, RATIOS_NOT_REDUCED, TIMES_H_SQUARED,
-                                                          WHOLE_TENSOR_RATIO, WHY, X_MADE_A_LEAF)
+                                                          MODIFIED_X, ONE_SIDED_SCALE, RATIOS_NOT_REDUCED,
+                                                          TIMES_H_SQUARED, WHOLE_TENSOR_RATIO, WHY, X_MADE_A_LEAF)
 from graders.lesson01.finite_differences.drivers import build, run_gradient_check, run_numerical_gradient
 
 EXERCISE = exercise("lesson01", "finite_differences")
@@ -118,6 +118,12 @@ def maxima_relative_error(a: Tensor, b: Tensor) -> float:
 
 
 @expected
+def one_sided_relative_errors(a: Tensor, b: Tensor) -> list[float]:
+    """What relative_error gives with |b| alone, then |a| alone, in each ratio's denominator instead of |a| + |b|."""
+    return [relative_gap(a, b, "over_b"), relative_gap(a, b, "over_a")]
+
+
+@expected
 def abs_of_sum_relative_error(a: Tensor, b: Tensor) -> float:
     """What relative_error gives with |a + b| in each ratio's denominator instead of |a| + |b|."""
     return relative_gap(a, b, "abs_of_sum")
@@ -125,9 +131,12 @@ def abs_of_sum_relative_error(a: Tensor, b: Tensor) -> float:
 
 def relative_gap(a: Tensor, b: Tensor, how: str) -> float:
     """The largest elementwise relative gap (how="largest"), their mean ("mean"), the largest with |a + b| below
-    ("abs_of_sum"), or one ratio for the whole tensors: of norms ("norm") or of largest values ("maxima")."""
+    ("abs_of_sum") or one side's size alone ("over_a", "over_b"), or one ratio for the whole tensors: of norms
+    ("norm") or of largest values ("maxima")."""
     if how == "abs_of_sum":
         return ((a - b).abs() / (a + b).abs().clamp(min=1e-8)).max().item()
+    if how in ("over_a", "over_b"):
+        return ((a - b).abs() / (a if how == "over_a" else b).abs().clamp(min=1e-8)).max().item()
     if how == "norm":
         norms = torch.linalg.vector_norm(a) + torch.linalg.vector_norm(b)
         return (torch.linalg.vector_norm(a - b) / norms.clamp(min=1e-8)).item()
@@ -315,7 +324,9 @@ def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) 
                       what="the relative error", suspects=[Suspect(MEAN_OF_GAPS, mean_relative_error(a_t, b_t)),
                                                            Suspect(ABS_OF_SUM, abs_of_sum_relative_error(a_t, b_t)),
                                                            Suspect(WHOLE_TENSOR_RATIO, norm_relative_error(a_t, b_t)),
-                                                           Suspect(WHOLE_TENSOR_RATIO, maxima_relative_error(a_t, b_t))],
+                                                           Suspect(WHOLE_TENSOR_RATIO, maxima_relative_error(a_t, b_t)),
+                                                           *(Suspect(ONE_SIDED_SCALE, value)
+                                                             for value in one_sided_relative_errors(a_t, b_t))],
                       hint="Elementwise |a − b| / max(1e-8, |a| + |b|) (torch.clamp(..., min=1e-8)), then the "
                            "largest, as a Python float with .item().")
 

@@ -123,6 +123,16 @@ ABS_OF_SUM = Mistake(
     concept=CONCEPT,
 )
 
+ONE_SIDED_SCALE = Mistake(
+    "one side's size as the scale",
+    "Your relative_error divides each gap by the size of one tensor alone (|b|, as an error relative to the expected "
+    "value is, or |a|), instead of |a| + |b|. The docstring's scale is symmetric: swapping a and b must not change "
+    "the error, and with one side alone it does; where the two are close, it is about twice the right one.",
+    "Scale by both sizes: (a - b).abs() / (a.abs() + b.abs()).clamp(min=1e-8), then the largest.",
+    WHY,
+    concept=CONCEPT,
+)
+
 WHOLE_TENSOR_RATIO = Mistake(
     "one ratio for the whole tensors instead of the largest gap",
     "Your relative_error divides one size of the whole gap by one size of the whole tensors, ||a − b|| / "

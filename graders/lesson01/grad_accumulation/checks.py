@@ -21,7 +21,7 @@ from graders.kit import (Mistake, RECORD, RECORDING, Returned, Student, Suspect,
 from graders.lesson01.grad_accumulation.mistakes import (CLEARED_BETWEEN_CALLS, COMPANION, COPY_NOT_DETACHED,
                                                          GRAD_NOT_ACCUMULATED,
                                                          DIVIDED_TWICE, KEPT_GRAD_TENSOR, LESSON_GRADS, MEAN_OF_MEANS,
-                                                         MODIFIED_W, NOT_SCALED, PREDICTION_AS_COLUMN,
+                                                         MODIFIED_W, NOT_SCALED, PREDICTION_AS_COLUMN, REMAINDER_DROPPED,
                                                          SUMMED_NOT_AVERAGED, WORKED, ZEROED_BETWEEN_MICRO_BATCHES)
 from graders.lesson01.grad_accumulation import mistakes as _mistakes
 from graders.lesson01.grad_accumulation.drivers import call_with_tracked_w
@@ -125,8 +125,14 @@ def wrong_gradients(w: torch.Tensor, X: torch.Tensor, y: torch.Tensor, k: int) -
     splits = {tuple(len(p) for p in indices.tensor_split(k)), tuple(len(p) for p in indices.chunk(k))}
     found: dict[str, list[torch.Tensor]] = {
         m.name: [] for m in (NOT_SCALED, MEAN_OF_MEANS, DIVIDED_TWICE, ZEROED_BETWEEN_MICRO_BATCHES,
-                             SUMMED_NOT_AVERAGED, PREDICTION_AS_COLUMN)}
+                             SUMMED_NOT_AVERAGED, PREDICTION_AS_COLUMN, REMAINDER_DROPPED)}
     found[SUMMED_NOT_AVERAGED.name].append(_weighted_gradient(w, X, y, torch.ones(rows, dtype=w.dtype)))
+    # Groups of N // k rows cut by hand: the last N % k rows in none of them, each sum divided by N or by the rows kept.
+    kept = k * (rows // k)
+    if kept < rows:
+        first = (indices < kept).to(w.dtype)
+        for scale in (1 / rows, 1 / kept):
+            found[REMAINDER_DROPPED.name].append(_weighted_gradient(w, X, y, first * scale))
     for sizes in sorted(splits):
         counts = torch.tensor(sizes)
         per_row = torch.repeat_interleave(counts, counts).to(w.dtype)  # each row's micro-batch size

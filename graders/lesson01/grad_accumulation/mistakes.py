@@ -53,6 +53,17 @@ NOT_SCALED = Mistake(
     concept=CONCEPT,
 )
 
+REMAINDER_DROPPED = Mistake(
+    "the last N % k rows left out",
+    "Your gradient is that of the first k·(N // k) rows only: groups of N // k rows cut by hand leave the last N % k "
+    "rows in no micro-batch whenever k does not divide N (100 rows in 3 groups of 33 leave one out). The docstring's "
+    "torch.tensor_split gives the first N % k groups one row more, so that every row is in one group.",
+    "Split with torch.tensor_split(X, micro_batches) (and the same for y), which covers every row, and divide each "
+    "group's sum of squared errors by N.",
+    COMPANION,
+    concept=CONCEPT,
+)
+
 MEAN_OF_MEANS = Mistake(
     "micro-batch means divided by k",
     "Your gradient is that of the average of the micro-batch means (each mean divided by the number of "

@@ -29,6 +29,7 @@ from graders.kit import (LossCurves, Meanwhile, Mistake, RECORD, RECORDING, Retu
                          none_fact, origin, seed_judged, twin, twin_random, recipe_drawn_otherwise, needs_value)
 from graders.lesson01.learning_rate.mistakes import (DRAWN_IN_FLOAT64, EMPTY_LOSSES, EQUAL_COUNTS_AS_BELOW,
                                                      FLAT_TARGET, GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,
+                                                     HESSIAN_OVER_N_MINUS_1,
                                                      HESSIAN_SUMS, LAST_LOSS_ONLY, LOSSES_AS_TENSORS,
                                                      SMALLEST_EIGENVALUE,
                                                      LOSS_AFTER_UPDATE, LR_IGNORED, MISSING_FACTOR_2, NAN_NOT_DIVERGED,
@@ -579,6 +580,14 @@ def rate_without_factor_2(X: torch.Tensor) -> float:
 
 
 @expected
+def rate_over_n_minus_1(reference: ModuleType, X: torch.Tensor) -> float:
+    """What max_stable_learning_rate gives with the Hessian's sums divided by n − 1: the right rate times (n − 1)/n
+    (nan for a single point, where no such answer is told)."""
+    n = X.shape[0]
+    return reference.max_stable_learning_rate(X) * (n - 1) / n if n > 1 else float("nan")
+
+
+@expected
 def rate_from_sums(X: torch.Tensor) -> float:
     """What max_stable_learning_rate gives with H = 2·[[sum x², sum x], [sum x, n]]: the right rate over n."""
     x = X.detach().to(torch.float64).reshape(-1)
@@ -603,6 +612,7 @@ def _expect_rate(returned: Returned, reference: ModuleType, X: torch.Tensor) -> 
                   what="the largest stable learning rate",
                   suspects=[Suspect(HESSIAN_MISSING_FACTOR_2, rate_without_factor_2(X)),
                             Suspect(HESSIAN_SUMS, rate_from_sums(X)),
+                            Suspect(HESSIAN_OVER_N_MINUS_1, rate_over_n_minus_1(reference, X)),
                             Suspect(SMALLEST_EIGENVALUE, rate_from_smallest(X))],
                   hint="Build H = 2·[[mean x², mean x], [mean x, 1]] in float64, take its largest eigenvalue "
                        "(torch.linalg.eigvalsh) and return 2 / λ_max. For x uniform on [−2, 2] it is near 0.75.")

@@ -128,6 +128,17 @@ HESSIAN_SUMS = Mistake(
     concept=CONCEPT,
 )
 
+HESSIAN_OVER_N_MINUS_1 = Mistake(
+    "sums divided by n − 1 in the Hessian",
+    "Your rate is the right one times (n − 1)/n, n the number of points: your Hessian's sums are divided by n − 1, "
+    "as an unbiased variance's are, where the Hessian of the mean squared error holds means, sums divided by n. So "
+    "every entry is n/(n − 1) times too large, and 2 / λ_max that much too small (99/100 of it for 100 points).",
+    "Divide the sums by n = X.shape[0] (or take .mean()), as the loss's mean does: H = 2·[[mean x², mean x], "
+    "[mean x, 1]].",
+    TRY_IT,
+    concept=CONCEPT,
+)
+
 SMALLEST_EIGENVALUE = Mistake(
     "the smallest eigenvalue taken for the largest",
     "Your rate is 2 / λ_min, with the smallest eigenvalue of the Hessian where the largest belongs: "

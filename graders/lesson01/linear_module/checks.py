@@ -26,7 +26,7 @@ from graders.lesson01.linear_module.mistakes import (DETACHED_LOSSES_AS_TENSORS,
                                                      LR_AND_SEED_IGNORED, LR_IGNORED, MODEL_BEFORE_DATA,
                                                      NOISE_BROADCAST, ONE_STEP_TOO_FEW, ONE_STEP_TOO_MANY, PARAMETER_LEFT_OUT,
                                                      OWN_GENERATOR_ONLY, SECTION, SEED_IGNORED, SEED_SET_LATE,
-                                                     STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, SUM_FOR_MEAN,
+                                                     STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, STOPPED_EARLY, SUM_FOR_MEAN,
                                                      TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP, ZERO_GRAD_MISSING)
 from graders.lesson01.linear_module.drivers import watch_training
 
@@ -250,7 +250,7 @@ def expect_run(returned: Returned, reference: ModuleType, lr: float, steps: int,
     problem = _run_problem(returned.value, want)
     if problem is not None:
         _fail_run(returned, problem, _summary(want), lambda: wrong_runs(reference, lr, steps, seed),
-                  _repeats_differently(student, lr, seed) if student is not None else None, student, reference)
+                  _repeats_differently(student, lr, seed) if student is not None else None, student, reference, want)
 
 
 # A short run is enough to see whether two calls on one seed agree: the data and the start are drawn first.
@@ -310,11 +310,26 @@ def _seeds_own_generator_only(student: Student) -> bool:
             and not evidence.passes("fit_linear_module", GLOBAL_SEED, seed))
 
 
+def _cut_short(value: Any, want: Run) -> bool:
+    """Whether a returned run is the expected one stopped early: fewer losses (two at least, so that it is not one
+    pass short), each the expected one of its pass."""
+    if type(value) not in (tuple, list) or len(value) != 3 or type(value[0]) not in (list, tuple):
+        return False
+    count = len(value[0])
+    if not 0 < count < len(want[0]) - 1:
+        return False
+    losses = [_number(v) for v in value[0]]
+    rtol = EXERCISE.tolerance("loss")
+    return all(type(g) in (int, float) and close(g, w, rtol=rtol, atol=rtol) for g, w in zip(losses, want[0]))
+
+
 def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], list[tuple[Mistake, Run]]],
               repeats_differently: Callable[[], bool] | None = None, student: Student | None = None,
-              reference: ModuleType | None = None) -> None:
+              reference: ModuleType | None = None, expected_run: Run | None = None) -> None:
     __tracebackhide__ = True
     mistake = _diagnosis(returned.value, runs())
+    if mistake is None and expected_run is not None and _cut_short(returned.value, expected_run):
+        mistake = STOPPED_EARLY
     if mistake is None and repeats_differently is not None and repeats_differently():
         # Runs that differ on one seed ignore it, unless the code seeds with its argument: then it seeds too late,
         # or it seeds a generator of its own and torch's stream, which the layer draws from, never.
@@ -360,7 +375,7 @@ def _watched(student: Student, run: dict[str, Any], trace: bool = False) -> Retu
 # ---------------------------------------------------------------- public checks
 
 @check
-def test_returns_plain_numbers(student: Student) -> None:
+def test_returns_plain_numbers(student: Student, reference: ModuleType) -> None:
     run = lesson_run()
     returned = _lesson_call(student, run)
     value = returned.value
@@ -370,6 +385,8 @@ def test_returns_plain_numbers(student: Student) -> None:
                                  and type(value[0]) in (list, tuple) else -1, run["steps"])
         if off_by_one is not None:
             fail_with_mistake(returned, f"fit_linear_module: {problem}.", off_by_one, value[0])
+        if _cut_short(value, reference_run(reference, **run)):
+            fail_with_mistake(returned, f"fit_linear_module: {problem}.", STOPPED_EARLY, value[0])
         fail(f"fit_linear_module: {problem}.", call=returned.call, got=describe(value),
              expected=f"(a list of {run['steps']} floats, weight, bias)", section=SECTION,
              hint="Return losses, model.weight.item(), model.bias.item().")
@@ -407,7 +424,7 @@ def test_lesson_numbers(student: Student, reference: ModuleType) -> None:
         # Rounded as the lesson prints them: to 3 decimals, which leaves the lesson's 2.965 and -2.0 as they are.
         _fail_run(returned, problem, f"losses {losses}; weight {round(weight, 3)}, bias {round(bias, 3)}",
                   lambda: wrong_runs(reference, **run), _repeats_differently(student, run["lr"], run["seed"]), student,
-                  reference)
+                  reference, reference_run(reference, **run))
     if not twin():
         expect_lesson_defaults(student, returned, got)
 

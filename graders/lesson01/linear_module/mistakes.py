@@ -196,6 +196,17 @@ ONE_STEP_TOO_FEW = Mistake(
     concept="training_loop",
 )
 
+STOPPED_EARLY = Mistake(
+    "the loop stops before `steps` passes",
+    "Your run follows the right one pass for pass, then stops: fewer losses than `steps`, the layer left after "
+    "fewer updates. A break taken when the loss stops changing (or any test of its own) ends the loop early; the "
+    "docstring asks for exactly `steps` passes, one loss logged in each, whatever the loss does.",
+    "Loop with `for _ in range(steps):` and no break: every pass zeroes, predicts, takes the loss, calls backward() "
+    "and steps, and logs its loss.",
+    SECTION,
+    concept="training_loop",
+)
+
 SUM_FOR_MEAN = Mistake(
     "sum instead of mean",
     "Your loss is the sum of the squared errors over the 100 points, 100 times their mean: the loss at step 0 is "

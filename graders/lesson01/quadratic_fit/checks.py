@@ -33,7 +33,8 @@ from graders.kit import (BACKWARD_IN_CODE, GLOBAL_SEED, GradientSignature, Meanw
                          expect_tensor, expected, fail, follows_the_recipes_law, gradient_signature, is_scaled,
                          number_problem, seed_judged, twin, twin_generator, twin_random, recipe_drawn_otherwise,
                          unless_contradicted, needs_value)
-from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, DRAWN_IN_FLOAT64, GRADIENTS_CLEARED_BEFORE_UPDATE,
+from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, DRAWN_IN_FLOAT64, GRADIENT_SCALED,
+                                                     GRADIENTS_CLEARED_BEFORE_UPDATE,
                                                      GRADIENTS_NOT_ZEROED, NOISE_AS_VARIANCE, NOISE_DRAWN_FIRST,
                                                      NOISE_IGNORED, NONZERO_START, ONE_STEP_SHORT, ONE_STEP_TOO_MANY,
                                                      OTHER_RANDOM_STREAM, RATE_TOO_HIGH, REBOUND_PARAMETERS,
@@ -61,6 +62,9 @@ _VARIANTS: list[tuple[Mistake, dict[str, Any]]] = [
     *((SOME_GRADIENTS_NOT_ZEROED, {"zeroed": zeroed}) for zeroed in ("ab", "ac", "bc", "a", "b", "c")),
     (ONE_STEP_SHORT, {"loop_from": 1}),  # range(1, steps): steps − 1 updates
     (ONE_STEP_TOO_MANY, {"loop_from": -1}),  # range(steps + 1): steps + 1 updates
+    # A hand-written gradient short of the 2 of d(r²)/dr, or with it twice: every step half or twice its size.
+    (GRADIENT_SCALED, {"gradient_scale": 0.5}),
+    (GRADIENT_SCALED, {"gradient_scale": 2.0}),
 ]
 OFF_BY_ONE = (ONE_STEP_SHORT, ONE_STEP_TOO_MANY)
 
@@ -114,7 +118,7 @@ def _never_zeroed(change: dict[str, Any]) -> str:
 
 def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zeroed: str = "abc",
              flat_target: bool = False, ascent: bool = False, start: float = 0.0,
-             loop_from: int = 0) -> tuple[float, float, float]:
+             loop_from: int = 0, gradient_scale: float = 1.0) -> tuple[float, float, float]:
     """Gradient descent on a, b, c, optionally with one of the catalogued mistakes built in."""
     target = y.reshape(-1) if flat_target else y
     lr = -lr if ascent else lr  # p -= (−lr)·g is bit for bit p += lr·g
@@ -126,7 +130,7 @@ def _descend(X: torch.Tensor, y: torch.Tensor, lr: float, steps: int, zeroed: st
         loss.backward()
         with torch.no_grad():
             for name, parameter in zip("abc", (a, b, c)):
-                parameter -= lr * parameter.grad
+                parameter -= lr * gradient_scale * parameter.grad
                 if name in zeroed:
                     parameter.grad.zero_()
     return a.item(), b.item(), c.item()
@@ -374,12 +378,14 @@ def _expect_fit(student: Student, fit: Fit, returned: Returned, want: tuple[floa
     got, expected_text = describe(returned.value), f"{describe(tuple(want))}, each within {atol:g}"
     named = None
     if _is_triple(returned.value):
-        named = _variant_mistake(student, returned.value, known()["variants"], known()["right"], others)
-        # The exact solution, to the reference's own tolerance: within a loose check's margin of it lies any descent
-        # that got near the bottom (a hand gradient short of its factor 2 does, in 60 steps).
+        # The exact solution, to the reference's own tolerance, first: a variant that descends near the bottom (a
+        # gradient twice the right one) lies within a variant's margin of it. Within a loose check's margin of it
+        # lies any descent that got near the bottom (a hand gradient short of its factor 2 does, in 60 steps).
         exact = min(atol, EXERCISE.tolerance("reference"))
-        if named is None and _coefficients_problem(returned.value, closed_form, exact) is None:
+        if _coefficients_problem(returned.value, closed_form, exact) is None:
             named = CLOSED_FORM, ""
+        else:
+            named = _variant_mistake(student, returned.value, known()["variants"], known()["right"], others)
         named = (named or _start_mistake(student, fit, tuple(returned.value), known())
                  or _never_moved_mistake(student, fit, tuple(returned.value)) or _first_step_mistake(student, fit, known()))
     if named is not None:

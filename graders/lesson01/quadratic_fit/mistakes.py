@@ -47,6 +47,17 @@ SIGN_ERROR = Mistake(
     concept=CONCEPT,
 )
 
+GRADIENT_SCALED = Mistake(
+    "every gradient half or twice the right one",
+    "Your (a, b, c) follow gradient descent with every step half (or twice) the right size: the path of the right "
+    "fit at half (or double) the rate. A gradient worked out by hand that lost the 2 of d(r²)/dr = 2r gives half; "
+    "one that counts it twice gives double. The rate is yours to choose, but the gradient must be the loss's own.",
+    "Let autograd compute the gradients, as the docstring asks: loss.backward(), then a -= lr * a.grad (and b, c); "
+    "by hand, d mean(r²)/da = mean(2·r·x²).",
+    WORKED_EXAMPLE + ", where it updates w and b",
+    concept=CONCEPT,
+)
+
 SUM_FOR_MEAN = Mistake(
     "sum instead of mean",
     "Your loss adds the squared errors up instead of averaging them, so its gradient, and every step, is n times "

@@ -35,7 +35,7 @@ from graders.lesson01.shape_bugs.mistakes import (ANY_DIFFERENCE_SILENT, ANY_STR
                                                   DIVIDED_BY_BATCH, LEFT_TO_RIGHT, LOSS_BROADCASTS, LOSS_RESHAPES,
                                                   ELEMENTS_COMPARED, MEAN_OVER_SOME_DIMENSIONS,
                                                   MISSING_AS_INCOMPATIBLE, ONLY_SECOND_STRETCHED, PITFALL,
-                                                  RANKS_COMPARED, RULES,
+                                                  RANKS_COMPARED, RESULT_RANK_COMPARED, RULES,
                                                   SIZE_ZERO, SIZES_REVERSED, SUM_FOR_MEAN, UNCAUGHT_VALUE_ERROR,
                                                   WORKED)
 from graders.lesson01.shape_bugs.drivers import broadcast_many, loss_probe, silently_many, torch_shape
@@ -139,6 +139,13 @@ def rank_answers(pairs: list[Pair]) -> list[bool]:
     """silently_broadcasts with RANKS_COMPARED: True for every pair that broadcasts with another number of
     dimensions."""
     return [_torch_or_none(a, b) is not None and len(a) != len(b) for a, b in pairs]
+
+
+@expected
+def result_rank_answers(pairs: list[Pair]) -> list[bool]:
+    """silently_broadcasts with RESULT_RANK_COMPARED: True for every pair whose broadcast shape has more dimensions
+    than pred's."""
+    return [(r := _torch_or_none(a, b)) is not None and len(r) != len(a) for a, b in pairs]
 
 
 @expected
@@ -342,7 +349,7 @@ def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
     __tracebackhide__ = True
     answers = _answers(returned, len(pairs))
     truth = silent_answers(pairs)
-    variants = (stretch_answers, difference_answers, clash_answers, rank_answers, element_answers)
+    variants = (stretch_answers, difference_answers, clash_answers, rank_answers, element_answers, result_rank_answers)
     if RECORDING.mode == RECORD:  # the variants name a mistake only, but a recording must hold them for replay
         for variant in variants:
             variant(pairs)
@@ -351,10 +358,10 @@ def expect_bools(returned: Returned, pairs: list[Pair]) -> None:
     if not wrong:
         return
     shown = wrong[:3]
-    stretched, differ, clashing, ranks, elements = (variant(pairs) for variant in variants)
+    stretched, differ, clashing, ranks, elements, result_ranks = (variant(pairs) for variant in variants)
     mistake = (ANY_STRETCH_SILENT if gave == stretched else ANY_DIFFERENCE_SILENT if gave == differ
                else CLASH_COUNTED_SILENT if gave == clashing else RANKS_COMPARED if gave == ranks
-               else ELEMENTS_COMPARED if gave == elements
+               else ELEMENTS_COMPARED if gave == elements else RESULT_RANK_COMPARED if gave == result_ranks
                else UNCAUGHT_VALUE_ERROR if _let_through(answers, pairs, truth) else None)
     advice = _named(mistake) if mistake else {
         "hint": "Broadcast the two shapes; the answer is True only when they broadcast and the result "

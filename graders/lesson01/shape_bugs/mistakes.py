@@ -75,6 +75,17 @@ ANY_STRETCH_SILENT = Mistake(
     concept=CONCEPT,
 )
 
+RESULT_RANK_COMPARED = Mistake(
+    "the result's number of dimensions compared with pred's",
+    "Your function says True exactly when the broadcast result has more dimensions than pred_shape. But a shape "
+    "can change without gaining a dimension: the lesson's own (100, 1) − (100,) gives (100, 100), two dimensions "
+    "as pred has, and 10,000 values where 100 belong. The number of dimensions does not tell; the sizes do.",
+    "Keep returning False when broadcast_shape raises, and otherwise compare the whole result with pred_shape: "
+    "`return result != tuple(pred_shape)`.",
+    PITFALL,
+    concept=CONCEPT,
+)
+
 RANKS_COMPARED = Mistake(
     "number of dimensions compared",
     "Your function says True exactly when the two shapes broadcast with a different number of dimensions. But a "

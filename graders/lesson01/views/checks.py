@@ -21,8 +21,8 @@ import torch
 
 from graders.kit import (Returned, Student, Suspect, checks_for, describe, exercise, expect_tensor, expected, fail,
                          fail_with_mistake, twin, twin_random, unless_contradicted)
-from graders.lesson01.views.mistakes import (ALWAYS_COPYING, BASE_COMPARED, COPIED_A_STRIDED_VIEW, DATA_PTR_COMPARED,
-                                             FLAT_COLUMN, INPUT_HANDED_BACK, OFFSET_IN_ELEMENTS,
+from graders.lesson01.views.mistakes import (ALWAYS_COPYING, BASE_COMPARED, BASE_FOLLOWED, COPIED_A_STRIDED_VIEW,
+                                             DATA_PTR_COMPARED, FLAT_COLUMN, INPUT_HANDED_BACK, OFFSET_IN_ELEMENTS,
                                              ROWS_AND_COLUMNS_SWAPPED, SPANS_COMPARED, VIEWS)
 from graders.lesson01.views.drivers import MISSING, Steps, apply, make_input, observe, pair_answers
 
@@ -250,6 +250,11 @@ def expect_answers(student: Student, reference: ModuleType, case: tuple, rows: i
                 # code rules out (it compares the storages, and something more): then the meaning below is told.
                 if got == wrong and unless_contradicted(mistake, student) is not None:
                     fail_with_mistake(replace(returned, call=call), summary, mistake, answer)
+            # A walk of ._base of its own (to a root, say) gives other answers than one level of it, for the same
+            # reason: sharing made without a view operation has no ._base link.
+            if student.evidence.shows("shares_memory", ("_base",)) \
+                    and unless_contradicted(BASE_FOLLOWED, student) is not None:
+                fail_with_mistake(replace(returned, call=call), summary, BASE_FOLLOWED, answer)
             if unless_contradicted(DATA_PTR_COMPARED, student) is None:
                 # The code compares the storages already: the recipe would ask for what it does. What is left is
                 # whatever else it asks of the two tensors, or, where its answer for a pair changes when the two

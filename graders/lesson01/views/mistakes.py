@@ -128,3 +128,16 @@ BASE_COMPARED = Mistake(
     VIEWS,
     concept=CONCEPT,
 )
+
+BASE_FOLLOWED = Mistake(
+    "._base followed instead of comparing storages",
+    "Your function decides sharing through ._base, the tensor a view was cut from. That link is autograd's record of "
+    "view operations only: x.detach() shares x's storage with no ._base pointing back, as do two tensors made from "
+    "one NumPy array, so following ._base, however far up, misses memory that is shared all the same.",
+    "Compare the storages themselves, which every sharing tensor has in common: a.untyped_storage().data_ptr() == "
+    "b.untyped_storage().data_ptr().",
+    VIEWS,
+    concept=CONCEPT,
+    contradicted_by=(code_shows("shares_memory", ("untyped_storage", "storage", "_typed_storage"),
+                                "shares_memory compares the tensors' storages"),),
+)
