@@ -15,7 +15,7 @@ variant (their bodies stay out of student bundles, their results are recorded); 
 `Suspect`, `collect_mistakes` and the matchers that name a mistake; `Meanwhile` (an expected value as costly as
 the student's call, computed in the grader while the worker runs that call: `student.call(..., meanwhile=...)`);
 `argument_changed` (did a call change its argument: use `student.call(..., return_args=True)`); `drawn`
-(generated inputs); `recipe_drawn_otherwise` (the lesson's data recipe drawn in the other order or in float64); `follows_the_recipes_law` (data of another generator: the recipe's law, not its numbers); `LossCurves` (a plot in the feedback); `origin`; and the code-evidence patterns of checks of
+(generated inputs); `recipe_drawn_otherwise` (the lesson's data recipe drawn in the other order or in float64); `recipe_drawn_point_by_point` (drawn one x and its noise at a time); `follows_the_recipes_law` (data of another generator: the recipe's law, not its numbers); `LossCurves` (a plot in the feedback); `origin`; and the code-evidence patterns of checks of
 *how*.
 """
 
@@ -39,7 +39,7 @@ from graders.engine.mistakes import (DTYPE_DIFFERS, SCALED_RESULT, SHAPE_DIFFERS
                                      gradient_signature, is_scaled, own_answer, unless_contradicted)
 from graders.engine.plots import LossCurves
 from graders.engine.recording import RECORD, RECORDING, expected
-from graders.engine.seeded_draws import follows_the_recipes_law, recipe_drawn_otherwise
+from graders.engine.seeded_draws import follows_the_recipes_law, recipe_drawn_otherwise, recipe_drawn_point_by_point
 from graders.engine.registration import checks_for
 from graders.engine.source_evidence import AUTOGRAD_IN_CODE, BACKWARD_IN_CODE, GLOBAL_SEED
 from graders.engine.student import Meanwhile, Returned, Student
@@ -61,5 +61,5 @@ __all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "GLOBAL_SEED", "CheckFailed",
            "argument_changed", "dtype_fact", "none_fact", "order_fact", "scale_fact", "seed_judged", "shape_fact", "checks_for", "close", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
            "expect_float_not_tensor", "expect_number", "expect_tensor", "expected", "fail", "fail_with_mistake",
            "first_matching_variant", "gradient_signature", "is_scaled", "number_problem", "origin", "tensor_problem",
-           "recipe_drawn_otherwise", "follows_the_recipes_law", "set_order_relied_on", "twin", "twin_generator", "twin_random",
+           "recipe_drawn_otherwise", "recipe_drawn_point_by_point", "follows_the_recipes_law", "set_order_relied_on", "twin", "twin_generator", "twin_random",
            "values_problem"]

@@ -1,19 +1,22 @@
-"""Python's own pitfalls, read from the code of the function a failed check called, told where the check could name
-no mistake of its own.
+"""Python's own pitfalls, read from the code of the function a failed check called, told where the check could name no
+mistake of its own.
 
 A check names a mistake by its values: a catalogued variant or a single edit that gives the student's answer. Some
-wrong answers come from no edit of the reference at all but from a rule of Python that holds whatever the exercise:
-a lambda made in a loop reads the loop's variable when it is called; a cached function answers from its first call;
+wrong answers come from no edit of the reference at all but from a rule of Python that holds whatever the exercise: a
+lambda made in a loop reads the loop's variable when it is called; a cached function answers from its first call;
 `.view(dtype)` reinterprets bytes; NumPy's generator is not torch's; a return inside a loop ends it in its first
-pass; a default list lives across calls; a set's items zipped with a list meet the wrong partners; one tensor kept at every pass and changed between holds only the last, and so does a list, tensor or model the module made at import; an iterator runs out after one pass; an inner loop that rebinds the outer
-one's variable leaves it pointing elsewhere; `x.to(device)` alone on a line changes nothing; a function tested
-without its brackets is always true; `[t] * 3` is one object three times; a helper that rebinds its parameter
-changes nothing outside; a global switch of torch stays switched; a trailing comma makes a tuple. Each of these is
-a pattern the code shows outright and whose effect is known wherever it is written, so a failure of a function whose
-code has one is told that pattern, with its line. Read from the source the grader holds (graders/engine/source_evidence.py), never from
-the worker's word. A check's own name comes first: a pitfall fills in a failure that names nothing, and takes the
-place only of a fact about the result that it explains (the shape or dtype that bytes read as another type change),
-or of a name whose hint asks for the very call whose result the code throws away (a `.float()` alone on a line).
+pass; a default list lives across calls, and so does a list, tensor or model the module made at import; a set's items
+zipped with a list meet the wrong partners; one tensor kept at every pass and changed in between holds only the last
+pass's values; an iterator runs out after one pass; an inner loop that rebinds the outer one's variable leaves it
+pointing elsewhere; `x.to(device)` alone on a line changes nothing; a function tested without its brackets is always
+true; `[t] * 3` is one object three times; a helper that rebinds its parameter changes nothing outside; a global
+switch of torch stays switched; a trailing comma makes a tuple. Each of these is a pattern the code shows outright
+and whose effect is known wherever it is written, so a failure of a function whose code has one is told that pattern,
+with its line. Read from the source the grader holds (graders/engine/source_evidence.py), never from the worker's
+word. A check's own name comes first: a pitfall fills in a failure that names nothing, and takes the place only of a
+fact about the result that it explains (the shape or dtype that bytes read as another type change; the factor or
+order of an answer left from an earlier call), or of a name whose hint asks for the very call whose result the code
+throws away (a `.float()` alone on a line).
 """
 
 from __future__ import annotations

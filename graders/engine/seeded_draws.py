@@ -1,4 +1,4 @@
-"""A seeded recipe's two draws made otherwise: in the other order, or in float64.
+"""A seeded recipe's two draws made otherwise: in the other order, point by point, or in float64.
 
 After torch.manual_seed(seed) every random call takes the next numbers of one stream, so a recipe's data depend on
 the order of its calls and on the dtype each draws in (a float64 draw takes other bits of the stream than a float32
@@ -38,6 +38,19 @@ def recipe_drawn_otherwise(n: int, seed: int, clean: Callable[[torch.Tensor], to
         X = uniform * 4 - 2
         pairs += [X.float(), (clean(X) + noise * normal).float()]
     return pairs[0], pairs[1], pairs[2], pairs[3]
+
+
+def recipe_drawn_point_by_point(n: int, seed: int, clean: Callable[[torch.Tensor], torch.Tensor],
+                                noise: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """The lesson's data recipe drawn one point at a time, each x and then its noise, as a loop over the points does:
+    after the seed, the stream's numbers go to x_0, e_0, x_1, e_1, ... where the recipe gives all of X first."""
+    stream = torch.Generator().manual_seed(seed)
+    xs, ys = [], []
+    for _ in range(n):
+        x = torch.rand(1, generator=stream) * 4 - 2
+        xs.append(x)
+        ys.append(clean(x) + noise * torch.randn(1, generator=stream))
+    return torch.stack(xs), torch.stack(ys)
 
 
 def follows_the_recipes_law(X: Any, y: Any, clean: Callable[[torch.Tensor], torch.Tensor], noise: float,

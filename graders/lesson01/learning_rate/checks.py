@@ -26,8 +26,10 @@ import torch
 from graders.kit import (LossCurves, Meanwhile, Mistake, RECORD, RECORDING, Returned, Student, Suspect, checks_for,
                          collect_mistakes, describe, exercise, expect_code_shows, expect_number, expect_tensor,
                          expected, fail, fail_with_mistake, first_matching_variant, gradient_signature, is_scaled,
-                         none_fact, origin, seed_judged, twin, twin_random, recipe_drawn_otherwise, needs_value)
-from graders.lesson01.learning_rate.mistakes import (DRAWN_IN_FLOAT64, EMPTY_LOSSES, EQUAL_COUNTS_AS_BELOW,
+                         none_fact, origin, seed_judged, twin, twin_random, recipe_drawn_otherwise,
+                         recipe_drawn_point_by_point, needs_value)
+from graders.lesson01.learning_rate.mistakes import (DRAWN_IN_FLOAT64, DRAWN_POINT_BY_POINT, EMPTY_LOSSES,
+                                                     EQUAL_COUNTS_AS_BELOW,
                                                      FLAT_TARGET, GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,
                                                      HESSIAN_OVER_N_MINUS_1,
                                                      HESSIAN_SUMS, LAST_LOSS_ONLY, LOSSES_AS_TENSORS,
@@ -291,6 +293,12 @@ def line_data_drawn_otherwise(n: int, seed: int) -> tuple[torch.Tensor, torch.Te
     return recipe_drawn_otherwise(n, seed, lambda X: 3 * X - 2, 0.3)
 
 
+@expected
+def line_data_drawn_point_by_point(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The recipe's (X, y) drawn one x and its noise at a time."""
+    return recipe_drawn_point_by_point(n, seed, lambda X: 3 * X - 2, 0.3)
+
+
 def _expect_data(returned: Returned, expected_data: tuple, n: int, seed: int,
                  default_seed_data: tuple | None = None) -> None:
     """X and y equal the reference's make_line_data(n, seed); a pair that is instead the reference's with its default
@@ -304,11 +312,12 @@ def _expect_data(returned: Returned, expected_data: tuple, n: int, seed: int,
     close = EXERCISE.tolerance("data")
     hint = ("Seed first, then draw X with torch.rand and y with torch.randn, in that order: another order "
             "gives other random numbers.")
-    drawn_otherwise = line_data_drawn_otherwise(n, seed)
+    drawn_otherwise, pointwise = line_data_drawn_otherwise(n, seed), line_data_drawn_point_by_point(n, seed)
     for index, (name, got, want) in enumerate(zip("Xy", value, expected_data)):
         suspects = [Suspect(SEED_IGNORED, default_seed_data[index])] if default_seed_data is not None else []
         suspects += [Suspect(NOISE_DRAWN_FIRST, drawn_otherwise[index]),
-                     Suspect(DRAWN_IN_FLOAT64, drawn_otherwise[2 + index])]
+                     Suspect(DRAWN_IN_FLOAT64, drawn_otherwise[2 + index]),
+                     Suspect(DRAWN_POINT_BY_POINT, pointwise[index])]
         expect_tensor(Returned(returned.call, got), want, rtol=close, atol=close, requires_grad=None,
                       what=name, hint=hint, section=WORKED, suspects=suspects)
 

@@ -300,6 +300,18 @@ NOISE_DRAWN_FIRST = Mistake(
     concept="seeds_and_arguments",
 )
 
+DRAWN_POINT_BY_POINT = Mistake(
+    "data drawn point by point",
+    "Your make_line_data draws one point at a time, each x and then its noise, where the recipe draws all of X with one "
+    "torch.rand(n, 1) and then all the noise with one torch.randn(n, 1). After torch.manual_seed every call takes the "
+    "next numbers of one stream, so in a loop x_1 gets the number the recipe gives the first noise: the first point is "
+    "right, and from the second on the points are not the grader's.",
+    "Draw each tensor whole, in the recipe's order: X = torch.rand(n, 1) * 4 - 2, then the noise torch.randn(n, 1) "
+    "inside y; no loop over the points.",
+    WORKED,
+    concept="seeds_and_arguments",
+)
+
 DRAWN_IN_FLOAT64 = Mistake(
     "data drawn in float64",
     "Your make_line_data draws X and the noise in float64 and makes them float32 afterwards: a float64 draw takes "

@@ -32,8 +32,8 @@ from graders.kit import (BACKWARD_IN_CODE, GLOBAL_SEED, GradientSignature, Meanw
                          Returned, Student, Suspect, checks_for, defaults_told, describe, exercise, expect_code_shows,
                          expect_tensor, expected, fail, follows_the_recipes_law, gradient_signature, is_scaled,
                          number_problem, seed_judged, twin, twin_generator, twin_random, recipe_drawn_otherwise,
-                         unless_contradicted, needs_value)
-from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, DRAWN_IN_FLOAT64, GRADIENT_SCALED,
+                         recipe_drawn_point_by_point, unless_contradicted, needs_value)
+from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, DRAWN_IN_FLOAT64, DRAWN_POINT_BY_POINT, GRADIENT_SCALED,
                                                      GRADIENTS_CLEARED_BEFORE_UPDATE,
                                                      GRADIENTS_NOT_ZEROED, NOISE_AS_VARIANCE, NOISE_DRAWN_FIRST,
                                                      NOISE_IGNORED, NONZERO_START, ONE_STEP_SHORT, ONE_STEP_TOO_MANY,
@@ -182,6 +182,12 @@ def data_drawn_otherwise(n: int, seed: int, noise: float) -> tuple[torch.Tensor,
                                                                    torch.Tensor]:
     """The recipe's (X, y) with the noise drawn before X, then (X, y) drawn in float64 and made float32."""
     return recipe_drawn_otherwise(n, seed, _parabola, noise)
+
+
+@expected
+def data_drawn_point_by_point(n: int, seed: int, noise: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """The recipe's (X, y) drawn one x and its noise at a time."""
+    return recipe_drawn_point_by_point(n, seed, _parabola, noise)
 
 
 def _parabola(X: torch.Tensor) -> torch.Tensor:
@@ -418,15 +424,17 @@ def _expect_data(returned: Returned, want: tuple[torch.Tensor, torch.Tensor], ar
     tolerance, n = EXERCISE.tolerance("data"), len(want[1])
     y_flat = type(value[1]) is torch.Tensor and tuple(value[1].shape) in ((n,), (n, n))
     first_X, first_y, float64_X, float64_y = data_drawn_otherwise(**arguments)
+    pointwise_X, pointwise_y = data_drawn_point_by_point(**arguments)
     y_suspects = [Suspect(SHAPE_BROADCAST, data_with_flat_noise(**arguments)), Suspect(SEED_IGNORED, seed_42[1]),
-                  Suspect(NOISE_DRAWN_FIRST, first_y), Suspect(DRAWN_IN_FLOAT64, float64_y)]
+                  Suspect(NOISE_DRAWN_FIRST, first_y), Suspect(DRAWN_IN_FLOAT64, float64_y),
+                  Suspect(DRAWN_POINT_BY_POINT, pointwise_y)]
     if lesson_noise_y is not None:
         y_suspects.append(Suspect(NOISE_IGNORED, lesson_noise_y))
     if arguments["noise"] not in (0, 1):  # where noise**2 is noise, the two recipes draw the same y
         clean = _parabola(want[0])
         y_suspects.append(Suspect(NOISE_AS_VARIANCE, clean + (want[1] - clean) * arguments["noise"]))
     X_suspects = [Suspect(SEED_IGNORED, seed_42[0]), Suspect(NOISE_DRAWN_FIRST, first_X),
-                  Suspect(DRAWN_IN_FLOAT64, float64_X)]
+                  Suspect(DRAWN_IN_FLOAT64, float64_X), Suspect(DRAWN_POINT_BY_POINT, pointwise_X)]
     # Last, data of another generator: the recipe's law, not its numbers, from code that never seeds torch's own
     # stream (code that does draws from it, and slipped otherwise: a seed ignored, a range turned round). The
     # student's own X is the suspect, named only where no draw of torch's stream above is theirs.

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from graders.kit import (DTYPE_DIFFERS, CheckFailed, shape_fact, Mistake, Returned, Student, argument_changed, checks_for, code_lines, describe,
+from graders.kit import (DTYPE_DIFFERS, CheckFailed, dtype_fact, shape_fact, Mistake, Returned, Student, argument_changed, checks_for, code_lines, describe,
                          exercise, expect_code_shows, expect_tensor, expected, fail, fail_with_mistake, origin,
                          tensor_problem, twin, twin_random, unless_contradicted, needs_value)
 from graders.lesson01.stopping_gradients.mistakes import (DATA_USED, FLOAT32_TO_FLOAT64, GRADS_NOT_ZEROED,
@@ -318,6 +318,15 @@ def test_no_data_attribute(student: Student, reference: ModuleType) -> None:
                  call=returned.call, mistake=DATA_USED)
 
 
+def _array_dtype_fact(got: np.dtype, want: np.dtype) -> Mistake:
+    """The dtype fact of two arrays' dtypes, as torch names them (so that the code's converting line can be told);
+    the general one for a dtype torch has no name for."""
+    try:
+        return dtype_fact(torch.from_numpy(np.empty(0, dtype=got)).dtype, torch.from_numpy(np.empty(0, dtype=want)).dtype)
+    except TypeError:
+        return DTYPE_DIFFERS
+
+
 def expect_array(returned: Returned, want: np.ndarray, what: str = "the result") -> None:
     """An exact numpy.ndarray of `want`'s shape, dtype and values."""
     __tracebackhide__ = True
@@ -332,8 +341,10 @@ def expect_array(returned: Returned, want: np.ndarray, what: str = "the result")
         hint = ("The docstring promises an array of the tensor's own shape: do not reshape, flatten or squeeze it "
                 "on the way out (a dimension of size 1 stays).")
     elif got.dtype != want.dtype:
-        problem, otherwise = f"{what} has dtype {got.dtype}; expected {want.dtype} (the tensor's own)", DTYPE_DIFFERS
-        hint = "The docstring promises the tensor's own dtype: no .astype(...) or dtype=... on the way out."
+        problem = f"{what} has dtype {got.dtype}; expected {want.dtype} (the tensor's own)"
+        otherwise = _array_dtype_fact(got.dtype, want.dtype)
+        hint = ("The docstring promises the tensor's own dtype: no .float(), .double(), .astype(...) or dtype=... on "
+                "the way out.")
     elif not np.allclose(got, want, rtol=EXERCISE.tolerance("float64"), atol=0, equal_nan=True):
         problem = f"{what} holds {got.tolist()}; expected {want.tolist()}"
     # float32 values widen to float64 exactly, so the right values in the wrong dtype compare equal.
