@@ -356,6 +356,18 @@ SEED_IGNORED = Mistake(
     concept="seeds_and_arguments",
 )
 
+ASSUMES_FALLING_LOSSES = Mistake(
+    "a search that assumes the losses only fall",
+    "Your steps_to_reach is right on every list whose losses only fall, and wrong on one that rises again: it finds "
+    "its step as if the losses were sorted (a binary search, bisect, or a stop where a loss rises). A run's losses "
+    "need not fall at every step (too high a rate makes them rise, noise makes them wobble), and the first step below "
+    "the target is found only by reading the losses in order.",
+    "Go through the losses from the start and return the first step whose loss is < target: "
+    "`next((step for step, loss in enumerate(losses) if loss < target), None)`.",
+    TRY_IT,
+    concept=CONCEPT,
+)
+
 EQUAL_COUNTS_AS_BELOW = Mistake(
     "a loss equal to the target counted as below it",
     "Your answers are what `loss <= target` gives on every list steps_to_reach was given: where a loss is exactly "
