@@ -447,11 +447,13 @@ def test_steps_to_reach_finds_first_step(student: Student, reference: ModuleType
         want = reference.steps_to_reach(losses, target)
         # Counting from 1 shifts every found step by one; where no loss is below, it still gives None.
         suspects = [Suspect(STEPS_FROM_ONE, want + 1)] if want is not None else []
-        wrong = type(returned.value) is not type(want) or returned.value != want
-        if wrong and every_answer(student, "steps_to_reach", calls, (int, type(None))) == at_or_below:
-            suspects.insert(0, Suspect(EQUAL_COUNTS_AS_BELOW, at_or_below[index]))
-        elif wrong and not _only_falls(losses) and _right_where_losses_only_fall(student, reference, calls):
-            suspects.insert(0, Suspect(ASSUMES_FALLING_LOSSES, returned.value))
+        if type(returned.value) is not type(want) or returned.value != want:
+            # Every list asked once, for both names: each holds only on the answers to all of them.
+            answers = every_answer(student, "steps_to_reach", calls, (int, type(None)))
+            if answers == at_or_below:
+                suspects.insert(0, Suspect(EQUAL_COUNTS_AS_BELOW, at_or_below[index]))
+            elif not _only_falls(losses) and _right_where_losses_only_fall(answers, reference, calls):
+                suspects.insert(0, Suspect(ASSUMES_FALLING_LOSSES, returned.value))
         _expect_exactly(returned, want, hint="Return the index of the first loss < target (enumerate helps), or None.",
                         suspects=suspects)
 
@@ -460,10 +462,9 @@ def _only_falls(losses: list[float]) -> bool:
     return all(later <= earlier for earlier, later in zip(losses, losses[1:]))
 
 
-def _right_where_losses_only_fall(student: Student, reference: ModuleType, calls: list[tuple[tuple, str]]) -> bool:
-    """Whether steps_to_reach answers as the reference does on every call whose losses only fall (two at least):
-    then the lists it gets wrong are told apart by their rises alone."""
-    answers = every_answer(student, "steps_to_reach", calls, (int, type(None)))
+def _right_where_losses_only_fall(answers: list[Any], reference: ModuleType, calls: list[tuple[tuple, str]]) -> bool:
+    """Whether steps_to_reach's `answers` to `calls` are the reference's on every call whose losses only fall (two at
+    least): then the lists it gets wrong are told apart by their rises alone."""
     falling = [(answer, args) for answer, (args, _) in zip(answers, calls) if len(args[0]) > 1 and _only_falls(args[0])]
     return len(falling) >= 2 and all(type(answer) is type(want) and answer == want for answer, args in falling
                                      for want in [reference.steps_to_reach(*args)])

@@ -13,6 +13,10 @@ RESHAPING = '"Operations, broadcasting and reshaping", where view(-1) flattens'
 # the others name their own.
 CONCEPT = "views"
 
+# Code that already compares the storages: a name whose hint asks for that comparison would ask for what it does.
+COMPARES_STORAGES = code_shows("shares_memory", ("untyped_storage", "storage", "_typed_storage"),
+                               "shares_memory compares the tensors' storages")
+
 VIEW_ON_TRANSPOSED = Mistake(
     ".view on a transposed tensor",
     "view() only puts a new shape on the memory a tensor already has, so the elements must already lie "
@@ -65,8 +69,7 @@ DATA_PTR_COMPARED = Mistake(
     concept=CONCEPT,
     # Code that already compares the storages gives data_ptr's answers for another reason (a test added beside it):
     # the name and its hint would ask for what it does.
-    contradicted_by=(code_shows("shares_memory", ("untyped_storage", "storage", "_typed_storage"),
-                                "shares_memory compares the tensors' storages"),
+    contradicted_by=(COMPARES_STORAGES,
                      code_shows("shares_memory", ("storage_offset",),
                                 "shares_memory takes each tensor's offset back off its data_ptr")),
 )
@@ -83,8 +86,7 @@ OFFSET_IN_ELEMENTS = Mistake(
     # Code that already scales the offset has another slip: the name would ask for what it does.
     contradicted_by=(code_shows("shares_memory", ("element_size", "itemsize", "nbytes"),
                                 "shares_memory scales the offset by the element's size"),
-                     code_shows("shares_memory", ("untyped_storage", "storage", "_typed_storage"),
-                                "shares_memory compares the tensors' storages")),
+                     COMPARES_STORAGES),
 )
 
 FLAT_COLUMN = Mistake(
@@ -138,6 +140,5 @@ BASE_FOLLOWED = Mistake(
     "b.untyped_storage().data_ptr().",
     VIEWS,
     concept=CONCEPT,
-    contradicted_by=(code_shows("shares_memory", ("untyped_storage", "storage", "_typed_storage"),
-                                "shares_memory compares the tensors' storages"),),
+    contradicted_by=(COMPARES_STORAGES,),
 )
