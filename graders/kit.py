@@ -31,11 +31,13 @@ from graders.engine.drawing import distinct, drawn
 from graders.engine.expect import (code_lines, expect_code_shows, expect_float_not_tensor, expect_number,
                                    expect_tensor, fail_with_mistake, seed_judged)
 from graders.engine.feedback import CheckFailed, fail
-from graders.engine.code_pitfalls import code_ends_its_loop_at_once, set_order_relied_on
+from graders.engine.code_pitfalls import (code_ends_its_loop_at_once, list_of_one_object, pitfall_shown,
+                                         set_order_relied_on, state_kept_between_calls)
 from graders.engine.fresh import twin, twin_generator, twin_random
 from graders.engine.mistakes import (DTYPE_DIFFERS, SCALED_RESULT, SHAPE_DIFFERS, STILL_TRACKED, VALUES_REORDERED, Contradiction, GradientSignature,
                                      Mistake, Suspect, code_binds_default, code_holds_from_import,
-                                     code_passes, code_shows, contradiction, first_matching_variant,
+                                     code_calls_outside_block, code_passes, code_shows, contradiction,
+                                     first_matching_variant,
                                      gradient_signature, is_scaled, own_answer, unless_contradicted)
 from graders.engine.plots import LossCurves
 from graders.engine.recording import RECORD, RECORDING, expected
@@ -58,8 +60,8 @@ def exercise(lesson_folder: str, slug: str) -> course_config.Exercise:
 
 __all__ = ["AUTOGRAD_IN_CODE", "BACKWARD_IN_CODE", "GLOBAL_SEED", "CheckFailed", "DTYPE_DIFFERS", "SHAPE_DIFFERS", "SCALED_RESULT", "STILL_TRACKED", "VALUES_REORDERED", "Exercise", "GradientSignature", "defaults_told", "LossCurves",
            "Meanwhile", "Mistake", "RECORD", "RECORDING", "Returned", "Scalar", "Student", "StudentError", "Suspect",
-           "argument_changed", "dtype_fact", "none_fact", "order_fact", "scale_fact", "seed_judged", "shape_fact", "checks_for", "close", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
+           "argument_changed", "dtype_fact", "none_fact", "order_fact", "scale_fact", "seed_judged", "shape_fact", "checks_for", "close", "code_calls_outside_block", "collect_mistakes", "code_lines", "describe", "distinct", "drawn", "exercise", "expect_code_shows",
            "expect_float_not_tensor", "expect_number", "expect_tensor", "expected", "fail", "fail_with_mistake",
            "first_matching_variant", "gradient_signature", "is_scaled", "number_problem", "origin", "tensor_problem",
-           "recipe_drawn_otherwise", "recipe_drawn_point_by_point", "follows_the_recipes_law", "set_order_relied_on", "twin", "twin_generator", "twin_random",
+           "recipe_drawn_otherwise", "recipe_drawn_point_by_point", "follows_the_recipes_law", "set_order_relied_on", "pitfall_shown", "list_of_one_object", "state_kept_between_calls", "twin", "twin_generator", "twin_random",
            "values_problem"]

@@ -16,8 +16,8 @@ import math
 import torch
 
 from graders.engine.compare import dtype_name
-from graders.engine.mistakes import (DTYPE_DIFFERS, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, SCALED_RESULT, SHAPE_DIFFERS,
-                                     VALUES_REORDERED, Mistake)
+from graders.engine.mistakes import (DTYPE_DIFFERS, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, PLACES_LEFT_UNFILLED,
+                                     SCALED_RESULT, SHAPE_DIFFERS, VALUES_REORDERED, Mistake)
 
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 _WHOLE = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
@@ -204,6 +204,35 @@ def nan_fact(got: object, expected: object) -> Mistake | None:
     words += (": a 0/0 there (zero divided by zero); a floor on the denominator, or a guard for that case, keeps it "
               "out." if zero else ": some step makes 0/0, inf − inf, 0 × inf, or the root or log of a negative number.")
     return dataclasses.replace(NAN_WHERE_FINITE, explanation=words)
+
+
+def unfilled_fact(got: object, expected: object) -> Mistake | None:
+    """PLACES_LEFT_UNFILLED where the tensor `got` (the expected shape) is right everywhere but a run of places at
+    the start or the end along the first dimension, each of which holds 0 where the expected one does not; its
+    meaning says which. `measured` carries which end ("first" or "last"), for reading the code (code_facts.py)."""
+    if type(got) is not torch.Tensor or type(expected) is not torch.Tensor or got.shape != expected.shape:
+        return None
+    if got.dim() == 0 or got.shape[0] < 2 or got.is_complex() or expected.is_complex():
+        return None
+    g, e = got.detach().to(torch.float64), expected.detach().to(torch.float64)
+    rows = (~torch.isclose(g, e, rtol=1e-4, atol=1e-6)).reshape(len(g), -1).any(dim=1).tolist()
+    wrong = [index for index, differs in enumerate(rows) if differs]
+    if not wrong or len(wrong) == len(rows):
+        return None
+    at_start, at_end = wrong == list(range(len(wrong))), wrong == list(range(len(rows) - len(wrong), len(rows)))
+    if not (at_start or at_end) or bool((g[wrong] != 0).any()) or not bool((e[wrong] != 0).any()):
+        return None
+    if not bool(g.any()):  # all zeros, right only where the answer happens to be 0: nothing was filled at all
+        return None
+    end = "first" if at_start else "last"
+    places = f"the {end} index, {wrong[0]}," if len(wrong) == 1 else f"the {end} {len(wrong)} indices ({wrong[0]} " \
+        f"to {wrong[-1]})"
+    words = (f"Your result is right everywhere along its first dimension except at {places} which holds 0 where "
+             "the right answer does not: those places were never filled in, what a loop that "
+             f"{'starts late (range(1, n))' if at_start else 'stops early (range(n - 1))'} leaves.")
+    unshown = (f"Your result is right everywhere except at the {end} place(s) along its first dimension, which hold 0:"
+               " those places were never filled in.")
+    return dataclasses.replace(PLACES_LEFT_UNFILLED, explanation=words, without_values=unshown, measured=(end,))
 
 
 # The values a function may return for "no answer" in place of None: each is also an answer some caller may take.

@@ -7,7 +7,8 @@ told to keep its graph; a result in another dtype, from a function with a line t
 NumPy's float64, numbers rebuilt with torch.tensor), is told that line; so is a result with a dimension of size 1
 too many (keepdim=True, unsqueeze, an index with None) or too few (squeeze, flatten), and a result cut from the
 graph that must stay in it is told the line that takes it out (.item(), .numpy(), .detach(), torch.no_grad(), ...),
-and a nan where a number belongs the line that takes an exponential, which overflows to inf. The check's own name, where it gave one,
+a nan where a number belongs the line that takes an exponential, which overflows to inf, and places left
+at 0 at one end of the result the loop bound that stops short of them. The check's own name, where it gave one,
 comes first; this only names what the fact left as a menu.
 """
 
@@ -19,7 +20,7 @@ from typing import Any
 
 from graders.engine.feedback import Feedback
 from graders.engine.mistakes import (CUT_FROM_THE_GRAPH, DTYPE_DIFFERS, GRAPH_OF_THE_GRADIENT_KEPT, NAN_WHERE_FINITE,
-                                     SHAPE_DIFFERS, STILL_TRACKED)
+                                     PLACES_LEFT_UNFILLED, SHAPE_DIFFERS, STILL_TRACKED)
 from graders.engine.results import called_function
 
 
@@ -38,7 +39,7 @@ def told_by_the_code(feedback: Feedback, student: Any) -> Feedback | None:
     """The failure with its fact named by its cause, where the code of the function the check called shows it;
     None where it does not (or the failure names no such fact)."""
     if feedback.mistake not in (STILL_TRACKED.name, DTYPE_DIFFERS.name, SHAPE_DIFFERS.name, CUT_FROM_THE_GRAPH.name,
-                                NAN_WHERE_FINITE.name) or student is None:
+                                NAN_WHERE_FINITE.name, PLACES_LEFT_UNFILLED.name) or student is None:
         return None
     function = called_function(feedback.call).removesuffix("(...)")
     evidence = getattr(student, "evidence", None)
@@ -50,6 +51,10 @@ def told_by_the_code(feedback: Feedback, student: Any) -> Feedback | None:
         return _shape_step(feedback, evidence, function)
     if feedback.mistake == NAN_WHERE_FINITE.name:
         return _overflowing_exponential(feedback, evidence, function)
+    if feedback.mistake == PLACES_LEFT_UNFILLED.name:
+        found = sorted(node.lineno for definition in evidence.definitions(function) for node in ast.walk(definition)
+                       if _bound_one_short(node, feedback.measured))
+        return _told_the_line(feedback, evidence, found[0], "sets such a bound") if found else None
     if feedback.mistake == CUT_FROM_THE_GRAPH.name:
         found = evidence.lines(function, _WAYS_OUT_OF_THE_GRAPH)
         return _told_the_line(feedback, evidence, found[0], "takes the value out of the graph") if found else None
@@ -69,6 +74,26 @@ def _shape_step(feedback: Feedback, evidence: Any, function: str) -> Feedback | 
     found = sorted(node.lineno for definition in evidence.definitions(function) for node in ast.walk(definition)
                    if (_adds_a_unit_dimension if adds else _removes_a_unit_dimension)(node))
     return _told_the_line(feedback, evidence, found[0]) if found else None
+
+
+def _bound_one_short(node: ast.AST, measured: tuple[str, ...]) -> bool:
+    """A loop bound that leaves out the last index (`range(n - 1)`, `range(0, len(x) - 1)`, a slice `[:-1]`) where
+    the last places went unfilled, or the first (`range(1, n)`, a slice `[1:]`) where the first did."""
+    last = measured == ("last",)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and node.args:
+        if last:
+            stop = node.args[0] if len(node.args) == 1 else node.args[1]
+            return (isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub) and isinstance(stop.right, ast.Constant)
+                    and stop.right.value == 1)
+        return len(node.args) >= 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value == 1
+    if isinstance(node, ast.Slice) and node.step is None:
+        bound = node.upper if last else node.lower
+        other = node.lower if last else node.upper
+        value = (-bound.operand.value if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub)
+                 and isinstance(bound.operand, ast.Constant) else bound.value if isinstance(bound, ast.Constant)
+                 else None)
+        return other is None and value == (-1 if last else 1)
+    return False
 
 
 def _adds_a_unit_dimension(node: ast.AST) -> bool:

@@ -32,7 +32,7 @@ from graders.engine.feedback import Feedback
 from graders.engine.mistakes import (BYTES_REINTERPRETED, CACHED_FIRST_ANSWER, DTYPE_DIFFERS, FUNCTION_AS_TRUTH,
                                      ITERATOR_USED_TWICE, LATE_BOUND_LOOP_VARIABLE, LIST_OF_ONE_OBJECT,
                                      LOOP_VARIABLE_REUSED, MUTABLE_DEFAULT, ONE_OBJECT_KEPT_EACH_PASS, OTHER_GENERATOR,
-                                     PARAMETER_REBOUND, RESULT_THROWN_AWAY, RETURN_IN_LOOP, SCALED_RESULT,
+                                     PARAMETER_REBOUND, PLACES_LEFT_UNFILLED, RESULT_THROWN_AWAY, RETURN_IN_LOOP, SCALED_RESULT,
                                      SET_ORDER_RELIED_ON, SETTING_LEFT_CHANGED, SHAPE_DIFFERS, STATE_KEPT_BETWEEN_CALLS,
                                      STILL_TRACKED, TUPLE_BY_COMMA, VALUES_REORDERED, Contradiction, Mistake)
 from graders.engine.results import called_function
@@ -329,17 +329,30 @@ def state_kept_between_calls(evidence: SourceEvidence, function: str) -> int:
         body = list(_outside_functions(definition.body))
         declared = {name for node in body if isinstance(node, ast.Global) for name in node.names}
         local = {node.id for node in body if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
-        remade = {name for node in body if isinstance(node, ast.Assign) for name in _assigned(node)} & declared
+        once = _made_once(evidence, body)
+        kept_here = kept | {name for name, _ in once} & declared
+        made_once = {id(statement) for _, statement in once}
+        remade = {name for node in body if isinstance(node, ast.Assign) and id(node) not in made_once
+                  for name in _assigned(node)} & declared
         reset = remade | {node.func.value.id for node in body if isinstance(node, ast.Call)
                           and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
                           and node.func.attr in _RESETS}
-        shared = ((kept - local - _parameters(definition)) | (kept & declared)) - reset
+        shared = ((kept - local - _parameters(definition)) | (kept_here & declared)) - reset
+        shared |= _aliases(body, shared)
         counted = (bound & declared) - reset
         found += [node.lineno for node in body
                   if _changes_in_place(node, shared) or _stepped_or_trained(evidence, node, shared)
                   or (isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)
                       and node.target.id in counted)]
     return min(found, default=0)
+
+
+def pitfall_shown(finder: Callable[[SourceEvidence, str], int], function: str, why: str) -> Callable[[Any], str]:
+    """A contradiction (engine/mistakes.py's Contradiction) for a room's mistake that a pitfall explains otherwise:
+    `function`'s code shows the pitfall `finder` finds (state_kept_between_calls, list_of_one_object, ...)."""
+    def shown(student: Any) -> str:
+        return why if finder(student.evidence, function) else ""
+    return shown
 
 
 def set_order_relied_on(evidence: SourceEvidence, function: str) -> int:
@@ -442,7 +455,7 @@ _PITFALLS: tuple[tuple[Mistake, frozenset[str], Callable[[SourceEvidence, str], 
     (LATE_BOUND_LOOP_VARIABLE, frozenset(), late_bound_loop_variable),
     (CACHED_FIRST_ANSWER, _A_STALE_ANSWER, cached_first_answer),
     (OTHER_GENERATOR, frozenset(), other_generator),
-    (RETURN_IN_LOOP, frozenset(), return_in_loop),
+    (RETURN_IN_LOOP, frozenset({PLACES_LEFT_UNFILLED.name}), return_in_loop),  # the places after the first pass
     (MUTABLE_DEFAULT, frozenset(), mutable_default),
     (STATE_KEPT_BETWEEN_CALLS, _A_STALE_ANSWER, state_kept_between_calls),
     (ITERATOR_USED_TWICE, frozenset(), iterator_used_twice),
@@ -491,9 +504,55 @@ _CONTAINERS = ("list", "dict", "set", "torch.zeros", "torch.ones", "torch.empty"
 
 
 def _makes_a_container(evidence: SourceEvidence, node: ast.AST) -> bool:
-    if isinstance(node, (ast.List, ast.Dict, ast.Set)):
+    if isinstance(node, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
         return True
     return isinstance(node, ast.Call) and evidence.dotted(node.func) in _CONTAINERS
+
+
+def _aliases(body: list[ast.AST], names: set[str]) -> set[str]:
+    """The names a function binds to `names`' objects or to their items: `a, b, c = params`, `model = _MODEL`,
+    `for p in params:` and `for p in (a, b, c):` when those are among them, and aliases of those in turn. Changed in
+    place, an alias changes the object it names."""
+    bindings = []
+    for node in body:
+        value, targets = ((node.value, node.targets) if isinstance(node, ast.Assign) else
+                          (node.iter, [node.target]) if isinstance(node, (ast.For, ast.AsyncFor)) else (None, []))
+        items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+        if value is not None and items and all(isinstance(item, ast.Name) for item in items):
+            bound = {name.id for target in targets for name in ast.walk(target)
+                     if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)}
+            bindings.append(({item.id for item in items}, bound))
+    found: set[str] = set()
+    while True:  # the body comes in no set order, so go round until nothing new is bound
+        more = {name for read, bound in bindings if read <= names | found for name in bound} - found
+        if not more:
+            return found
+        found |= more
+
+
+def _unpacked(target: ast.AST) -> Iterator[ast.AST]:
+    """The targets an assignment's target stands for: itself, or each item of a tuple or list it unpacks into."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for item in target.elts:
+            yield from _unpacked(item.value if isinstance(item, ast.Starred) else item)
+    else:
+        yield target
+
+
+def _made_once(evidence: SourceEvidence, body: list[ast.AST]) -> list[tuple[str, ast.Assign]]:
+    """The names a function makes only when a call finds them unmade, each with the assignment that makes it: bound to
+    a new object under an `if` whose test reads the name (`if _model is None: _model = Model()`). Built once that way,
+    the object is kept for every later call, as if the module had made it at import."""
+    found = []
+    for node in body:
+        if not isinstance(node, ast.If):
+            continue
+        tested = {name.id for name in ast.walk(node.test) if isinstance(name, ast.Name)}
+        for statement in _outside_functions(node.body):
+            if isinstance(statement, ast.Assign) and (isinstance(statement.value, ast.Call)
+                                                      or _makes_state(evidence, statement.value)):
+                found += [(name, statement) for name in _assigned(statement) & tested]
+    return found
 
 
 def _changes_in_place(node: ast.AST, names: set[str]) -> bool:
@@ -504,8 +563,9 @@ def _changes_in_place(node: ast.AST, names: set[str]) -> bool:
         return node.target.id in names
     if isinstance(node, (ast.Assign, ast.AugAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        written = [t for target in targets for t in _unpacked(target)]  # `_, cache[f] = ...` writes an item too
         return any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in names
-                   for t in targets)
+                   for t in written)
     return False
 
 

@@ -12,7 +12,7 @@ import torch
 from graders.engine.compare import describe, number_problem, tensor_problem
 from graders.sandbox import origin
 from graders.engine.feedback import CheckFailed, fail
-from graders.engine.answer_facts import dtype_fact, nan_fact, order_fact, scale_fact, shape_fact
+from graders.engine.answer_facts import dtype_fact, nan_fact, order_fact, scale_fact, shape_fact, unfilled_fact
 from graders.engine.mistakes import (CUT_FROM_THE_GRAPH, STILL_TRACKED, Mistake, Suspect,
                                      first_matching_variant, gradient_signature, is_scaled, unless_contradicted)
 from graders.engine.student import Returned, Student
@@ -54,7 +54,8 @@ def property_mistake(got: Any, expected: torch.Tensor, requires_grad: bool | Non
         return STILL_TRACKED
     if requires_grad is True and info is not None and not info.requires_grad:
         return CUT_FROM_THE_GRAPH
-    return nan_fact(got, expected) or order_fact(got, expected) or scale_fact(got, expected)
+    return (nan_fact(got, expected) or order_fact(got, expected) or scale_fact(got, expected)
+            or unfilled_fact(got, expected))
 
 
 def expect_number(returned: Returned, expected: float, *, rtol: float, atol: float, section: str,

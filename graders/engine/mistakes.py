@@ -16,6 +16,7 @@ result carries beside the mistake's name so that the class report can count stud
 
 from __future__ import annotations
 
+import ast
 import math
 import os
 import re
@@ -26,7 +27,7 @@ import torch
 
 from course_config import CONCEPTS, FORGET_MISTAKES_VARIABLE
 from graders.engine.compare import tensor_problem
-from graders.engine.raised_causes import (backward_of_unrecorded, divides, exponentiates_floats,
+from graders.engine.raised_causes import (backward_of_unrecorded, divides, exponentiates_floats, rebuilds_from_numbers,
                                           unpacks_a_tracked_tensor)
 
 # The test switch of course_config.FORGET_MISTAKES_VARIABLE: these mistakes are graded as if unknown.
@@ -88,6 +89,24 @@ def contradiction(mistake: Mistake | None, student: Any) -> str:
 def unless_contradicted(mistake: Mistake | None, student: Any) -> Mistake | None:
     """`mistake`, or None when the grader can see that the code does not make it."""
     return None if contradiction(mistake, student) else mistake
+
+
+def code_calls_outside_block(call: str, block: str, why: str) -> Contradiction:
+    """A contradiction, unless the module has a `with` block whose context names `block` (`fwAD.dual_level()`) and
+    also calls `call` (`unpack_dual`) somewhere outside every such block, as a helper called after it does; `why`
+    says what the code shows instead. A source that does not parse shows nothing, so it contradicts."""
+    def shown(student: Any) -> str:
+        try:
+            tree = ast.parse(student.evidence.source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return why
+        blocks = [node for node in ast.walk(tree) if isinstance(node, (ast.With, ast.AsyncWith))
+                  and any(block in ast.unparse(item.context_expr) for item in node.items)]
+        inside = {id(node) for found in blocks for node in ast.walk(found)}
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and call in (
+            node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", ""),)]
+        return "" if blocks and any(id(node) not in inside for node in calls) else why
+    return shown
 
 
 def code_passes(function: str, patterns: tuple[str, ...], parameter: int, why: str) -> Contradiction:
@@ -192,13 +211,15 @@ def is_scaled(signature: GradientSignature | None, factor: float, *, tolerance: 
 MIXED_DTYPES = Mistake(
     "float32 and float64 mixed in one operation",
     "One operation got a float64 tensor and a float32 one. PyTorch promotes dtypes in elementwise arithmetic, "
-    "but a matrix multiply (and so nn.Linear) needs both sides in one dtype: float64 usually comes from NumPy "
-    "(torch.from_numpy, torch.tensor on an array) or from dtype=torch.float64, float32 from torch's defaults.",
+    "but a matrix multiply (and so nn.Linear) needs both sides in one dtype, and a tensor assigned to a parameter's "
+    ".grad needs the parameter's: float64 usually comes from NumPy (torch.from_numpy, torch.tensor on an array) or "
+    "from dtype=torch.float64, float32 from torch's defaults (torch.zeros(shape) without a dtype).",
     "Print the dtype of each tensor on the line the error points to, and convert one side with .float() or "
-    ".to(other.dtype).",
+    ".to(other.dtype); make a new tensor like the one it meets (torch.zeros_like(p), dtype=p.dtype).",
     '"Common pitfalls", "Mixing dtypes"',
     error_pattern=r"must have the same dtype|expected scalar type \w+ but found \w+|"
-                  r"[Ff]ound dtype \w+ but expected \w+|expected both inputs to have same dtype",
+                  r"[Ff]ound dtype \w+ but expected \w+|expected both (inputs|vectors) to have same dtype|"
+                  r"assign a gradient with dtype '\w+' to a tensor with grad_dtype",
     concept="dtypes",
 )
 
@@ -277,6 +298,15 @@ NAN_WHERE_FINITE = Mistake(
     '"Common pitfalls"',
     concept="gradient_checking",
 )
+PLACES_LEFT_UNFILLED = Mistake(
+    "places never filled",
+    "Your result is right in every place but the first or last few along its first dimension, and those hold 0: "
+    "the step that fills them never ran for them.",
+    "Check the bounds of the loop that fills the result: range(n) visits 0 to n − 1; range(n − 1) stops before the "
+    "last index and range(1, n) starts after the first.",
+    '"Operations, broadcasting and reshaping"',
+    concept="python_semantics",
+)
 NOT_NONE_FOR_NONE = Mistake(
     "another value for 'none'",
     "Your function returns a stand-in value where the docstring asks for None.",
@@ -309,6 +339,32 @@ FORWARD_UNDER_NO_GRAD = Mistake(
     concept="detach_and_no_grad",
     contradicted_by=(source_lacks(backward_of_unrecorded,
                                   "no backward() of a value computed under no_grad in the code"),),
+)
+GRAPH_CUT_THROUGH_NUMBERS = Mistake(
+    "a tensor rebuilt from plain numbers",
+    "Your code takes values out of a tensor as plain Python or NumPy numbers (.item(), .tolist(), .numpy(), a math "
+    "function) and builds a new tensor from them (torch.tensor, torch.as_tensor, torch.from_numpy). The values are "
+    "right, but autograd cannot follow numbers: the new tensor has no graph behind it, so backward() from it finds "
+    "nothing that leads back to the leaf.",
+    "Stay with torch operations on the tensor itself (torch.sin(x) * torch.exp(-x) works on every element at once), "
+    "so that each step is recorded; leave .item() and friends for the final number you report.",
+    '"Autograd: gradients for free"',
+    error_pattern=r"does not require grad and does not have a grad_fn",
+    concept="requires_grad",
+    contradicted_by=(source_lacks(rebuilds_from_numbers,
+                                  "no function of the code turns values into numbers and builds a tensor of them"),),
+)
+DIVIDED_BY_ZERO = Mistake(
+    "a division by a value that is zero here",
+    "Your code divides by a plain Python number that is 0 for this input, and Python raises ZeroDivisionError (a "
+    "tensor would give inf or nan). Where a quantity is written with a division it does not need, such as n·xⁿ / x "
+    "for n·xⁿ⁻¹, the rewritten form breaks at exactly the input (x = 0) where the original is an ordinary number.",
+    "Look at each division whose divisor can be 0 for an allowed input: write the quantity without dividing by the "
+    "input (n * x ** (n - 1)), or give the zero case its own answer.",
+    '"Common pitfalls"',
+    error_pattern=r"^ZeroDivisionError:",
+    concept="python_semantics",
+    contradicted_by=(source_lacks(divides, "the code divides nowhere with /"),),
 )
 FLOAT_OVERFLOW = Mistake(
     "an exponential too large for a float",
@@ -365,7 +421,8 @@ CACHED_FIRST_ANSWER = Mistake(
     "a cached answer from an earlier call",
     "A function your code calls is wrapped in functools.cache or lru_cache, and what it answers depends on more "
     "than its arguments (the machine's devices, a setting, a random draw). The cache hands every later call the "
-    "answer of the first call with the same arguments, so a call made after that state changed gets a stale answer.",
+    "answer of the first call with the same arguments, so a call made after that state changed gets a stale answer; "
+    "and it hands back the very objects it returned before, with every change a caller has made to them since.",
     "Drop the cache: compute the answer at each call, as the docstring asks (asking torch is cheap).",
     "",
     concept="python_semantics",
@@ -543,8 +600,8 @@ TUPLE_BY_COMMA = Mistake(
     concept="python_semantics",
 )
 ANY_EXERCISE = [MIXED_DTYPES, DTYPE_DIFFERS, SHAPE_DIFFERS, STILL_TRACKED, CUT_FROM_THE_GRAPH, GRAPH_OF_THE_GRADIENT_KEPT, VALUES_REORDERED,
-                SCALED_RESULT, NAN_WHERE_FINITE, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
-                FLOAT_OVERFLOW, UNPACKED_PARAMETERS, TRACKED_TO_NUMPY, LATE_BOUND_LOOP_VARIABLE, CACHED_FIRST_ANSWER,
+                SCALED_RESULT, NAN_WHERE_FINITE, PLACES_LEFT_UNFILLED, NOT_NONE_FOR_NONE, FLOAT_FOR_WHOLE, FORWARD_UNDER_NO_GRAD,
+                GRAPH_CUT_THROUGH_NUMBERS, DIVIDED_BY_ZERO, FLOAT_OVERFLOW, UNPACKED_PARAMETERS, TRACKED_TO_NUMPY, LATE_BOUND_LOOP_VARIABLE, CACHED_FIRST_ANSWER,
                 BYTES_REINTERPRETED, OTHER_GENERATOR, RETURN_IN_LOOP, MUTABLE_DEFAULT, STATE_KEPT_BETWEEN_CALLS,
                 ITERATOR_USED_TWICE, SET_ORDER_RELIED_ON, ONE_OBJECT_KEPT_EACH_PASS,
                 LOOP_VARIABLE_REUSED, GRAD_STILL_NONE, RESULT_THROWN_AWAY, FUNCTION_AS_TRUTH, TRUTH_OF_MANY_VALUES, LIST_OF_ONE_OBJECT,

@@ -9,6 +9,7 @@ not parse, or that the grader cannot follow, shows nothing.
 from __future__ import annotations
 
 import ast
+from typing import Iterator
 
 # Blocks under which autograd records nothing.
 _NOT_RECORDING = {"no_grad", "inference_mode"}
@@ -19,6 +20,13 @@ def _parsed(source: str) -> ast.Module | None:
         return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def _functions(source: str) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Every function the source defines, nested ones too (none where it does not parse)."""
+    tree = _parsed(source)
+    return (node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))) \
+        if tree is not None else iter(())
 
 
 def divides(source: str) -> bool:
@@ -85,12 +93,7 @@ def _not_recording(block: ast.With) -> bool:
 def backward_of_unrecorded(source: str) -> bool:
     """Whether a function calls `x.backward()` where x was computed inside a `with torch.no_grad():` (or
     inference_mode) block of that same function, or calls backward() inside such a block."""
-    tree = _parsed(source)
-    if tree is None:
-        return False
-    for function in ast.walk(tree):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
+    for function in _functions(source):
         unrecorded: set[str] = set()
         inside: set[int] = set()  # the ids of the nodes under such a block
         for block in ast.walk(function):
@@ -108,4 +111,23 @@ def backward_of_unrecorded(source: str) -> bool:
                 receiver = call.func.value
                 if id(call) in inside or (isinstance(receiver, ast.Name) and receiver.id in unrecorded):
                     return True
+    return False
+
+
+# Calls that turn tensor values into plain numbers, and calls that build a new tensor out of numbers.
+_TO_NUMBERS = {"item", "tolist", "numpy"}
+_FROM_NUMBERS = {"tensor", "as_tensor", "from_numpy"}
+
+
+def rebuilds_from_numbers(source: str) -> bool:
+    """Whether one function of the code takes values out as plain numbers (.item(), .tolist(), .numpy(), or a
+    math-module function) and builds a tensor from numbers (torch.tensor, torch.as_tensor, torch.from_numpy): the
+    tensor built so is a new one, with no graph behind it, whatever its values."""
+    for function in _functions(source):
+        calls = [node.func for node in ast.walk(function) if isinstance(node, ast.Call)]
+        out = any(isinstance(func, ast.Attribute) and (func.attr in _TO_NUMBERS or (
+            isinstance(func.value, ast.Name) and func.value.id == "math")) for func in calls)
+        back = any(isinstance(func, ast.Attribute) and func.attr in _FROM_NUMBERS for func in calls)
+        if out and back:
+            return True
     return False

@@ -99,9 +99,11 @@ def _named_only_where_not_contradicted(test: F) -> F:
                 raise
             fact = failure.otherwise  # a fact about the result, true whatever the cause: named in the name's place
             if fact is not None:
-                raise CheckFailed(dataclasses.replace(feedback, mistake=fact.name, meaning=fact.explanation,
-                                                      hint=fact.hint, section=fact.section,
-                                                      concept=fact.concept)) from None
+                told = dataclasses.replace(feedback, mistake=fact.name, meaning=fact.explanation, hint=fact.hint,
+                                           section=fact.section, concept=fact.concept, measured=fact.measured)
+                # The fact in the name's place is read against the code as any fact is: a pitfall or a line may
+                # tell its cause.
+                raise CheckFailed(told_by_a_pitfall(told, student) or told_by_the_code(told, student) or told) from None
             unnamed = dataclasses.replace(feedback, mistake=None, meaning="", hint="", concept="")
             raise CheckFailed(told_by_a_pitfall(unnamed, student) or unnamed) from None
 

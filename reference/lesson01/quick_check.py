@@ -167,8 +167,8 @@ def answers(form: str = "A") -> dict[int, str]:
 
     Returns:
         A dict from each question number (the ints 1 to 10) to the letter of the
-        option you choose, a string such as "a" or "d", for example
-        {1: "d", 2: "b", ...} (these two are only an example of the format).
+        option you choose, a string such as "a" or "d" (upper case, "A", reads the same),
+        for example {1: "d", 2: "b", ...} (these two are only an example of the format).
     """
     # Form A's right options; form B lists the same options in another order.
     chosen = {

@@ -182,3 +182,20 @@ def test_steps_to_reach_with_minus_one_for_none_is_told_so(grade) -> None:
     checks = grade({"learning_rate": source}, "--no-expected-cache").checks("learning_rate")
     failed = [c for c in checks.values() if not c["passed"]]
     assert failed and all(c["mistake"] == NOT_NONE_FOR_NONE.name for c in failed), [c["message"] for c in failed]
+
+
+def test_places_left_at_zero_at_one_end_are_told_which_and_nothing_else_is() -> None:
+    from graders.engine.answer_facts import unfilled_fact
+    from graders.engine.mistakes import PLACES_LEFT_UNFILLED
+
+    expected = torch.tensor([0.5, -1.0, 2.0, 3.0], dtype=torch.float64)
+    last = unfilled_fact(torch.tensor([0.5, -1.0, 2.0, 0.0], dtype=torch.float64), expected)
+    assert last is not None and last.name == PLACES_LEFT_UNFILLED.name and last.measured == ("last",)
+    assert "the last index, 3," in last.explanation and "3" not in last.without_values.replace("range", "")
+    first = unfilled_fact(torch.tensor([[0.0, 0.0], [2.0, 3.0]]), torch.tensor([[1.0, 1.0], [2.0, 3.0]]))
+    assert first is not None and first.measured == ("first",) and "range(1, n)" in first.explanation
+    assert unfilled_fact(torch.tensor([0.5, 0.0, 2.0, 3.0]), expected.float()) is None  # a place in the middle
+    assert unfilled_fact(torch.tensor([0.5, -1.0, 2.0, 7.0]), expected.float()) is None  # wrong, but not left at 0
+    assert unfilled_fact(torch.zeros(4), expected.float()) is None  # nothing right: no place was filled at all
+    assert unfilled_fact(expected, expected) is None
+    assert unfilled_fact(torch.zeros(3), torch.tensor([0.0, 1.0, 2.0])) is None  # zeros, right where 0 is

@@ -176,3 +176,48 @@ def test_a_nan_from_code_that_takes_an_exponential_is_told_that_line_and_how_it_
     assert "line 5 takes an exponential: `e = torch.exp(z)`" in told.meaning and "torch.sigmoid" in told.hint
     # Without an exponential in the code, the fact keeps its own words: its cause may be any 0/0.
     assert told_by_the_code(dataclasses.replace(failed, call="ratio(a, b) with ..."), _student(EXPONENTIALS)) is None
+
+
+LOOPS = '''
+import torch
+
+def one_short(x):
+    out = torch.zeros_like(x)
+    for i in range(x.numel() - 1):
+        out[i] = x[i] * 2
+    return out
+
+def late_start(x):
+    out = torch.zeros_like(x)
+    for i in range(1, len(x)):
+        out[i] = x[i] * 2
+    return out
+
+def sliced(x):
+    out = torch.zeros_like(x)
+    out[:-1] = x[:-1] * 2
+    return out
+
+def whole(x):
+    return x * 2
+'''
+
+
+def _unfilled(function: str, got: list[float]) -> Feedback:
+    from graders.engine.answer_facts import unfilled_fact
+    fact = unfilled_fact(torch.tensor(got), torch.tensor([2.0, 4.0, 6.0]))
+    assert fact is not None
+    return Feedback(f"{function}: wrong values.", call=f"{function}(x) with x = tensor([1., 2., 3.])",
+                    mistake=fact.name, meaning=fact.explanation, hint=fact.hint, measured=fact.measured)
+
+
+def test_places_left_unfilled_are_told_the_loop_bound_that_stops_short_of_them() -> None:
+    student = _student(LOOPS)
+    told = told_by_the_code(_unfilled("one_short", [2.0, 4.0, 0.0]), student)
+    assert told is not None and "`for i in range(x.numel() - 1):`" in told.meaning
+    told = told_by_the_code(_unfilled("late_start", [0.0, 4.0, 6.0]), student)
+    assert told is not None and "`for i in range(1, len(x)):`" in told.meaning
+    told = told_by_the_code(_unfilled("sliced", [2.0, 4.0, 0.0]), student)
+    assert told is not None and "`out[:-1] = x[:-1] * 2`" in told.meaning
+    assert told_by_the_code(_unfilled("whole", [2.0, 4.0, 0.0]), student) is None  # no such bound: the fact stays
+    assert told_by_the_code(_unfilled("late_start", [2.0, 4.0, 0.0]), student) is None  # a late start leaves the first

@@ -463,6 +463,30 @@ def weights_zeroed_first(X, y):
 
 def reads_constants(x):
     return sum(x * s for s in STEPS) + loss_fn(x, x).item()
+
+_made = None
+_pullbacks = {}
+
+def made_on_the_first_call(x):
+    global _made
+    if _made is None:
+        _made = [torch.zeros(1, requires_grad=True) for _ in range(2)]
+    a, b = _made
+    for p in (a, b):
+        p -= 0.1 * x
+    return a.item()
+
+def item_written_by_unpacking(f, x):
+    if f not in _pullbacks:
+        _, _pullbacks[f] = torch.func.vjp(f, x)
+    return _pullbacks[f](x)
+
+def made_afresh_each_call(x):
+    global _made
+    _made = [torch.zeros(1)]
+    a, = _made
+    a += x
+    return a
 '''
 
 
@@ -478,7 +502,12 @@ def test_state_kept_at_module_level_is_found_and_state_made_afresh_or_only_read_
     assert at(state_kept_between_calls(evidence, "trains_the_module_level_model")) == "optimiser.step()"
     assert at(state_kept_between_calls(evidence, "optimiser_over_module_level_weights")) == \
         "opt = torch.optim.SGD([w], lr=0.1)"
-    for honest in ("log_cleared_first", "counter_reset", "own_list", "weights_zeroed_first", "reads_constants"):
+    # Made on the first call only (`if _made is None:`), then changed through the names it is unpacked into.
+    assert at(state_kept_between_calls(evidence, "made_on_the_first_call")) == "p -= 0.1 * x"
+    assert at(state_kept_between_calls(evidence, "item_written_by_unpacking")) == \
+        "_, _pullbacks[f] = torch.func.vjp(f, x)"
+    for honest in ("log_cleared_first", "counter_reset", "own_list", "weights_zeroed_first", "reads_constants",
+                   "made_afresh_each_call"):
         assert state_kept_between_calls(evidence, honest) == 0, honest
 
 

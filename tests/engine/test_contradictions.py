@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import pytest
 
 from graders.engine.feedback import CheckFailed, fail
-from graders.engine.mistakes import Mistake, code_binds_default, code_passes, code_shows, contradiction
+from graders.engine.mistakes import (Mistake, code_binds_default, code_calls_outside_block, code_passes, code_shows,
+                                     contradiction)
 from graders.engine.registration import _named_only_where_not_contradicted
 from graders.engine.source_evidence import SourceEvidence
 
@@ -100,3 +101,32 @@ def test_the_net_takes_a_contradicted_name_off_a_failure_and_keeps_its_values() 
     with pytest.raises(CheckFailed) as told:
         netted(student=_student(without_block))
     assert told.value.feedback.mistake == "no no_grad in predict"
+
+
+TANGENTS_AFTER = """
+import torch.autograd.forward_ad as fwAD
+
+def _tangent(out):
+    return fwAD.unpack_dual(out).tangent
+
+def forward(f, x, v):
+    with fwAD.dual_level():
+        out = f(fwAD.make_dual(x, v))
+    return _tangent(out)
+"""
+TANGENTS_INSIDE = """
+import torch.autograd.forward_ad as fwAD
+
+def forward(f, x, v):
+    with fwAD.dual_level():
+        out = f(fwAD.make_dual(x, v))
+        return fwAD.unpack_dual(out).tangent
+"""
+
+
+def test_a_call_outside_every_block_of_its_kind_is_seen_and_one_inside_rules_the_name_out() -> None:
+    outside = code_calls_outside_block("unpack_dual", "dual_level", "no tangent read outside the level")
+    assert outside(_student(TANGENTS_AFTER)) == ""
+    assert outside(_student(TANGENTS_INSIDE)) == "no tangent read outside the level"
+    assert outside(_student("def f(x):\n    return x\n")) == "no tangent read outside the level"  # no block at all
+    assert outside(_student("def f(:\n")) == "no tangent read outside the level"  # does not parse

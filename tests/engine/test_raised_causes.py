@@ -9,7 +9,7 @@ from graders.engine import single_edits
 from graders.engine.mistakes import (FLOAT_FOR_WHOLE, FLOAT_OVERFLOW, FORWARD_UNDER_NO_GRAD, TRACKED_TO_NUMPY,
                                      UNPACKED_PARAMETERS, contradiction)
 from graders.engine.raised_causes import (backward_of_unrecorded, divides, exponentiates_floats,
-                                          unpacks_a_tracked_tensor)
+                                          rebuilds_from_numbers, unpacks_a_tracked_tensor)
 
 LESSON = course_config.LESSON_01.folder
 UNRECORDED_LOSS = ("        with torch.no_grad():\n            pred = model(X)\n            loss = loss_fn(pred, y)\n"
@@ -96,3 +96,30 @@ def test_numpy_of_a_tracked_tensor_is_named_only_where_the_code_calls_numpy() ->
                                                           "tensor.detach().numpy() instead.")
     assert not contradiction(TRACKED_TO_NUMPY, student("def f(w):\n    return w.numpy()\n"))
     assert contradiction(TRACKED_TO_NUMPY, student("import numpy as np\ndef f(w):\n    return np.asarray(w)\n"))
+
+
+def test_a_tensor_rebuilt_from_numbers_is_seen_only_where_one_function_does_both() -> None:
+    assert rebuilds_from_numbers("import torch\ndef f(x):\n    return torch.tensor([v.item() for v in x])\n")
+    assert rebuilds_from_numbers("import math, torch\ndef f(x):\n    return torch.as_tensor([math.sin(v) for v in x])\n")
+    assert rebuilds_from_numbers("import torch\ndef f(x):\n    a = x.numpy()\n    return torch.from_numpy(a * 2)\n")
+    # Numbers out in one function, a tensor made in another: not one round trip.
+    assert not rebuilds_from_numbers("import torch\ndef f(x):\n    return x.item()\n"
+                                     "def g(n):\n    return torch.tensor(n)\n")
+    assert not rebuilds_from_numbers("import torch\ndef f(x):\n    return torch.sin(x) * torch.exp(-x)\n")
+    assert not rebuilds_from_numbers("def f(:\n")  # does not parse: shows nothing
+
+
+def test_a_division_by_zero_is_named_only_for_code_that_divides() -> None:
+    from graders.engine.mistakes import DIVIDED_BY_ZERO
+
+    assert DIVIDED_BY_ZERO.matches_error("ZeroDivisionError", "float division by zero")
+    assert not DIVIDED_BY_ZERO.matches_error("RuntimeError", "division by zero")
+    import types
+
+    from graders.engine.source_evidence import SourceEvidence
+
+    def student(source: str) -> types.SimpleNamespace:
+        return types.SimpleNamespace(evidence=SourceEvidence(source))
+
+    assert contradiction(DIVIDED_BY_ZERO, student("def f(x):\n    return x // 0\n"))  # no true division
+    assert not contradiction(DIVIDED_BY_ZERO, student("def f(x, n):\n    return n * x ** n / x\n"))

@@ -24,12 +24,13 @@ import torch
 
 from graders.kit import (Mistake, Returned, Student, Suspect, checks_for, describe, exercise, expect_tensor, expected,
                          fail, twin, twin_generator, twin_random)
-from graders.lesson01.dtypes_and_devices.mistakes import (BUILT_NOT_AVAILABLE, CHANGED_BATCH, DEVICES, DEVICE_AT_IMPORT,
+from graders.lesson01.dtypes_and_devices.mistakes import (BUILT_NOT_AVAILABLE, CHANGED_BATCH, CONTAINERS_ENTERED,
+                                                          DEVICES, DEVICE_AT_IMPORT,
                                                           DEVICE_NAME, DTYPE_FROM_A_LIST, FLOAT64_KEPT, FLOAT_LABELS,
                                                           INT32_LABELS, INTEGER_FEATURES, NON_TENSORS_DROPPED, PITFALLS,
                                                           SHAPE_FROM_A_LIST, TENSORS, WRONG_BACKEND_ORDER)
-from graders.lesson01.dtypes_and_devices.drivers import (MISSING, chosen_device, device_when_imported, moved_layout,
-                                                slot_text, tensor_slot)
+from graders.lesson01.dtypes_and_devices.drivers import (MISSING, chosen_device, device_when_imported, holds_tensors,
+                                                moved_layout, slot_text, tensor_slot)
 
 EXERCISE = exercise("lesson01", "dtypes_and_devices")
 check = checks_for("lesson01", EXERCISE.slug)
@@ -206,6 +207,8 @@ def expect_batch(returned: Returned, expected_batch: dict) -> None:
             expect_tensor(replace(returned, value=got[key]), want, rtol=0, atol=EXERCISE.tolerance("values"),
                           requires_grad=None, what=f"batch[{key!r}]", section=DEVICES,
                           hint="Move each tensor with value.to(device): it keeps the dtype, the shape and the values.")
+        elif holds_tensors(want):
+            continue  # a container of tensors is judged on the meta call, by whether it is the caller's own object
         elif not (type(got[key]) is type(want) and got[key] == want):
             fail(f"move_batch changed batch[{key!r}], which is not a tensor.", call=returned.call,
                  got=describe(got[key]), expected=describe(want),
@@ -278,6 +281,11 @@ def expect_moves(student: Student, reference: ModuleType, batch: dict, text: str
                         shown_as=f"move_batch(batch, {shown}) with {text}")
         expect_layout(replace(returned, value=returned.value["moved"]), expected_batch, "meta")
         expect_batch_kept(returned)
+        entered = returned.value["entered"]
+        if entered:
+            fail(f"move_batch made a new batch[{entered[0]!r}], which is not a tensor, with its tensors moved.",
+                 call=returned.call, got=f"a new {type(batch[entered[0]]).__name__} whose tensors are on meta",
+                 expected=f"batch[{entered[0]!r}] itself, as the caller gave it", mistake=CONTAINERS_ENTERED)
 
 
 # ---------------------------------------------------------------- public checks
@@ -401,7 +409,10 @@ def test_move_batch_on_fresh_batches(student: Student, reference: ModuleType) ->
         # Containers too: "every value that is not a tensor is kept as it is", whatever its type.
         "size": (4, 4),
         "source": {"name": "synthetic", "version": 2},
+        # A list that holds tensors is a value that is not a tensor too: kept as it is, its tensors with it.
+        "crops": [torch.randn(2, 2, generator=generator), torch.randn(2, 2, generator=generator)],
     }
     text = ("batch = {images: 3×1×4×4 float32, targets: int64, weights: float64, mask: bool, "
-            'epoch: 7, split: "train", note: None, size: (4, 4), source: {"name": "synthetic", "version": 2}}')
+            'epoch: 7, split: "train", note: None, size: (4, 4), source: {"name": "synthetic", "version": 2}, '
+            "crops: a list of two 2×2 float32 tensors}")
     expect_moves(student, reference, batch, text)

@@ -87,9 +87,20 @@ def moved_layout(module: ModuleType, batch: dict, device: Any) -> Any:
     before = {key: (value, value.device if isinstance(value, torch.Tensor) else None) for key, value in batch.items()}
     result = function(batch, device)
     moved = (f"a {type(result).__name__}" if type(result) is not dict else
-             {key: tensor_slot(value, str(value.device)) if isinstance(value, torch.Tensor) else ("value", value)
-              for key, value in result.items()})
-    return {"moved": moved, "same_dict": result is batch, "changes": _changes(batch, before)}
+             {key: tensor_slot(value, str(value.device)) if isinstance(value, torch.Tensor) else
+              ("value", "a container of tensors" if holds_tensors(value) else value) for key, value in result.items()})
+    # A value that holds tensors is kept as it is only if it is the very object the caller gave.
+    entered = [key for key, (value, _) in before.items() if holds_tensors(value)
+               and type(result) is dict and key in result and result[key] is not value]
+    return {"moved": moved, "same_dict": result is batch, "changes": _changes(batch, before), "entered": entered}
+
+
+def holds_tensors(value: Any, depth: int = 3) -> bool:
+    """Whether a list, tuple, set or dict holds a tensor, a few levels deep."""
+    if depth == 0 or not isinstance(value, (list, tuple, set, dict)):
+        return False
+    items = value.values() if isinstance(value, dict) else value
+    return any(isinstance(item, torch.Tensor) or holds_tensors(item, depth - 1) for item in items)
 
 
 def _changes(batch: dict, before: dict) -> list[str]:

@@ -76,6 +76,17 @@ MOVED_NON_TENSOR = Mistake(
     concept=CONCEPT,
 )
 
+CONTAINERS_ENTERED = Mistake(
+    "tensors inside other values moved too",
+    "Your function also goes into the values that are not tensors (a list, a tuple, a dict) and moves the tensors it "
+    "finds inside them, handing back a new container. The docstring asks for those values to be kept as they are: "
+    "the caller's list is the caller's, and what it holds stays where the caller put it.",
+    "Move only the values that are tensors themselves: value.to(device) if isinstance(value, torch.Tensor) else "
+    "value, with no recursion into lists, tuples or dicts.",
+    DEVICES,
+    concept=CONCEPT,
+)
+
 CHANGED_BATCH = Mistake(
     "changed the caller's batch",
     "Your function writes the moved tensors into the batch it was given (batch[key] = value.to(device)) "

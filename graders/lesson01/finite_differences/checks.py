@@ -23,6 +23,7 @@ from graders.kit import (Mistake, Returned, Student, Suspect, argument_changed, 
                          fail_with_mistake, first_matching_variant, gradient_signature, is_scaled, number_problem,
                          origin, tensor_problem, needs_value)
 from graders.lesson01.finite_differences.mistakes import (ABS_OF_SUM, ALL_AT_ONCE, DETACH_SHARES_MEMORY,
+                                                          FLOOR_ONLY_AT_ZERO, NUDGES_KEPT,
                                                           DIVIDED_BY_H, ERROR_AS_TENSOR, FLOAT32_CHECK, FLOAT32_RESULT,
                                                           FORWARD_DIFFERENCES, LEAF_NOT_DETACHED, MEAN_OF_GAPS,
                                                           MODIFIED_X, ONE_SIDED_SCALE, RATIOS_NOT_REDUCED,
@@ -82,6 +83,19 @@ def nudged_in_place(spec: dict, x: Tensor, h: float) -> Tensor:
 
 
 @expected
+def nudges_kept(spec: dict, x: Tensor, h: float) -> Tensor:
+    """What two nudged copies made once and never put back give: coordinate i is measured with the nudges of every
+    coordinate before it still in place (+h in one point, −h in the other), in x's dtype as such code computes."""
+    f, start = build(spec), x.detach()
+    plus, minus, estimate = start.clone(), start.clone(), []
+    for i in range(start.numel()):
+        plus[i] += h
+        minus[i] -= h
+        estimate.append((f(plus) - f(minus)) / (2 * h))
+    return torch.stack(estimate).to(x.dtype)
+
+
+@expected
 def all_coordinates_at_once(spec: dict, x: Tensor, h: float) -> Tensor:
     """What nudging every coordinate together gives: the slope along the ones vector, in each entry."""
     f, x64 = build(spec), x.detach().to(torch.float64)
@@ -97,6 +111,13 @@ def wrong_backward_error(spec: dict, x: Tensor, how: str = "largest") -> float:
     build(spec)(leaf).backward()
     right = autograd_gradient({"kind": "sum_sin", "a": spec["a"]}, x.to(torch.float64))
     return relative_gap(leaf.grad, right, how)
+
+
+@expected
+def floored_at_zero_only(a: Tensor, b: Tensor) -> float:
+    """What relative_error gives when it floors the denominator only where |a| + |b| is exactly 0."""
+    scale = a.abs() + b.abs()
+    return ((a - b).abs() / torch.where(scale == 0, torch.full_like(scale, 1e-8), scale)).max().item()
 
 
 @expected
@@ -254,7 +275,7 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, h: float | None) 
     expect_tensor(as_called, truth, **tolerance(x), requires_grad=None, section=WHY,
                   suspects=[Suspect(FORWARD_DIFFERENCES, forward_differences(spec, x, step)),
                             Suspect(ALL_AT_ONCE, all_coordinates_at_once(spec, x, step)),
-                            in_place, *rounded],
+                            Suspect(NUDGES_KEPT, nudges_kept(spec, x, step)), in_place, *rounded],
                   scaled={2.0: DIVIDED_BY_H}, hint=estimate_hint(gradient, truth))
 
 
@@ -323,6 +344,7 @@ def test_relative_error_on_fixed_cases(student: Student, reference: ModuleType) 
         expect_number(returned, right, rtol=tol, atol=tol, section=WHY,
                       what="the relative error", suspects=[Suspect(MEAN_OF_GAPS, mean_relative_error(a_t, b_t)),
                                                            Suspect(ABS_OF_SUM, abs_of_sum_relative_error(a_t, b_t)),
+                                                           Suspect(FLOOR_ONLY_AT_ZERO, floored_at_zero_only(a_t, b_t)),
                                                            Suspect(WHOLE_TENSOR_RATIO, norm_relative_error(a_t, b_t)),
                                                            Suspect(WHOLE_TENSOR_RATIO, maxima_relative_error(a_t, b_t)),
                                                            *(Suspect(ONE_SIDED_SCALE, value)

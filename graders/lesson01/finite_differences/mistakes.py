@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake
+from graders.kit import Mistake, list_of_one_object, pitfall_shown
 
 
 WHY = 'companion text, "Why Do We Need Automatic Differentiation?" (option 2, finite differences)'
@@ -70,6 +70,32 @@ DETACH_SHARES_MEMORY = Mistake(
     "Make real copies with x.detach().clone(), or build the two points as x + step and x - step (new tensors).",
     '"The Detach / no_grad / .data Triangle" in the companion text (x.detach() shares the same data)',
     concept="views",
+)
+
+NUDGES_KEPT = Mistake(
+    "nudges never undone",
+    "Your first entry is right and the later ones drift: the two nudged points are made once, before the loop, and "
+    "each pass adds its own nudge without taking the one before away. So coordinate i is measured with every "
+    "coordinate before it still moved by +h in one point and −h in the other: a slope along a growing diagonal, "
+    "not along e_i alone.",
+    "Build both points afresh in every pass (x + step and x − step, with step zero except step[i] = h), or put "
+    "x_plus[i] and x_minus[i] back to x[i] at the end of the pass.",
+    WHY,
+    concept=CONCEPT,
+    # Steps made by multiplying a list are one tensor: they pile up the same way, for another reason.
+    contradicted_by=(pitfall_shown(list_of_one_object, "numerical_gradient",
+                                   "the steps are one tensor repeated by list multiplication"),),
+)
+
+FLOOR_ONLY_AT_ZERO = Mistake(
+    "the floor only where the sum is exactly 0",
+    "Your relative_error puts 1e-8 in the denominator only where |a| + |b| is exactly 0, not wherever it is below "
+    "1e-8. For tiny non-zero values (1e-9 against −1e-9) the ratio |a − b| / (|a| + |b|) is then close to 1, a "
+    "failed check, where the floor makes it a harmless 0.2: the floor is there to say that differences that small "
+    "do not count.",
+    "Floor the whole denominator: (a.abs() + b.abs()).clamp(min=1e-8), or torch.maximum with 1e-8.",
+    WHY,
+    concept=CONCEPT,
 )
 
 MEAN_OF_GAPS = Mistake(

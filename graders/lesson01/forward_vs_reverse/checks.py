@@ -28,7 +28,7 @@ from graders.lesson01.forward_vs_reverse.mistakes import (BACKWARD_PER_COORDINAT
                                                           MODES, MODE_READ_LOOSELY, MODIFIED_X, ONES_TANGENT,
                                                           REVERSE_ALWAYS_ONE, REVERSE_FOR_FORWARD, SKIPPED_COORDINATE,
                                                           SWAPPED_MODES, TANGENT_DTYPE, UNKNOWN_MODE_AS_REVERSE,
-                                                          VJP_TUPLE_RETURNED)
+                                                          TANGENTS_READ_AFTER_THE_LEVEL, VJP_TUPLE_RETURNED)
 from graders.lesson01.forward_vs_reverse.drivers import build, load_jvp_and_vjp, run_mode, warm_up
 
 EXERCISE = exercise("lesson01", "forward_vs_reverse")
@@ -125,6 +125,7 @@ def expect_gradient(returned: Returned, spec: dict, x: Tensor, hint: str) -> Non
     if returned.call.startswith("gradient_forward_mode"):  # their explanations are about forward mode's loop of jvps
         suspects.extend(skipped_coordinates(returned.value["gradient"], truth))
         suspects.append(Suspect(DIRECTIONS_PILED_UP, truth.cumsum(0)))  # pass i along e_0 + ... + e_i
+        suspects.append(Suspect(TANGENTS_READ_AFTER_THE_LEVEL, torch.zeros_like(truth)))
     if x.dtype == torch.float64:  # float64 derivatives written into a float32 tensor: the same values, rounded
         suspects.append(Suspect(FLOAT32_BUFFER, truth.float()))
     if x.requires_grad:  # the right values, compared before requires_grad: only a result still tracked matches
@@ -332,6 +333,15 @@ def test_gradient_forward_mode_and_reverse_mode_on_fresh_functions(student: Stud
         x = torch.randn(n, generator=generator, dtype=torch.float64).to(dtype).requires_grad_(tracked)
         for function, hint in (("gradient_forward_mode", FORWARD_HINT), ("gradient_reverse_mode", REVERSE_HINT)):
             expect_gradient(run_fresh(student, function, spec, x), spec, x, hint)
+    # A caller keeps its function and asks for its gradient at another point: the answer is the new point's.
+    spec = make_spec("tanh_layer", 4, generator)
+    first, x = (torch.randn(4, generator=generator, dtype=torch.float64) for _ in range(2))
+    for function, hint in (("gradient_forward_mode", FORWARD_HINT), ("gradient_reverse_mode", REVERSE_HINT)):
+        shown_as = shown(function, spec, x) + ", the same f asked at another x just before"
+        returned = student.run(run_mode, function, spec, x, first, runs=function, shown_as=shown_as, allow_raise=True)
+        if returned.error is not None:
+            student.fail_raised(returned, function)
+        expect_gradient(returned, spec, x, hint)
 
 
 @check

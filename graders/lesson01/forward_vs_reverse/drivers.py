@@ -104,8 +104,13 @@ def _counting_transforms(module: ModuleType) -> Iterator[dict[str, int]]:
             setattr(module, key, originals[name])
 
 
-def run_mode(module: ModuleType, function: str, spec: dict, x: Tensor) -> dict:
+def run_mode(module: ModuleType, function: str, spec: dict, x: Tensor, first: Tensor | None = None) -> dict:
+    """Runs in the worker: the student's `function` of f at x, with how often f and the transforms ran. With `first`,
+    the same f object is asked at `first` before, as a caller that keeps its function asks it again."""
     f = _Counted(build(spec))
+    if first is not None:
+        getattr(module, function)(f, first)
+        f.calls = 0
     with _counting_transforms(module) as counts:
         gradient = getattr(module, function)(f, x)
     return {"gradient": gradient, "f_calls": f.calls, "x_after": x, **counts}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.kit import Mistake, code_ends_its_loop_at_once
+from graders.kit import Mistake, code_calls_outside_block, code_ends_its_loop_at_once
 
 
 MODES = 'companion text, "Forward Mode vs. Reverse Mode"'
@@ -84,6 +84,20 @@ SKIPPED_COORDINATE = Mistake(
     concept=CONCEPT,
     contradicted_by=(code_ends_its_loop_at_once("gradient_forward_mode", "the loop of gradient_forward_mode returns or "
                                                                           "breaks in its first pass"),),
+)
+
+TANGENTS_READ_AFTER_THE_LEVEL = Mistake(
+    "tangents read after the dual level closed",
+    "Your gradient is 0 everywhere. Your code makes its dual tensors inside `with fwAD.dual_level():` but unpacks "
+    "the outputs' tangents after that block has ended (here in code called after it): leaving the level drops every "
+    "tangent made in it, so unpack_dual then finds none, and the code's stand-in for a missing tangent (0) is "
+    "what comes back.",
+    "Call fwAD.unpack_dual(out).tangent inside the `with fwAD.dual_level():` block, in the same pass that made "
+    "the dual input, and keep the derivative (a plain tensor) rather than the dual output.",
+    MODES,
+    concept=CONCEPT,
+    contradicted_by=(code_calls_outside_block("unpack_dual", "dual_level",
+                                              "the code reads no tangent outside a dual_level block"),),
 )
 
 UNKNOWN_MODE_AS_REVERSE = Mistake(

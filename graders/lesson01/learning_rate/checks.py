@@ -28,7 +28,7 @@ from graders.kit import (LossCurves, Meanwhile, Mistake, RECORD, RECORDING, Retu
                          expected, fail, fail_with_mistake, first_matching_variant, gradient_signature, is_scaled,
                          none_fact, origin, seed_judged, twin, twin_random, recipe_drawn_otherwise,
                          recipe_drawn_point_by_point, needs_value)
-from graders.lesson01.learning_rate.mistakes import (ASSUMES_FALLING_LOSSES, DRAWN_IN_FLOAT64, DRAWN_POINT_BY_POINT,
+from graders.lesson01.learning_rate.mistakes import (ASSUMES_FALLING_LOSSES, NAN_PASSED_BY_MAX, DRAWN_IN_FLOAT64, DRAWN_POINT_BY_POINT,
                                                      EMPTY_LOSSES,
                                                      EQUAL_COUNTS_AS_BELOW,
                                                      FLAT_TARGET, GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,
@@ -495,7 +495,7 @@ def test_diverged_spots_blow_ups(student: Student, reference: ModuleType) -> Non
     variants = [(mistake, [form(losses) for (losses,), _ in calls])
                 for mistake, form in ((RISE_ON_ANY_STEP, rise_on_any_step), (NAN_NOT_DIVERGED, blind_to_nan),
                                       (LAST_LOSS_ONLY, last_loss_only), (LAST_LOSS_ONLY, last_loss_bare),
-                                      (GROWTH_NOT_COUNTED, only_blow_ups))]
+                                      (GROWTH_NOT_COUNTED, only_blow_ups), (NAN_PASSED_BY_MAX, largest_by_max))]
     for index, ((losses,), shown_as) in enumerate(calls):
         returned = student.call("diverged", losses, shown_as=shown_as)
         want = reference.diverged(losses)
@@ -544,6 +544,13 @@ def rise_on_any_step(losses: list[float]) -> bool:
 def blind_to_nan(losses: list[float]) -> bool:
     """What diverged gives when it only compares each loss with the first: nan > anything is False."""
     return any(loss > losses[0] for loss in losses)
+
+
+@expected
+def largest_by_max(losses: list[float]) -> bool:
+    """What diverged gives when it tests max(losses) alone: Python's max passes over a nan after a number."""
+    top = max(losses)
+    return not math.isfinite(top) or top > losses[0]
 
 
 NO_ANSWER = object()  # equal to no variant's answer, not even None

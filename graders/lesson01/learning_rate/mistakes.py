@@ -226,6 +226,18 @@ NAN_NOT_DIVERGED = Mistake(
     concept=CONCEPT,
 )
 
+NAN_PASSED_BY_MAX = Mistake(
+    "max() passes over a nan",
+    "Your answers are what testing max(losses) alone gives: it blew up if the largest loss is inf or nan, or past "
+    "the first. But Python's max keeps the first item unless a later one compares greater, and every comparison with "
+    "nan is False, so a nan that comes after a number is never picked: max([3, 2, nan]) is 3, and that run passes "
+    "for a calm one.",
+    "Look at every loss, not at one picked by comparison: any(not math.isfinite(loss) or loss > losses[0] for loss "
+    "in losses).",
+    TRY_IT,
+    concept=CONCEPT,
+)
+
 GROWTH_NOT_COUNTED = Mistake(
     "only inf or nan counted as divergence",
     "Your answers are what testing the losses for inf and nan, and nothing else, gives, on every list diverged was "

@@ -10,6 +10,7 @@ built from reference runs) and by what a driver sees in the worker at each backw
 
 from __future__ import annotations
 
+import ast
 import functools
 import random
 import warnings
@@ -26,7 +27,7 @@ from graders.lesson01.linear_module.mistakes import (DETACHED_LOSSES_AS_TENSORS,
                                                      LR_AND_SEED_IGNORED, LR_IGNORED, MODEL_BEFORE_DATA,
                                                      NOISE_BROADCAST, ONE_STEP_TOO_FEW, ONE_STEP_TOO_MANY, PARAMETER_LEFT_OUT,
                                                      OWN_GENERATOR_ONLY, SECTION, SEED_IGNORED, SEED_SET_LATE,
-                                                     STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, STOPPED_EARLY, SUM_FOR_MEAN,
+                                                     MINI_BATCHES, STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, STOPPED_EARLY, SUM_FOR_MEAN,
                                                      TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP, ZERO_GRAD_MISSING)
 from graders.lesson01.linear_module.drivers import watch_training
 
@@ -323,6 +324,19 @@ def _cut_short(value: Any, want: Run) -> bool:
     return all(type(g) in (int, float) and close(g, w, rtol=rtol, atol=rtol) for g, w in zip(losses, want[0]))
 
 
+def _steps_in_an_inner_loop(student: Student) -> bool:
+    """Whether fit_linear_module's code calls .step() inside a loop that is itself inside a loop: more than one
+    update a pass, as mini-batches make (read from the source, never run)."""
+    loops = (ast.For, ast.While, ast.AsyncFor)
+    for definition in student.evidence.definitions("fit_linear_module"):
+        for outer in (node for node in ast.walk(definition) if isinstance(node, loops)):
+            for inner in (node for statement in outer.body for node in ast.walk(statement) if isinstance(node, loops)):
+                if any(isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "step"
+                       for call in ast.walk(inner)):
+                    return True
+    return False
+
+
 def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], list[tuple[Mistake, Run]]],
               repeats_differently: Callable[[], bool] | None = None, student: Student | None = None,
               reference: ModuleType | None = None, expected_run: Run | None = None) -> None:
@@ -335,6 +349,8 @@ def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], li
         # or it seeds a generator of its own and torch's stream, which the layer draws from, never.
         mistake = (OWN_GENERATOR_ONLY if student is not None and _seeds_own_generator_only(student) else
                    unless_contradicted(SEED_IGNORED, student) or SEED_SET_LATE)
+    if mistake is None and student is not None and _steps_in_an_inner_loop(student):
+        mistake = MINI_BATCHES
     if mistake is None and student is not None and reference is not None and _starts_elsewhere(student, reference):
         mistake = STARTED_ELSEWHERE
     fail(f"fit_linear_module: {problem}.", call=returned.call, got=_summary(returned.value), expected=want,

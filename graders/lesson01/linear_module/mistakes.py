@@ -207,6 +207,18 @@ STOPPED_EARLY = Mistake(
     concept="training_loop",
 )
 
+MINI_BATCHES = Mistake(
+    "several steps a pass: mini-batches where one full batch belongs",
+    "Your loop steps the optimiser more than once in each pass, once per slice of the data (a DataLoader, split or "
+    "chunk of X): mini-batch gradient descent. The lesson's loop makes one step a pass, on the gradient of the loss "
+    "over all 100 points, so after the same number of passes your layer has made several times as many, smaller "
+    "steps, and the losses you log (averages over slices) are other numbers.",
+    "Use the whole X and y in every pass: one prediction, one loss, one backward() and one optimizer.step(), with "
+    "no inner loop over batches.",
+    SECTION,
+    concept="training_loop",
+)
+
 SUM_FOR_MEAN = Mistake(
     "sum instead of mean",
     "Your loss is the sum of the squared errors over the 100 points, 100 times their mean: the loss at step 0 is "

@@ -81,10 +81,12 @@ def fresh_cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
     return cases
 
 
-def saturated_case() -> tuple[str, torch.Tensor, torch.Tensor]:
-    """A saturated neuron, z = 125: torch.sigmoid gives 1 where e^z alone overflows float32 to inf. Its σ′ is 0, where
-    every wrong gradient is 0 too, so only neuron's output is asked there."""
-    return "2 float32 weights and inputs with z = 125", torch.tensor([30.0, 25.0]), torch.tensor([2.5, 2.0])
+def saturated_cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
+    """Saturated neurons, z = 125 and z = −800: torch.sigmoid gives 1 and 0 where e^z alone overflows float32 to inf at
+    the first and math.exp(−z) raises OverflowError at the second. σ′ is 0 at both, so a hand gradient is asked there
+    only after the fresh cases, where its formula is judged."""
+    return [("2 float32 weights and inputs with z = 125", torch.tensor([30.0, 25.0]), torch.tensor([2.5, 2.0])),
+            ("2 float32 weights and inputs with z = -800", torch.tensor([-100.0, -100.0]), torch.tensor([4.0, 4.0]))]
 
 
 @expected
@@ -310,13 +312,13 @@ def test_grad_by_hand_without_autograd(student: Student, reference: ModuleType) 
 
 @check
 def test_neuron_on_fresh_inputs(student: Student, reference: ModuleType) -> None:
-    for text, w, inp in [*fresh_cases(), saturated_case()]:
+    for text, w, inp in [*fresh_cases(), *saturated_cases()]:
         expect_neuron(student.call("neuron", w, inp, shown_as=f"neuron(w, inp) with {text}"), reference, w, inp)
 
 
 @check
 def test_neuron_grad_by_hand_on_fresh_inputs(student: Student, reference: ModuleType) -> None:
-    for text, w, inp in fresh_cases():
+    for text, w, inp in [*fresh_cases(), *saturated_cases()]:
         returned = student.call("neuron_grad_by_hand", w, inp, shown_as=f"neuron_grad_by_hand(w, inp) with {text}")
         expect_hand_gradient(student, returned, reference, w, inp)
     # The docstring's "does not require grad" holds for the weights of a model too, which require grad.

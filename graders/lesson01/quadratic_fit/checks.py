@@ -40,7 +40,7 @@ from graders.lesson01.quadratic_fit.mistakes import (CLOSED_FORM, DRAWN_IN_FLOAT
                                                      OTHER_RANDOM_STREAM, RATE_TOO_HIGH, REBOUND_PARAMETERS,
                                                      SEED_IGNORED, SEED_NEVER_SET, SEED_SET_LATE, SHAPE_BROADCAST,
                                                      SIGN_ERROR, SOME_GRADIENTS_NOT_ZEROED, SUM_FOR_MEAN, TRY_IT)
-from graders.lesson01.quadratic_fit.drivers import fit_defaults
+from graders.lesson01.quadratic_fit.drivers import data_asked_again, fit_defaults
 
 EXERCISE = exercise("lesson01", "quadratic_fit")
 check = checks_for("lesson01", EXERCISE.slug)
@@ -609,6 +609,11 @@ def test_make_quadratic_data_with_other_arguments(student: Student, reference: M
     with seed_judged(student, returned, "make_quadratic_data", late=SEED_SET_LATE, never=SEED_NEVER_SET, **arguments):
         _expect_data(returned, reference.make_quadratic_data(**arguments), arguments,
                      _seed_42_data(reference, arguments), lesson_noise_y, seeds_torch=_seeds_torch(student))
+    # A caller may change the data in place (centre X, scale y): asked again, the function makes them anew.
+    shown += ", asked again after the caller changed the first X and y in place"
+    again = student.run(data_asked_again, arguments, runs="make_quadratic_data", shown_as=shown)
+    _expect_data(again, reference.make_quadratic_data(**arguments), arguments, _seed_42_data(reference, arguments),
+                 lesson_noise_y, seeds_torch=_seeds_torch(student))
 
 
 @check

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from graders.kit import GLOBAL_SEED, Mistake, code_passes, own_answer
+from graders.kit import GLOBAL_SEED, Mistake, code_passes, own_answer, pitfall_shown, state_kept_between_calls
 
 
 TRY_IT = '"Try it yourself", exercise 2'
@@ -99,6 +99,9 @@ CLOSED_FORM = Mistake(
     "Start a, b and c at zero with requires_grad=True and take `steps` updates of −lr × gradient.",
     TRY_IT,
     concept=CONCEPT,
+    # Descent that goes on from call to call reaches the least-squares fit too, without any closed form.
+    contradicted_by=(pitfall_shown(state_kept_between_calls, "fit_quadratic",
+                                   "fit_quadratic keeps its parameters between calls"),),
 )
 
 SOME_GRADIENTS_NOT_ZEROED = Mistake(
@@ -139,7 +142,9 @@ NONZERO_START = Mistake(
     "Create each parameter as a = torch.zeros(1, requires_grad=True), and the same for b and c.",
     WORKED_EXAMPLE + ', which starts "from zero"',
     concept=CONCEPT,
-    contradicted_by=(STARTS_AT_ZERO,),
+    # Parameters kept from an earlier call start where it stopped: the hint would ask for the zeros the code has.
+    contradicted_by=(STARTS_AT_ZERO, pitfall_shown(state_kept_between_calls, "fit_quadratic",
+                                                    "fit_quadratic keeps its parameters between calls")),
 )
 
 ONE_STEP_SHORT = Mistake(

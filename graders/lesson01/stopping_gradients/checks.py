@@ -27,7 +27,8 @@ from graders.lesson01.stopping_gradients.mistakes import (DATA_USED, FLOAT32_TO_
                                                           REBOUND,
                                                           REQUIRES_GRAD_TURNED_OFF, TRIANGLE, WEIGHT_NOT_TRANSPOSED,
                                                           ZEROED_BEFORE_UPDATE, ZEROING)
-from graders.lesson01.stopping_gradients.drivers import apply_step, changed_in_place, to_numpy_on_a_gpu
+from graders.lesson01.stopping_gradients.drivers import (apply_step, changed_in_place, predict_around_a_step,
+                                                         to_numpy_on_a_gpu)
 
 EXERCISE = exercise("lesson01", "stopping_gradients")
 check = checks_for("lesson01", EXERCISE.slug)
@@ -408,6 +409,15 @@ def test_predict_sgd_step_and_to_numpy_on_float64_other_shapes(student: Student,
         student.fail_raised(returned, "predict")
     expect_tensor(returned, reference.predict(weight, bias, X), **tolerance(X), requires_grad=None, section=TRIANGLE,
                   hint="X has shape (n, in_features) and weight (out_features, in_features): X @ weight.T + bias.")
+    # Trained weights change in place between calls: the same tensor asked again after a step predicts with its
+    # new values.
+    step = torch.full_like(weight, 0.25)
+    shown = "predict(weight, bias, X) with the same float64 tensors, asked again after weight += 0.25 in place"
+    moved = student.run(predict_around_a_step, weight, bias, X, step, shown_as=shown)
+    got = moved.value if type(moved.value) is dict else {}
+    expect_tensor(Returned(shown, got.get("second")), reference.predict(weight + step, bias, X), **tolerance(X),
+                  requires_grad=None, section=TRIANGLE,
+                  hint="Read the weight's values at every call: they change in place as training steps.")
 
     values, grads = [draw(2, 3), draw(2), draw(4, 1, 2)], [draw(2, 3), draw(2), draw(4, 1, 2)]
     stepped, _ = _step(student, values, grads, 0.03, "sgd_step(params, lr=0.03) with three float64 parameters of "

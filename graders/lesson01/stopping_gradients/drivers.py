@@ -32,6 +32,18 @@ def apply_step(module: ModuleType, values: list[torch.Tensor], grads: list[torch
     return {"params": given, "returned": None if answer is None else str(type(answer).__name__)[:60]}
 
 
+def predict_around_a_step(module: ModuleType, weight: torch.Tensor, bias: torch.Tensor, X: torch.Tensor,
+                          step: torch.Tensor) -> dict:
+    """Runs in the worker: predict with weights that require grad, then with the same weight tensor after an
+    in-place update under no_grad (weight += step), as a training loop asks it; the second answer, which the check
+    judges (the first is the one other checks judge)."""
+    weight, bias = weight.detach().clone().requires_grad_(True), bias.detach().clone().requires_grad_(True)
+    module.predict(weight, bias, X)
+    with torch.no_grad():
+        weight.add_(step)
+    return {"second": module.predict(weight, bias, X)}
+
+
 def changed_in_place(module: ModuleType, values: list[torch.Tensor], grads: list[torch.Tensor],
                      lr: float) -> list[bool]:
     """Runs in the worker: whether sgd_step changed each given tensor in place, whatever the values

@@ -23,7 +23,8 @@ from graders.kit import (Returned, Student, Suspect, checks_for, describe, exerc
                          fail_with_mistake, twin, twin_random, unless_contradicted)
 from graders.lesson01.views.mistakes import (ALWAYS_COPYING, BASE_COMPARED, BASE_FOLLOWED, COPIED_A_STRIDED_VIEW,
                                              DATA_PTR_COMPARED, FLAT_COLUMN, INPUT_HANDED_BACK, OFFSET_IN_ELEMENTS,
-                                             ROWS_AND_COLUMNS_SWAPPED, SPANS_COMPARED, VIEWS)
+                                             READ_FROM_THE_STORAGE_START, ROWS_AND_COLUMNS_SWAPPED,
+                                             SPANS_COMPARED, VIEWS)
 from graders.lesson01.views.drivers import MISSING, Steps, apply, make_input, observe, pair_answers
 
 EXERCISE = exercise("lesson01", "views")
@@ -37,6 +38,9 @@ LAYOUTS: dict[str, Steps] = {
     "x[:, ::2]": [["slice", 1, None, None, 2]],
     "x[:, 1:3]": [["slice", 1, 1, 3, 1]],
     "x[2:]": [["slice", 0, 2, None, 1]],  # contiguous, but starting past the first element of its storage
+    # Every other column from the second row on: not contiguous, evenly spaced (a view as reshape makes it), and
+    # starting past the storage's first element, which a view made by hand must start from.
+    "x[1:, ::2]": [["slice", 0, 1, None, 1], ["slice", 1, None, None, 2]],
     "x.permute(2, 0, 1)": [["permute", [2, 0, 1]]],
 }
 PAIRS: dict[str, Callable[[int], tuple[Steps, Steps]]] = {
@@ -146,6 +150,17 @@ def flat_column(case: tuple) -> torch.Tensor:
 
 
 @expected
+def from_the_storage_start(reference: ModuleType, function: str, case: tuple, *args: Any) -> torch.Tensor | None:
+    """The reference's view, with the same size and steps, read from the storage's first element instead of the
+    input's (None where the input starts there, or the reference's answer is no view of it)."""
+    x = build(case)
+    view = getattr(reference, function)(x, *args)
+    if x.storage_offset() == 0 or view.untyped_storage().data_ptr() != x.untyped_storage().data_ptr():
+        return None
+    return torch.as_strided(x, view.shape, view.stride(), 0).clone()
+
+
+@expected
 def input_as_built(case: tuple) -> torch.Tensor:
     """x itself: what a flatten that hands its input back returns."""
     return build(case)
@@ -192,6 +207,9 @@ def expect_view(student: Student, reference: ModuleType, function: str, case: tu
     want = reference_view(reference, function, case, *args)
     suspects = ([Suspect(ROWS_AND_COLUMNS_SWAPPED, swapped_grid(case, *args))] if function == "as_grid" else
                 [Suspect(FLAT_COLUMN, flat_column(case)), Suspect(INPUT_HANDED_BACK, input_as_built(case))])
+    from_start = from_the_storage_start(reference, function, case, *args)
+    if from_start is not None:
+        suspects.append(Suspect(READ_FROM_THE_STORAGE_START, from_start))
     shown_args = "".join(f", {a!r}" for a in args)
     returned = _run(student, observe, function, function, recipe(case), *args,
                     shown_as=f"{function}({case[0]}{shown_args}) with {case_text(case)}")
@@ -321,6 +339,7 @@ def test_as_grid_and_flatten_on_fresh_tensors(student: Student, reference: Modul
     expect_view(student, reference, "flatten", ("x[2:]", (5, 3), "int32", seed + 3), must_share=True)
     expect_view(student, reference, "flatten", ("x.permute(2, 0, 1)", (2, 3, 4), "int64", seed + 4), must_share=False)
     expect_view(student, reference, "flatten", ("x[:, 1:3]", (4, 5), "float64", seed + 5), must_share=False)
+    expect_view(student, reference, "flatten", ("x[1:, ::2]", (4, 6), "int64", seed + 8), must_share=True)
     # One element: still a 1-D tensor of one element, not a 0-d one (a squeeze would drop its only dimension).
     expect_view(student, reference, "flatten", ("x", (1, 1), "float32", seed + 6), must_share=True)
     # No dimension at all: a 0-d x gives a 1-D tensor of its one element, not itself back.

@@ -50,6 +50,18 @@ COPIED_A_STRIDED_VIEW = Mistake(
     concept=CONCEPT,
 )
 
+READ_FROM_THE_STORAGE_START = Mistake(
+    "a view made from the storage's first element",
+    "Your result has the right shape and steps, but its elements start at the very beginning of the input's storage. "
+    "The input starts further in (a slice such as x[1:] or x[2:] keeps its parent's storage and an offset into it), "
+    "and a view made by hand with torch.as_strided(x, size, stride, 0) throws that offset away, so it lists "
+    "elements that lie before the input.",
+    "Pass the input's own offset, torch.as_strided(x, size, stride, x.storage_offset()), or leave it out (None keeps "
+    "the input's); simpler, x.reshape(-1) or x.view(...) make the view with the offset right.",
+    VIEWS,
+    concept=CONCEPT,
+)
+
 ROWS_AND_COLUMNS_SWAPPED = Mistake(
     "rows and columns swapped",
     "Your grid has `rows` columns rather than `rows` rows: in view(-1, rows) the -1 stands for the "
