@@ -27,7 +27,7 @@ from graders.lesson01.linear_module.mistakes import (DETACHED_LOSSES_AS_TENSORS,
                                                      LR_AND_SEED_IGNORED, LR_IGNORED, MODEL_BEFORE_DATA,
                                                      NOISE_BROADCAST, ONE_STEP_TOO_FEW, ONE_STEP_TOO_MANY, PARAMETER_LEFT_OUT,
                                                      OWN_GENERATOR_ONLY, SECTION, SEED_IGNORED, SEED_SET_LATE,
-                                                     MINI_BATCHES, STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, STOPPED_EARLY, SUM_FOR_MEAN,
+                                                     DATA_ON_ITS_OWN_GENERATOR, MINI_BATCHES, STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, STOPPED_EARLY, SUM_FOR_MEAN,
                                                      TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP, ZERO_GRAD_MISSING)
 from graders.lesson01.linear_module.drivers import watch_training
 
@@ -352,7 +352,9 @@ def _fail_run(returned: Returned, problem: str, want: str, runs: Callable[[], li
     if mistake is None and student is not None and _steps_in_an_inner_loop(student):
         mistake = MINI_BATCHES
     if mistake is None and student is not None and reference is not None and _starts_elsewhere(student, reference):
-        mistake = STARTED_ELSEWHERE
+        # Data drawn with generator=... leave torch's stream untouched, so the layer draws where the data should.
+        mistake = (DATA_ON_ITS_OWN_GENERATOR if student.evidence.sets_keyword("fit_linear_module", "generator")
+                   else STARTED_ELSEWHERE)
     fail(f"fit_linear_module: {problem}.", call=returned.call, got=_summary(returned.value), expected=want,
          mistake=mistake.name if mistake else None, meaning=mistake.explanation if mistake else "",
          section=mistake.section if mistake else SECTION,

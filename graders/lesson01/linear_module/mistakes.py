@@ -107,6 +107,18 @@ STARTED_ELSEWHERE = Mistake(
     concept="seeds_and_arguments",
 )
 
+DATA_ON_ITS_OWN_GENERATOR = Mistake(
+    "the data drawn from a generator of its own",
+    "Your training ends where the reference's does, so the data are the same, but the layer starts from another "
+    "weight and bias. Your X and y are drawn from a torch.Generator of their own (generator=...), so they take "
+    "nothing from torch's global stream: nn.Linear(1, 1) then draws its starting weight and bias from the very "
+    "start of that stream, where the recipe's layer draws them after the 200 numbers of X and y.",
+    "Draw X and y from torch's own stream, right after torch.manual_seed(seed) (torch.rand(100, 1) with no "
+    "generator=), then make the layer: it draws its start from where the data left the stream.",
+    SECTION,
+    concept="seeds_and_arguments",
+)
+
 LOSS_AFTER_UPDATE = Mistake(
     "losses recorded after the update",
     "Your losses are the reference's shifted by one step: each one is the loss worked out again after that "
