@@ -225,9 +225,9 @@ def unfilled_fact(got: object, expected: object) -> Mistake | None:
     if not bool(g.any()):  # all zeros, right only where the answer happens to be 0: nothing was filled at all
         return None
     end = "first" if at_start else "last"
-    places = f"the {end} index, {wrong[0]}," if len(wrong) == 1 else f"the {end} {len(wrong)} indices ({wrong[0]} " \
-        f"to {wrong[-1]})"
-    words = (f"Your result is right everywhere along its first dimension except at {places} which holds 0 where "
+    places = (f"the {end} index, {wrong[0]}, which holds" if len(wrong) == 1 else
+              f"the {end} {len(wrong)} indices ({wrong[0]} to {wrong[-1]}), which hold")
+    words = (f"Your result is right everywhere along its first dimension except at {places} 0 where "
              "the right answer does not: those places were never filled in, what a loop that "
              f"{'starts late (range(1, n))' if at_start else 'stops early (range(n - 1))'} leaves.")
     unshown = (f"Your result is right everywhere except at the {end} place(s) along its first dimension, which hold 0:"

@@ -330,7 +330,7 @@ def state_kept_between_calls(evidence: SourceEvidence, function: str) -> int:
         declared = {name for node in body if isinstance(node, ast.Global) for name in node.names}
         local = {node.id for node in body if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
         once = _made_once(evidence, body)
-        kept_here = kept | {name for name, _ in once} & declared
+        kept_here = kept | ({name for name, _ in once} & declared)
         made_once = {id(statement) for _, statement in once}
         remade = {name for node in body if isinstance(node, ast.Assign) and id(node) not in made_once
                   for name in _assigned(node)} & declared

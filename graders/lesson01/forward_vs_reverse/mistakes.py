@@ -89,7 +89,8 @@ SKIPPED_COORDINATE = Mistake(
 TANGENTS_READ_AFTER_THE_LEVEL = Mistake(
     "tangents read after the dual level closed",
     "Your gradient is 0 everywhere. Your code makes its dual tensors inside `with fwAD.dual_level():` but unpacks "
-    "the outputs' tangents after that block has ended (here in code called after it): leaving the level drops every "
+    "the outputs' tangents after that block has ended (after it, or in a helper called after it): leaving the level "
+    "drops every "
     "tangent made in it, so unpack_dual then finds none, and the code's stand-in for a missing tangent (0) is "
     "what comes back.",
     "Call fwAD.unpack_dual(out).tangent inside the `with fwAD.dual_level():` block, in the same pass that made "

@@ -28,7 +28,8 @@ from graders.kit import (LossCurves, Meanwhile, Mistake, RECORD, RECORDING, Retu
                          expected, fail, fail_with_mistake, first_matching_variant, gradient_signature, is_scaled,
                          none_fact, origin, seed_judged, twin, twin_random, recipe_drawn_otherwise,
                          recipe_drawn_point_by_point, needs_value)
-from graders.lesson01.learning_rate.mistakes import (ASSUMES_FALLING_LOSSES, NAN_PASSED_BY_MAX, DRAWN_IN_FLOAT64, DRAWN_POINT_BY_POINT,
+from graders.lesson01.learning_rate.mistakes import (ASSUMES_FALLING_LOSSES, DRAWN_IN_FLOAT64, DRAWN_POINT_BY_POINT,
+                                                     NAN_PASSED_BY_MAX,
                                                      EMPTY_LOSSES,
                                                      EQUAL_COUNTS_AS_BELOW,
                                                      FLAT_TARGET, GRADIENTS_NOT_ZEROED, GROWTH_NOT_COUNTED, HESSIAN_MISSING_FACTOR_2,

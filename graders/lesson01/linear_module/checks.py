@@ -27,7 +27,8 @@ from graders.lesson01.linear_module.mistakes import (DETACHED_LOSSES_AS_TENSORS,
                                                      LR_AND_SEED_IGNORED, LR_IGNORED, MODEL_BEFORE_DATA,
                                                      NOISE_BROADCAST, ONE_STEP_TOO_FEW, ONE_STEP_TOO_MANY, PARAMETER_LEFT_OUT,
                                                      OWN_GENERATOR_ONLY, SECTION, SEED_IGNORED, SEED_SET_LATE,
-                                                     DATA_ON_ITS_OWN_GENERATOR, MINI_BATCHES, STARTED_ELSEWHERE, STEP_BEFORE_BACKWARD, STOPPED_EARLY, SUM_FOR_MEAN,
+                                                     DATA_ON_ITS_OWN_GENERATOR, MINI_BATCHES, STARTED_ELSEWHERE,
+                                                     STEP_BEFORE_BACKWARD, STOPPED_EARLY, SUM_FOR_MEAN,
                                                      TARGETS_BROADCAST, ZERO_GRAD_BEFORE_STEP, ZERO_GRAD_MISSING)
 from graders.lesson01.linear_module.drivers import watch_training
 
