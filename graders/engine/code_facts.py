@@ -87,13 +87,17 @@ def _bound_one_short(node: ast.AST, measured: tuple[str, ...]) -> bool:
                     and stop.right.value == 1)
         return len(node.args) >= 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value == 1
     if isinstance(node, ast.Slice) and node.step is None:
-        bound = node.upper if last else node.lower
-        other = node.lower if last else node.upper
-        value = (-bound.operand.value if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub)
-                 and isinstance(bound.operand, ast.Constant) else bound.value if isinstance(bound, ast.Constant)
-                 else None)
-        return other is None and value == (-1 if last else 1)
+        bound, other = (node.upper, node.lower) if last else (node.lower, node.upper)
+        return other is None and bound is not None and _literal(bound) == (-1 if last else 1)
     return False
+
+
+def _literal(node: ast.AST) -> object:
+    """The value a literal expression writes (`1`, `-1`), None for anything else."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return None
 
 
 def _adds_a_unit_dimension(node: ast.AST) -> bool:

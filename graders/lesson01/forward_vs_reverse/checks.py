@@ -303,12 +303,13 @@ def test_passes_needed_on_fixed_cases(student: Student, reference: ModuleType) -
 DTYPES_MIXED = re.compile(r"Float\b.*\bDouble|Double\b.*\bFloat|float32.*float64|float64.*float32")
 
 
-def run_fresh(student: Student, function: str, spec: dict, x: Tensor) -> Returned:
-    """The student's `function` on a fresh case. A forward mode that raised on mixing float32 and float64 at a float64
-    x is named: nothing but its tangents can bring float32 there (f's coefficients follow x's dtype)."""
+def run_fresh(student: Student, function: str, spec: dict, x: Tensor, first: Tensor | None = None) -> Returned:
+    """The student's `function` on a fresh case (with `first`, the same f asked at `first` just before). A forward
+    mode that raised on mixing float32 and float64 at a float64 x is named: nothing but its tangents can bring float32
+    there (f's coefficients follow x's dtype)."""
     __tracebackhide__ = True
-    returned = student.run(run_mode, function, spec, x, runs=function, shown_as=shown(function, spec, x),
-                           allow_raise=True)
+    call = shown(function, spec, x) + ("" if first is None else ", the same f asked at another x just before")
+    returned = student.run(run_mode, function, spec, x, first, runs=function, shown_as=call, allow_raise=True)
     error = returned.error
     if error is None:
         return returned
@@ -337,11 +338,7 @@ def test_gradient_forward_mode_and_reverse_mode_on_fresh_functions(student: Stud
     spec = make_spec("tanh_layer", 4, generator)
     first, x = (torch.randn(4, generator=generator, dtype=torch.float64) for _ in range(2))
     for function, hint in (("gradient_forward_mode", FORWARD_HINT), ("gradient_reverse_mode", REVERSE_HINT)):
-        shown_as = shown(function, spec, x) + ", the same f asked at another x just before"
-        returned = student.run(run_mode, function, spec, x, first, runs=function, shown_as=shown_as, allow_raise=True)
-        if returned.error is not None:
-            student.fail_raised(returned, function)
-        expect_gradient(returned, spec, x, hint)
+        expect_gradient(run_fresh(student, function, spec, x, first), spec, x, hint)
 
 
 @check

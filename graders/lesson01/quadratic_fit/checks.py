@@ -606,14 +606,13 @@ def test_make_quadratic_data_with_other_arguments(student: Student, reference: M
     returned = student.call("make_quadratic_data", shown_as=shown, **arguments)
     # The same call with the lesson's noise: what a recipe with 0.3 written in place of `noise` gives.
     _, lesson_noise_y = reference.make_quadratic_data(**{**arguments, "noise": LESSON_NOISE})
+    want, seed_42 = reference.make_quadratic_data(**arguments), _seed_42_data(reference, arguments)
     with seed_judged(student, returned, "make_quadratic_data", late=SEED_SET_LATE, never=SEED_NEVER_SET, **arguments):
-        _expect_data(returned, reference.make_quadratic_data(**arguments), arguments,
-                     _seed_42_data(reference, arguments), lesson_noise_y, seeds_torch=_seeds_torch(student))
+        _expect_data(returned, want, arguments, seed_42, lesson_noise_y, seeds_torch=_seeds_torch(student))
     # A caller may change the data in place (centre X, scale y): asked again, the function makes them anew.
     shown += ", asked again after the caller changed the first X and y in place"
     again = student.run(data_asked_again, arguments, runs="make_quadratic_data", shown_as=shown)
-    _expect_data(again, reference.make_quadratic_data(**arguments), arguments, _seed_42_data(reference, arguments),
-                 lesson_noise_y, seeds_torch=_seeds_torch(student))
+    _expect_data(again, want, arguments, seed_42, lesson_noise_y, seeds_torch=_seeds_torch(student))
 
 
 @check
